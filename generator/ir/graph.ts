@@ -1,0 +1,87 @@
+import type { DType, IntRange } from './dtype.js';
+import type { NDArray } from './ndarray.js';
+
+/** Attribute values as the IR keeps them: protobuf types never leave generator/onnx. */
+export type AttrValue =
+  | { kind: 'int'; value: number }
+  | { kind: 'float'; value: number }
+  | { kind: 'string'; value: string }
+  | { kind: 'ints'; value: number[] }
+  | { kind: 'floats'; value: number[] }
+  | { kind: 'strings'; value: string[] }
+  | { kind: 'tensor'; value: NDArray };
+
+export interface Node {
+  /** Unique within the graph (the loader names unnamed nodes). */
+  name: string;
+  op: string;
+  domain: string;
+  /** Input tensor names; '' marks an omitted optional input. */
+  inputs: string[];
+  outputs: string[];
+  attrs: Record<string, AttrValue>;
+}
+
+export interface Tensor {
+  name: string;
+  shape: number[];
+  /** Device type after inference; what the model file declared before it. */
+  dtype: DType;
+  /** Inferred value range of an integer tensor (drives the device type). */
+  range?: IntRange;
+  /** Constant data (initializers and Constant nodes). */
+  data?: NDArray;
+}
+
+export interface Graph {
+  name: string;
+  /** Model file the graph came from, for error messages. */
+  source: string;
+  tensors: Map<string, Tensor>;
+  /** Nodes in a valid execution (topological) order. */
+  nodes: Node[];
+  /** Graph inputs that are not constants, in declaration order. */
+  inputs: string[];
+  outputs: string[];
+}
+
+export function tensorOf(g: Graph, name: string): Tensor {
+  const t = g.tensors.get(name);
+  if (!t) throw new Error(`graph ${g.name}: no tensor '${name}'`);
+  return t;
+}
+
+export function isConstant(g: Graph, name: string): boolean {
+  return g.tensors.get(name)?.data !== undefined;
+}
+
+/** Map from tensor name to the nodes that read it. */
+export function consumersOf(g: Graph): Map<string, Node[]> {
+  const m = new Map<string, Node[]>();
+  for (const n of g.nodes) {
+    for (const i of n.inputs) {
+      if (!i) continue;
+      const list = m.get(i);
+      if (list) list.push(n);
+      else m.set(i, [n]);
+    }
+  }
+  return m;
+}
+
+export function producerOf(g: Graph): Map<string, Node> {
+  const m = new Map<string, Node>();
+  for (const n of g.nodes) for (const o of n.outputs) m.set(o, n);
+  return m;
+}
+
+/** A shallow copy whose node list and tensor map may be edited without touching the original. */
+export function cloneGraph(g: Graph): Graph {
+  return {
+    ...g,
+    tensors: new Map([...g.tensors].map(([k, t]) => [k, { ...t, shape: [...t.shape] }])),
+    nodes: g.nodes.map((n) => ({ ...n, inputs: [...n.inputs], outputs: [...n.outputs], attrs: { ...n.attrs } })),
+    inputs: [...g.inputs],
+    outputs: [...g.outputs],
+  };
+}

@@ -1,0 +1,140 @@
+import { unzipSync, zipSync } from 'fflate';
+import { readFileSync, statSync } from 'node:fs';
+import { GenError } from '../errors.js';
+import type { DType } from '../ir/dtype.js';
+import { ndarray, type NDArray } from '../ir/ndarray.js';
+
+/* .npy format version 1/2/3 (numpy's NEP 1): magic, header length, a Python dict literal, then the data. */
+
+const DESCR: Record<string, DType> = {
+  '|i1': 'int8', '|u1': 'uint8', '|b1': 'bool', '<i2': 'int16', '<u2': 'uint16', '<i4': 'int32', '<u4': 'uint32',
+  '<i8': 'int64', '<f4': 'float32', '<f8': 'float64', 'i1': 'int8', 'u1': 'uint8',
+};
+const DESCR_OF: Partial<Record<DType, string>> = {
+  int8: '|i1', uint8: '|u1', bool: '|b1', int16: '<i2', uint16: '<u2', int32: '<i4', uint32: '<u4', int64: '<i8',
+  float32: '<f4', float64: '<f8',
+};
+
+export function parseNpy(bytes: Uint8Array): NDArray {
+  const magic = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59];
+  if (bytes.length < 10 || !magic.every((b, i) => bytes[i] === b)) throw new Error('not a .npy array (bad magic)');
+  const major = bytes[6];
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const headerLen = major === 1 ? view.getUint16(8, true) : view.getUint32(8, true);
+  const start = major === 1 ? 10 : 12;
+  const header = new TextDecoder().decode(bytes.subarray(start, start + headerLen));
+  const descr = /'descr':\s*'([^']+)'/.exec(header)?.[1];
+  const fortran = /'fortran_order':\s*True/.test(header);
+  const shapeText = /'shape':\s*\(([^)]*)\)/.exec(header)?.[1];
+  if (!descr || shapeText === undefined) throw new Error(`malformed .npy header: ${header.trim()}`);
+  const dtype = DESCR[descr];
+  if (!dtype) throw new Error(`unsupported .npy dtype '${descr}'`);
+  const shape = shapeText.split(',').map((s) => s.trim()).filter((s) => s.length > 0).map(Number);
+  const a = ndarray(dtype, shape);
+  const width = DESCR_OF[dtype] ? bytesPer(dtype) : 1;
+  const off = start + headerLen;
+  if (bytes.length - off < a.data.length * width) throw new Error('truncated .npy data');
+  const dv = new DataView(bytes.buffer, bytes.byteOffset + off, a.data.length * width);
+  for (let i = 0; i < a.data.length; i++) a.data[i] = readElement(dv, dtype, i * width);
+  return fortran ? fromFortranOrder(a) : a;
+}
+
+/** Column-major data (numpy's fortran_order) re-laid out row-major. */
+function fromFortranOrder(a: NDArray): NDArray {
+  const out = ndarray(a.dtype, a.shape);
+  const rank = a.shape.length;
+  const idx = new Array<number>(rank).fill(0);
+  for (let f = 0; f < a.data.length; f++) {
+    let c = 0;
+    for (let d = 0; d < rank; d++) c = c * a.shape[d] + idx[d];
+    out.data[c] = a.data[f];
+    for (let d = 0; d < rank; d++) {
+      if (++idx[d] < a.shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+export function writeNpy(a: NDArray): Uint8Array {
+  const descr = DESCR_OF[a.dtype];
+  if (!descr) throw new Error(`cannot write dtype ${a.dtype} to .npy`);
+  const shapeText = a.shape.length === 1 ? `(${a.shape[0]},)` : `(${a.shape.join(', ')})`;
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shapeText}, }`;
+  // numpy pads the header with spaces so the data starts on a 64-byte boundary, ending in '\n'.
+  const total = 10 + header.length + 1;
+  header += ' '.repeat((64 - (total % 64)) % 64) + '\n';
+  const width = bytesPer(a.dtype);
+  const out = new Uint8Array(10 + header.length + a.data.length * width);
+  out.set([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]);
+  new DataView(out.buffer).setUint16(8, header.length, true);
+  out.set(new TextEncoder().encode(header), 10);
+  const dv = new DataView(out.buffer, 10 + header.length);
+  for (let i = 0; i < a.data.length; i++) writeElement(dv, a.dtype, i * width, a.data[i]);
+  return out;
+}
+
+/** Reads a .npz archive: arrays in archive order, keyed by name without '.npy'. */
+export function readNpz(path: string): Map<string, NDArray> {
+  let bytes: Uint8Array;
+  try {
+    if (!statSync(path).isFile()) throw new Error('not a file');
+    bytes = readFileSync(path);
+  } catch (e) {
+    throw new GenError('input', `cannot read arrays: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file: path });
+  }
+  try {
+    return parseNpz(bytes);
+  } catch (e) {
+    throw new GenError('input', `not a valid .npz archive: ${(e as Error).message}`, { file: path });
+  }
+}
+
+export function parseNpz(bytes: Uint8Array): Map<string, NDArray> {
+  const files = unzipSync(bytes);
+  const out = new Map<string, NDArray>();
+  for (const [name, data] of Object.entries(files)) {
+    if (!name.endsWith('.npy')) continue;
+    out.set(name.slice(0, -4), parseNpy(data));
+  }
+  return out;
+}
+
+export function encodeNpz(arrays: Map<string, NDArray>): Uint8Array {
+  const files: Record<string, Uint8Array> = {};
+  for (const [name, a] of arrays) files[`${name}.npy`] = writeNpy(a);
+  // A fixed timestamp keeps archives byte-identical across runs.
+  return zipSync(files, { level: 0, mtime: new Date('2000-01-01T00:00:00Z') });
+}
+
+function bytesPer(t: DType): number {
+  return t === 'int8' || t === 'uint8' || t === 'bool' ? 1 : t === 'int16' || t === 'uint16' ? 2 : t === 'int64' || t === 'float64' ? 8 : 4;
+}
+
+function readElement(v: DataView, t: DType, o: number): number {
+  switch (t) {
+    case 'int8': return v.getInt8(o);
+    case 'uint8': case 'bool': return v.getUint8(o);
+    case 'int16': return v.getInt16(o, true);
+    case 'uint16': return v.getUint16(o, true);
+    case 'int32': return v.getInt32(o, true);
+    case 'uint32': return v.getUint32(o, true);
+    case 'int64': return Number(v.getBigInt64(o, true));
+    case 'float32': return v.getFloat32(o, true);
+    case 'float64': return v.getFloat64(o, true);
+  }
+}
+
+function writeElement(v: DataView, t: DType, o: number, x: number): void {
+  switch (t) {
+    case 'int8': v.setInt8(o, x); break;
+    case 'uint8': case 'bool': v.setUint8(o, x); break;
+    case 'int16': v.setInt16(o, x, true); break;
+    case 'uint16': v.setUint16(o, x, true); break;
+    case 'int32': v.setInt32(o, x, true); break;
+    case 'uint32': v.setUint32(o, x, true); break;
+    case 'int64': v.setBigInt64(o, BigInt(Math.trunc(x)), true); break;
+    case 'float32': v.setFloat32(o, x, true); break;
+    case 'float64': v.setFloat64(o, x, true); break;
+  }
+}
