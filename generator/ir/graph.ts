@@ -11,6 +11,27 @@ export type AttrValue =
   | { kind: 'strings'; value: string[] }
   | { kind: 'tensor'; value: NDArray };
 
+/**
+ * Integer requantization applied to a value: clip((v*mul + add + round) >> shift, min, max), with round =
+ * 2^(shift-1) when shift > 0 (SEMANTICS.md, RequantShift). mul and add name constant tensors.
+ */
+export interface Requant {
+  mul: string;
+  add: string;
+  shift: number;
+  min: number;
+  max: number;
+}
+
+/** Elementwise expression over a fused node's inputs (see frontend/passes/fuse-elementwise.ts). */
+export type Expr =
+  | { k: 'in'; i: number }
+  | { k: 'const'; v: number }
+  | { k: 'add' | 'sub' | 'mul' | 'tdiv' | 'min' | 'max'; a: Expr; b: Expr }
+  | { k: 'shr'; a: Expr; s: number }
+  | { k: 'clip'; a: Expr; lo: number; hi: number }
+  | { k: 'abs' | 'sign' | 'signp' | 'wrap8'; a: Expr };
+
 export interface Node {
   /** Unique within the graph (the loader names unnamed nodes). */
   name: string;
@@ -20,6 +41,12 @@ export interface Node {
   inputs: string[];
   outputs: string[];
   attrs: Record<string, AttrValue>;
+  /** Set by the lowering passes on fused nodes: requantization of the op's int32 result. */
+  requant?: Requant;
+  /** Set on op 'Elementwise' (domain firmgen): the fused expression; inputs are its leaves. */
+  expr?: Expr;
+  /** Names of the original nodes a fused node stands for (profile, error messages). */
+  fusedFrom?: string[];
 }
 
 export interface Tensor {

@@ -1,0 +1,145 @@
+import type { IntRange } from '../ir/dtype.js';
+import type { Expr } from '../ir/graph.js';
+
+/*
+ * Emits an integer expression tree as C and AssemblyScript. Interval arithmetic decides, per sub-expression,
+ * whether 32-bit arithmetic is exact; only where a value can leave int32 is it computed in 64 bits
+ * (SEMANTICS.md: products that can exceed 32 bits are computed in 64), which keeps the common case fast on a
+ * 32-bit core and in wasm.
+ */
+
+export interface Leaf {
+  /** Local variable holding the leaf value (an int32 in both languages). */
+  name: string;
+  range: IntRange;
+}
+
+export interface Emitted {
+  c: string;
+  as: string;
+  range: IntRange;
+  /** True when the emitted value is 64-bit (int64_t / i64). */
+  wide: boolean;
+}
+
+const I32: IntRange = { min: -2147483648, max: 2147483647 };
+const fits32 = (r: IntRange): boolean => r.min >= I32.min && r.max <= I32.max;
+
+function hull(...vals: number[]): IntRange {
+  return { min: Math.min(...vals), max: Math.max(...vals) };
+}
+
+function toWide(e: Emitted): { c: string; as: string } {
+  return e.wide ? { c: e.c, as: e.as } : { c: `(int64_t)${e.c}`, as: `<i64>${e.as}` };
+}
+
+function narrowIfFits(c: string, as: string, range: IntRange, wide: boolean): Emitted {
+  if (wide && fits32(range)) return { c: `(int32_t)(${c})`, as: `<i32>(${as})`, range, wide: false };
+  return { c, as, range, wide };
+}
+
+function binary(op: string, a: Emitted, b: Emitted, range: IntRange): Emitted {
+  const wide = a.wide || b.wide || !fits32(range);
+  if (!wide) return { c: `(${a.c} ${op} ${b.c})`, as: `(${a.as} ${op} ${b.as})`, range, wide: false };
+  const wa = toWide(a);
+  const wb = toWide(b);
+  return narrowIfFits(`(${wa.c} ${op} ${wb.c})`, `(${wa.as} ${op} ${wb.as})`, range, true);
+}
+
+function minmax(fn: 'min' | 'max', a: Emitted, b: Emitted, range: IntRange): Emitted {
+  const wide = a.wide || b.wide;
+  const wa = wide ? toWide(a) : a;
+  const wb = wide ? toWide(b) : b;
+  const cfn = fn === 'min' ? 'FG_MIN' : 'FG_MAX';
+  return narrowIfFits(`${cfn}(${wa.c}, ${wb.c})`, `${fn}(${wa.as}, ${wb.as})`, range, wide);
+}
+
+function literal(v: number): Emitted {
+  const wide = !fits32({ min: v, max: v });
+  return {
+    c: wide ? `((int64_t)${v}LL)` : v < 0 ? `(${v})` : `${v}`,
+    as: wide ? `(<i64>${v})` : v < 0 ? `(${v})` : `${v}`,
+    range: { min: v, max: v },
+    wide,
+  };
+}
+
+export function emitExpr(e: Expr, leaves: Leaf[]): Emitted {
+  switch (e.k) {
+    case 'in': {
+      const l = leaves[e.i];
+      return { c: l.name, as: l.name, range: l.range, wide: false };
+    }
+    case 'const':
+      return literal(e.v);
+    case 'add': case 'sub': case 'mul': {
+      const a = emitExpr(e.a, leaves);
+      const b = emitExpr(e.b, leaves);
+      const { min: a0, max: a1 } = a.range;
+      const { min: b0, max: b1 } = b.range;
+      const r = e.k === 'add' ? hull(a0 + b0, a1 + b1)
+        : e.k === 'sub' ? hull(a0 - b1, a1 - b0)
+        : hull(a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+      return binary(e.k === 'add' ? '+' : e.k === 'sub' ? '-' : '*', a, b, r);
+    }
+    case 'tdiv': {
+      const a = emitExpr(e.a, leaves);
+      const b = emitExpr(e.b, leaves);
+      const m = Math.max(Math.abs(a.range.min), Math.abs(a.range.max));
+      return binary('/', a, b, { min: -m, max: m });
+    }
+    case 'min': case 'max': {
+      const a = emitExpr(e.a, leaves);
+      const b = emitExpr(e.b, leaves);
+      const r = e.k === 'min'
+        ? { min: Math.min(a.range.min, b.range.min), max: Math.min(a.range.max, b.range.max) }
+        : { min: Math.max(a.range.min, b.range.min), max: Math.max(a.range.max, b.range.max) };
+      return minmax(e.k, a, b, r);
+    }
+    case 'shr': {
+      const a = emitExpr(e.a, leaves);
+      const r = { min: Math.floor(a.range.min / 2 ** e.s), max: Math.floor(a.range.max / 2 ** e.s) };
+      if (e.s === 0) return a;
+      return narrowIfFits(`(${a.c} >> ${e.s})`, `(${a.as} >> ${e.s})`, r, a.wide);
+    }
+    case 'clip': {
+      const a = emitExpr(e.a, leaves);
+      const r = { min: Math.min(Math.max(a.range.min, e.lo), e.hi), max: Math.max(Math.min(a.range.max, e.hi), e.lo) };
+      if (a.range.min >= e.lo && a.range.max <= e.hi) return a;
+      const lo = literal(e.lo);
+      const hi = literal(e.hi);
+      const inner = minmax('max', a, lo, { min: Math.max(a.range.min, e.lo), max: Math.max(a.range.max, e.lo) });
+      return minmax('min', inner, hi, r);
+    }
+    case 'abs': {
+      const a = emitExpr(e.a, leaves);
+      const m = Math.max(Math.abs(a.range.min), Math.abs(a.range.max));
+      const lo = a.range.min >= 0 ? a.range.min : a.range.max <= 0 ? -a.range.max : 0;
+      const r = { min: lo, max: m };
+      const wide = a.wide || !fits32(r);
+      const w = wide ? toWide(a) : a;
+      return narrowIfFits(`FG_ABS(${w.c})`, `abs(${w.as})`, r, wide);
+    }
+    case 'sign': {
+      const a = emitExpr(e.a, leaves);
+      const z = a.wide ? '<i64>0' : '0';
+      return { c: `((${a.c} > 0) - (${a.c} < 0))`, as: `(<i32>(${a.as} > ${z}) - <i32>(${a.as} < ${z}))`, range: { min: -1, max: 1 }, wide: false };
+    }
+    case 'signp': {
+      const a = emitExpr(e.a, leaves);
+      const z = a.wide ? '<i64>0' : '0';
+      return { c: `(${a.c} >= 0 ? 1 : -1)`, as: `(${a.as} >= ${z} ? 1 : -1)`, range: { min: -1, max: 1 }, wide: false };
+    }
+    case 'wrap8': {
+      const a = emitExpr(e.a, leaves);
+      return { c: `(int32_t)(int8_t)${a.c}`, as: `<i32><i8>${a.as}`, range: { min: -128, max: 127 }, wide: false };
+    }
+  }
+}
+
+/** The requantization of SEMANTICS.md as an expression: clip((v*mul + add + 2^(s-1)) >> s). */
+export function requantExpr(v: Expr, mul: Expr, add: Expr, shift: number, lo: number, hi: number): Expr {
+  let t: Expr = { k: 'add', a: { k: 'mul', a: v, b: mul }, b: add };
+  if (shift > 0) t = { k: 'shr', a: { k: 'add', a: t, b: { k: 'const', v: 2 ** (shift - 1) } }, s: shift };
+  return { k: 'clip', a: t, lo, hi };
+}

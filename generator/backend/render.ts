@@ -1,0 +1,68 @@
+import Mustache from 'mustache';
+import { readFileSync } from 'node:fs';
+import { GenError } from '../errors.js';
+
+/*
+ * The one way templates are rendered. Custom tags because `{{ }}` collides with C initialisers, no HTML escaping,
+ * and a name the view does not define is an error before rendering: mustache would silently print ''.
+ */
+export const TAGS: [string, string] = ['<%', '%>'];
+
+type Token = [string, string, number, number, Token[]?, number?];
+
+export function renderTemplate(source: string, view: object, templateName: string): string {
+  const tokens = Mustache.parse(source, TAGS) as unknown as Token[];
+  checkNames(tokens, [view], templateName);
+  return Mustache.render(source, view, {}, { tags: TAGS, escape: String });
+}
+
+const cache = new Map<string, string>();
+
+export function renderFile(path: string, view: object): string {
+  let src = cache.get(path);
+  if (src === undefined) {
+    src = readFileSync(path, 'utf8');
+    cache.set(path, src);
+  }
+  return renderTemplate(src, view, path);
+}
+
+/** Walks the template as mustache would render it and fails on the first name no context defines. */
+function checkNames(tokens: Token[], stack: unknown[], name: string): void {
+  for (const t of tokens) {
+    const [type, key] = t;
+    if (type === 'name' || type === '&') {
+      lookup(key, stack, name);
+    } else if (type === '#') {
+      const v = lookup(key, stack, name);
+      const body = t[4] ?? [];
+      if (Array.isArray(v)) for (const item of v) checkNames(body, [item, ...stack], name);
+      else if (v && typeof v === 'object') checkNames(body, [v, ...stack], name);
+      else if (v) checkNames(body, stack, name);
+    } else if (type === '^') {
+      const v = lookup(key, stack, name);
+      if (!v || (Array.isArray(v) && v.length === 0)) checkNames(t[4] ?? [], stack, name);
+    } else if (type === '>') {
+      throw new GenError('template', `partials are not used ('${key}')`, { file: name });
+    }
+  }
+}
+
+function lookup(key: string, stack: unknown[], template: string): unknown {
+  if (key === '.') return stack[0];
+  const parts = key.split('.');
+  for (const ctx of stack) {
+    if (ctx && typeof ctx === 'object' && parts[0] in (ctx as object)) {
+      let v: unknown = ctx;
+      for (const p of parts) {
+        if (!v || typeof v !== 'object' || !(p in (v as object))) {
+          throw new GenError('template', `'${key}' is not defined by the view`, { file: template });
+        }
+        v = (v as Record<string, unknown>)[p];
+      }
+      if (v === undefined) throw new GenError('template', `'${key}' is undefined in the view`, { file: template });
+      return v;
+    }
+  }
+  throw new GenError('template', `'${key}' is not defined by the view`, { file: template });
+}

@@ -1,0 +1,38 @@
+import { Command, CommanderError } from 'commander';
+import { EXIT_ERROR, GenError } from '../errors.js';
+import { GENERATOR_VERSION } from '../backend/emit.js';
+import { firmwareCommand } from './firmware.js';
+import { runCommand } from './run.js';
+
+/** `gen`: one clear line on failure (stack only with --verbose), exit codes 0 ok / 1 outputs differ / 2 error. */
+const program = new Command();
+program
+  .name('gen')
+  .description('firmgen: quantized ONNX model -> bare-metal firmware (C for the board, AssemblyScript for the emulator), and an emulator to run it.')
+  .version(GENERATOR_VERSION)
+  .option('--verbose', 'print stack traces of errors')
+  .showHelpAfterError('(run gen --help for usage)')
+  .addHelpText('after', `
+Examples:
+  gen firmware --platform siracusa model.onnx -o out/
+  gen run out/ --inputs inputs.npz --expect outputs.npz
+`);
+program.exitOverride();
+firmwareCommand(program);
+runCommand(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (e) {
+  if (e instanceof CommanderError) {
+    process.exit(e.exitCode === 0 ? 0 : EXIT_ERROR);
+  }
+  const verbose = program.opts().verbose === true;
+  if (e instanceof GenError) {
+    console.error(`error: ${e.message}`);
+  } else {
+    console.error(`internal error: ${(e as Error).message ?? String(e)}`);
+  }
+  if (verbose) console.error((e as Error).stack);
+  process.exit(EXIT_ERROR);
+}

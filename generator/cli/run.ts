@@ -1,0 +1,57 @@
+import type { Command } from 'commander';
+import { writeFileSync } from 'node:fs';
+import { EXIT_MISMATCH, GenError } from '../errors.js';
+import type { NDArray } from '../ir/ndarray.js';
+import { encodeNpz, readNpz } from '../onnx/npy.js';
+import { compareOutputs } from '../../runtime/node/compare.js';
+import { readManifest } from '../../runtime/node/manifest.js';
+import { runFirmware } from '../../runtime/node/run.js';
+import { runHostC } from '../../runtime/node/host-c.js';
+
+interface RunFlags {
+  inputs: string;
+  expect?: string;
+  outputs?: string;
+  on: 'emulator' | 'host';
+}
+
+/** The first arrays of an .npz that match the graph inputs, in order (extra arrays are ignored, as in the peer's files). */
+function inputArrays(path: string, count: number): NDArray[] {
+  const arrays = [...readNpz(path).values()];
+  if (arrays.length < count) throw new GenError('input', `holds ${arrays.length} arrays, the model has ${count} inputs`, { file: path });
+  return arrays.slice(0, count);
+}
+
+export function runCommand(program: Command): void {
+  program
+    .command('run')
+    .description('run generated firmware: in the emulator (cycles, per-layer profile) or as host-built C; compare with expected outputs')
+    .argument('<dir>', 'output directory of `gen firmware`')
+    .requiredOption('-i, --inputs <npz>', 'input arrays (.npz), in graph-input order')
+    .option('-e, --expect <npz>', 'expected outputs (.npz): prints "Errors: X out of Y", exit 1 if any differs')
+    .option('--outputs <npz>', 'write the outputs to this .npz')
+    .option('--on <where>', 'emulator (AssemblyScript firmware in the chip emulator) or host (the C firmware built with the host compiler)', 'emulator')
+    .addHelpText('after', '\nExample:\n  gen run out/ --inputs inputs.npz --expect outputs.npz')
+    .action(async (dir: string, o: RunFlags) => {
+      const manifest = readManifest(dir);
+      const inputs = inputArrays(o.inputs, manifest.inputs.length);
+      let outputs: NDArray[];
+      if (o.on === 'host') {
+        outputs = runHostC(dir, inputs);
+      } else if (o.on === 'emulator') {
+        const r = await runFirmware(dir, inputs);
+        outputs = r.outputs;
+        console.log(`Cycles: ${r.cycles}`);
+      } else {
+        throw new GenError('input', `--on ${o.on}: expected emulator or host`);
+      }
+      if (o.outputs) writeFileSync(o.outputs, encodeNpz(new Map(manifest.outputs.map((n, i) => [`output_${i}`, outputs[i]]))));
+      if (o.expect) {
+        const expected = [...readNpz(o.expect).values()];
+        const c = compareOutputs(manifest.outputs, outputs, expected);
+        for (const d of c.details) console.log(`  ${d}`);
+        console.log(`Errors: ${c.errors} out of ${c.total}`);
+        if (c.errors > 0) process.exitCode = EXIT_MISMATCH;
+      }
+    });
+}

@@ -1,0 +1,31 @@
+import type { Graph, Node } from '../ir/graph.js';
+import { consumersOf } from '../ir/graph.js';
+
+/** The small editing API passes use: replace a group of nodes by one, keeping a valid execution order. */
+export function replaceNodes(g: Graph, remove: readonly Node[], add: Node): Graph {
+  const gone = new Set(remove);
+  const lastIndex = Math.max(...remove.map((n) => g.nodes.indexOf(n)));
+  const nodes: Node[] = [];
+  g.nodes.forEach((n, i) => {
+    if (i === lastIndex) nodes.push(add);
+    if (!gone.has(n)) nodes.push(n);
+  });
+  const keep = new Set<string>([...g.inputs, ...g.outputs]);
+  for (const n of nodes) for (const t of [...n.inputs, ...n.outputs]) keep.add(t);
+  for (const n of nodes) {
+    if (n.requant) keep.add(n.requant.mul).add(n.requant.add);
+  }
+  const tensors = new Map([...g.tensors].filter(([name]) => keep.has(name)));
+  return { ...g, nodes, tensors };
+}
+
+/** The single consumer of a tensor that is not a graph output, or undefined. */
+export function soleConsumer(g: Graph, tensor: string, consumers = consumersOf(g)): Node | undefined {
+  if (g.outputs.includes(tensor)) return undefined;
+  const list = consumers.get(tensor) ?? [];
+  return list.length === 1 ? list[0] : undefined;
+}
+
+export function fusedNames(...nodes: Node[]): string[] {
+  return nodes.flatMap((n) => n.fusedFrom ?? [n.name]);
+}

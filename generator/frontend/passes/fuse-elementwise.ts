@@ -1,0 +1,142 @@
+import { GenError } from '../../errors.js';
+import { attrInt, attrLog2 } from '../../ir/attrs.js';
+import { requantParamShape } from '../../ir/broadcast.js';
+import type { Expr, Graph, Node } from '../../ir/graph.js';
+import { consumersOf, producerOf, tensorOf } from '../../ir/graph.js';
+import { shapeEquals } from '../../ir/ndarray.js';
+import { requantExpr } from '../../backend/expr.js';
+import { fusedNames, replaceNodes, soleConsumer } from '../edit.js';
+import { requantOf } from '../requant.js';
+
+/*
+ * Elementwise integer ops become 'Elementwise' nodes carrying an expression over their inputs, and chains of them
+ * (e.g. RequantShift -> Add <- RequantShift -> RequantShift, the requantized Add of SEMANTICS.md; iHardswish ->
+ * RequantShift) merge into one node, so intermediates never reach memory. The expressions are the formulas of
+ * SEMANTICS.md section 1 written once here; backend/expr.ts emits them as C and AS.
+ */
+const ELEMENTWISE = new Set(['RequantShift', 'Add', 'Sub', 'Mul', 'iHardswish', 'iGELU', 'IntegerDiv', 'iNoNorm']);
+
+const inp = (i: number): Expr => ({ k: 'in', i });
+const cst = (v: number): Expr => ({ k: 'const', v });
+const add = (a: Expr, b: Expr): Expr => ({ k: 'add', a, b });
+const sub = (a: Expr, b: Expr): Expr => ({ k: 'sub', a, b });
+const mul = (a: Expr, b: Expr): Expr => ({ k: 'mul', a, b });
+
+function exprOf(g: Graph, n: Node): { expr: Expr; inputs: string[]; tensors: Map<string, ReturnType<typeof tensorOf>> } {
+  const extra = new Map<string, ReturnType<typeof tensorOf>>();
+  switch (n.op) {
+    case 'Add': return { expr: add(inp(0), inp(1)), inputs: n.inputs.slice(0, 2), tensors: extra };
+    case 'Sub': return { expr: sub(inp(0), inp(1)), inputs: n.inputs.slice(0, 2), tensors: extra };
+    case 'Mul': return { expr: mul(inp(0), inp(1)), inputs: n.inputs.slice(0, 2), tensors: extra };
+    case 'RequantShift': {
+      const rq = requantOf(g, n);
+      const xShape = tensorOf(g, n.inputs[0]).shape;
+      // Per-channel parameters stored as (C,1,..,1) broadcast along axis 1: give the leaf that shape.
+      const params = [rq.mul, rq.add].map((name) => {
+        const t = tensorOf(g, name);
+        const shape = requantParamShape(t.shape, xShape);
+        if (shapeEquals(shape, t.shape)) return name;
+        const alias = `${name}__per_channel`;
+        extra.set(alias, { ...t, name: alias, shape, data: t.data && { ...t.data, shape } });
+        return alias;
+      });
+      return { expr: requantExpr(inp(0), inp(1), inp(2), rq.shift, rq.min, rq.max), inputs: [n.inputs[0], ...params], tensors: extra };
+    }
+    case 'iHardswish': {
+      const x = inp(0);
+      const three = attrInt(n, 'three');
+      const six = attrInt(n, 'six');
+      const oneOverSix = attrInt(n, 'one_over_six');
+      return { expr: mul(x, mul({ k: 'clip', a: add(x, cst(three)), lo: 0, hi: six }, cst(oneOverSix))), inputs: [n.inputs[0]], tensors: extra };
+    }
+    case 'iGELU': {
+      const x = inp(0);
+      const b = attrInt(n, 'b');
+      const one = attrInt(n, 'one');
+      const q: Expr = { k: 'min', a: { k: 'abs', a: x }, b: cst(-b) };
+      const d = add(q, cst(b));
+      const L = mul({ k: 'sign', a: x }, sub(cst(one), mul(d, d)));
+      return { expr: mul(x, { k: 'shr', a: add(cst(one), L), s: 1 }), inputs: [n.inputs[0]], tensors: extra };
+    }
+    case 'IntegerDiv': {
+      const Delta = attrInt(n, 'Delta');
+      const eps = attrInt(n, 'eps');
+      const eta = attrInt(n, 'eta');
+      const den = add(mul(cst(eta), inp(1)), cst(eps));
+      const nom = mul(cst(Delta * eta), inp(0));
+      const expr: Expr = { k: 'tdiv', a: add(nom, mul({ k: 'signp', a: nom }, { k: 'shr', a: den, s: 1 })), b: den };
+      return { expr, inputs: n.inputs.slice(0, 2), tensors: extra };
+    }
+    case 'iNoNorm': {
+      const m = attrInt(n, 'mul');
+      const s = attrLog2(n, 'D');
+      const expr: Expr = { k: 'wrap8', a: { k: 'shr', a: mul(add(mul(inp(0), inp(1)), inp(2)), cst(m)), s } };
+      return { expr, inputs: n.inputs.slice(0, 3), tensors: extra };
+    }
+  }
+  throw new GenError('internal', `no expression for ${n.op}`, { node: n.name, op: n.op });
+}
+
+/** Renumbers leaves of `e` through `map`. */
+function remap(e: Expr, map: (i: number) => Expr): Expr {
+  switch (e.k) {
+    case 'in': return map(e.i);
+    case 'const': return e;
+    case 'shr': return { ...e, a: remap(e.a, map) };
+    case 'clip': return { ...e, a: remap(e.a, map) };
+    case 'abs': case 'sign': case 'signp': case 'wrap8': return { ...e, a: remap(e.a, map) };
+    default: return { ...e, a: remap(e.a, map), b: remap(e.b, map) };
+  }
+}
+
+export function fuseElementwise(g: Graph): Graph {
+  // 1. Every elementwise op becomes an Elementwise node.
+  let out: Graph = { ...g, tensors: new Map(g.tensors) };
+  out.nodes = out.nodes.map((n) => {
+    if (!ELEMENTWISE.has(n.op) || n.domain === 'firmgen') return n;
+    const { expr, inputs, tensors } = exprOf(out, n);
+    for (const [k, t] of tensors) out.tensors.set(k, t);
+    return { name: n.name, op: 'Elementwise', domain: 'firmgen', inputs, outputs: [...n.outputs], attrs: {}, expr, fusedFrom: fusedNames(n) };
+  });
+  // 2. Merge a producer into its sole consumer when its result has the consumer's output shape.
+  for (;;) {
+    const producers = producerOf(out);
+    const consumers = consumersOf(out);
+    let merged = false;
+    for (const c of out.nodes) {
+      if (c.op !== 'Elementwise' || !c.expr) continue;
+      const outShape = tensorOf(out, c.outputs[0]).shape;
+      const idx = c.inputs.findIndex((i) => {
+        const p = producers.get(i);
+        return p && p.op === 'Elementwise' && soleConsumer(out, i, consumers) === c && shapeEquals(tensorOf(out, i).shape, outShape);
+      });
+      if (idx < 0) continue;
+      const p = producers.get(c.inputs[idx]) as Node;
+      const inputs = [...c.inputs];
+      const pLeaf = new Map<number, number>();
+      p.inputs.forEach((name, j) => {
+        let at = inputs.indexOf(name);
+        if (at < 0 || at === idx) {
+          inputs.push(name);
+          at = inputs.length - 1;
+        }
+        pLeaf.set(j, at);
+      });
+      const pExpr = remap(p.expr as Expr, (j) => inp(pLeaf.get(j) as number));
+      const expr = remap(c.expr, (i) => (i === idx ? pExpr : inp(i)));
+      // Drop the consumed leaf and renumber.
+      const keep = inputs.map((_, i) => i).filter((i) => i !== idx);
+      const renum = new Map(keep.map((old, neu) => [old, neu]));
+      const fused: Node = {
+        ...c,
+        inputs: keep.map((i) => inputs[i]),
+        expr: remap(expr, (i) => inp(renum.get(i) as number)),
+        fusedFrom: fusedNames(p, c),
+      };
+      out = replaceNodes(out, [p, c], fused);
+      merged = true;
+      break;
+    }
+    if (!merged) return out;
+  }
+}

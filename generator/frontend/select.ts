@@ -1,0 +1,39 @@
+import { GenError } from '../errors.js';
+import type { Graph, Node } from '../ir/graph.js';
+import { tensorOf } from '../ir/graph.js';
+import type { KernelDef } from '../kernels/types.js';
+import { ALIAS_OPS } from '../midend/lifetimes.js';
+import type { Platform } from '../platforms/types.js';
+
+export interface Layer {
+  id: number;
+  node: Node;
+  /** 'alias': the node only renames its input's bytes and runs no code. */
+  kernel: KernelDef | 'alias';
+}
+
+/** Each node gets the first kernel of the platform that accepts it; no kernel is a clear error listing why. */
+export function selectKernels(g: Graph, platform: Platform): Layer[] {
+  return g.nodes.map((node, id) => {
+    if (ALIAS_OPS.has(node.op) && canAlias(g, node)) return { id, node, kernel: 'alias' as const };
+    const reasons: string[] = [];
+    for (const k of platform.kernels) {
+      const why = k.accepts(node, g);
+      if (why === null) return { id, node, kernel: k };
+      reasons.push(`${k.name}: ${why}`);
+    }
+    const relevant = reasons.filter((r) => !/: not an? /.test(r));
+    throw new GenError(
+      'unsupported',
+      `no kernel of platform '${platform.name}' runs this op${relevant.length ? ` (${relevant.join('; ')})` : ''}`,
+      { node: node.name, op: node.op },
+    );
+  });
+}
+
+/** A reshape-like node shares its input's buffer when the bytes mean the same thing on both sides. */
+function canAlias(g: Graph, n: Node): boolean {
+  const x = tensorOf(g, n.inputs[0]);
+  const y = tensorOf(g, n.outputs[0]);
+  return x.dtype === y.dtype && !g.inputs.includes(n.outputs[0]);
+}

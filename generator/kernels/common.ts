@@ -1,0 +1,33 @@
+import type { DType, IntRange } from '../ir/dtype.js';
+import { asType, bytesOf, isIntType, rangeOf } from '../ir/dtype.js';
+import type { Graph, Tensor } from '../ir/graph.js';
+import { tensorOf } from '../ir/graph.js';
+import { rangeOfValues } from '../ir/dtype.js';
+
+/** The value range a kernel may assume for a tensor: its constant data, else its inferred range, else its type. */
+export function valueRange(t: Tensor): IntRange {
+  if (t.data) return rangeOfValues(t.data.data);
+  if (t.range) return t.range;
+  if (isIntType(t.dtype)) return rangeOf(t.dtype);
+  throw new Error(`tensor ${t.name} is not an integer tensor`);
+}
+
+export function elementShift(t: DType): number {
+  return Math.log2(bytesOf(t));
+}
+
+/** Per-type names templates use: AS load/store type, C element type, log2 of the element size. */
+export function typeNames(t: DType): { as: string; c: string; shift: number } {
+  return { as: asType(t), c: t === 'bool' ? 'uint8_t' : `${t}_t`, shift: elementShift(t) };
+}
+
+export function tensors(g: Graph, names: readonly string[]): Tensor[] {
+  return names.map((n) => tensorOf(g, n));
+}
+
+/** Chunk of `total` work units that core `c` of `n` takes (the split every template uses). */
+export function chunkOf(total: number, c: number, n: number): [number, number] {
+  const chunk = Math.ceil(total / n);
+  const start = Math.min(c * chunk, total);
+  return [start, Math.min(start + chunk, total)];
+}

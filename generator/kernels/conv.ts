@@ -1,0 +1,86 @@
+import { attrInt, attrInts } from '../ir/attrs.js';
+import { isIntType } from '../ir/dtype.js';
+import { tensorOf } from '../ir/graph.js';
+import { accRange, epilogueOf } from './epilogue.js';
+import { typeNames, valueRange } from './common.js';
+import type { KernelDef } from './types.js';
+
+/**
+ * Direct integer convolution, NCHW, any groups (depthwise included), pads, strides and dilations; 1-D convs run
+ * as 2-D with H = 1. The work unit is one output row of one channel; cores take contiguous ranges of units.
+ */
+export const convKernel: KernelDef = {
+  name: 'conv2d',
+  template: 'conv',
+  engine: 'cores',
+  accepts(node, g) {
+    if (node.op !== 'Conv') return 'not a Conv';
+    const x = tensorOf(g, node.inputs[0]);
+    const w = tensorOf(g, node.inputs[1]);
+    if (x.shape.length !== 3 && x.shape.length !== 4) return 'only 1-D and 2-D convolutions';
+    if (!isIntType(x.dtype) || !isIntType(w.dtype)) return 'inputs are not integer tensors';
+    if (attrInt(node, 'auto_pad', 0) !== 0 && node.attrs.auto_pad?.kind === 'string' && node.attrs.auto_pad.value !== 'NOTSET') {
+      return 'auto_pad is not supported';
+    }
+    return null;
+  },
+  view({ node, graph }) {
+    const x = tensorOf(graph, node.inputs[0]);
+    const w = tensorOf(graph, node.inputs[1]);
+    const bias = node.inputs[2] ? tensorOf(graph, node.inputs[2]) : undefined;
+    const y = tensorOf(graph, node.outputs[0]);
+    const is1d = x.shape.length === 3;
+    const [N, C, H, W] = is1d ? [x.shape[0], x.shape[1], 1, x.shape[2]] : x.shape;
+    const [CO, CIG, KH, KW] = is1d ? [w.shape[0], w.shape[1], 1, w.shape[2]] : w.shape;
+    const [HO, WO] = is1d ? [1, y.shape[2]] : [y.shape[2], y.shape[3]];
+    const k = is1d ? 1 : 2;
+    const pads = attrInts(node, 'pads', new Array<number>(2 * k).fill(0));
+    const strides = attrInts(node, 'strides', new Array<number>(k).fill(1));
+    const dil = attrInts(node, 'dilations', new Array<number>(k).fill(1));
+    const group = attrInt(node, 'group', 1);
+    const [PT, PL] = is1d ? [0, pads[0]] : [pads[0], pads[1]];
+    const [SY, SX] = is1d ? [1, strides[0]] : strides;
+    const [DY, DX] = is1d ? [1, dil[0]] : dil;
+
+    // Bound of |acc| per output channel: sum |w| * max |x| + |bias|.
+    const xr = valueRange(x);
+    const xmax = Math.max(Math.abs(xr.min), Math.abs(xr.max));
+    let bound = 0;
+    const per = CIG * KH * KW;
+    if (w.data) {
+      for (let co = 0; co < CO; co++) {
+        let s = 0;
+        for (let i = 0; i < per; i++) s += Math.abs(w.data.data[co * per + i]);
+        bound = Math.max(bound, s * xmax);
+      }
+    } else {
+      const wr = valueRange(w);
+      bound = per * xmax * Math.max(Math.abs(wr.min), Math.abs(wr.max));
+    }
+    if (bias) {
+      const br = valueRange(bias);
+      bound += Math.max(Math.abs(br.min), Math.abs(br.max));
+    }
+    const ep = epilogueOf(node, graph, accRange(bound), () => 'co');
+    return {
+      args: [
+        { field: 'x', tensor: x.name, dtype: x.dtype, write: false },
+        { field: 'w', tensor: w.name, dtype: w.dtype, write: false },
+        ...(bias ? [{ field: 'bias', tensor: bias.name, dtype: bias.dtype, write: false }] : []),
+        ...ep.args,
+        { field: 'y', tensor: y.name, dtype: y.dtype, write: true },
+      ],
+      params: {
+        N, C, H, W, CO, CIG, KH, KW, HO, WO, PT, PL, SY, SX, DY, DX,
+        COG: CO / group,
+        // Depthwise convs cannot use the SIMD dot product across input channels: a different cost class.
+        macClass: CIG === 1 && group > 1 ? 'MAC_DW' : 'MAC_CONV',
+        units: N * CO * HO,
+        x: typeNames(x.dtype), w: typeNames(w.dtype), y: typeNames(y.dtype),
+        bias: bias ? typeNames(bias.dtype) : false,
+        ...ep.params,
+      },
+      macs: N * CO * HO * WO * CIG * KH * KW,
+    };
+  },
+};

@@ -1,0 +1,59 @@
+import { emitExpr, requantExpr } from '../backend/expr.js';
+import type { IntRange } from '../ir/dtype.js';
+import type { Graph, Node, Tensor } from '../ir/graph.js';
+import { tensorOf } from '../ir/graph.js';
+import { sizeOf } from '../ir/ndarray.js';
+import { typeNames, valueRange } from './common.js';
+import type { BufferArg } from './types.js';
+
+/**
+ * The output stage shared by conv and GEMM kernels: the int32 accumulator `acc` goes out as it is, or
+ * requantized with parameters indexed by one output coordinate (channel, row or column).
+ */
+export interface Epilogue {
+  args: BufferArg[];
+  params: {
+    requant: false | { mulAs: string; mulC: string; mulShift: number; addAs: string; addC: string; addShift: number; mulIdx: string; addIdx: string };
+    exprAs: string;
+    exprC: string;
+  };
+}
+
+/**
+ * `indexOf` names the loop variable a parameter tensor is indexed by ('0' for a scalar): the kernel knows which
+ * output axis a per-channel, per-row or per-column parameter follows.
+ */
+export function epilogueOf(node: Node, g: Graph, acc: IntRange, indexOf: (param: Tensor) => string): Epilogue {
+  const rq = node.requant;
+  if (!rq) return { args: [], params: { requant: false, exprAs: 'acc', exprC: 'acc' } };
+  const mul = tensorOf(g, rq.mul);
+  const add = tensorOf(g, rq.add);
+  const e = emitExpr(
+    requantExpr({ k: 'in', i: 0 }, { k: 'in', i: 1 }, { k: 'in', i: 2 }, rq.shift, rq.min, rq.max),
+    [{ name: 'acc', range: acc }, { name: 'm', range: valueRange(mul) }, { name: 'b', range: valueRange(add) }],
+  );
+  return {
+    args: [
+      { field: 'mul', tensor: mul.name, dtype: mul.dtype, write: false },
+      { field: 'add', tensor: add.name, dtype: add.dtype, write: false },
+    ],
+    params: {
+      requant: {
+        mulAs: typeNames(mul.dtype).as, mulC: typeNames(mul.dtype).c, mulShift: typeNames(mul.dtype).shift,
+        addAs: typeNames(add.dtype).as, addC: typeNames(add.dtype).c, addShift: typeNames(add.dtype).shift,
+        mulIdx: sizeOf(mul.shape) > 1 ? indexOf(mul) : '0',
+        addIdx: sizeOf(add.shape) > 1 ? indexOf(add) : '0',
+      },
+      exprAs: e.wide ? `<i32>(${e.as})` : e.as,
+      exprC: e.c,
+    },
+  };
+}
+
+export const I32_RANGE: IntRange = { min: -2147483648, max: 2147483647 };
+
+/** Clamps a bound to int32: device accumulators are 32-bit (SEMANTICS.md: int32 results). */
+export function accRange(bound: number): IntRange {
+  const b = Math.min(bound, 2147483647);
+  return { min: -b, max: b };
+}

@@ -1,0 +1,102 @@
+import { GenError } from '../errors.js';
+import { attrInt } from '../ir/attrs.js';
+import { broadcastStrides, requantParamShape, varyingAxes } from '../ir/broadcast.js';
+import { isIntType } from '../ir/dtype.js';
+import { tensorOf, type Tensor } from '../ir/graph.js';
+import { accRange, epilogueOf } from './epilogue.js';
+import { typeNames, valueRange } from './common.js';
+import { toRank } from './loops.js';
+import type { KernelDef } from './types.js';
+
+/**
+ * Integer GEMM for Gemm (alpha, beta, transA, transB, bias C) and batched, broadcasting MatMul (with an optional
+ * bias folded in by frontend/passes/fold-bias-add.ts). Operands are addressed through strides, so transposes and
+ * broadcast batches cost nothing. The work unit is one output row; cores take contiguous ranges of rows.
+ */
+export const gemmKernel: KernelDef = {
+  name: 'gemm',
+  template: 'gemm',
+  engine: 'cores',
+  accepts(node, g) {
+    if (node.op !== 'Gemm' && node.op !== 'MatMul') return 'not a Gemm or MatMul';
+    const a = tensorOf(g, node.inputs[0]);
+    const b = tensorOf(g, node.inputs[1]);
+    if (!isIntType(a.dtype) || !isIntType(b.dtype)) return 'inputs are not integer tensors';
+    if (a.shape.length < 1 || b.shape.length < 1) return 'scalar operands';
+    return null;
+  },
+  view({ node, graph }) {
+    const site = { node: node.name, op: node.op };
+    const A = tensorOf(graph, node.inputs[0]);
+    const B = tensorOf(graph, node.inputs[1]);
+    const C = node.inputs[2] ? tensorOf(graph, node.inputs[2]) : undefined;
+    const Y = tensorOf(graph, node.outputs[0]);
+    const isGemm = node.op === 'Gemm';
+    const transA = isGemm && attrInt(node, 'transA', 0) !== 0;
+    const transB = isGemm && attrInt(node, 'transB', 0) !== 0;
+    const alpha = isGemm ? attrInt(node, 'alpha', 1) : 1;
+    const beta = isGemm ? attrInt(node, 'beta', 1) : 1;
+    // MatMul promotes 1-D operands to matrices (numpy rules).
+    const aShape = A.shape.length === 1 ? [1, A.shape[0]] : A.shape;
+    const bShape = B.shape.length === 1 ? [B.shape[0], 1] : B.shape;
+    const ar = aShape.length;
+    const br = bShape.length;
+    const M = transA ? aShape[ar - 1] : aShape[ar - 2];
+    const K = transA ? aShape[ar - 2] : aShape[ar - 1];
+    const N = transB ? bShape[br - 2] : bShape[br - 1];
+    const yShape = [...Y.shape.slice(0, Math.max(0, Y.shape.length - 2))];
+    const batch = yShape.length > 0 ? yShape : [1];
+    const batchStrides = (shape: number[], inner: number): number[] =>
+      broadcastStrides(shape.slice(0, shape.length - 2), batch).map((s) => s * inner);
+    const fullY = [...batch, M, N];
+    const cStr = C ? broadcastStrides(C.shape, fullY) : [...batch.map(() => 0), 0, 0];
+    const nest = toRank(
+      {
+        dims: batch,
+        strides: [batchStrides(aShape, M * K), batchStrides(bShape, K * N), cStr.slice(0, batch.length), batch.map((_, i) => batch.slice(i + 1).reduce((x, y) => x * y, 1) * M * N)],
+      },
+      2,
+      site,
+    );
+    const [sa, sb, sc, sy] = nest.strides;
+
+    const ar0 = valueRange(A);
+    const br0 = valueRange(B);
+    const amax = Math.max(Math.abs(ar0.min), Math.abs(ar0.max));
+    const bmax = Math.max(Math.abs(br0.min), Math.abs(br0.max));
+    let bound = K * amax * bmax * Math.abs(alpha);
+    if (C) {
+      const cr = valueRange(C);
+      bound += Math.abs(beta) * Math.max(Math.abs(cr.min), Math.abs(cr.max));
+    }
+    const indexOf = (p: Tensor): string => {
+      const axes = varyingAxes(requantParamShape(p.shape, fullY), fullY);
+      if (axes.length === 1 && axes[0] === fullY.length - 1) return 'col';
+      if (axes.length === 1 && axes[0] === fullY.length - 2) return 'row';
+      throw new GenError('internal', `requantization parameter '${p.name}' is neither per row nor per column`, site);
+    };
+    const ep = epilogueOf(node, graph, accRange(bound), indexOf);
+    return {
+      args: [
+        { field: 'a', tensor: A.name, dtype: A.dtype, write: false },
+        { field: 'b', tensor: B.name, dtype: B.dtype, write: false },
+        ...(C ? [{ field: 'c', tensor: C.name, dtype: C.dtype, write: false }] : []),
+        ...ep.args,
+        { field: 'y', tensor: Y.name, dtype: Y.dtype, write: true },
+      ],
+      params: {
+        M, N, K, B1: nest.dims[1],
+        rows: nest.dims[0] * nest.dims[1] * M,
+        aB0: sa[0], aB1: sa[1], bB0: sb[0], bB1: sb[1], cB0: sc[0], cB1: sc[1], yB0: sy[0], yB1: sy[1],
+        sAm: transA ? 1 : K, sAk: transA ? M : 1,
+        sBk: transB ? 1 : N, sBn: transB ? K : 1,
+        sCm: cStr[cStr.length - 2], sCn: cStr[cStr.length - 1],
+        alpha, beta, scaled: alpha !== 1,
+        a: typeNames(A.dtype), b: typeNames(B.dtype), y: typeNames(Y.dtype),
+        c: C ? typeNames(C.dtype) : false,
+        ...ep.params,
+      },
+      macs: nest.dims[0] * nest.dims[1] * M * N * K,
+    };
+  },
+};

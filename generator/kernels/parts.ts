@@ -1,0 +1,52 @@
+import { GenError } from '../errors.js';
+import { emitExpr, type Leaf } from '../backend/expr.js';
+import type { DType } from '../ir/dtype.js';
+import { isIntType, rangeOf } from '../ir/dtype.js';
+import type { Expr } from '../ir/graph.js';
+import { toRank } from './loops.js';
+import { typeNames } from './common.js';
+
+/**
+ * One loop nest of the 'elementwise' template: y[dst] = expr(leaves[src_k]) over up to four loops, every operand
+ * with its own element strides and offset. Elementwise ops are one part; data movement (Concat, Slice, Transpose,
+ * Gather) is one part per contiguous destination region with the identity expression.
+ */
+export interface PartOperand {
+  field: string;
+  dtype: DType;
+  strides: number[];
+  offset: number;
+}
+
+export interface PartSpec {
+  dims: number[];
+  leaves: (PartOperand & { range: Leaf['range'] })[];
+  out: PartOperand;
+  expr: Expr;
+}
+
+export function renderPart(p: PartSpec, site: { node: string; op: string }): Record<string, unknown> {
+  const nest = toRank({ dims: p.dims, strides: [...p.leaves.map((l) => l.strides), p.out.strides] }, 4, site);
+  const emitted = emitExpr(p.expr, p.leaves.map((l, k) => ({ name: `v${k}`, range: l.range })));
+  if (!isIntType(p.out.dtype)) throw new GenError('unsupported', `output type ${p.out.dtype} is not an integer type`, site);
+  const r = rangeOf(p.out.dtype);
+  if (p.out.dtype !== 'int32' && (emitted.range.min < r.min || emitted.range.max > r.max)) {
+    throw new GenError('internal', `result range [${emitted.range.min}, ${emitted.range.max}] exceeds the output type ${p.out.dtype}`, site);
+  }
+  const offsets = [...p.leaves.map((l) => l.offset), p.out.offset];
+  return {
+    total: nest.dims.reduce((a, b) => a * b, 1),
+    d1: nest.dims[1], d2: nest.dims[2], d3: nest.dims[3],
+    operands: nest.strides.map((s, k) => ({ k, s0: s[0], s1: s[1], s2: s[2], s3: s[3], off: offsets[k] })),
+    leaves: p.leaves.map((l, k) => ({ k, field: l.field, ...typeNames(l.dtype) })),
+    outField: p.out.field,
+    outK: p.leaves.length,
+    outAs: typeNames(p.out.dtype).as,
+    outC: typeNames(p.out.dtype).c,
+    outShift: typeNames(p.out.dtype).shift,
+    exprAs: emitted.wide ? `<i32>(${emitted.as})` : emitted.as,
+    exprC: emitted.c,
+  };
+}
+
+export const IDENTITY: Expr = { k: 'in', i: 0 };

@@ -1,0 +1,81 @@
+import { GenError } from '../errors.js';
+import type { Graph } from '../ir/graph.js';
+import type { Platform } from '../platforms/types.js';
+import { memoryOf } from '../platforms/types.js';
+import { alignUp, bufferUses, liveSetLowerBound, type BufferUse } from './lifetimes.js';
+
+export interface Placement {
+  region: string;
+  /** Byte offset inside the region. */
+  offset: number;
+  bytes: number;
+  kind: BufferUse['kind'];
+  root: string;
+}
+
+export interface MemoryPlan {
+  /** Every tensor that has memory, aliases included. */
+  placements: Map<string, Placement>;
+  region: string;
+  arenaOffset: number;
+  arenaSize: number;
+  /** Bytes of the arena used: constants plus the activation peak. */
+  used: number;
+  /** Constants plus the largest live set: what any plan needs at least. */
+  lowerBound: number;
+}
+
+const ALIGN = 4;
+
+/**
+ * Static memory plan for untiled execution: every tensor in the platform's home memory. Constants are packed at
+ * the arena's start (they are loaded once and live forever); activations share the rest by lifetime, placed
+ * largest first at the lowest offset free for their whole lifetime (a greedy that is usually at the live-set bound).
+ */
+export function planMemory(g: Graph, platform: Platform, isAliased: (nodeIndex: number) => boolean): MemoryPlan {
+  const mem = memoryOf(platform, platform.home.memory);
+  const arenaOffset = platform.home.offset;
+  const arenaSize = Math.min(platform.home.size, mem.size - arenaOffset);
+  const uses = [...bufferUses(g, isAliased).values()];
+  const consts = uses.filter((u) => u.kind === 'const');
+  const others = uses.filter((u) => u.kind !== 'const');
+
+  const placed: { u: BufferUse; offset: number }[] = [];
+  let cursor = 0;
+  for (const u of consts) {
+    placed.push({ u, offset: cursor });
+    cursor += alignUp(u.bytes, ALIGN);
+  }
+  const constBytes = cursor;
+  const dynamic: { u: BufferUse; offset: number }[] = [];
+  const order = [...others].sort((a, b) => b.bytes - a.bytes || a.first - b.first);
+  for (const u of order) {
+    const conflicts = dynamic
+      .filter((p) => p.u.first <= u.last && u.first <= p.u.last)
+      .sort((a, b) => a.offset - b.offset);
+    let offset = 0;
+    for (const c of conflicts) {
+      if (offset + u.bytes <= c.offset) break;
+      offset = Math.max(offset, alignUp(c.offset + c.u.bytes, ALIGN));
+    }
+    dynamic.push({ u, offset });
+  }
+  const peak = Math.max(0, ...dynamic.map((p) => p.offset + alignUp(p.u.bytes, ALIGN)));
+  const used = constBytes + peak;
+  const lowerBound = constBytes + liveSetLowerBound(others, ALIGN);
+  if (used > arenaSize) {
+    const biggest = [...uses].sort((a, b) => b.bytes - a.bytes)[0];
+    throw new GenError(
+      'capacity',
+      `the model needs ${used} bytes of ${mem.name} (constants ${constBytes}, activations ${peak}; largest tensor '${biggest.root}' ${biggest.bytes} bytes), ${arenaSize} bytes are available`,
+      { file: g.source },
+    );
+  }
+  const placements = new Map<string, Placement>();
+  for (const { u, offset } of [...placed, ...dynamic.map((p) => ({ u: p.u, offset: p.offset + constBytes }))]) {
+    for (const m of u.members) {
+      placements.set(m, { region: mem.name, offset: arenaOffset + offset, bytes: u.bytes, kind: u.kind, root: u.root });
+    }
+  }
+  return { placements, region: mem.name, arenaOffset, arenaSize, used, lowerBound };
+}

@@ -1,0 +1,72 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { emitFirmware } from './backend/emit.js';
+import type { Manifest } from './backend/manifest.js';
+import { writeDirectoryAtomically } from './backend/write.js';
+import { GenError } from './errors.js';
+import { selectKernels, type Layer } from './frontend/select.js';
+import type { Graph } from './ir/graph.js';
+import { inferGraph, inputRangesFromArrays } from './ir/infer.js';
+import { planMemory, type MemoryPlan } from './midend/plan.js';
+import { loadOnnxFile } from './onnx/load.js';
+import { readNpz } from './onnx/npy.js';
+import { platformByName } from './platforms/index.js';
+import type { Platform } from './platforms/types.js';
+
+export interface FirmwareOptions {
+  model: string;
+  platform: string;
+  out: string;
+  /**
+   * Sample inputs (.npz) whose value ranges give the graph inputs their device types. The integer dialect
+   * declares inputs FLOAT; without samples firmgen looks for inputs.npz beside the model, then assumes int8.
+   */
+  sampleInputs?: string;
+}
+
+export interface Compiled {
+  graph: Graph;
+  lowered: Graph;
+  layers: Layer[];
+  plan: MemoryPlan;
+  platform: Platform;
+  notes: string[];
+}
+
+/** load -> infer -> lower -> select -> plan (DESIGN.md pipeline), without writing anything. */
+export function compileModel(opts: Omit<FirmwareOptions, 'out'>): Compiled {
+  const platform = platformByName(opts.platform);
+  const graph = loadOnnxFile(opts.model);
+  const notes: string[] = [];
+  let ranges;
+  const sample = opts.sampleInputs ?? join(dirname(opts.model), 'inputs.npz');
+  if (opts.sampleInputs || existsSync(sample)) {
+    ranges = inputRangesFromArrays(graph, [...readNpz(sample).values()]);
+    notes.push(`input types from the value ranges in ${sample}`);
+  } else if (graph.inputs.some((i) => graph.tensors.get(i)?.dtype === 'float32')) {
+    notes.push('no sample inputs: FLOAT-declared inputs are taken as int8 (give --inputs to set their types)');
+  }
+  const inferred = withFile(opts.model, () => inferGraph(graph, ranges));
+  const lowered = withFile(opts.model, () => platform.passes.reduce((g, pass) => pass(g), inferred));
+  const layers = withFile(opts.model, () => selectKernels(lowered, platform));
+  const plan = withFile(opts.model, () => planMemory(lowered, platform, (i) => layers[i].kernel === 'alias'));
+  return { graph: inferred, lowered, layers, plan, platform, notes };
+}
+
+export function generateFirmware(opts: FirmwareOptions): Compiled & { manifest: Manifest } {
+  const compiled = compileModel(opts);
+  const { files, manifest } = withFile(opts.model, () =>
+    emitFirmware({ graph: compiled.lowered, layers: compiled.layers, plan: compiled.plan, platform: compiled.platform }),
+  );
+  writeDirectoryAtomically(opts.out, files);
+  return { ...compiled, manifest };
+}
+
+function withFile<T>(file: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof GenError) throw e.withSite({ file });
+    throw e;
+  }
+}

@@ -1,0 +1,19 @@
+import { CORE_KERNELS } from '../kernel-table.js';
+import { CORE_PASSES } from '../passes.js';
+import type { Platform } from '../types.js';
+
+/**
+ * The simplest correct target: one scalar core and one flat RAM. It is the baseline every other platform is
+ * compared against. 16 MiB of RAM is this project's choice, not a real chip's.
+ */
+export const generic: Platform = {
+  name: 'generic',
+  emulatorId: 0,
+  clockHz: 100_000_000,
+  cores: 1,
+  launch: 'call',
+  memories: [{ name: 'RAM', chipBase: 0x0000_0000, size: 16 * 1024 * 1024 }],
+  home: { memory: 'RAM', offset: 0, size: 16 * 1024 * 1024 },
+  passes: CORE_PASSES,
+  kernels: CORE_KERNELS,
+};

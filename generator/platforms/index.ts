@@ -1,0 +1,12 @@
+import { GenError } from '../errors.js';
+import { generic } from './generic/platform.js';
+import { siracusa } from './siracusa/platform.js';
+import type { Platform } from './types.js';
+
+export const PLATFORMS: Record<string, Platform> = { generic, siracusa };
+
+export function platformByName(name: string): Platform {
+  const p = PLATFORMS[name];
+  if (!p) throw new GenError('input', `unknown platform '${name}' (known: ${Object.keys(PLATFORMS).join(', ')})`);
+  return p;
+}

@@ -1,0 +1,8 @@
+import { convKernel } from '../kernels/conv.js';
+import { elementwiseKernel } from '../kernels/elementwise.js';
+import { gemmKernel } from '../kernels/gemm.js';
+import { copyKernel } from '../kernels/movement.js';
+import type { KernelDef } from '../kernels/types.js';
+
+/** The kernels every core-based target (generic, the Siracusa cluster) runs; platforms list them in preference order. */
+export const CORE_KERNELS: KernelDef[] = [convKernel, gemmKernel, elementwiseKernel, copyKernel];

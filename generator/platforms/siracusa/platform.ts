@@ -1,0 +1,31 @@
+import { CORE_KERNELS } from '../kernel-table.js';
+import { CORE_PASSES } from '../passes.js';
+import type { Platform } from '../types.js';
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/**
+ * Siracusa (../shared/HARDWARE.md): 8-core PULP cluster, L1 TCDM 256 KiB @0x1000_0000, L2 2 MiB @0x1C00_0000
+ * (pulp-sdk link script), L3 off-chip HyperRAM (16 MiB class; its chip address is this project's assumption),
+ * neural memory MRAM/SRAM 4 MiB each @0x1040_0000 / @0x1080_0000. Clock 360 MHz (Siracusa paper).
+ * Untiled: tensors live in L2's shared 1984 KiB; the two 32 KiB private banks at its start are left to the
+ * fabric controller's code and stack.
+ */
+export const siracusa: Platform = {
+  name: 'siracusa',
+  emulatorId: 1,
+  clockHz: 360_000_000,
+  cores: 8,
+  launch: 'cluster-fork',
+  memories: [
+    { name: 'L1', chipBase: 0x1000_0000, size: 256 * KiB, bytesPerCycle: 8 },
+    { name: 'L2', chipBase: 0x1C00_0000, size: 2 * MiB },
+    { name: 'L3', chipBase: 0x8000_0000, size: 16 * MiB },
+    { name: 'NMS_MRAM', chipBase: 0x1040_0000, size: 4 * MiB },
+    { name: 'NMS_SRAM', chipBase: 0x1080_0000, size: 4 * MiB },
+  ],
+  home: { memory: 'L2', offset: 64 * KiB, size: 1984 * KiB },
+  passes: CORE_PASSES,
+  kernels: CORE_KERNELS,
+};

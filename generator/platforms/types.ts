@@ -1,0 +1,40 @@
+import type { Graph } from '../ir/graph.js';
+import type { KernelDef } from '../kernels/types.js';
+
+/** A memory of the chip. Figures carry their source in the platform file. */
+export interface MemoryLevel {
+  /** Region name as the emulator and firmware.json use it (L1, L2, ...). */
+  name: string;
+  /** Address on the chip (what the C firmware uses on the board). */
+  chipBase: number;
+  size: number;
+  /** Bytes per cycle a transfer moves in or out of this level (for cost models). */
+  bytesPerCycle?: number;
+}
+
+export type Pass = (g: Graph) => Graph;
+
+/** A chip as the generator sees it: data, not behaviour (DESIGN.md, platform folder). */
+export interface Platform {
+  name: string;
+  /** Chip id the emulator's configure() takes (emulator/assembly/chips). */
+  emulatorId: number;
+  clockHz: number;
+  /** Cores that run kernels; 1 on a single-core target. */
+  cores: number;
+  /** How a kernel closure is started: called in place, or forked onto the cluster cores. */
+  launch: 'call' | 'cluster-fork';
+  memories: MemoryLevel[];
+  /** Where every tensor lives while no tiling is planned: a window (arena) of one memory. */
+  home: { memory: string; offset: number; size: number };
+  /** Lowering passes, in order. */
+  passes: Pass[];
+  /** Kernels in order of preference: the first that accepts a node runs it. */
+  kernels: KernelDef[];
+}
+
+export function memoryOf(p: Platform, name: string): MemoryLevel {
+  const m = p.memories.find((x) => x.name === name);
+  if (!m) throw new Error(`platform ${p.name} has no memory ${name}`);
+  return m;
+}
