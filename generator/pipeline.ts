@@ -5,6 +5,7 @@ import type { Manifest } from './backend/manifest.js';
 import { writeDirectoryAtomically } from './backend/write.js';
 import { GenError } from './errors.js';
 import { selectKernels, type Layer } from './frontend/select.js';
+import type { IntRange } from './ir/dtype.js';
 import type { Graph } from './ir/graph.js';
 import { inferGraph, inputRangesFromArrays } from './ir/infer.js';
 import { planMemory, type MemoryPlan } from './midend/plan.js';
@@ -38,7 +39,7 @@ export function compileModel(opts: Omit<FirmwareOptions, 'out'>): Compiled {
   const platform = platformByName(opts.platform);
   const graph = loadOnnxFile(opts.model);
   const notes: string[] = [];
-  let ranges;
+  let ranges: Map<string, IntRange> | undefined;
   const sample = opts.sampleInputs ?? join(dirname(opts.model), 'inputs.npz');
   if (opts.sampleInputs || existsSync(sample)) {
     ranges = inputRangesFromArrays(graph, [...readNpz(sample).values()]);
