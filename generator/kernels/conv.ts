@@ -19,9 +19,8 @@ export const convKernel: KernelDef = {
     const w = tensorOf(g, node.inputs[1]);
     if (x.shape.length !== 3 && x.shape.length !== 4) return 'only 1-D and 2-D convolutions';
     if (!isIntType(x.dtype) || !isIntType(w.dtype)) return 'inputs are not integer tensors';
-    if (attrInt(node, 'auto_pad', 0) !== 0 && node.attrs.auto_pad?.kind === 'string' && node.attrs.auto_pad.value !== 'NOTSET') {
-      return 'auto_pad is not supported';
-    }
+    const autoPad = node.attrs.auto_pad;
+    if (autoPad?.kind === 'string' && autoPad.value !== 'NOTSET') return `auto_pad ${autoPad.value} is not supported (give pads)`;
     return null;
   },
   view({ node, graph }) {
