@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { Node, Project, SyntaxKind, type SourceFile } from 'ts-morph';
+import type { Project, SourceFile } from 'ts-morph';
 import { GenError } from '../errors.js';
 import { RUNTIME } from './paths.js';
 
@@ -40,9 +41,12 @@ export interface ClosureSource {
 }
 
 let project: Project | undefined;
+/** ts-morph loads the TypeScript compiler (~1 s): only when firmware is generated, never for `gen run`. */
+let morph: typeof import('ts-morph') | undefined;
 
 export function checkClosures(closures: ClosureSource[]): void {
-  project ??= new Project({ useInMemoryFileSystem: true, compilerOptions: { noLib: true } });
+  morph ??= createRequire(import.meta.url)('ts-morph') as typeof import('ts-morph');
+  project ??= new morph.Project({ useInMemoryFileSystem: true, compilerOptions: { noLib: true } });
   for (const c of closures) {
     const file = project.createSourceFile(`/${c.fn}.ts`, c.source, { overwrite: true });
     try {
@@ -58,6 +62,7 @@ function fail(c: ClosureSource, why: string): never {
 }
 
 function checkOne(file: SourceFile, c: ClosureSource): void {
+  const { Node, SyntaxKind } = morph!;
   const struct = file.getClass(`${c.fn}_args`) ?? fail(c, 'has no argument struct');
   const declared = struct.getProperties().map((p) => p.getName());
   if (declared.join(',') !== c.fields.join(',')) {

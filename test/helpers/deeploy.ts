@@ -1,14 +1,11 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { NDArray } from '../../generator/ir/ndarray.js';
 import { readNpz } from '../../generator/onnx/npy.js';
+import { deeployDir, repoRoot } from './paths.js';
 
-/** The repository root (this file runs from dist/test/helpers). */
-export const REPO = join(fileURLToPath(import.meta.url), '..', '..', '..', '..');
-/** ../shared beside the repository: DESIGN.md, SEMANTICS.md and the peer's test vectors. */
-export const SHARED = join(REPO, '..', 'shared');
-export const DEEPLOY = join(SHARED, 'deeploy-tests');
+export const REPO = repoRoot;
+export const DEEPLOY = deeployDir;
 
 export interface Folder {
   /** Path relative to deeploy-tests, e.g. Kernels/Integer/Add/Regular. */
