@@ -1,0 +1,185 @@
+// Agents and their clocks. Agent 0 is the master (Siracusa: the fabric controller; generic: the only core);
+// agents 1..n are the cluster cores. The firmware runs sequentially, so a fork is emulated as: fork() starts the
+// team's clocks, then for each core enter(core) and that core's share of the work; barrier() ends a phase (every
+// share of the phase has run) and join() ends the team. Clocks are Q16 cycles (see cost.ts).
+
+import { NUM_CLASSES } from "../../runtime/as/cost";
+import { barrierCycles, costAt, forkCycles, joinCycles, Q } from "./cost";
+import { msgBegin, msgDec, msgText, raise } from "./fault";
+
+export const MAX_CORES: i32 = 8;
+export const MAX_AGENTS: i32 = MAX_CORES + 1;
+const MASTER: i32 = 0;
+/** `current` between fork/barrier and the next enter: no agent may charge work there. */
+const NO_AGENT: i32 = -1;
+
+const CLOCK = memory.data(MAX_AGENTS * 8);
+const BUSY = memory.data(MAX_AGENTS * 8);
+
+/** Cluster cores of the configured chip (0: the chip has no cluster and the master runs the team's work). */
+let clusterCores: i32 = 0;
+/** Cores of the current fork; 0 outside a fork. */
+let team: i32 = 0;
+let current: i32 = NO_AGENT;
+let configured = false;
+
+// @ts-ignore: decorator
+@inline function clockAt(agent: i32): i64 {
+  return load<i64>(CLOCK + (<usize>agent << 3));
+}
+
+// @ts-ignore: decorator
+@inline function setClock(agent: i32, q16: i64): void {
+  store<i64>(CLOCK + (<usize>agent << 3), q16);
+}
+
+export function resetAgents(cores: i32): void {
+  memory.fill(CLOCK, 0, MAX_AGENTS * 8);
+  memory.fill(BUSY, 0, MAX_AGENTS * 8);
+  clusterCores = cores;
+  team = 0;
+  current = MASTER;
+  configured = true;
+}
+
+/** The agent running cluster core `core`: the core itself, or the master on a chip without a cluster. */
+function agentOf(core: i32): i32 {
+  return clusterCores == 0 ? MASTER : core + 1;
+}
+
+export function currentAgent(): i32 {
+  return current;
+}
+
+/** Whole cycles of an agent's clock. */
+export function cyclesOf(agent: i32): i64 {
+  return clockAt(agent) >> Q;
+}
+
+function teamMax(): i64 {
+  let t = clockAt(agentOf(0));
+  for (let c = 1; c < team; c++) t = max(t, clockAt(agentOf(c)));
+  return t;
+}
+
+function faultState(op: string, why: string): void {
+  msgBegin(op);
+  msgText(": ");
+  msgText(configured ? why : "the emulator is not configured (call configure first)");
+  raise();
+}
+
+/** fork(cores): the master starts a team of `cores` cluster cores (0 or more than the chip has: all of them). */
+export function fork(cores: i32): i32 {
+  if (!configured || team != 0 || current != MASTER) {
+    faultState("fork", team != 0 ? "nested fork (the cluster is already running a team)" : "fork from a cluster core");
+    return 0;
+  }
+  if (clusterCores == 0) {
+    team = 1;
+  } else {
+    team = cores <= 0 || cores > clusterCores ? clusterCores : cores;
+    const start = clockAt(MASTER) + (forkCycles << Q);
+    for (let c = 0; c < team; c++) setClock(c + 1, start);
+  }
+  current = NO_AGENT;
+  return team;
+}
+
+/** enter(core): the following work runs on team core `core`. */
+export function enter(core: i32): void {
+  if (team == 0) {
+    faultState("enter", "enter outside a fork");
+    return;
+  }
+  if (<u32>core >= <u32>team) {
+    msgBegin("enter: core ");
+    msgDec(core);
+    msgText(" is not in the team of ");
+    msgDec(team);
+    raise();
+    return;
+  }
+  current = agentOf(core);
+}
+
+/** barrier(): every share of the phase has run; all team clocks become the latest plus the barrier cost. */
+export function barrier(): void {
+  if (team == 0) {
+    faultState("barrier", "barrier outside a fork");
+    return;
+  }
+  const t = teamMax() + (barrierCycles << Q);
+  for (let c = 0; c < team; c++) setClock(agentOf(c), t);
+  current = NO_AGENT;
+}
+
+/** join(): the team ends; the master resumes at the latest team clock plus the join cost. */
+export function join(): void {
+  if (team == 0) {
+    faultState("join", "join without a fork");
+    return;
+  }
+  if (clusterCores != 0) setClock(MASTER, teamMax() + (joinCycles << Q));
+  team = 0;
+  current = MASTER;
+}
+
+function computeFault(cls: i32, units: i32): void {
+  if (<u32>cls >= <u32>NUM_CLASSES) {
+    msgBegin("compute: unknown cost class ");
+    msgDec(cls);
+    raise();
+  }
+  if (units < 0) {
+    msgBegin("compute: negative units ");
+    msgDec(units);
+    raise();
+  }
+  faultState("compute", "no agent runs this work: call enter(core) after fork() or barrier()");
+}
+
+/** compute(cls, units): the current agent spends `units` of cost class `cls`. The hot device call. */
+export function compute(cls: i32, units: i32): void {
+  const a = current;
+  if (<u32>cls >= <u32>NUM_CLASSES || units < 0 || a < 0) {
+    computeFault(cls, units);
+    return;
+  }
+  const q = <i64>units * costAt(cls);
+  const off = <usize>a << 3;
+  store<i64>(CLOCK + off, load<i64>(CLOCK + off) + q);
+  store<i64>(BUSY + off, load<i64>(BUSY + off) + q);
+}
+
+/** cycles(): the current agent's clock; between shares, the latest clock of the team. */
+export function cycles(): i64 {
+  if (current < 0) return team > 0 ? teamMax() >> Q : 0;
+  return cyclesOf(current);
+}
+
+// --- runtime exports ---
+
+/** Cluster cores of the configured chip (0: none, the master runs forked work). */
+export function core_count(): i32 {
+  return clusterCores;
+}
+
+export function agent_count(): i32 {
+  return 1 + clusterCores;
+}
+
+export function total_cycles(): i64 {
+  return cyclesOf(MASTER);
+}
+
+export function agent_cycles(agent: i32): i64 {
+  if (<u32>agent >= <u32>(1 + clusterCores)) return -1;
+  return cyclesOf(agent);
+}
+
+/** Cycles the agent spent in compute(), excluding waits at fork, barrier and join. */
+export function agent_busy(agent: i32): i64 {
+  if (<u32>agent >= <u32>(1 + clusterCores)) return -1;
+  return load<i64>(BUSY + (<usize>agent << 3)) >> Q;
+}

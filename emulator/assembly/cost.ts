@@ -1,0 +1,128 @@
+// Per-chip cost tables: the cycles one unit of each cost class costs one core, and the cluster's fork, barrier
+// and join overheads. Every figure is an instruction count of the kernel's inner loop times the per-instruction
+// cycles of the core (HARDWARE.md, "core timing (CV32E40P)"); docs/timing.md explains each formula.
+// Costs are kept in Q16 fixed point (cycles * 65536) so a fraction of a cycle per unit (14/32 per conv MAC)
+// accumulates exactly instead of rounding on every compute() call.
+
+import {
+  CALL, COPY_BYTE, DIV, ELEMENT, MAC_CONV, MAC_DW, MAC_GEMM, NORM_ELEM, NUM_CLASSES, REQUANT, SOFTMAX_ELEM,
+} from "../../runtime/as/cost";
+
+export const Q: i64 = 16;
+
+const TABLE = memory.data(NUM_CLASSES * 8);
+
+/** Cluster overheads of the configured chip, in whole cycles. */
+export let forkCycles: i64 = 0;
+export let barrierCycles: i64 = 0;
+export let joinCycles: i64 = 0;
+
+// CV32E40P per-instruction cycles (HARDWARE.md "core timing"): ALU, mul, load and store 1 cycle (load-use stalls
+// are scheduled away in the kernels below), taken branch 3, jump 2, division up to 35 (3..35: we take the worst
+// case), pv.sdotsp.b 4 int8 MACs in 1 cycle (assumed, HARDWARE.md).
+const INSTR: i64 = 1;
+const BRANCH_TAKEN: i64 = 3;
+const JUMP: i64 = 2;
+const DIV_WORST: i64 = 35;
+
+// ASSUMPTION (the only one on cluster synchronisation): HARDWARE.md says the event unit wakes and synchronises
+// cores "in tens of cycles" but publishes no number. We take fork 40 (the fabric controller posts the entry point
+// and team mask to the event unit across the SoC-cluster bus, cores leave clock-gated sleep), barrier 20 (each core
+// writes the barrier register and sleeps until the event), join 20 (the last core's end-of-team event reaches the
+// fabric controller).
+const SIRACUSA_FORK: i64 = 40;
+const SIRACUSA_BARRIER: i64 = 20;
+const SIRACUSA_JOIN: i64 = 20;
+
+/** cycles / units as Q16. */
+function per(cycles: i64, units: i64): i64 {
+  return (cycles << Q) / units;
+}
+
+function set(cls: i32, q16: i64): void {
+  store<i64>(TABLE + (<usize>cls << 3), q16);
+}
+
+/** Cost of one unit of `cls` in Q16 cycles (cls already range-checked). */
+// @ts-ignore: decorator
+@inline export function costAt(cls: i32): i64 {
+  return load<i64>(TABLE + (<usize>cls << 3));
+}
+
+/** Cycles per unit of `cls` on the configured chip, for reports and tests. */
+export function cost_cycles(cls: i32): f64 {
+  if (<u32>cls >= <u32>NUM_CLASSES) return -1;
+  return <f64>costAt(cls) / <f64>(1 << Q);
+}
+
+export function fork_cycles(): i32 {
+  return <i32>forkCycles;
+}
+
+export function barrier_cycles(): i32 {
+  return <i32>barrierCycles;
+}
+
+export function join_cycles(): i32 {
+  return <i32>joinCycles;
+}
+
+/** Siracusa cluster core: CV32E40P + XpulpV2 (SIMD dot products, hardware loops, post-increment loads, p.clip). */
+export function siracusaCosts(): void {
+  // pulp-nn 4x2 matmul inner loop: 32 MACs in 14 instructions (HARDWARE.md "int8 kernel throughput").
+  set(MAC_CONV, per(14 * INSTR, 32));
+  // Depthwise has no reuse across output channels: per pv.sdotsp.b one activation word and one weight word load.
+  set(MAC_DW, per(3 * INSTR, 4));
+  // Fully connected: one activation word reused by two output neurons: 1 + 2 loads + 2 sdotp per 8 MACs.
+  set(MAC_GEMM, per(5 * INSTR, 8));
+  // lb, lb, op, sb; post-increment addressing and a hardware loop leave no loop overhead.
+  set(ELEMENT, per(4 * INSTR, 1));
+  // lw mul, lw add (per-channel), mul, add, sra, p.clip, sb.
+  set(REQUANT, per(7 * INSTR, 1));
+  // lw + sw per 32-bit word, unrolled so the store never waits on its load.
+  set(COPY_BYTE, per(2 * INSTR, 4));
+  // iSoftmax, three passes: max (lb, p.max) 2; exp (lb, sub, neg, p.clip, mul, add, add, mul, mul, add, sra, sw,
+  // add) 13; normalise (lw, mul, sb) 3. Divisions are charged as DIV.
+  set(SOFTMAX_ELEM, per(18 * INSTR, 1));
+  // iLayerNorm, three passes: sum (lb, add) 2; variance (lb, sub, mul, add) 4; output (lb, sub, lw, mul, lw,
+  // add, sra, sb) 8. The divisions by N and std and the square root are charged as DIV.
+  set(NORM_ELEM, per(14 * INSTR, 1));
+  set(DIV, per(DIV_WORST, 1));
+  // call + return (2 jumps), save/restore 8 callee-saved registers (16), 6 argument loads from the struct,
+  // share bounds from the core id (~6), 2 hardware-loop setups.
+  set(CALL, per(2 * JUMP + 16 * INSTR + 6 * INSTR + 6 * INSTR + 2 * INSTR, 1));
+  forkCycles = SIRACUSA_FORK;
+  barrierCycles = SIRACUSA_BARRIER;
+  joinCycles = SIRACUSA_JOIN;
+}
+
+/**
+ * Generic core: a plain scalar RV32IM core with the CV32E40P pipeline timing but none of XpulpV2: no SIMD, no
+ * hardware loops (a loop iteration costs its pointer bumps and a taken branch, unrolled 4x), no post-increment,
+ * no p.clip / p.max (a compare and a not-taken branch each). Its "cluster" is the core itself: no fork overhead.
+ */
+export function genericCosts(): void {
+  // Per 4 MACs: 8 lb, 4 mul, 4 add, 2 pointer addi, 1 taken branch.
+  const mac = per(8 * INSTR + 4 * INSTR + 4 * INSTR + 2 * INSTR + BRANCH_TAKEN, 4);
+  set(MAC_CONV, mac);
+  set(MAC_DW, mac);
+  set(MAC_GEMM, mac);
+  // Loop overhead per element of a 4x-unrolled loop over two pointers: (2 addi + taken branch) / 4.
+  const loop2: i64 = 2 * INSTR + BRANCH_TAKEN;
+  // Per 4 elements: 8 lb, 4 op, 4 sb, 3 pointer addi, 1 taken branch.
+  set(ELEMENT, per(16 * INSTR + 3 * INSTR + BRANCH_TAKEN, 4));
+  // lw, lw, mul, add, sra, 2 compare + not-taken branch for the clip, sb = 8, plus the loop.
+  set(REQUANT, per(8 * INSTR * 4 + loop2, 4));
+  // Per 16 bytes: 4 lw, 4 sw, 2 addi, 1 taken branch.
+  set(COPY_BYTE, per(8 * INSTR + 2 * INSTR + BRANCH_TAKEN, 16));
+  // The Siracusa body (18) with p.max and p.clip replaced by compare + branch (+2), and three passes of loop.
+  set(SOFTMAX_ELEM, per(20 * INSTR * 4 + 3 * loop2, 4));
+  // The Siracusa body (14) and three passes of loop.
+  set(NORM_ELEM, per(14 * INSTR * 4 + 3 * loop2, 4));
+  set(DIV, per(DIV_WORST, 1));
+  // As on Siracusa minus the hardware-loop setup.
+  set(CALL, per(2 * JUMP + 16 * INSTR + 6 * INSTR + 6 * INSTR, 1));
+  forkCycles = 0;
+  barrierCycles = 0;
+  joinCycles = 0;
+}

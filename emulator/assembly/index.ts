@@ -1,0 +1,75 @@
+// The emulator: one wasm module holding the chip models. The runtime calls configure() and reads results; the
+// firmware imports the device API (module "chip") from these same exports. Contract: docs/firmware-abi.md.
+
+import { genericCosts, siracusaCosts } from "./cost";
+import { clearFault, msgBegin, msgDec, msgText, raise } from "./fault";
+import { MAX_CORES, resetAgents } from "./agents";
+import { resetEvents } from "./events";
+import { placeRegions, resetRegions } from "./regions";
+import { EVENT_LOG_BASE } from "./layout";
+import { genericRegions } from "./chips/generic";
+import { SIRACUSA_CORES, siracusaRegions } from "./chips/siracusa";
+
+const PLATFORM_GENERIC: i32 = 0;
+const PLATFORM_SIRACUSA: i32 = 1;
+
+/**
+ * Selects the chip and resets clocks, the event log and the fault message. `cores`: cluster cores to model,
+ * 0 for the chip's own count (Siracusa 8; fewer is a real configuration). Generic has no cluster: 0 or 1.
+ * Returns the cluster cores in use (0 on generic). Does not clear memory: the runtime uses a fresh instance.
+ */
+export function configure(platform: i32, cores: i32): i32 {
+  clearFault();
+  if (__heap_base > EVENT_LOG_BASE) {
+    msgBegin("configure: emulator static data runs into the event log");
+    raise();
+  }
+  resetRegions();
+  resetEvents();
+  let clusterCores = 0;
+  if (platform == PLATFORM_GENERIC) {
+    if (cores < 0 || cores > 1) badCores(platform, cores, 1);
+    genericRegions();
+    genericCosts();
+  } else if (platform == PLATFORM_SIRACUSA) {
+    if (cores < 0 || cores > SIRACUSA_CORES) badCores(platform, cores, SIRACUSA_CORES);
+    clusterCores = cores == 0 ? SIRACUSA_CORES : cores;
+    siracusaRegions();
+    siracusaCosts();
+  } else {
+    msgBegin("configure: unknown platform id ");
+    msgDec(platform);
+    msgText(" (0 generic, 1 siracusa)");
+    raise();
+  }
+  // MAX_CORES bounds the static clock arrays: a chip with more cores must raise it.
+  assert(clusterCores <= MAX_CORES);
+  placeRegions();
+  resetAgents(clusterCores);
+  return clusterCores;
+}
+
+function badCores(platform: i32, cores: i32, most: i32): void {
+  msgBegin("configure: platform ");
+  msgDec(platform);
+  msgText(" cannot model ");
+  msgDec(cores);
+  msgText(" cores (0 for the chip's default, at most ");
+  msgDec(most);
+  msgText(")");
+  raise();
+}
+
+export { memory_pages, heap_base } from "./layout";
+export {
+  region_count, region_chip_base, region_linear_base, region_size, region_name,
+} from "./regions";
+export {
+  fork, enter, barrier, join, compute, cycles, core_count, agent_count, total_cycles, agent_cycles, agent_busy,
+} from "./agents";
+export { check } from "./check";
+export {
+  layer_begin, layer_end, events_ptr, events_capacity, events_count, events_first, events_total,
+} from "./events";
+export { cost_cycles, fork_cycles, barrier_cycles, join_cycles } from "./cost";
+export { fault_message, fault_message_length } from "./fault";

@@ -1,0 +1,55 @@
+// The device API the firmware imports from the emulator (module "chip"). Contract: docs/firmware-abi.md.
+// Prefer the wrappers in cluster.ts and memory.ts; these are the raw calls.
+
+/** Linear base of region `i` (read once by memory.ts). */
+@external("chip", "region_linear_base")
+export declare function region_linear_base(i: i32): usize;
+
+/** Chip address of region `i` (JS sees it as a signed i32; AS code as u32). */
+@external("chip", "region_chip_base")
+export declare function region_chip_base(i: i32): u32;
+
+@external("chip", "region_size")
+export declare function region_size(i: i32): u32;
+
+@external("chip", "region_count")
+export declare function region_count(): i32;
+
+/** Cluster cores of the configured chip; 0 when the master runs forked work itself (generic). */
+@external("chip", "core_count")
+export declare function core_count(): i32;
+
+/** Per-layer markers, on the current agent: the profile's events and the layer named in faults. */
+@external("chip", "layer_begin")
+export declare function layer_begin(layer: i32): void;
+
+@external("chip", "layer_end")
+export declare function layer_end(layer: i32): void;
+
+/** Faults unless [ptr, ptr + bytes) lies inside one region; write != 0 for an output buffer. */
+@external("chip", "check")
+export declare function check(ptr: usize, bytes: i32, write: i32): void;
+
+/** The master starts a team of `cores` cluster cores (0: all); returns the team size. */
+@external("chip", "fork")
+export declare function fork(cores: i32): i32;
+
+/** The following work runs on team core `core`. */
+@external("chip", "enter")
+export declare function enter(core: i32): void;
+
+/** End of a phase: every share has run; all team clocks meet at the latest plus the barrier cost. */
+@external("chip", "barrier")
+export declare function barrier(): void;
+
+/** End of the team: the master resumes at the latest team clock plus the join cost. */
+@external("chip", "join")
+export declare function join(): void;
+
+/** The current agent spends `units` of cost class `cls` (cost.ts). */
+@external("chip", "compute")
+export declare function compute(cls: i32, units: i32): void;
+
+/** The current agent's clock in cycles. */
+@external("chip", "cycles")
+export declare function cycles(): i64;

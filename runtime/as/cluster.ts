@@ -1,0 +1,73 @@
+// Fork/join on the cluster, emulated sequentially: each core's share runs in turn after chip.enter(core), so the
+// emulator charges its work to that core's clock. AssemblyScript has no capturing closures: `fn` is a top-level
+// function and `args` points at its argument struct (docs/firmware-abi.md, "Closures").
+//
+// A barrier cannot sit inside `fn` (core 0 would pass it before core 1 has started). Split the work at the
+// barrier into phases instead:  cluster_begin(); cluster_run(phase1, a); cluster_barrier(); cluster_run(phase2, a);
+// cluster_end();  -- every share of phase 1 has run before any of phase 2, as on the chip.
+
+import * as chip from "./chip";
+
+/** Team size a fork gets by default: the chip's cluster cores, or 1 (the master) where there is no cluster. */
+const DEFAULT_TEAM: i32 = max(1, chip.core_count());
+
+let team: i32 = 0;
+let coreId: i32 = -1;
+
+/** The core running the current share (0 .. num_cores()-1); -1 outside a share. */
+export function core_id(): i32 {
+  return coreId;
+}
+
+/** Cores of the current team; outside a fork, the team size a fork would get. */
+export function num_cores(): i32 {
+  return team > 0 ? team : DEFAULT_TEAM;
+}
+
+/** Starts a team of `cores` cores (0: all); returns its size. */
+export function cluster_begin(cores: i32 = 0): i32 {
+  team = chip.fork(cores);
+  return team;
+}
+
+/** One phase: runs fn(args) as each core's share in turn. */
+export function cluster_run(fn: (args: usize) => void, args: usize): void {
+  for (let c = 0; c < team; c++) {
+    coreId = c;
+    chip.enter(c);
+    fn(args);
+  }
+  coreId = -1;
+}
+
+/** Between phases: all cores meet. */
+export function cluster_barrier(): void {
+  chip.barrier();
+}
+
+/** Ends the team; work goes back to the master. */
+export function cluster_end(): void {
+  chip.join();
+  team = 0;
+}
+
+/** fork + one phase + join: the pi_cl_team_fork of the C HAL. */
+export function cluster_fork(fn: (args: usize) => void, args: usize, cores: i32 = 0): void {
+  cluster_begin(cores);
+  cluster_run(fn, args);
+  cluster_end();
+}
+
+/**
+ * The current core's share of n items: [share_begin(n), share_end(n)), in chunks of ceil(n / cores) as pulp-nn
+ * splits output rows (the last cores may get fewer items, or none).
+ */
+export function share_begin(n: i32): i32 {
+  const chunk = (n + num_cores() - 1) / num_cores();
+  return min(max(coreId, 0) * chunk, n);
+}
+
+export function share_end(n: i32): i32 {
+  const chunk = (n + num_cores() - 1) / num_cores();
+  return min(share_begin(n) + chunk, n);
+}

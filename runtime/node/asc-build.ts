@@ -1,0 +1,66 @@
+/**
+ * Builds generated AS firmware (<asDir>/network.ts plus its hal/ and kernels) to wasm, cached by a content hash of
+ * every .ts file under asDir, the compiler version and the options: a second build of the same sources is a copy-free
+ * cache hit.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { GenError } from '../../generator/errors.js';
+import { ASC_VERSION, compileAs } from './asc.js';
+import { hashFiles, listFiles } from './hash.js';
+import { firmwareCacheDir, REPO_ROOT } from './paths.js';
+
+export interface FirmwareBuild {
+  wasmPath: string;
+  cached: boolean;
+  /** Wall time of this call, ms. */
+  ms: number;
+}
+
+/** Linear address where the firmware's window starts (docs/firmware-abi.md). */
+export const FIRMWARE_MEMORY_BASE = 0x40_0000;
+
+/**
+ * Firmware compiler options (docs/firmware-abi.md): the stub runtime (a bump allocator, fine for a module that runs
+ * once), the emulator's memory imported, static data at the firmware window, SIMD for kernels (works in Node 20,
+ * TOOLCHAIN.md). The WASI shim's config comes on top (console output, `_start`).
+ */
+const FIRMWARE_OPTIONS = [
+  '--runtime', 'stub',
+  '--importMemory',
+  '--memoryBase', String(FIRMWARE_MEMORY_BASE),
+  '--enable', 'simd',
+  '--optimizeLevel', '3',
+  '--noColors',
+];
+
+const require = createRequire(import.meta.url);
+const SHIM_CONFIG = require.resolve('@assemblyscript/wasi-shim/asconfig.json');
+const SHIM_VERSION = (JSON.parse(readFileSync(require.resolve('@assemblyscript/wasi-shim/package.json'), 'utf8')) as {
+  version: string;
+}).version;
+
+export async function buildFirmware(asDir: string): Promise<FirmwareBuild> {
+  const t0 = performance.now();
+  const entry = join(asDir, 'network.ts');
+  if (!existsSync(entry)) throw new GenError('run', 'no network.ts to build', { file: asDir });
+  const key = hashFiles(asDir, listFiles(asDir, '.ts'), [
+    ASC_VERSION, `wasi-shim ${SHIM_VERSION}`, readFileSync(SHIM_CONFIG, 'utf8'), ...FIRMWARE_OPTIONS,
+  ]).slice(0, 32);
+  const dir = firmwareCacheDir();
+  const wasmPath = join(dir, `${key}.wasm`);
+  if (existsSync(wasmPath)) return { wasmPath, cached: true, ms: performance.now() - t0 };
+
+  mkdirSync(dir, { recursive: true });
+  // Build under a private name and rename: concurrent builds of the same sources never see a half-written file.
+  const tmp = join(dir, `${key}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp.wasm`);
+  await compileAs([
+    entry, '--outFile', tmp,
+    // The config is explicit so that the repository's asconfig.json (the emulator's) is never picked up.
+    '--baseDir', REPO_ROOT, '--config', SHIM_CONFIG,
+    ...FIRMWARE_OPTIONS,
+  ], entry);
+  renameSync(tmp, wasmPath);
+  return { wasmPath, cached: false, ms: performance.now() - t0 };
+}

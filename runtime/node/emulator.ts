@@ -1,0 +1,160 @@
+/** The emulator module as the runtime sees it: its exports, and readers for its region table, fault and event log. */
+import { readFile } from 'node:fs/promises';
+import { GenError } from '../../generator/errors.js';
+import { EMULATOR_WASM } from './paths.js';
+
+/** Exports of build/emulator.wasm (emulator/assembly/index.ts); i64 results arrive as BigInt. */
+export interface EmulatorExports {
+  memory: WebAssembly.Memory;
+  configure(platform: number, cores: number): number;
+  memory_pages(): number;
+  heap_base(): number;
+  region_count(): number;
+  region_chip_base(i: number): number;
+  region_linear_base(i: number): number;
+  region_size(i: number): number;
+  region_name(i: number): number;
+  core_count(): number;
+  agent_count(): number;
+  total_cycles(): bigint;
+  agent_cycles(agent: number): bigint;
+  agent_busy(agent: number): bigint;
+  events_ptr(): number;
+  events_capacity(): number;
+  events_count(): number;
+  events_first(): number;
+  events_total(): number;
+  cost_cycles(cls: number): number;
+  fork_cycles(): number;
+  barrier_cycles(): number;
+  join_cycles(): number;
+  fault_message(): number;
+  fault_message_length(): number;
+  // The device API; the firmware imports these as module "chip".
+  fork(cores: number): number;
+  enter(core: number): void;
+  barrier(): void;
+  join(): void;
+  compute(cls: number, units: number): void;
+  cycles(): bigint;
+  check(ptr: number, bytes: number, write: number): void;
+  layer_begin(layer: number): void;
+  layer_end(layer: number): void;
+}
+
+/** Platform ids of configure() (emulator/assembly/index.ts). */
+export const PLATFORM_IDS: Readonly<Record<string, number>> = { generic: 0, siracusa: 1 };
+
+let compiled: Promise<WebAssembly.Module> | undefined;
+
+/** The compiled emulator module, once per process. */
+export function emulatorModule(): Promise<WebAssembly.Module> {
+  compiled ??= readFile(EMULATOR_WASM).then(
+    (bytes) => WebAssembly.compile(bytes),
+    () => {
+      compiled = undefined;
+      throw new GenError('run', `no emulator at ${EMULATOR_WASM}: run \`npm run build\``);
+    },
+  );
+  return compiled;
+}
+
+/** A fresh emulator (fresh, zeroed memory), configured for `platform`. */
+export async function createEmulator(platform: string, cores = 0): Promise<EmulatorExports> {
+  const id = PLATFORM_IDS[platform];
+  if (id === undefined) throw new GenError('run', `platform '${platform}' has no emulator model`);
+  const emu = (await WebAssembly.instantiate(await emulatorModule(), {})).exports as unknown as EmulatorExports;
+  try {
+    emu.configure(id, cores);
+  } catch (e) {
+    throw faultError(emu, e);
+  }
+  return emu;
+}
+
+export interface Region {
+  index: number;
+  name: string;
+  /** Chip address (unsigned). */
+  chip: number;
+  size: number;
+  linear: number;
+}
+
+/** The configured chip's region table. */
+export function readRegions(emu: EmulatorExports): Region[] {
+  const regions: Region[] = [];
+  for (let i = 0; i < emu.region_count(); i++) {
+    regions.push({
+      index: i,
+      name: readAsString(emu.memory, emu.region_name(i)),
+      chip: emu.region_chip_base(i) >>> 0, // u32 arrives as a signed i32
+      size: emu.region_size(i) >>> 0,
+      linear: emu.region_linear_base(i) >>> 0,
+    });
+  }
+  return regions;
+}
+
+/** An AssemblyScript string: UTF-16LE, its byte length in the u32 before it. */
+export function readAsString(memory: WebAssembly.Memory, ptr: number): string {
+  const bytes = new DataView(memory.buffer).getUint32(ptr - 4, true);
+  return Buffer.from(memory.buffer, ptr, bytes).toString('utf16le');
+}
+
+/** The fault message, or undefined when the emulator has not faulted. */
+export function readFault(emu: EmulatorExports): string | undefined {
+  const n = emu.fault_message_length();
+  return n > 0 ? Buffer.from(emu.memory.buffer, emu.fault_message(), n).toString('latin1') : undefined;
+}
+
+/** A trap turned into the error the user sees: the emulator's fault message when there is one. */
+export function faultError(emu: EmulatorExports, e: unknown): GenError {
+  if (e instanceof GenError) return e;
+  const fault = readFault(emu);
+  if (fault !== undefined) return new GenError('run', `fault: ${fault}`);
+  // wasmer wraps the trap ("Error while running start function: RuntimeError: JsValue(RuntimeError: <reason>...").
+  const text = e instanceof Error ? e.message : String(e);
+  const reasons = [...text.matchAll(/RuntimeError: ([\w ]+)/g)];
+  return new GenError('run', `the firmware trapped: ${reasons.length > 0 ? reasons[reasons.length - 1][1].trim() : text}`);
+}
+
+export interface EmulatorEvent {
+  kind: 'layer';
+  /** 0 = master, 1.. = cluster core agent - 1. */
+  agent: number;
+  layer: number;
+  start: number;
+  end: number;
+}
+
+const EVENT_BYTES = 32;
+const KINDS = ['layer'] as const;
+
+/** The event log, oldest first (layout: emulator/assembly/events.ts), and how many records the ring overwrote. */
+export function readEvents(emu: EmulatorExports): { events: EmulatorEvent[]; dropped: number } {
+  const view = new DataView(emu.memory.buffer);
+  const base = emu.events_ptr();
+  const capacity = emu.events_capacity();
+  const count = emu.events_count();
+  const first = emu.events_first();
+  const events: EmulatorEvent[] = [];
+  for (let i = 0; i < count; i++) {
+    const p = base + ((first + i) % capacity) * EVENT_BYTES;
+    const kind = KINDS[view.getInt32(p, true)];
+    if (kind === undefined) throw new GenError('internal', `event log: unknown kind ${view.getInt32(p, true)}`);
+    events.push({
+      kind,
+      agent: view.getInt32(p + 4, true),
+      layer: view.getInt32(p + 8, true),
+      start: Number(view.getBigInt64(p + 16, true)),
+      end: Number(view.getBigInt64(p + 24, true)),
+    });
+  }
+  return { events, dropped: emu.events_total() - count };
+}
+
+/** Agent 0 is the master (Siracusa's fabric controller), agent k >= 1 is cluster core k - 1. */
+export function agentName(agent: number): string {
+  return agent === 0 ? 'master' : `core${agent - 1}`;
+}

@@ -1,0 +1,176 @@
+/**
+ * The part of out/firmware.json the runtime reads (format: docs/firmware-abi.md, "Manifest"). Validated on load so
+ * a malformed manifest is one clear error naming the field, not a crash later.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DType } from '../../generator/ir/dtype.js';
+import { bytesOf } from '../../generator/ir/dtype.js';
+import { GenError } from '../../generator/errors.js';
+import { sizeOf } from '../../generator/ir/ndarray.js';
+
+export interface ManifestRegion {
+  name: string;
+  address: number;
+  size: number;
+}
+
+export interface ManifestTensor {
+  name: string;
+  role: string;
+  dtype: DType;
+  shape: number[];
+  region: string;
+  /** Chip address. */
+  address: number;
+  /** Linear address, if the generator wrote it; the runtime recomputes it from the region table and compares. */
+  linear?: number;
+  bytes: number;
+}
+
+/** A constant image: `file` (relative to out/) copied to `offset` bytes into `region`. */
+export interface ManifestImage {
+  region: string;
+  file: string;
+  offset: number;
+}
+
+export interface ManifestLayer {
+  id: number;
+  name: string;
+  op?: string;
+  kernel?: string;
+  engine?: string;
+}
+
+export interface Manifest {
+  model?: string;
+  platform: string;
+  /** Cluster cores to model; 0 or absent: the chip's own count. */
+  cores: number;
+  regions: ManifestRegion[];
+  /** Absent: every out/memory/<region lower-case>.bin at offset 0 of its region. */
+  images?: ManifestImage[];
+  tensors: ManifestTensor[];
+  layers: ManifestLayer[];
+  inputs: string[];
+  outputs: string[];
+}
+
+const DTYPES: readonly DType[] = ['int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'float32', 'float64', 'bool'];
+
+type Json = Record<string, unknown>;
+
+class Reader {
+  constructor(readonly file: string) {}
+
+  fail(where: string, what: string): never {
+    throw new GenError('run', `manifest: ${where}: ${what}`, { file: this.file });
+  }
+
+  obj(v: unknown, where: string): Json {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) this.fail(where, 'expected an object');
+    return v as Json;
+  }
+
+  str(o: Json, key: string, where: string): string {
+    const v = o[key];
+    if (typeof v !== 'string') this.fail(`${where}.${key}`, 'expected a string');
+    return v;
+  }
+
+  optStr(o: Json, key: string, where: string): string | undefined {
+    return o[key] === undefined ? undefined : this.str(o, key, where);
+  }
+
+  /** A non-negative integer; addresses may also be written as "0x..." strings. */
+  uint(o: Json, key: string, where: string): number {
+    const v = o[key];
+    const n = typeof v === 'string' && /^0x[0-9a-f]+$/i.test(v) ? parseInt(v, 16) : v;
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) this.fail(`${where}.${key}`, 'expected an unsigned integer');
+    return n;
+  }
+
+  list(o: Json, key: string, where: string): unknown[] {
+    const v = o[key] ?? [];
+    if (!Array.isArray(v)) this.fail(`${where}.${key}`, 'expected an array');
+    return v;
+  }
+
+  strings(o: Json, key: string, where: string): string[] {
+    return this.list(o, key, where).map((v, i) => {
+      if (typeof v !== 'string') this.fail(`${where}.${key}[${i}]`, 'expected a string');
+      return v;
+    });
+  }
+}
+
+export function readManifest(outDir: string): Manifest {
+  const file = join(outDir, 'firmware.json');
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new GenError('run', `cannot read the manifest: ${(e as Error).message}`, { file });
+  }
+  const r = new Reader(file);
+  const top = r.obj(json, 'firmware.json');
+  const regions = r.list(top, 'regions', 'firmware').map((v, i) => {
+    const where = `regions[${i}]`;
+    const o = r.obj(v, where);
+    return { name: r.str(o, 'name', where), address: r.uint(o, 'address', where), size: r.uint(o, 'size', where) };
+  });
+  const images = top.images === undefined ? undefined : r.list(top, 'images', 'firmware').map((v, i) => {
+    const where = `images[${i}]`;
+    const o = r.obj(v, where);
+    return { region: r.str(o, 'region', where), file: r.str(o, 'file', where), offset: r.uint(o, 'offset', where) };
+  });
+  const tensors = r.list(top, 'tensors', 'firmware').map((v, i) => readTensor(r, v, `tensors[${i}]`));
+  const layers = r.list(top, 'layers', 'firmware').map((v, i) => {
+    const where = `layers[${i}]`;
+    const o = r.obj(v, where);
+    return {
+      id: r.uint(o, 'id', where),
+      name: r.str(o, 'name', where),
+      op: r.optStr(o, 'op', where),
+      kernel: r.optStr(o, 'kernel', where),
+      engine: r.optStr(o, 'engine', where),
+    };
+  });
+  const m: Manifest = {
+    model: r.optStr(top, 'model', 'firmware'),
+    platform: r.str(top, 'platform', 'firmware'),
+    cores: top.cores === undefined ? 0 : r.uint(top, 'cores', 'firmware'),
+    regions,
+    images,
+    tensors,
+    layers,
+    inputs: r.strings(top, 'inputs', 'firmware'),
+    outputs: r.strings(top, 'outputs', 'firmware'),
+  };
+  for (const name of [...m.inputs, ...m.outputs]) {
+    if (!m.tensors.some((t) => t.name === name)) r.fail('inputs/outputs', `no tensor named '${name}'`);
+  }
+  return m;
+}
+
+function readTensor(r: Reader, v: unknown, where: string): ManifestTensor {
+  const o = r.obj(v, where);
+  const dtype = r.str(o, 'dtype', where) as DType;
+  if (!DTYPES.includes(dtype)) r.fail(`${where}.dtype`, `unknown dtype '${dtype}'`);
+  const shape = r.list(o, 'shape', where).map((d, i) => r.uint({ d }, 'd', `${where}.shape[${i}]`));
+  const t: ManifestTensor = {
+    name: r.str(o, 'name', where),
+    role: r.str(o, 'role', where),
+    dtype,
+    shape,
+    region: r.str(o, 'region', where),
+    address: r.uint(o, 'address', where),
+    linear: o.linear === undefined ? undefined : r.uint(o, 'linear', where),
+    bytes: r.uint(o, 'bytes', where),
+  };
+  if (sizeOf(shape) * bytesOf(dtype) > t.bytes) {
+    r.fail(where, `'${t.name}' needs ${sizeOf(shape) * bytesOf(dtype)} bytes but has ${t.bytes}`);
+  }
+  return t;
+}

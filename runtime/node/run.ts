@@ -1,0 +1,218 @@
+/**
+ * Runs generated firmware in the emulator: build (cached), instantiate emulator + firmware on one memory, load the
+ * constant images and the inputs, run `_start`, read outputs, clocks and the event log (docs/firmware-abi.md).
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { GenError } from '../../generator/errors.js';
+import { formatShape, sizeOf, type NDArray } from '../../generator/ir/ndarray.js';
+import { buildFirmware, type FirmwareBuild } from './asc-build.js';
+import {
+  agentName, createEmulator, faultError, readEvents, readRegions, type EmulatorExports, type Region,
+} from './emulator.js';
+import { readManifest, type Manifest, type ManifestImage, type ManifestTensor } from './manifest.js';
+import { readTensor, writeTensor } from './tensor-io.js';
+import { wasmerHost, type WasiHost } from './wasi.js';
+
+export interface RunOptions {
+  /** Cluster cores to model (0: the chip's own count); overrides the manifest's `cores`. */
+  cores?: number;
+  wasi?: WasiHost;
+}
+
+export interface LayerTiming {
+  layer: number;
+  /** From the manifest's layer table ('' when the layer id is not in it). */
+  name: string;
+  agent: number;
+  agentName: string;
+  start: number;
+  end: number;
+  cycles: number;
+}
+
+export interface RunResult {
+  /** In the manifest's output order, with its dtype and shape. */
+  outputs: NDArray[];
+  outputNames: string[];
+  /** The master clock when `_start` returned: the network's latency in cycles. */
+  cycles: number;
+  /** Final clock and busy (compute) cycles of each cluster core; empty on a chip without a cluster. */
+  coreCycles: number[];
+  coreBusy: number[];
+  layers: LayerTiming[];
+  /** Event records the ring buffer overwrote (the oldest ones). */
+  eventsDropped: number;
+  stdout: string;
+  build: FirmwareBuild;
+  /** Wall time of instantiate + load + run, ms. */
+  runMs: number;
+}
+
+const modules = new Map<string, Promise<WebAssembly.Module>>();
+
+/** Compiled firmware, by path: cache file names are content hashes, so a path never changes meaning. */
+function firmwareModule(path: string): Promise<WebAssembly.Module> {
+  let m = modules.get(path);
+  if (!m) {
+    m = readFile(path).then((b) => WebAssembly.compile(b));
+    modules.set(path, m);
+  }
+  return m;
+}
+
+export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOptions = {}): Promise<RunResult> {
+  const manifest = readManifest(outDir);
+  const build = await buildFirmware(join(outDir, 'as'));
+  const module = await firmwareModule(build.wasmPath);
+  const t0 = performance.now();
+
+  const emu = await createEmulator(manifest.platform, opts.cores ?? manifest.cores);
+  const regions = readRegions(emu);
+  checkRegions(manifest, regions);
+  const linear = new Map(manifest.tensors.map((t) => [t.name, linearAddress(t, regions)]));
+  loadImages(outDir, manifest, emu, regions);
+  writeInputs(manifest, inputs, emu, linear);
+
+  const chip = deviceImports(module, emu);
+  const session = await (opts.wasi ?? wasmerHost).session(['firmware'], {});
+  try {
+    session.instantiate(module, { env: { memory: emu.memory }, chip });
+  } catch (e) {
+    throw new GenError('run', `the firmware does not link against the emulator: ${(e as Error).message}`);
+  }
+  let code: number;
+  try {
+    code = session.start();
+  } catch (e) {
+    throw faultError(emu, e);
+  }
+  if (code !== 0) {
+    const err = session.stderr().trim();
+    throw new GenError('run', `the firmware exited with code ${code}${err ? `: ${err}` : ''}`);
+  }
+
+  const outputs = manifest.outputs.map((name) => {
+    const t = tensorNamed(manifest, name);
+    return readTensor(emu.memory, linear.get(name)!, t.dtype, t.shape);
+  });
+  const cores = Array.from({ length: emu.core_count() }, (_, c) => c + 1);
+  const layerNames = new Map(manifest.layers.map((l) => [l.id, l.name]));
+  const { events, dropped } = readEvents(emu);
+  return {
+    outputs,
+    outputNames: [...manifest.outputs],
+    cycles: Number(emu.total_cycles()),
+    coreCycles: cores.map((a) => Number(emu.agent_cycles(a))),
+    coreBusy: cores.map((a) => Number(emu.agent_busy(a))),
+    layers: events.map((e) => ({
+      layer: e.layer,
+      name: layerNames.get(e.layer) ?? '',
+      agent: e.agent,
+      agentName: agentName(e.agent),
+      start: e.start,
+      end: e.end,
+      cycles: e.end - e.start,
+    })),
+    eventsDropped: dropped,
+    stdout: session.stdout(),
+    build,
+    runMs: performance.now() - t0,
+  };
+}
+
+/**
+ * The emulator exports the firmware imports from module "chip", as a plain object (@wasmer/wasi traps when handed
+ * the exports object itself). Missing names are reported here: wasmer's own link error does not name them.
+ */
+function deviceImports(module: WebAssembly.Module, emu: EmulatorExports): WebAssembly.ModuleImports {
+  const exports = emu as unknown as Record<string, WebAssembly.ImportValue>;
+  const chip: WebAssembly.ModuleImports = {};
+  const missing: string[] = [];
+  for (const imp of WebAssembly.Module.imports(module)) {
+    if (imp.module !== 'chip') continue;
+    if (imp.kind === 'function' && typeof exports[imp.name] === 'function') chip[imp.name] = exports[imp.name];
+    else missing.push(imp.name);
+  }
+  if (missing.length > 0) {
+    throw new GenError('run', `the firmware does not link against the emulator: no device call ${missing.join(', ')}`);
+  }
+  return chip;
+}
+
+function tensorNamed(m: Manifest, name: string): ManifestTensor {
+  const t = m.tensors.find((x) => x.name === name);
+  if (!t) throw new GenError('run', `manifest: no tensor named '${name}'`);
+  return t;
+}
+
+const hex = (n: number): string => `0x${n.toString(16).padStart(8, '0')}`;
+
+/** The manifest's regions (what the generator planned against) must be the emulator's. */
+function checkRegions(m: Manifest, regions: Region[]): void {
+  for (const r of m.regions) {
+    const e = regions.find((x) => x.name === r.name);
+    if (!e) throw new GenError('run', `manifest region '${r.name}' does not exist on the emulated ${m.platform}`);
+    if (e.chip !== r.address || e.size !== r.size) {
+      throw new GenError('run', `manifest region '${r.name}' (${hex(r.address)}, ${r.size} bytes) differs from the ` +
+        `emulator's (${hex(e.chip)}, ${e.size} bytes)`);
+    }
+  }
+}
+
+/** Linear address of a tensor from its region and chip address; it must lie inside the region. */
+function linearAddress(t: ManifestTensor, regions: Region[]): number {
+  const r = regions.find((x) => x.name === t.region);
+  if (!r) throw new GenError('run', `manifest: region '${t.region}' does not exist`, { tensor: t.name });
+  if (t.address < r.chip || t.address + t.bytes > r.chip + r.size) {
+    throw new GenError('run', `manifest: ${hex(t.address)} + ${t.bytes} bytes lies outside region ${r.name}`, {
+      tensor: t.name,
+    });
+  }
+  const linear = r.linear + (t.address - r.chip);
+  if (t.linear !== undefined && t.linear !== linear) {
+    throw new GenError('run', `manifest: linear address ${hex(t.linear)} should be ${hex(linear)}`, { tensor: t.name });
+  }
+  return linear;
+}
+
+/**
+ * Constant images into their regions: the manifest's `images` list, or without one every out/memory/<region>.bin
+ * (region name lower-case) at the start of its region. An image for a region the chip lacks, or one that does not
+ * fit, is an error.
+ */
+function loadImages(outDir: string, m: Manifest, emu: EmulatorExports, regions: Region[]): void {
+  const dir = join(outDir, 'memory');
+  const images: ManifestImage[] = m.images ?? (existsSync(dir) ? readdirSync(dir) : [])
+    .filter((f) => f.endsWith('.bin'))
+    .map((f) => {
+      const stem = f.slice(0, -'.bin'.length);
+      return { region: regions.find((r) => r.name.toLowerCase() === stem)?.name ?? stem, file: `memory/${f}`, offset: 0 };
+    });
+  for (const img of images) {
+    const file = join(outDir, img.file);
+    const r = regions.find((x) => x.name === img.region);
+    if (!r) throw new GenError('run', `memory image for region '${img.region}', which the chip does not have`, { file });
+    const bytes = readFileSync(file);
+    if (img.offset + bytes.length > r.size) {
+      throw new GenError('run', `image of ${bytes.length} bytes at offset ${img.offset} exceeds region ${r.name} ` +
+        `(${r.size} bytes)`, { file });
+    }
+    new Uint8Array(emu.memory.buffer, r.linear + img.offset, bytes.length).set(bytes);
+  }
+}
+
+function writeInputs(m: Manifest, inputs: NDArray[], emu: EmulatorExports, linear: Map<string, number>): void {
+  if (inputs.length !== m.inputs.length) {
+    throw new GenError('run', `the firmware takes ${m.inputs.length} inputs (${m.inputs.join(', ')}), got ${inputs.length}`);
+  }
+  m.inputs.forEach((name, i) => {
+    const t = tensorNamed(m, name);
+    if (sizeOf(inputs[i].shape) !== sizeOf(t.shape)) {
+      throw new GenError('run', `input of shape ${formatShape(inputs[i].shape)} for a tensor of shape ` +
+        `${formatShape(t.shape)}`, { tensor: name });
+    }
+    writeTensor(emu.memory, linear.get(name)!, t.dtype, inputs[i].data, name);
+  });
+}

@@ -1,0 +1,145 @@
+/** Fork/join and barriers through the HAL: data moves as written and clocks follow docs/firmware-abi.md. */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ndarray } from '../../generator/ir/ndarray.js';
+import { createEmulator } from '../../runtime/node/emulator.js';
+import { runFirmware } from '../../runtime/node/run.js';
+import { makeFirmware } from './fixture.js';
+
+// Cost class ids (runtime/as/cost.ts).
+const ELEMENT = 3;
+const COPY_BYTE = 5;
+const CALL = 9;
+
+const COPY = `
+import { cluster_fork, share_begin, share_end } from "./hal/cluster";
+import { chip_to_linear } from "./hal/memory";
+import * as chip from "./hal/chip";
+import { CALL, COPY_BYTE } from "./hal/cost";
+
+@unmanaged class CopyArgs { src: usize = 0; dst: usize = 0; n: i32 = 0; }
+
+function copyShare(p: usize): void {
+  const a = changetype<CopyArgs>(p);
+  const b = share_begin(a.n);
+  const e = share_end(a.n);
+  chip.compute(CALL, 1);
+  memory.copy(a.dst + <usize>b, a.src + <usize>b, <usize>(e - b));
+  chip.compute(COPY_BYTE, e - b);
+}
+
+const args = new CopyArgs();
+args.src = chip_to_linear(0x1C00_0000);
+args.dst = chip_to_linear(0x1C00_1000);
+args.n = 64;
+chip.layer_begin(0);
+chip.check(args.src, args.n, 0);
+chip.check(args.dst, args.n, 1);
+cluster_fork(copyShare, changetype<usize>(args));
+chip.layer_end(0);
+`;
+
+function copyFixture(platform: string, cores?: number): string {
+  const base = platform === 'generic' ? 0 : 0x1c00_0000;
+  const region = platform === 'generic' ? 'RAM' : 'L2';
+  const network = platform === 'generic' ? COPY.replace('0x1C00_0000', '0x0').replace('0x1C00_1000', '0x1000') : COPY;
+  return makeFirmware({
+    platform,
+    cores,
+    network,
+    layers: [{ id: 0, name: 'copy' }],
+    tensors: [
+      { name: 'x', role: 'input', dtype: 'int8', shape: [64], region, address: base, bytes: 64 },
+      { name: 'y', role: 'output', dtype: 'int8', shape: [64], region, address: base + 0x1000, bytes: 64 },
+    ],
+  });
+}
+
+const x = ndarray('int8', [64], Array.from({ length: 64 }, (_, i) => i - 32));
+
+test('a cluster fork copies the input to the output, each core one share', async () => {
+  const out = copyFixture('siracusa');
+  const r = await runFirmware(out, [x]);
+  assert.equal([...r.outputs[0].data], [...x.data]);
+  assert.equal(r.outputs[0].dtype, 'int8');
+  assert.equal(r.outputs[0].shape, [64]);
+  assert.equal(r.outputNames, ['y']);
+
+  // 8 cores, 8 bytes each: every core pays fork + CALL + 8 COPY_BYTE; the master then join.
+  const emu = await createEmulator('siracusa');
+  const core = emu.fork_cycles() + emu.cost_cycles(CALL) + 8 * emu.cost_cycles(COPY_BYTE);
+  assert.equal(r.coreCycles, new Array(8).fill(core));
+  assert.equal(r.cycles, core + emu.join_cycles());
+  assert.equal(r.layers.length, 1);
+  assert.equal(r.layers[0], { layer: 0, name: 'copy', agent: 0, agentName: 'master', start: 0, end: r.cycles, cycles: r.cycles });
+});
+
+test('fewer cores from the manifest: shares grow, the team shrinks', async () => {
+  const r = await runFirmware(copyFixture('siracusa', 2), [x]);
+  assert.equal([...r.outputs[0].data], [...x.data]);
+  const emu = await createEmulator('siracusa', 2);
+  const core = emu.fork_cycles() + emu.cost_cycles(CALL) + 32 * emu.cost_cycles(COPY_BYTE);
+  assert.equal(r.coreCycles, [core, core]);
+  assert.equal(r.cycles, core + emu.join_cycles());
+});
+
+test('on generic the master runs the whole team share itself, with no fork overhead', async () => {
+  const r = await runFirmware(copyFixture('generic'), [x]);
+  assert.equal([...r.outputs[0].data], [...x.data]);
+  const emu = await createEmulator('generic');
+  assert.equal(r.coreCycles, []);
+  assert.equal(r.cycles, emu.cost_cycles(CALL) + 64 * emu.cost_cycles(COPY_BYTE));
+});
+
+// Phase 1: core c adds 1 to its share of x into y and spends (c+1)*100 ELEMENT units; barrier; phase 2: each core
+// writes its share of z reversed from y (reading other cores' phase-1 results) and spends (8-c)*10 units.
+const PHASES = `
+import { cluster_begin, cluster_run, cluster_barrier, cluster_end, core_id, num_cores, share_begin, share_end } from "./hal/cluster";
+import { region_base } from "./hal/memory";
+import * as chip from "./hal/chip";
+import { ELEMENT } from "./hal/cost";
+
+const L2 = region_base(1);
+const X = L2, Y = L2 + 0x100, Z = L2 + 0x200, N: i32 = 64;
+
+function addOne(_: usize): void {
+  for (let i = share_begin(N); i < share_end(N); i++) store<i8>(Y + <usize>i, load<i8>(X + <usize>i) + 1);
+  chip.compute(ELEMENT, (core_id() + 1) * 100);
+}
+
+function reverse(_: usize): void {
+  for (let i = share_begin(N); i < share_end(N); i++) store<i8>(Z + <usize>i, load<i8>(Y + <usize>(N - 1 - i)));
+  chip.compute(ELEMENT, (num_cores() - core_id()) * 10);
+}
+
+chip.layer_begin(7);
+cluster_begin();
+cluster_run(addOne, 0);
+cluster_barrier();
+cluster_run(reverse, 0);
+cluster_end();
+chip.layer_end(7);
+`;
+
+test('barrier: phase 2 starts for every core at the slowest phase-1 core plus the barrier cost', async () => {
+  const out = makeFirmware({
+    platform: 'siracusa',
+    network: PHASES,
+    tensors: [
+      { name: 'x', role: 'input', dtype: 'int8', shape: [64], region: 'L2', address: 0x1c00_0000, bytes: 64 },
+      { name: 'z', role: 'output', dtype: 'int8', shape: [64], region: 'L2', address: 0x1c00_0200, bytes: 64 },
+    ],
+  });
+  const r = await runFirmware(out, [x]);
+  assert.equal([...r.outputs[0].data], [...x.data].reverse().map((v) => v + 1));
+
+  const emu = await createEmulator('siracusa');
+  const el = emu.cost_cycles(ELEMENT);
+  const afterBarrier = emu.fork_cycles() + 8 * 100 * el + emu.barrier_cycles();
+  assert.equal(r.coreCycles, Array.from({ length: 8 }, (_, c) => afterBarrier + (8 - c) * 10 * el));
+  assert.equal(r.cycles, afterBarrier + 8 * 10 * el + emu.join_cycles());
+  assert.equal(r.coreBusy, Array.from({ length: 8 }, (_, c) => ((c + 1) * 100 + (8 - c) * 10) * el));
+  assert.equal(r.layers.map((l) => [l.layer, l.start, l.end]), [[7, 0, r.cycles]]);
+});
+
+test.run();

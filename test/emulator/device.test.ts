@@ -1,0 +1,116 @@
+/** Clock and event semantics of the device API, driven directly from JS (no firmware needed). */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createEmulator, readEvents, readFault, type EmulatorExports } from '../../runtime/node/emulator.js';
+
+const ELEMENT = 3;
+const MAC_CONV = 0;
+const cycles = (v: bigint): number => Number(v);
+
+function faultOf(emu: EmulatorExports, call: () => void): string {
+  assert.throws(call);
+  return readFault(emu) ?? '';
+}
+
+test('fork/join: the master waits for the slowest core, plus fork and join overheads', async () => {
+  const emu = await createEmulator('siracusa');
+  emu.compute(ELEMENT, 10); // master work before the fork
+  const before = cycles(emu.total_cycles());
+  assert.is(emu.fork(0), 8);
+  for (let c = 0; c < 8; c++) {
+    emu.enter(c);
+    emu.compute(ELEMENT, 100 * (c === 5 ? 3 : 1));
+  }
+  emu.join();
+  const el = emu.cost_cycles(ELEMENT);
+  assert.is(before, 10 * el);
+  assert.is(cycles(emu.total_cycles()), before + emu.fork_cycles() + 300 * el + emu.join_cycles());
+  assert.is(cycles(emu.agent_cycles(1)), before + emu.fork_cycles() + 100 * el);
+  assert.is(cycles(emu.agent_cycles(6)), before + emu.fork_cycles() + 300 * el);
+  assert.is(cycles(emu.agent_busy(6)), 300 * el);
+});
+
+test('fractional costs accumulate exactly: 32 conv MACs cost 14 cycles, not 32 roundings', async () => {
+  const emu = await createEmulator('siracusa');
+  assert.is(emu.cost_cycles(MAC_CONV), 14 / 32);
+  for (let i = 0; i < 32; i++) emu.compute(MAC_CONV, 1);
+  assert.is(cycles(emu.total_cycles()), 14);
+});
+
+test('a team smaller than the cluster leaves the other cores idle', async () => {
+  const emu = await createEmulator('siracusa');
+  assert.is(emu.fork(2), 2);
+  emu.enter(1);
+  emu.compute(ELEMENT, 1);
+  assert.match(faultOf(emu, () => emu.enter(2)), /^enter: core 2 is not in the team of 2/);
+  emu.join();
+  assert.is(cycles(emu.agent_cycles(3)), 0);
+});
+
+test('misuse of fork, barrier, join and markers is a fault with a reason', async () => {
+  const emu = await createEmulator('siracusa');
+  assert.match(faultOf(emu, () => emu.join()), /join without a fork/);
+  assert.match(faultOf(emu, () => emu.barrier()), /barrier outside a fork/);
+  assert.match(faultOf(emu, () => emu.enter(0)), /enter outside a fork/);
+  emu.fork(0);
+  assert.match(faultOf(emu, () => emu.fork(0)), /nested fork/);
+  assert.match(faultOf(emu, () => emu.layer_begin(1)), /no agent runs this/);
+  emu.enter(0);
+  emu.barrier();
+  assert.match(faultOf(emu, () => emu.compute(ELEMENT, 1)), /call enter\(core\) after fork\(\) or barrier\(\)/);
+  emu.enter(0);
+  assert.match(faultOf(emu, () => emu.compute(42, 1)), /unknown cost class 42/);
+  assert.match(faultOf(emu, () => emu.compute(ELEMENT, -1)), /negative units -1/);
+  emu.layer_begin(4);
+  assert.match(faultOf(emu, () => emu.layer_begin(5)), /layer 4 is still open on agent 1/);
+  assert.match(faultOf(emu, () => emu.layer_end(5)), /agent 1 has not begun that layer/);
+});
+
+test('layer events per agent, oldest first', async () => {
+  const emu = await createEmulator('siracusa');
+  emu.layer_begin(0);
+  emu.fork(2);
+  emu.enter(0);
+  emu.layer_begin(0);
+  emu.compute(ELEMENT, 5);
+  emu.layer_end(0);
+  emu.join();
+  emu.layer_end(0);
+  const el = emu.cost_cycles(ELEMENT);
+  const f = emu.fork_cycles();
+  assert.equal(readEvents(emu), {
+    dropped: 0,
+    events: [
+      { kind: 'layer', agent: 1, layer: 0, start: f, end: f + 5 * el },
+      { kind: 'layer', agent: 0, layer: 0, start: 0, end: f + 5 * el + emu.join_cycles() },
+    ],
+  });
+});
+
+test('the event ring keeps the newest records and counts the overwritten ones', async () => {
+  const emu = await createEmulator('generic');
+  const n = emu.events_capacity() + 3;
+  for (let i = 0; i < n; i++) {
+    emu.layer_begin(i);
+    emu.layer_end(i);
+  }
+  const { events, dropped } = readEvents(emu);
+  assert.is(dropped, 3);
+  assert.is(events.length, emu.events_capacity());
+  assert.is(events[0].layer, 3);
+  assert.is(events[events.length - 1].layer, n - 1);
+});
+
+test('generic: the team is the master itself, at no cost', async () => {
+  const emu = await createEmulator('generic');
+  assert.is(emu.fork(0), 1);
+  emu.enter(0);
+  emu.compute(ELEMENT, 4);
+  emu.barrier();
+  emu.enter(0);
+  emu.compute(ELEMENT, 4);
+  emu.join();
+  assert.is(cycles(emu.total_cycles()), 8 * emu.cost_cycles(ELEMENT));
+});
+
+test.run();
