@@ -1,0 +1,24 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { PLATFORMS } from '../../generator/platforms/index.js';
+import { createEmulator, PLATFORM_IDS, readRegions } from '../../runtime/node/emulator.js';
+
+/*
+ * The generator's platform descriptions and the emulator's chip models are written in two languages; this keeps
+ * them from drifting: same memories in the same order (the firmware indexes regions by position), same chip
+ * addresses and sizes, same emulator id, same core count.
+ */
+for (const p of Object.values(PLATFORMS)) {
+  test(`${p.name}: the emulator models the memories the generator plans for`, async () => {
+    assert.is(PLATFORM_IDS[p.name], p.emulatorId);
+    const emu = await createEmulator(p.name);
+    const regions = readRegions(emu);
+    assert.equal(
+      regions.map((r) => ({ name: r.name, chip: r.chip, size: r.size })),
+      p.memories.map((m) => ({ name: m.name, chip: m.chipBase, size: m.size })),
+    );
+    assert.ok(p.home.offset + p.home.size <= p.memories.find((m) => m.name === p.home.memory)!.size, 'the arena lies inside its memory');
+  });
+}
+
+test.run();
