@@ -63,6 +63,8 @@ export function emitFirmware({ graph, layers, plan, platform }: EmitInput): Emit
       fn,
       kernel: kernel.name,
       macs: view.macs,
+      reads: [...new Set(view.args.filter((a) => !a.write).map((a) => a.tensor))],
+      writes: [...new Set(view.args.filter((a) => a.write).map((a) => a.tensor))],
       closure,
       args: args.map((a) => {
         const p = plan.placements.get(a.tensor);

@@ -31,7 +31,22 @@ export interface Manifest {
   inputs: string[];
   outputs: string[];
   tensors: ManifestTensor[];
-  layers: { id: number; name: string; op: string; nodes: string[]; kernel: string; engine: string; macs: number }[];
+  /** Peak int8 MACs per cycle of one core of the kernel engine (the profile's utilisation is measured against it). */
+  peakMacsPerCoreCycle: number;
+  layers: ManifestLayer[];
+}
+
+export interface ManifestLayer {
+  id: number;
+  name: string;
+  op: string;
+  nodes: string[];
+  kernel: string;
+  engine: string;
+  macs: number;
+  /** Tensors the layer's kernel reads and writes (each once, in argument order); empty for an alias. */
+  reads: string[];
+  writes: string[];
 }
 
 export function buildManifest(a: {
@@ -39,7 +54,7 @@ export function buildManifest(a: {
   layers: Layer[];
   plan: MemoryPlan;
   platform: Platform;
-  kernels: { id: number; kernel: string; macs: number }[];
+  kernels: { id: number; kernel: string; macs: number; reads: string[]; writes: string[] }[];
   symbolOf: (t: string) => string;
   version: string;
 }): Manifest {
@@ -58,6 +73,7 @@ export function buildManifest(a: {
     generator: `firmgen ${a.version}`,
     clockHz: platform.clockHz,
     cores: platform.cores,
+    peakMacsPerCoreCycle: platform.peakMacsPerCoreCycle,
     regions: platform.memories.map((m) => ({ name: m.name, address: m.chipBase, size: m.size })),
     memory: { region: plan.region, arenaOffset: plan.arenaOffset, arenaSize: plan.arenaSize, used: plan.used, lowerBound: plan.lowerBound },
     images: [{ region: plan.region, file: `memory/${plan.region.toLowerCase()}.bin`, offset: 0 }],
@@ -85,6 +101,8 @@ export function buildManifest(a: {
       kernel: l.kernel === 'alias' ? 'alias' : l.kernel.name,
       engine: l.kernel === 'alias' ? 'none' : 'cores',
       macs: byId.get(l.id)?.macs ?? 0,
+      reads: byId.get(l.id)?.reads ?? [],
+      writes: byId.get(l.id)?.writes ?? [],
     })),
   };
 }

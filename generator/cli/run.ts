@@ -7,6 +7,9 @@ import { compareOutputs } from '../../runtime/node/compare.js';
 import { readManifest } from '../../runtime/node/manifest.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import { runHostC } from '../../runtime/node/host-c.js';
+import { buildProfile } from '../../runtime/node/profile.js';
+import { formatProfile } from '../../runtime/node/profile-table.js';
+import { join } from 'node:path';
 
 interface RunFlags {
   inputs: string;
@@ -41,6 +44,10 @@ export function runCommand(program: Command): void {
       } else if (o.on === 'emulator') {
         const r = await runFirmware(dir, inputs);
         outputs = r.outputs;
+        const profile = buildProfile(manifest, r);
+        // The profile lands beside the firmware it measures; `Cycles:` stays the line scripts grep for.
+        writeFileSync(join(dir, 'profile.json'), `${JSON.stringify(profile, null, 2)}\n`);
+        console.log(formatProfile(profile));
         console.log(`Cycles: ${r.cycles}`);
       } else {
         throw new GenError('input', `--on ${o.on}: expected emulator or host`);

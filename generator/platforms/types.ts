@@ -22,6 +22,8 @@ export interface Platform {
   clockHz: number;
   /** Cores that run kernels; 1 on a single-core target. */
   cores: number;
+  /** Peak int8 MACs one kernel core completes per cycle: the utilisation figure of the profile divides by it. */
+  peakMacsPerCoreCycle: number;
   /** How a kernel closure is started: called in place, or forked onto the cluster cores. */
   launch: 'call' | 'cluster-fork';
   memories: MemoryLevel[];

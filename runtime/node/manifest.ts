@@ -26,6 +26,8 @@ export interface ManifestTensor {
   /** Linear address, if the generator wrote it; the runtime recomputes it from the region table and compares. */
   linear?: number;
   bytes: number;
+  /** Buffer symbol in the generated code; aliases of one buffer share it. */
+  symbol?: string;
 }
 
 /** A constant image: `file` (relative to out/) copied to `offset` bytes into `region`. */
@@ -41,6 +43,11 @@ export interface ManifestLayer {
   op?: string;
   kernel?: string;
   engine?: string;
+  /** Multiply-accumulates of the layer (0 or absent: none). */
+  macs?: number;
+  /** Tensors the layer reads and writes (absent in older manifests). */
+  reads?: string[];
+  writes?: string[];
 }
 
 export interface Manifest {
@@ -48,6 +55,10 @@ export interface Manifest {
   platform: string;
   /** Cluster cores to model; 0 or absent: the chip's own count. */
   cores: number;
+  /** Platform clock, for microseconds in profiles (absent: cycles only). */
+  clockHz?: number;
+  /** Peak MACs per cycle of one kernel core, for utilisation (absent: not reported). */
+  peakMacsPerCoreCycle?: number;
   regions: ManifestRegion[];
   /** Absent: every out/memory/<region lower-case>.bin at offset 0 of its region. */
   images?: ManifestImage[];
@@ -135,12 +146,17 @@ export function readManifest(outDir: string): Manifest {
       op: r.optStr(o, 'op', where),
       kernel: r.optStr(o, 'kernel', where),
       engine: r.optStr(o, 'engine', where),
+      macs: o.macs === undefined ? undefined : r.uint(o, 'macs', where),
+      reads: o.reads === undefined ? undefined : r.strings(o, 'reads', where),
+      writes: o.writes === undefined ? undefined : r.strings(o, 'writes', where),
     };
   });
   const m: Manifest = {
     model: r.optStr(top, 'model', 'firmware'),
     platform: r.str(top, 'platform', 'firmware'),
     cores: top.cores === undefined ? 0 : r.uint(top, 'cores', 'firmware'),
+    clockHz: top.clockHz === undefined ? undefined : r.uint(top, 'clockHz', 'firmware'),
+    peakMacsPerCoreCycle: top.peakMacsPerCoreCycle === undefined ? undefined : r.uint(top, 'peakMacsPerCoreCycle', 'firmware'),
     regions,
     images,
     tensors,
@@ -151,6 +167,11 @@ export function readManifest(outDir: string): Manifest {
   for (const name of [...m.inputs, ...m.outputs]) {
     if (!m.tensors.some((t) => t.name === name)) r.fail('inputs/outputs', `no tensor named '${name}'`);
   }
+  m.layers.forEach((l, i) => {
+    for (const name of [...(l.reads ?? []), ...(l.writes ?? [])]) {
+      if (!m.tensors.some((t) => t.name === name)) r.fail(`layers[${i}]`, `reads or writes '${name}', which is no tensor`);
+    }
+  });
   return m;
 }
 
@@ -168,6 +189,7 @@ function readTensor(r: Reader, v: unknown, where: string): ManifestTensor {
     address: r.uint(o, 'address', where),
     linear: o.linear === undefined ? undefined : r.uint(o, 'linear', where),
     bytes: r.uint(o, 'bytes', where),
+    symbol: r.optStr(o, 'symbol', where),
   };
   if (sizeOf(shape) * bytesOf(dtype) > t.bytes) {
     r.fail(where, `'${t.name}' needs ${sizeOf(shape) * bytesOf(dtype)} bytes but has ${t.bytes}`);

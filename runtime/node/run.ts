@@ -38,6 +38,8 @@ export interface RunResult {
   outputNames: string[];
   /** The master clock when `_start` returned: the network's latency in cycles. */
   cycles: number;
+  /** Cycles the master spent in compute() itself (not waiting for the cluster). */
+  masterBusy: number;
   /** Final clock and busy (compute) cycles of each cluster core; empty on a chip without a cluster. */
   coreCycles: number[];
   coreBusy: number[];
@@ -104,6 +106,7 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
     outputs,
     outputNames: [...manifest.outputs],
     cycles: Number(emu.total_cycles()),
+    masterBusy: Number(emu.agent_busy(0)),
     coreCycles: cores.map((a) => Number(emu.agent_cycles(a))),
     coreBusy: cores.map((a) => Number(emu.agent_busy(a))),
     layers: events.map((e) => ({

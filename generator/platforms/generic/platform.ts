@@ -11,6 +11,8 @@ export const generic: Platform = {
   emulatorId: 0,
   clockHz: 100_000_000,
   cores: 1,
+  // A scalar core without SIMD: at best one multiply-accumulate per cycle (docs/timing.md, generic core).
+  peakMacsPerCoreCycle: 1,
   launch: 'call',
   memories: [{ name: 'RAM', chipBase: 0x0000_0000, size: 16 * 1024 * 1024 }],
   home: { memory: 'RAM', offset: 0, size: 16 * 1024 * 1024 },

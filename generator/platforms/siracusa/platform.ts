@@ -17,6 +17,8 @@ export const siracusa: Platform = {
   emulatorId: 1,
   clockHz: 360_000_000,
   cores: 8,
+  // HARDWARE.md "int8 kernel throughput": SIMD peak 4 MAC/cycle/core (one pv.sdotsp.b per cycle).
+  peakMacsPerCoreCycle: 4,
   launch: 'cluster-fork',
   memories: [
     { name: 'L1', chipBase: 0x1000_0000, size: 256 * KiB, bytesPerCycle: 8 },

@@ -1,0 +1,57 @@
+/** The profile as a plain-text table for the terminal (`gen run`): one row per layer, then setup, teardown, total. */
+import type { Profile, Span, Traffic } from './profile.js';
+
+const NAME_WIDTH = 28;
+
+export function memoryLevels(p: Profile): string[] {
+  return Object.keys(p.total.memory);
+}
+
+export function pct(x: number | null): string {
+  return x === null ? '-' : `${(x * 100).toFixed(1)}%`;
+}
+
+export function fmtUs(us: number): string {
+  return us >= 100 ? us.toFixed(1) : us >= 1 ? us.toFixed(2) : us.toFixed(3);
+}
+
+function clip(s: string, n: number): string {
+  return s.length <= n ? s : `${s.slice(0, n - 1)}~`;
+}
+
+export function formatProfile(p: Profile): string {
+  const levels = memoryLevels(p);
+  const head = ['id', 'layer', 'kernel', 'engine', 'MACs', ...levels.flatMap((l) => [`${l} read`, `${l} write`]),
+    'cycles', 'us', 'share', 'util'];
+  const bytes = (m: Record<string, Traffic>): string[] =>
+    levels.flatMap((l) => [String(m[l]?.read ?? 0), String(m[l]?.written ?? 0)]);
+  const rows: string[][] = p.layers.map((l) => [
+    String(l.layer), clip(l.name, NAME_WIDTH), l.kernel, l.engine, String(l.macs), ...bytes(l.memory),
+    String(l.cycles), fmtUs(l.us), pct(l.share), pct(l.utilisation),
+  ]);
+  const blank = levels.flatMap(() => ['', '']);
+  const extra = (name: string, s: Span): string[] =>
+    ['', name, '', '', '', ...blank, String(s.cycles), fmtUs(s.us), pct(s.share), ''];
+  rows.push(extra('(setup)', p.setup));
+  if (p.between.cycles !== 0) rows.push(extra('(between layers)', p.between));
+  rows.push(extra('(teardown)', p.teardown));
+  rows.push(['', 'total', '', '', String(p.total.macs), ...bytes(p.total.memory), String(p.total.cycles),
+    fmtUs(p.total.us), '100.0%', pct(p.total.utilisation)]);
+  const width = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
+  // Text columns (layer, kernel, engine) left-aligned, numbers right-aligned.
+  const left = new Set([1, 2, 3]);
+  const line = (r: string[]): string =>
+    r.map((v, c) => (left.has(c) ? v.padEnd(width[c]) : v.padStart(width[c]))).join('  ').trimEnd();
+  const rule = '-'.repeat(line(head).length);
+  const mhz = p.clockHz > 0 ? `${p.clockHz / 1e6} MHz` : 'no clock given';
+  const peak = p.peakMacsPerCycle > 0 ? `, utilisation against ${p.peakMacsPerCycle} MAC/cycle peak` : '';
+  return [
+    `Profile of ${p.model || 'the model'} on ${p.platform} (${p.cores > 0 ? `${p.cores} cluster cores` : '1 core'}, ${mhz}${peak})`,
+    `cycles from the ${p.cyclesFrom}`,
+    line(head),
+    rule,
+    ...rows.slice(0, p.layers.length).map(line),
+    rule,
+    ...rows.slice(p.layers.length).map(line),
+  ].join('\n');
+}

@@ -1,0 +1,160 @@
+/**
+ * The per-layer profile of one emulated run: where the cycles went, what each layer computed and moved, and how
+ * close it came to its engine's peak. Built from the manifest (layers, MACs, tensors) and the run's layer events;
+ * written to <out>/profile.json and printed by `gen run` (profile-table.ts).
+ *
+ * Accounting: layer cycles are the master's layer_begin..layer_end spans (the makespan of the forked kernel,
+ * fork and join included). Everything else on the master clock is setup (before the first layer), between (gaps
+ * between layers) or teardown (after the last), so the rows always add up to the total exactly.
+ */
+import type { Manifest, ManifestTensor } from './manifest.js';
+import type { RunResult } from './run.js';
+
+/** Where every cycle figure comes from: the emulator's cost model, not a measurement on silicon. */
+export const CYCLE_SOURCE = 'firmgen emulator cost model (docs/timing.md; parameters from HARDWARE.md)';
+
+export interface Traffic {
+  read: number;
+  written: number;
+}
+
+export interface ProfileLayer {
+  layer: number;
+  name: string;
+  op: string;
+  kernel: string;
+  /** Who runs it: `cluster` (the forked cores), `core` (a single-core target), `none` (an alias, no code). */
+  engine: string;
+  macs: number;
+  /** Bytes the layer reads from and writes to its buffers, per memory level (region name). */
+  memory: Record<string, Traffic>;
+  start: number;
+  end: number;
+  cycles: number;
+  us: number;
+  /** Fraction of the total cycles. */
+  share: number;
+  /** MACs / (cycles x engine peak MACs per cycle); null for a layer without MACs. */
+  utilisation: number | null;
+}
+
+export interface Span {
+  cycles: number;
+  us: number;
+  share: number;
+}
+
+export interface Profile {
+  model: string;
+  platform: string;
+  clockHz: number;
+  cyclesFrom: string;
+  /** Cluster cores in use (0: the master runs kernels itself). */
+  cores: number;
+  /** Peak MACs per cycle of the kernel engine: cores x per-core peak (HARDWARE.md). */
+  peakMacsPerCycle: number;
+  layers: ProfileLayer[];
+  setup: Span;
+  between: Span;
+  teardown: Span;
+  total: { cycles: number; us: number; macs: number; memory: Record<string, Traffic>; utilisation: number | null };
+  agents: { agent: number; name: string; cycles: number; busy: number }[];
+}
+
+export function buildProfile(m: Manifest, r: RunResult): Profile {
+  const clockHz = m.clockHz ?? 0;
+  const us = (cycles: number): number => (clockHz > 0 ? (cycles * 1e6) / clockHz : 0);
+  const total = r.cycles;
+  const share = (cycles: number): number => (total > 0 ? cycles / total : 0);
+  const span = (cycles: number): Span => ({ cycles, us: us(cycles), share: share(cycles) });
+  const cores = r.coreCycles.length;
+  const peak = (m.peakMacsPerCoreCycle ?? 0) * Math.max(1, cores);
+  const util = (macs: number, cycles: number): number | null =>
+    macs > 0 && cycles > 0 && peak > 0 ? macs / (cycles * peak) : null;
+  const tensors = new Map(m.tensors.map((t) => [t.name, t]));
+
+  // Master spans per layer id; a layer marked more than once (never by generated code) adds up its spans.
+  const spans = new Map<number, { start: number; end: number; cycles: number }>();
+  for (const e of r.layers.filter((x) => x.agent === 0)) {
+    const s = spans.get(e.layer);
+    if (s) {
+      s.start = Math.min(s.start, e.start);
+      s.end = Math.max(s.end, e.end);
+      s.cycles += e.cycles;
+    } else {
+      spans.set(e.layer, { start: e.start, end: e.end, cycles: e.cycles });
+    }
+  }
+  const layers: ProfileLayer[] = m.layers.map((l) => {
+    const s = spans.get(l.id);
+    const cycles = s?.cycles ?? 0;
+    const macs = l.macs ?? 0;
+    return {
+      layer: l.id,
+      name: l.name,
+      op: l.op ?? '',
+      kernel: l.kernel ?? '',
+      engine: engineName(l.engine, cores),
+      macs,
+      memory: traffic(l.reads ?? [], l.writes ?? [], tensors),
+      start: s?.start ?? 0,
+      end: s?.end ?? 0,
+      cycles,
+      us: us(cycles),
+      share: share(cycles),
+      utilisation: util(macs, cycles),
+    };
+  });
+
+  const timed = [...spans.values()].sort((a, b) => a.start - b.start);
+  const inLayers = timed.reduce((n, s) => n + s.cycles, 0);
+  const setup = timed.length > 0 ? timed[0].start : total;
+  const teardown = timed.length > 0 ? total - Math.max(...timed.map((s) => s.end)) : 0;
+  const between = total - inLayers - setup - teardown;
+  const macs = layers.reduce((n, l) => n + l.macs, 0);
+  const memory: Record<string, Traffic> = {};
+  for (const l of layers) {
+    for (const [region, t] of Object.entries(l.memory)) {
+      const sum = (memory[region] ??= { read: 0, written: 0 });
+      sum.read += t.read;
+      sum.written += t.written;
+    }
+  }
+  return {
+    model: m.model ?? '',
+    platform: m.platform,
+    clockHz,
+    cyclesFrom: CYCLE_SOURCE,
+    cores,
+    peakMacsPerCycle: peak,
+    layers,
+    setup: span(setup),
+    between: span(between),
+    teardown: span(teardown),
+    total: { cycles: total, us: us(total), macs, memory, utilisation: util(macs, total) },
+    agents: [
+      { agent: 0, name: 'master', cycles: total, busy: r.masterBusy },
+      ...r.coreCycles.map((c, i) => ({ agent: i + 1, name: `core${i}`, cycles: c, busy: r.coreBusy[i] })),
+    ],
+  };
+}
+
+function engineName(engine: string | undefined, cores: number): string {
+  if (engine === 'cores') return cores > 0 ? 'cluster' : 'core';
+  return engine ?? 'none';
+}
+
+/** Bytes of each buffer a layer touches, once per tensor, summed per region. */
+function traffic(reads: string[], writes: string[], tensors: Map<string, ManifestTensor>): Record<string, Traffic> {
+  const out: Record<string, Traffic> = {};
+  const add = (names: string[], key: keyof Traffic): void => {
+    for (const n of names) {
+      const t = tensors.get(n);
+      if (!t) continue;
+      (out[t.region] ??= { read: 0, written: 0 })[key] += t.bytes;
+    }
+  };
+  add(reads, 'read');
+  add(writes, 'written');
+  return out;
+}

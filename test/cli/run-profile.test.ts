@@ -1,0 +1,38 @@
+/** `gen run` on the emulator prints the per-layer profile and writes <dir>/profile.json. */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { gen } from '../helpers/cli.js';
+import { DEEPLOY } from '../helpers/deeploy.js';
+
+const work = mkdtempSync(join(tmpdir(), 'firmgen-run-profile-'));
+const folder = join(DEEPLOY, 'Models', 'miniMobileNetv2');
+const out = join(work, 'fw');
+
+test('generate', () => {
+  const r = gen('firmware', '--platform', 'siracusa', join(folder, 'network.onnx'), '-o', out);
+  assert.is(r.code, 0, r.stderr);
+});
+
+test('gen run prints the table and writes profile.json', () => {
+  const r = gen('run', out, '--inputs', join(folder, 'inputs.npz'), '--expect', join(folder, 'outputs.npz'));
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.stderr, '', 'nothing on stderr when it is not a terminal');
+  assert.match(r.stdout, /^id\s+layer\s+kernel\s+engine\s+MACs\s+L2 read\s+L2 write\s+cycles\s+us\s+share\s+util$/m);
+  assert.match(r.stdout, /^\s+\(setup\)/m);
+  assert.match(r.stdout, /^\s+\(teardown\)/m);
+  assert.match(r.stdout, /^Errors: 0 out of 10$/m);
+  const cycles = Number(/^Cycles: (\d+)$/m.exec(r.stdout)?.[1]);
+  const p = JSON.parse(readFileSync(join(out, 'profile.json'), 'utf8')) as {
+    total: { cycles: number }; layers: { name: string }[]; clockHz: number; cyclesFrom: string;
+  };
+  assert.is(p.total.cycles, cycles);
+  assert.is(p.clockHz, 360_000_000);
+  assert.match(p.cyclesFrom, /docs\/timing\.md/);
+  for (const l of p.layers) assert.match(r.stdout, l.name);
+});
+
+test.after(() => rmSync(work, { recursive: true, force: true }));
+test.run();
