@@ -2,7 +2,14 @@ import { convKernel } from '../kernels/conv.js';
 import { elementwiseKernel } from '../kernels/elementwise.js';
 import { gemmKernel } from '../kernels/gemm.js';
 import { copyKernel } from '../kernels/movement.js';
+import { iLayerNormKernel, iRMSNormKernel } from '../kernels/norm.js';
+import { maxPoolKernel } from '../kernels/pool.js';
+import { reduceKernel } from '../kernels/reduce.js';
+import { iSoftmaxKernel, itaMaxKernel, itaPartialMaxKernel } from '../kernels/softmax.js';
 import type { KernelDef } from '../kernels/types.js';
 
 /** The kernels every core-based target (generic, the Siracusa cluster) runs; platforms list them in preference order. */
-export const CORE_KERNELS: KernelDef[] = [convKernel, gemmKernel, elementwiseKernel, copyKernel];
+export const CORE_KERNELS: KernelDef[] = [
+  convKernel, gemmKernel, elementwiseKernel, copyKernel, maxPoolKernel, reduceKernel,
+  iSoftmaxKernel, itaMaxKernel, itaPartialMaxKernel, iRMSNormKernel, iLayerNormKernel,
+];

@@ -1,0 +1,79 @@
+import { GenError } from '../errors.js';
+import { attrInts } from '../ir/attrs.js';
+import { rangeOf, type IntType } from '../ir/dtype.js';
+import { tensorOf } from '../ir/graph.js';
+import { typeNames } from './common.js';
+import type { KernelDef } from './types.js';
+import { rowAccepts, siteOf } from './words.js';
+
+/** Whether every output position along one axis sees at least one input element (else its max is undefined). */
+function everyWindowInside(out: number, inp: number, k: number, s: number, p: number, d: number): boolean {
+  for (let o = 0; o < out; o++) {
+    let seen = false;
+    for (let j = 0; j < k && !seen; j++) {
+      const i = o * s - p + j * d;
+      seen = i >= 0 && i < inp;
+    }
+    if (!seen) return false;
+  }
+  return true;
+}
+
+/**
+ * MaxPool, 1-D (as 2-D with H = 1) and 2-D, with pads, strides, dilations and ceil_mode (the output shape comes
+ * from inference). Padding never wins: only positions inside the input are compared, which also covers windows
+ * that ceil_mode lets run past the padded extent. The work unit is one output row of one (n, c) plane.
+ */
+export const maxPoolKernel: KernelDef = {
+  name: 'maxpool',
+  template: 'maxpool',
+  engine: 'cores',
+  accepts(node, g) {
+    const why = rowAccepts(node, g, ['MaxPool'], 'a MaxPool', [node.inputs[0], node.outputs[0]]);
+    if (why) return why;
+    const rank = tensorOf(g, node.inputs[0]).shape.length;
+    if (rank !== 3 && rank !== 4) return 'only 1-D and 2-D pooling';
+    if (node.outputs.length > 1 && node.outputs[1]) return 'the Indices output is not supported';
+    const autoPad = node.attrs.auto_pad;
+    if (autoPad?.kind === 'string' && autoPad.value !== 'NOTSET') return `auto_pad ${autoPad.value} is not supported (give pads)`;
+    return null;
+  },
+  view({ node, graph }) {
+    const site = siteOf(node);
+    const x = tensorOf(graph, node.inputs[0]);
+    const y = tensorOf(graph, node.outputs[0]);
+    const is1d = x.shape.length === 3;
+    const r = is1d ? 1 : 2;
+    const k = attrInts(node, 'kernel_shape');
+    const strides = attrInts(node, 'strides', new Array<number>(r).fill(1));
+    const dil = attrInts(node, 'dilations', new Array<number>(r).fill(1));
+    const pads = attrInts(node, 'pads', new Array<number>(2 * r).fill(0));
+    if (k.length !== r || strides.length !== r || dil.length !== r || pads.length !== 2 * r) {
+      throw new GenError('model', 'kernel_shape, strides, dilations or pads do not match the input rank', site);
+    }
+    const [N, C, H, W] = is1d ? [x.shape[0], x.shape[1], 1, x.shape[2]] : x.shape;
+    const [HO, WO] = is1d ? [1, y.shape[2]] : [y.shape[2], y.shape[3]];
+    const [KH, KW] = is1d ? [1, k[0]] : k;
+    const [SY, SX] = is1d ? [1, strides[0]] : strides;
+    const [DY, DX] = is1d ? [1, dil[0]] : dil;
+    const [PT, PL] = is1d ? [0, pads[0]] : [pads[0], pads[1]];
+    if (!everyWindowInside(HO, H, KH, SY, PT, DY) || !everyWindowInside(WO, W, KW, SX, PL, DX)) {
+      throw new GenError('unsupported', 'a pooling window lies entirely in the padding (its maximum is undefined)', site);
+    }
+    // The running maximum starts at the input type's minimum: every window holds an input element, which wins.
+    const lowest = rangeOf(x.dtype as IntType).min;
+    return {
+      args: [
+        { field: 'x', tensor: x.name, dtype: x.dtype, write: false },
+        { field: 'y', tensor: y.name, dtype: y.dtype, write: true },
+      ],
+      params: {
+        N, C, H, W, HO, WO, KH, KW, SY, SX, DY, DX, PT, PL,
+        units: N * C * HO,
+        lowest: lowest === -2147483648 ? '(-2147483647 - 1)' : `(${lowest})`,
+        x: typeNames(x.dtype), y: typeNames(y.dtype),
+      },
+      macs: 0,
+    };
+  },
+};

@@ -1,0 +1,129 @@
+import { GenError } from '../errors.js';
+import { attrInt } from '../ir/attrs.js';
+import type { Tensor } from '../ir/graph.js';
+import { typeNames } from './common.js';
+import type { KernelDef, KernelView } from './types.js';
+import { bigRange, maxAbs, rowAccepts, rowsOf, siteOf, wordFor, type Site, type Word } from './words.js';
+
+/*
+ * The integer softmaxes of SEMANTICS.md, row-wise over the last axis; cores take contiguous ranges of rows, so a
+ * row's max and sum never cross cores. Outputs are unsigned probabilities stored in whatever type the graph gives
+ * the output. Words are chosen from value bounds (words.ts): int32 for int8 inputs, int64 where needed.
+ */
+
+const MAX32 = 2n ** 31n - 1n;
+
+function need32(v: bigint, what: string, site: Site): void {
+  if (v > MAX32) throw new GenError('unsupported', `${what} can reach ${v}, beyond the kernel's 32-bit words`, site);
+}
+
+function rowView(x: Tensor, y: Tensor, params: Record<string, unknown>): Pick<KernelView, 'args' | 'params'> {
+  return {
+    args: [
+      { field: 'x', tensor: x.name, dtype: x.dtype, write: false },
+      { field: 'y', tensor: y.name, dtype: y.dtype, write: true },
+    ],
+    params: { ...params, x: typeNames(x.dtype), y: typeNames(y.dtype) },
+  };
+}
+
+/** A constant in a word's arithmetic: C needs LL past 32 bits; AS gets an explicit cast so no literal is inferred i32. */
+function lit(v: bigint, w: Word): { c: string; as: string } {
+  const fits = v >= -MAX32 - 1n && v <= MAX32;
+  return { c: fits ? (v < 0n ? `(${v})` : `${v}`) : `(${v}LL)`, as: `(<${w.as}>(${v}))` };
+}
+
+const floorShr = (v: bigint, s: number): bigint => v >> BigInt(s); // bigint >> is a floor shift
+
+/**
+ * iSoftmax: xt = x - max; z = clip(tdiv(-xt, log2), 0, 31); p = xt + z*log2; e = (A*(p+B)^2 + C) >> z;
+ * out = floor(e*(n-1) / sum(e)). Bounds of every step decide the words of the element chain (eT) and of the
+ * sum and normalisation (sT).
+ */
+export const iSoftmaxKernel: KernelDef = {
+  name: 'isoftmax',
+  template: 'isoftmax',
+  engine: 'cores',
+  accepts: (node, g) => rowAccepts(node, g, ['iSoftmax'], 'an iSoftmax'),
+  view({ node, graph }) {
+    const site = siteOf(node);
+    const { x, y, L, rows } = rowsOf(node, graph);
+    const [A, B, C, log2, n] = ['coeffA', 'coeffB', 'coeffC', 'log2', 'n_levels'].map((k) => BigInt(attrInt(node, k)));
+    if (log2 <= 0n) throw new GenError('unsupported', `log2 = ${log2} must be positive`, site);
+    const { lo, hi } = bigRange(x);
+    const xtMin = lo - hi;
+    const zMax = Number((hi - lo) / log2 < 31n ? (hi - lo) / log2 : 31n);
+    // p = -((-xt) mod log2) while z is not clipped, else xt + 31*log2; never below xt itself.
+    let pMin = 1n - log2 < xtMin + 31n * log2 ? 1n - log2 : xtMin + 31n * log2;
+    if (pMin < xtMin) pMin = xtMin;
+    const q0 = pMin + B;
+    const q1 = B;
+    const sq = [q0 * q0, q1 * q1];
+    const sqMin = q0 <= 0n && q1 >= 0n ? 0n : sq[0] < sq[1] ? sq[0] : sq[1];
+    const sqMax = sq[0] > sq[1] ? sq[0] : sq[1];
+    const t = [A * sqMin + C, A * sqMax + C];
+    const e = [...t, ...t.map((v) => floorShr(v, zMax))];
+    const eMin = e.reduce((m, v) => (v < m ? v : m));
+    const eMax = e.reduce((m, v) => (v > m ? v : m));
+    const eT = wordFor(maxAbs(xtMin, 31n * log2, q0, q1, sqMax, A * sqMin, A * sqMax, ...t, A, B, C), 'the exponent', site);
+    const Lb = BigInt(L);
+    const sT = wordFor(maxAbs(Lb * eMin, Lb * eMax, eMin * (n - 1n), eMax * (n - 1n)), 'the row sum', site);
+    const v = rowView(x, y, {
+      rows, L, eT, sT,
+      cA: lit(A, eT), cB: lit(B, eT), cC: lit(C, eT), log2: lit(log2, eT), nm1: lit(n - 1n, sT),
+      // floor division equals C's truncating one while numerator and sum are non-negative.
+      floorFix: eMin < 0n,
+    });
+    return { ...v, macs: 0 };
+  },
+};
+
+/**
+ * ITAMax: sh_j = (max - x_j + 16) >> 5; S = sum(256 >> sh_j); inv = floor((n-1)*256 / S); out_j = inv >> sh_j.
+ * S >= 256 (the max contributes 256) and shifts past 31 give 0, so int32 words suffice and shifts are clamped.
+ */
+export const itaMaxKernel: KernelDef = {
+  name: 'itamax',
+  template: 'itamax',
+  engine: 'cores',
+  accepts: (node, g) => rowAccepts(node, g, ['ITAMax'], 'an ITAMax'),
+  view({ node, graph }) {
+    const site = siteOf(node);
+    const { x, y, L, rows } = rowsOf(node, graph);
+    const n = attrInt(node, 'n_levels');
+    if (n < 1) throw new GenError('model', `n_levels = ${n} must be positive`, site);
+    const { lo, hi } = bigRange(x);
+    need32(hi - lo + 16n, 'max - x + 16', site);
+    need32(BigInt(L) * 256n, 'the row sum', site);
+    need32(BigInt(n - 1) * 256n, '(n_levels-1)*256', site);
+    return { ...rowView(x, y, { rows, L, num: (n - 1) * 256 }), macs: 0 };
+  },
+};
+
+/**
+ * ITAPartialMax: the streaming form over full groups of group_width columns (SEMANTICS.md); columns past the
+ * last full group take no part in the sum but get outputs. A negative output shift (a column above the final
+ * running max) gives 0, as the reference's shift does for non-negative values.
+ */
+export const itaPartialMaxKernel: KernelDef = {
+  name: 'itapartialmax',
+  template: 'itapartialmax',
+  engine: 'cores',
+  accepts: (node, g) => rowAccepts(node, g, ['ITAPartialMax'], 'an ITAPartialMax'),
+  view({ node, graph }) {
+    const site = siteOf(node);
+    const { x, y, L, rows } = rowsOf(node, graph);
+    const n = attrInt(node, 'n_levels');
+    const gw = attrInt(node, 'group_width');
+    if (gw <= 0) throw new GenError('model', 'group_width must be positive', site);
+    if (L < gw) throw new GenError('model', `a row of ${L} holds no full group of ${gw} (the sum would be 0)`, site);
+    const { lo, hi } = bigRange(x);
+    const top = hi > -128n ? hi : -128n;
+    need32(maxAbs(top - lo + 16n, hi + 128n + 16n), 'the exponent shift', site);
+    need32(BigInt(L) * 256n, 'the row sum', site);
+    if (n < 2) throw new GenError('model', `n_levels = ${n} must be at least 2`, site);
+    const num = (Math.floor(n / 2) - 1) * 256;
+    need32(BigInt(num), '(n_levels/2-1)*256', site);
+    return { ...rowView(x, y, { rows, L, gw, groups: Math.floor(L / gw), num }), macs: 0 };
+  },
+};

@@ -1,0 +1,63 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as assert from 'uvu/assert';
+import type { NDArray } from '../../generator/ir/ndarray.js';
+import { loadOnnxFile } from '../../generator/onnx/load.js';
+import { encodeNpz } from '../../generator/onnx/npy.js';
+import { generateFirmware } from '../../generator/pipeline.js';
+import { runReference } from '../../generator/reference/interpreter.js';
+import { compareOutputs } from '../../runtime/node/compare.js';
+import { runHostC } from '../../runtime/node/host-c.js';
+import { runFirmware } from '../../runtime/node/run.js';
+import type { OnnxBuilder } from './onnx-builder.js';
+
+/*
+ * The per-kernel property check: a small graph on seeded random data goes through the whole pipeline on both
+ * core platforms, and the emulated outputs (and, on request, the host-compiled C) must equal the reference
+ * interpreter's, which is the oracle, bit for bit.
+ */
+
+export interface KernelCase {
+  builder: OnnxBuilder;
+  inputs: NDArray[];
+}
+
+export interface CheckOptions {
+  /** Kernel name every layer of this op must have been given (proves the kernel under test ran). */
+  kernel: string;
+  op: string;
+  /** Also build the Siracusa C with the host compiler and compare it. */
+  hostC?: boolean;
+}
+
+export function workDir(prefix: string): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), `firmgen-${prefix}-`));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Writes the model and sample inputs (they fix the input device types), then checks both platforms. */
+export async function checkKernelCase(dir: string, c: KernelCase, opts: CheckOptions): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  const model = join(dir, 'model.onnx');
+  const sample = join(dir, 'in.npz');
+  writeFileSync(model, c.builder.bytes());
+  writeFileSync(sample, encodeNpz(new Map(c.inputs.map((a, i) => [`in${i}`, a]))));
+  const graph = loadOnnxFile(model);
+  const values = runReference(graph, c.inputs);
+  const expected = graph.outputs.map((o) => values.get(o)!);
+  for (const platform of ['generic', 'siracusa']) {
+    const out = join(dir, platform);
+    const { manifest, layers } = generateFirmware({ model, platform, out, sampleInputs: sample });
+    const mine = layers.filter((l) => l.node.op === opts.op);
+    assert.ok(mine.length > 0, `no ${opts.op} layer`);
+    for (const l of mine) assert.is(l.kernel === 'alias' ? 'alias' : l.kernel.name, opts.kernel);
+    const r = await runFirmware(out, c.inputs);
+    const emu = compareOutputs(manifest.outputs, r.outputs, expected);
+    assert.is(emu.errors, 0, `${platform} emulated: ${emu.details.join('; ')}`);
+    if (opts.hostC && platform === 'siracusa') {
+      const host = compareOutputs(manifest.outputs, runHostC(out, c.inputs), expected);
+      assert.is(host.errors, 0, `${platform} host C: ${host.details.join('; ')}`);
+    }
+  }
+}
