@@ -1,7 +1,7 @@
 import { GenError } from '../errors.js';
 import { isIntType, rangeOf, type DType, type IntRange } from '../ir/dtype.js';
 import type { Node } from '../ir/graph.js';
-import { formatShape, ndarray, type NDArray } from '../ir/ndarray.js';
+import { ndarray, type NDArray } from '../ir/ndarray.js';
 
 /** What shape and type inference knows about a tensor. */
 export interface TensorInfo {
@@ -76,12 +76,6 @@ export function rangeOfInfo(info: TensorInfo | undefined): IntRange {
   if (info?.range) return info.range;
   if (info && isIntType(info.dtype) && info.dtype !== 'int64') return rangeOf(info.dtype);
   return INT32_RANGE;
-}
-
-export function sameShape(node: Node, a: readonly number[], b: readonly number[], what: string): void {
-  if (a.length !== b.length || a.some((d, i) => d !== b[i])) {
-    throw modelError(node, `${what}: shapes ${formatShape(a)} and ${formatShape(b)} differ`);
-  }
 }
 
 /** Interval product: the range of a*b for a, b in the given ranges. */
