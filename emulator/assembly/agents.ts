@@ -6,9 +6,10 @@
 import { NUM_CLASSES } from "../../runtime/as/cost";
 import { barrierCycles, costAt, forkCycles, joinCycles, Q } from "./cost";
 import { msgBegin, msgDec, msgText, raise } from "./fault";
+import { recordShare } from "./events";
 
-export const MAX_CORES: i32 = 8;
-export const MAX_AGENTS: i32 = MAX_CORES + 1;
+import { MAX_AGENTS } from "./limits";
+export { MAX_CORES, MAX_AGENTS } from "./limits";
 const MASTER: i32 = 0;
 /** `current` between fork/barrier and the next enter: no agent may charge work there. */
 const NO_AGENT: i32 = -1;
@@ -22,6 +23,9 @@ let clusterCores: i32 = 0;
 let team: i32 = 0;
 let current: i32 = NO_AGENT;
 let configured = false;
+/** Q16 clock at which the current phase of the team started (fork or the last barrier), and its index. */
+let phaseStart: i64 = 0;
+let phase: i32 = 0;
 
 // @ts-ignore: decorator
 @inline function clockAt(agent: i32): i64 {
@@ -40,6 +44,8 @@ export function resetAgents(cores: i32): void {
   team = 0;
   current = MASTER;
   configured = true;
+  phaseStart = 0;
+  phase = 0;
 }
 
 /** The agent running cluster core `core`: the core itself, or the master on a chip without a cluster. */
@@ -49,6 +55,23 @@ function agentOf(core: i32): i32 {
 
 export function currentAgent(): i32 {
   return current;
+}
+
+/** An agent's clock in Q16 cycles (for devices that schedule against it, such as the DMA). */
+export function clockQ(agent: i32): i64 {
+  return clockAt(agent);
+}
+
+/** The agent waits (idle, not busy) until `q16`; a time already passed changes nothing. */
+export function waitUntil(agent: i32, q16: i64): void {
+  if (q16 > clockAt(agent)) setClock(agent, q16);
+}
+
+/** The agent spends `q16` cycles of its own work (register accesses of a device call): clock and busy. */
+export function spend(agent: i32, q16: i64): void {
+  const off = <usize>agent << 3;
+  store<i64>(CLOCK + off, load<i64>(CLOCK + off) + q16);
+  store<i64>(BUSY + off, load<i64>(BUSY + off) + q16);
 }
 
 /** Whole cycles of an agent's clock. */
@@ -81,7 +104,9 @@ export function fork(cores: i32): i32 {
     team = cores <= 0 || cores > clusterCores ? clusterCores : cores;
     const start = clockAt(MASTER) + (forkCycles << Q);
     for (let c = 0; c < team; c++) setClock(c + 1, start);
+    phaseStart = start;
   }
+  phase = 0;
   current = NO_AGENT;
   return team;
 }
@@ -109,8 +134,11 @@ export function barrier(): void {
     faultState("barrier", "barrier outside a fork");
     return;
   }
+  recordShares();
   const t = teamMax() + (barrierCycles << Q);
   for (let c = 0; c < team; c++) setClock(agentOf(c), t);
+  phaseStart = t;
+  phase++;
   current = NO_AGENT;
 }
 
@@ -120,9 +148,16 @@ export function join(): void {
     faultState("join", "join without a fork");
     return;
   }
+  recordShares();
   if (clusterCores != 0) setClock(MASTER, teamMax() + (joinCycles << Q));
   team = 0;
   current = MASTER;
+}
+
+/** The profile's per-core events for the phase that ends now (none without a cluster: the master's layer says it all). */
+function recordShares(): void {
+  if (clusterCores == 0) return;
+  for (let c = 0; c < team; c++) recordShare(c + 1, phase, phaseStart >> Q, clockAt(c + 1) >> Q);
 }
 
 function computeFault(cls: i32, units: i32): void {

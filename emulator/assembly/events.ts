@@ -1,14 +1,25 @@
 // The event log: a fixed ring of 32-byte records in the emulator window [EVENT_LOG_BASE, EVENT_LOG_LIMIT), so
 // recording never grows a heap. When full, the oldest records are overwritten and events_total() keeps counting,
 // so the runtime can say how many it lost. Record layout (little-endian), read directly by the runtime:
-//   +0 i32 kind (0 = layer), +4 i32 agent, +8 i32 layer id, +12 i32 reserved, +16 i64 start, +24 i64 end (cycles).
+//   +0 i32 kind, +4 i32 agent, +8 i32 layer id, +12 i32 detail, +16 i64 start, +24 i64 end (cycles).
+// Kinds: 0 layer (a layer_begin..layer_end span on one agent; detail 0); 1 share (one cluster core's work in one
+// phase of a fork, from the phase start to the core's own clock at the barrier or join that ends the phase, before
+// the team meets; layer = the master's open layer or -1, detail = phase index within the fork). Shares are what the
+// trace draws per core: the layer markers run on the master only, so without them the cores' time would be blank.
+// Kind 2 dma: one cluster DMA transfer (dma.ts); agent = the issuing agent, layer = its open layer (else the
+// master's, else -1), detail = the transfer in mchan v7 command-word bits (0..16 bytes, 17 into L1, 19 2-D on the
+// external side, 23 2-D on the L1 side) with the channel id in bits 24..27; start..end = the engine's busy interval
+// (start = max(issue, engine free), end = completion). Direction 17 picks the engine: a trace draws one lane each.
 
 import { EVENT_LOG_BASE, EVENT_LOG_LIMIT } from "./layout";
-import { currentAgent, cyclesOf, MAX_AGENTS } from "./agents";
+import { currentAgent, cyclesOf } from "./agents";
+import { MAX_AGENTS } from "./limits";
 import { msgBegin, msgDec, msgText, raise } from "./fault";
 
 export const EVENT_BYTES: i32 = 32;
 export const KIND_LAYER: i32 = 0;
+export const KIND_SHARE: i32 = 1;
+export const KIND_DMA: i32 = 2;
 const CAPACITY: i32 = <i32>((EVENT_LOG_LIMIT - EVENT_LOG_BASE) / <usize>EVENT_BYTES);
 const NO_LAYER: i32 = -1;
 
@@ -25,12 +36,12 @@ export function resetEvents(): void {
   memory.fill(OPEN_LAYER, 0xff, MAX_AGENTS * 4);
 }
 
-function record(kind: i32, agent: i32, layer: i32, start: i64, end: i64): void {
+function record(kind: i32, agent: i32, layer: i32, detail: i32, start: i64, end: i64): void {
   const p = EVENT_LOG_BASE + <usize>next * <usize>EVENT_BYTES;
   store<i32>(p, kind);
   store<i32>(p, agent, 4);
   store<i32>(p, layer, 8);
-  store<i32>(p, 0, 12);
+  store<i32>(p, detail, 12);
   store<i64>(p, start, 16);
   store<i64>(p, end, 24);
   next = next + 1 == CAPACITY ? 0 : next + 1;
@@ -46,6 +57,17 @@ export function currentLayer(): i32 {
   const a = currentAgent();
   const own = a >= 0 ? openLayerOf(a) : NO_LAYER;
   return own != NO_LAYER ? own : openLayerOf(0);
+}
+
+/** Ends a fault message with the layer it happened in: " in layer N", or " outside any layer". */
+export function msgLayer(): void {
+  const layer = currentLayer();
+  if (layer >= 0) {
+    msgText(" in layer ");
+    msgDec(layer);
+  } else {
+    msgText(" outside any layer");
+  }
 }
 
 function markerAgent(op: string, layer: i32): i32 {
@@ -86,8 +108,18 @@ export function layer_end(layer: i32): void {
     msgText(" has not begun that layer");
     raise();
   }
-  record(KIND_LAYER, a, layer, load<i64>(OPEN_START + (<usize>a << 3)), cyclesOf(a));
+  record(KIND_LAYER, a, layer, 0, load<i64>(OPEN_START + (<usize>a << 3)), cyclesOf(a));
   store<i32>(OPEN_LAYER + (<usize>a << 2), NO_LAYER);
+}
+
+/** One core's share of a fork phase (agents.ts calls it at barrier and join, in whole cycles). */
+export function recordShare(agent: i32, phase: i32, start: i64, end: i64): void {
+  record(KIND_SHARE, agent, openLayerOf(0), phase, start, end);
+}
+
+/** One cluster DMA transfer (dma.ts), in whole cycles. */
+export function recordDma(agent: i32, layer: i32, detail: i32, start: i64, end: i64): void {
+  record(KIND_DMA, agent, layer, detail, start, end);
 }
 
 // --- runtime exports ---

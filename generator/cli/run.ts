@@ -9,6 +9,7 @@ import { runFirmware } from '../../runtime/node/run.js';
 import { runHostC } from '../../runtime/node/host-c.js';
 import { buildProfile } from '../../runtime/node/profile.js';
 import { formatProfile } from '../../runtime/node/profile-table.js';
+import { buildTrace } from '../../runtime/node/trace.js';
 import { join } from 'node:path';
 
 interface RunFlags {
@@ -16,6 +17,8 @@ interface RunFlags {
   expect?: string;
   outputs?: string;
   on: 'emulator' | 'host';
+  trace?: string;
+  report?: string;
 }
 
 /** The first arrays of an .npz that match the graph inputs, in order (extra arrays are ignored, as in the peer's files). */
@@ -33,12 +36,14 @@ export function runCommand(program: Command): void {
     .requiredOption('-i, --inputs <npz>', 'input arrays (.npz), in graph-input order')
     .option('-e, --expect <npz>', 'expected outputs (.npz): prints "Errors: X out of Y", exit 1 if any differs')
     .option('--outputs <npz>', 'write the outputs to this .npz')
+    .option('--trace <json>', 'write a Chrome/Perfetto trace (open in ui.perfetto.dev): one track per core, layers and kernels as slices')
     .option('--on <where>', 'emulator (AssemblyScript firmware in the chip emulator) or host (the C firmware built with the host compiler)', 'emulator')
-    .addHelpText('after', '\nExample:\n  gen run out/ --inputs inputs.npz --expect outputs.npz')
+    .addHelpText('after', '\nExamples:\n  gen run out/ --inputs inputs.npz --expect outputs.npz\n  gen run out/ --inputs inputs.npz --trace trace.json')
     .action(async (dir: string, o: RunFlags) => {
       const manifest = readManifest(dir);
       const inputs = inputArrays(o.inputs, manifest.inputs.length);
       let outputs: NDArray[];
+      if (o.on !== 'emulator' && o.trace) throw new GenError('input', '--trace needs --on emulator (the host build has no cycles)');
       if (o.on === 'host') {
         outputs = runHostC(dir, inputs);
       } else if (o.on === 'emulator') {
@@ -48,6 +53,7 @@ export function runCommand(program: Command): void {
         // The profile lands beside the firmware it measures; `Cycles:` stays the line scripts grep for.
         writeFileSync(join(dir, 'profile.json'), `${JSON.stringify(profile, null, 2)}\n`);
         console.log(formatProfile(profile));
+        if (o.trace) writeFileSync(o.trace, JSON.stringify(buildTrace(manifest, r)));
         console.log(`Cycles: ${r.cycles}`);
       } else {
         throw new GenError('input', `--on ${o.on}: expected emulator or host`);

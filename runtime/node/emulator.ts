@@ -40,6 +40,20 @@ export interface EmulatorExports {
   check(ptr: number, bytes: number, write: number): void;
   layer_begin(layer: number): void;
   layer_end(layer: number): void;
+  // The cluster DMA (emulator/assembly/dma.ts; firmware imports the first four through runtime/as/dma.ts).
+  dma_alloc(): number;
+  dma_free(ch: number): void;
+  dma_copy(ch: number, l1: number, ext: number, bytes: number, toL1: number, extLength: number, extStride: number,
+    l1Length: number, l1Stride: number): void;
+  dma_wait(ch: number): void;
+  /** Faults if a transfer was never waited for; the runtime calls it after the firmware returns. */
+  dma_finish(): void;
+  dma_channels(): number;
+  dma_max_bytes(): number;
+  dma_latency_cycles(): number;
+  dma_bytes_per_cycle(): number;
+  dma_queue_depth(): number;
+  dma_register_cycles(): number;
 }
 
 /** Platform ids of configure() (emulator/assembly/index.ts). */
@@ -120,16 +134,44 @@ export function faultError(emu: EmulatorExports, e: unknown): GenError {
 }
 
 export interface EmulatorEvent {
-  kind: 'layer';
+  /**
+   * layer: a layer_begin..layer_end span; share: one cluster core's work in one phase of a fork; dma: one cluster
+   * DMA transfer issued by `agent`, start..end the engine's busy interval, `detail` decoded by dmaDetail().
+   */
+  kind: 'layer' | 'share' | 'dma';
   /** 0 = master, 1.. = cluster core agent - 1. */
   agent: number;
+  /** The layer id (share: the master's open layer, -1 outside any). */
   layer: number;
+  /** share: the phase index within its fork (0 first, +1 per barrier); layer: 0. */
+  detail: number;
   start: number;
   end: number;
 }
 
 const EVENT_BYTES = 32;
-const KINDS = ['layer'] as const;
+const KINDS = ['layer', 'share', 'dma'] as const;
+
+/** A `dma` event's detail word: mchan v7 command-word bits plus the channel (emulator/assembly/events.ts). */
+export interface DmaDetail {
+  channel: number;
+  bytes: number;
+  /** true: external (L2/L3) to L1; false: L1 to external. */
+  toL1: boolean;
+  /** Rows on the external side (command bit 19) and on the L1 side (bit 23). */
+  ext2d: boolean;
+  l12d: boolean;
+}
+
+export function dmaDetail(detail: number): DmaDetail {
+  return {
+    channel: (detail >>> 24) & 15,
+    bytes: detail & 0x1ffff,
+    toL1: (detail & (1 << 17)) !== 0,
+    ext2d: (detail & (1 << 19)) !== 0,
+    l12d: (detail & (1 << 23)) !== 0,
+  };
+}
 
 /** The event log, oldest first (layout: emulator/assembly/events.ts), and how many records the ring overwrote. */
 export function readEvents(emu: EmulatorExports): { events: EmulatorEvent[]; dropped: number } {
@@ -147,6 +189,7 @@ export function readEvents(emu: EmulatorExports): { events: EmulatorEvent[]; dro
       kind,
       agent: view.getInt32(p + 4, true),
       layer: view.getInt32(p + 8, true),
+      detail: view.getInt32(p + 12, true),
       start: Number(view.getBigInt64(p + 16, true)),
       end: Number(view.getBigInt64(p + 24, true)),
     });

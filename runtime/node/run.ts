@@ -9,7 +9,8 @@ import { GenError } from '../../generator/errors.js';
 import { formatShape, sizeOf, type NDArray } from '../../generator/ir/ndarray.js';
 import { buildFirmware, type FirmwareBuild } from './asc-build.js';
 import {
-  agentName, createEmulator, faultError, readEvents, readRegions, type EmulatorExports, type Region,
+  agentName, createEmulator, dmaDetail, faultError, readEvents, readRegions, type DmaDetail, type EmulatorExports,
+  type Region,
 } from './emulator.js';
 import { readManifest, type Manifest, type ManifestImage, type ManifestTensor } from './manifest.js';
 import { readTensor, writeTensor } from './tensor-io.js';
@@ -32,6 +33,28 @@ export interface LayerTiming {
   cycles: number;
 }
 
+/** One cluster core's work in one phase of a fork (emulator event kind `share`). */
+export interface ShareTiming {
+  /** The master's open layer when the phase ended (-1: none). */
+  layer: number;
+  agent: number;
+  agentName: string;
+  /** Phase index within the fork: 0, then +1 per barrier. */
+  phase: number;
+  start: number;
+  end: number;
+}
+
+/** One cluster DMA transfer (emulator event kind `dma`): the engine's busy interval and what it moved. */
+export interface DmaTiming extends DmaDetail {
+  /** The issuing agent and its open layer (-1: none). */
+  agent: number;
+  agentName: string;
+  layer: number;
+  start: number;
+  end: number;
+}
+
 export interface RunResult {
   /** In the manifest's output order, with its dtype and shape. */
   outputs: NDArray[];
@@ -44,6 +67,10 @@ export interface RunResult {
   coreCycles: number[];
   coreBusy: number[];
   layers: LayerTiming[];
+  /** Per-core shares of every fork phase, in the order they ended. */
+  shares: ShareTiming[];
+  /** Cluster DMA transfers, in issue order. */
+  dma: DmaTiming[];
   /** Event records the ring buffer overwrote (the oldest ones). */
   eventsDropped: number;
   stdout: string;
@@ -94,6 +121,11 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
     const err = session.stderr().trim();
     throw new GenError('run', `the firmware exited with code ${code}${err ? `: ${err}` : ''}`);
   }
+  try {
+    emu.dma_finish(); // a transfer never waited for is a firmware bug: its data may not have arrived
+  } catch (e) {
+    throw faultError(emu, e);
+  }
 
   const outputs = manifest.outputs.map((name) => {
     const t = tensorNamed(manifest, name);
@@ -109,7 +141,7 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
     masterBusy: Number(emu.agent_busy(0)),
     coreCycles: cores.map((a) => Number(emu.agent_cycles(a))),
     coreBusy: cores.map((a) => Number(emu.agent_busy(a))),
-    layers: events.map((e) => ({
+    layers: events.filter((e) => e.kind === 'layer').map((e) => ({
       layer: e.layer,
       name: layerNames.get(e.layer) ?? '',
       agent: e.agent,
@@ -117,6 +149,12 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
       start: e.start,
       end: e.end,
       cycles: e.end - e.start,
+    })),
+    shares: events.filter((e) => e.kind === 'share').map((e) => ({
+      layer: e.layer, agent: e.agent, agentName: agentName(e.agent), phase: e.detail, start: e.start, end: e.end,
+    })),
+    dma: events.filter((e) => e.kind === 'dma').map((e) => ({
+      ...dmaDetail(e.detail), agent: e.agent, agentName: agentName(e.agent), layer: e.layer, start: e.start, end: e.end,
     })),
     eventsDropped: dropped,
     stdout: session.stdout(),

@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { gen } from '../helpers/cli.js';
 import { DEEPLOY } from '../helpers/deeploy.js';
+import { checkTraceStructure } from '../helpers/trace-check.js';
 
 const work = mkdtempSync(join(tmpdir(), 'firmgen-run-profile-'));
 const folder = join(DEEPLOY, 'Models', 'miniMobileNetv2');
@@ -32,6 +33,22 @@ test('gen run prints the table and writes profile.json', () => {
   assert.is(p.clockHz, 360_000_000);
   assert.match(p.cyclesFrom, /docs\/timing\.md/);
   for (const l of p.layers) assert.match(r.stdout, l.name);
+});
+
+test('--trace writes a trace file with one track per agent', () => {
+  const trace = join(work, 'trace.json');
+  const r = gen('run', out, '--inputs', join(folder, 'inputs.npz'), '--trace', trace);
+  assert.is(r.code, 0, r.stderr);
+  const p = JSON.parse(readFileSync(join(out, 'profile.json'), 'utf8')) as { total: { us: number }; layers: { name: string; kernel: string }[] };
+  checkTraceStructure(readFileSync(trace, 'utf8'), {
+    agents: 9, layers: p.layers.filter((l) => l.kernel !== 'alias').map((l) => l.name), totalUs: p.total.us,
+  });
+});
+
+test('--trace with --on host is a clear error', () => {
+  const r = gen('run', out, '--inputs', join(folder, 'inputs.npz'), '--on', 'host', '--trace', join(work, 'x.json'));
+  assert.is(r.code, 2);
+  assert.match(r.stderr, /--trace needs --on emulator/);
 });
 
 test.after(() => rmSync(work, { recursive: true, force: true }));

@@ -81,10 +81,37 @@ test('layer events per agent, oldest first', async () => {
   assert.equal(readEvents(emu), {
     dropped: 0,
     events: [
-      { kind: 'layer', agent: 1, layer: 0, start: f, end: f + 5 * el },
-      { kind: 'layer', agent: 0, layer: 0, start: 0, end: f + 5 * el + emu.join_cycles() },
+      { kind: 'layer', agent: 1, layer: 0, detail: 0, start: f, end: f + 5 * el },
+      // At join, each team core's share of the phase: from the fork to its own clock.
+      { kind: 'share', agent: 1, layer: 0, detail: 0, start: f, end: f + 5 * el },
+      { kind: 'share', agent: 2, layer: 0, detail: 0, start: f, end: f },
+      { kind: 'layer', agent: 0, layer: 0, detail: 0, start: 0, end: f + 5 * el + emu.join_cycles() },
     ],
   });
+});
+
+test('share events per core and phase: a barrier starts the next phase at the latest clock plus its cost', async () => {
+  const emu = await createEmulator('siracusa');
+  emu.layer_begin(3);
+  emu.fork(2);
+  emu.enter(0);
+  emu.compute(ELEMENT, 2);
+  emu.enter(1);
+  emu.compute(ELEMENT, 6);
+  emu.barrier();
+  emu.enter(0);
+  emu.compute(ELEMENT, 1);
+  emu.enter(1);
+  emu.join();
+  emu.layer_end(3);
+  const el = emu.cost_cycles(ELEMENT);
+  const f = emu.fork_cycles();
+  const p1 = f + 6 * el + emu.barrier_cycles();
+  const shares = readEvents(emu).events.filter((e) => e.kind === 'share');
+  assert.equal(shares.map((e) => [e.agent, e.layer, e.detail, e.start, e.end]), [
+    [1, 3, 0, f, f + 2 * el], [2, 3, 0, f, f + 6 * el],
+    [1, 3, 1, p1, p1 + el], [2, 3, 1, p1, p1],
+  ]);
 });
 
 test('the event ring keeps the newest records and counts the overwritten ones', async () => {

@@ -1,6 +1,7 @@
 /**
- * The profile of every Models folder of ../shared/deeploy-tests on both core platforms: the layer rows plus setup,
- * between-layer gaps and teardown account for every cycle of the total, exactly.
+ * The profile and trace of every Models folder of ../shared/deeploy-tests on both core platforms: the layer rows
+ * plus setup, between-layer gaps and teardown account for every cycle of the total, exactly; the trace has the
+ * structure a viewer loads (one named thread per agent, every layer, slices inside the run, no overlap per core).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,9 @@ import { generateFirmware } from '../../generator/pipeline.js';
 import { readManifest } from '../../runtime/node/manifest.js';
 import { buildProfile, type Profile } from '../../runtime/node/profile.js';
 import { runFirmware, type RunResult } from '../../runtime/node/run.js';
+import { buildTrace } from '../../runtime/node/trace.js';
 import { arrays, integerFolders } from '../helpers/deeploy.js';
+import { checkTraceStructure } from '../helpers/trace-check.js';
 
 const s = suite('profile of the deeploy models');
 const work = mkdtempSync(join(tmpdir(), 'firmgen-profile-'));
@@ -52,6 +55,21 @@ for (const platform of ['siracusa', 'generic']) {
       }
       assert.ok(Math.abs(p.total.us - (r.cycles * 1e6) / manifest.clockHz) < 1e-6);
       assert.is(p.total.macs, manifest.layers.reduce((n, l) => n + l.macs, 0));
+
+      const slices = checkTraceStructure(JSON.stringify(buildTrace(readManifest(out), r)), {
+        agents: 1 + r.coreCycles.length,
+        layers: manifest.layers.filter((l) => l.kernel !== 'alias').map((l) => l.name),
+        totalUs: p.total.us,
+      });
+      for (const [tid, list] of slices) {
+        const sorted = [...list].sort((a, b) => a.ts - b.ts);
+        for (let i = 1; i < sorted.length; i++) {
+          assert.ok(sorted[i].ts >= sorted[i - 1].ts + sorted[i - 1].dur - 1e-6, `thread ${tid}: ${sorted[i].name} overlaps`);
+        }
+      }
+      for (let c = 1; c <= r.coreCycles.length; c++) {
+        assert.ok(slices.get(c)?.some((x) => x.cat === 'kernel'), `core ${c - 1} has kernel slices`);
+      }
     });
   }
 }

@@ -1,0 +1,102 @@
+/**
+ * A run as a Chrome / Perfetto trace-event file (the JSON "Trace Event Format": traceEvents with complete 'X'
+ * slices and 'M' metadata naming the threads). One thread per agent: the master, then each cluster core; later DMA
+ * channels and accelerators get threads of their own. Time is microseconds at the platform clock, so the trace
+ * reads like a measurement on the chip; every slice also carries its exact cycles in `args`.
+ *
+ * Slices: on the master, one per layer (and setup/teardown when they take time); on each core, per fork phase, its
+ * kernel share (emulator `share` events) and the wait until the last core of the team finishes the phase.
+ */
+import type { Manifest } from './manifest.js';
+import type { RunResult, ShareTiming } from './run.js';
+import { CYCLE_SOURCE } from './profile.js';
+
+export interface TraceEvent {
+  name: string;
+  ph: 'X' | 'M';
+  pid: number;
+  tid: number;
+  ts?: number;
+  dur?: number;
+  cat?: string;
+  args?: Record<string, unknown>;
+}
+
+export interface Trace {
+  traceEvents: TraceEvent[];
+  displayTimeUnit: 'ns';
+  otherData: Record<string, string | number>;
+}
+
+const PID = 1;
+
+/** Thread name of an agent: what it is on the chip, not just its index. */
+export function agentLabel(platform: string, agent: number, cores: number): string {
+  if (agent === 0) return cores > 0 ? (platform === 'siracusa' ? 'master (fabric controller)' : 'master') : 'core';
+  return `cluster core ${agent - 1}`;
+}
+
+export function buildTrace(m: Manifest, r: RunResult): Trace {
+  // Without a clock (older manifests) one cycle is drawn as one microsecond.
+  const hz = m.clockHz ?? 1e6;
+  const us = (cycles: number): number => Math.round((cycles * 1e12) / hz) / 1e6;
+  const cores = r.coreCycles.length;
+  const events: TraceEvent[] = [
+    { name: 'process_name', ph: 'M', pid: PID, tid: 0, args: { name: `${m.platform}: ${m.model ?? 'model'}` } },
+  ];
+  for (let a = 0; a <= cores; a++) {
+    events.push({ name: 'thread_name', ph: 'M', pid: PID, tid: a, args: { name: agentLabel(m.platform, a, cores) } });
+    events.push({ name: 'thread_sort_index', ph: 'M', pid: PID, tid: a, args: { sort_index: a } });
+  }
+  const slice = (tid: number, name: string, cat: string, start: number, end: number, args: Record<string, unknown> = {}): void => {
+    events.push({ name, ph: 'X', cat, pid: PID, tid, ts: us(start), dur: Math.round((us(end) - us(start)) * 1e6) / 1e6, args: { ...args, startCycle: start, cycles: end - start } });
+  };
+
+  const byId = new Map(m.layers.map((l) => [l.id, l]));
+  const layerName = (id: number): string => byId.get(id)?.name ?? `layer ${id}`;
+  for (const e of r.layers) {
+    const l = byId.get(e.layer);
+    slice(e.agent, layerName(e.layer), 'layer', e.start, e.end, { layer: e.layer, op: l?.op, kernel: l?.kernel, macs: l?.macs });
+  }
+  const master = r.layers.filter((e) => e.agent === 0);
+  if (master.length > 0) {
+    const first = Math.min(...master.map((e) => e.start));
+    const last = Math.max(...master.map((e) => e.end));
+    if (first > 0) slice(0, 'setup', 'setup', 0, first);
+    if (last < r.cycles) slice(0, 'teardown', 'teardown', last, r.cycles);
+  }
+
+  for (const phase of phases(r.shares)) {
+    const end = Math.max(...phase.map((s) => s.end));
+    for (const s of phase) {
+      const l = byId.get(s.layer);
+      const name = l ? `${l.kernel ?? l.op ?? 'kernel'} ${l.name}` : 'kernel';
+      const args = { layer: s.layer, phase: s.phase };
+      if (s.end > s.start) slice(s.agent, name, 'kernel', s.start, s.end, args);
+      if (end > s.end) slice(s.agent, 'wait', 'wait', s.end, end, args);
+    }
+  }
+  return {
+    traceEvents: events,
+    displayTimeUnit: 'ns',
+    otherData: {
+      model: m.model ?? '',
+      platform: m.platform,
+      clockHz: hz,
+      totalCycles: r.cycles,
+      cyclesFrom: CYCLE_SOURCE,
+    },
+  };
+}
+
+/** Shares grouped by the fork phase they belong to: same layer, phase index and start clock. */
+function phases(shares: ShareTiming[]): ShareTiming[][] {
+  const groups = new Map<string, ShareTiming[]>();
+  for (const s of shares) {
+    const key = `${s.layer}:${s.phase}:${s.start}`;
+    const g = groups.get(key);
+    if (g) g.push(s);
+    else groups.set(key, [s]);
+  }
+  return [...groups.values()];
+}
