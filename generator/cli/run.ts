@@ -10,6 +10,7 @@ import { runHostC } from '../../runtime/node/host-c.js';
 import { buildProfile } from '../../runtime/node/profile.js';
 import { formatProfile } from '../../runtime/node/profile-table.js';
 import { buildTrace } from '../../runtime/node/trace.js';
+import { reportHtml } from '../../runtime/node/report/html.js';
 import { join } from 'node:path';
 
 interface RunFlags {
@@ -37,13 +38,16 @@ export function runCommand(program: Command): void {
     .option('-e, --expect <npz>', 'expected outputs (.npz): prints "Errors: X out of Y", exit 1 if any differs')
     .option('--outputs <npz>', 'write the outputs to this .npz')
     .option('--trace <json>', 'write a Chrome/Perfetto trace (open in ui.perfetto.dev): one track per core, layers and kernels as slices')
+    .option('--report <html>', 'write a self-contained HTML page: per-layer table, timeline, memory plan')
     .option('--on <where>', 'emulator (AssemblyScript firmware in the chip emulator) or host (the C firmware built with the host compiler)', 'emulator')
-    .addHelpText('after', '\nExamples:\n  gen run out/ --inputs inputs.npz --expect outputs.npz\n  gen run out/ --inputs inputs.npz --trace trace.json')
+    .addHelpText('after', '\nExamples:\n  gen run out/ --inputs inputs.npz --expect outputs.npz\n  gen run out/ --inputs inputs.npz --trace trace.json --report report.html')
     .action(async (dir: string, o: RunFlags) => {
       const manifest = readManifest(dir);
       const inputs = inputArrays(o.inputs, manifest.inputs.length);
       let outputs: NDArray[];
-      if (o.on !== 'emulator' && o.trace) throw new GenError('input', '--trace needs --on emulator (the host build has no cycles)');
+      if (o.on !== 'emulator' && (o.trace || o.report)) {
+        throw new GenError('input', `${o.trace ? '--trace' : '--report'} needs --on emulator (the host build has no cycles)`);
+      }
       if (o.on === 'host') {
         outputs = runHostC(dir, inputs);
       } else if (o.on === 'emulator') {
@@ -53,7 +57,9 @@ export function runCommand(program: Command): void {
         // The profile lands beside the firmware it measures; `Cycles:` stays the line scripts grep for.
         writeFileSync(join(dir, 'profile.json'), `${JSON.stringify(profile, null, 2)}\n`);
         console.log(formatProfile(profile));
-        if (o.trace) writeFileSync(o.trace, JSON.stringify(buildTrace(manifest, r)));
+        const trace = buildTrace(manifest, r);
+        if (o.trace) writeFileSync(o.trace, JSON.stringify(trace));
+        if (o.report) writeFileSync(o.report, reportHtml(manifest, profile, trace));
         console.log(`Cycles: ${r.cycles}`);
       } else {
         throw new GenError('input', `--on ${o.on}: expected emulator or host`);

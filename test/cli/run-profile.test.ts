@@ -45,6 +45,16 @@ test('--trace writes a trace file with one track per agent', () => {
   });
 });
 
+test('--report writes one HTML page', () => {
+  const page = join(work, 'report.html');
+  const r = gen('run', out, '--inputs', join(folder, 'inputs.npz'), '--report', page);
+  assert.is(r.code, 0, r.stderr);
+  const html = readFileSync(page, 'utf8');
+  assert.match(html, /<table>/);
+  assert.match(html, /class="timeline"/);
+  assert.match(html, /class="memplan"/);
+});
+
 test('--trace with --on host is a clear error', () => {
   const r = gen('run', out, '--inputs', join(folder, 'inputs.npz'), '--on', 'host', '--trace', join(work, 'x.json'));
   assert.is(r.code, 2);
