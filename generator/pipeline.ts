@@ -23,6 +23,8 @@ export interface FirmwareOptions {
    * declares inputs FLOAT; without samples firmgen looks for inputs.npz beside the model, then assumes int8.
    */
   sampleInputs?: string;
+  /** Called as each stage begins (load, lower, plan, emit), for progress display. */
+  onStage?: (stage: string) => void;
 }
 
 export interface Compiled {
@@ -36,7 +38,9 @@ export interface Compiled {
 
 /** load -> infer -> lower -> select -> plan (DESIGN.md pipeline), without writing anything. */
 export function compileModel(opts: Omit<FirmwareOptions, 'out'>): Compiled {
+  const stage = opts.onStage ?? (() => undefined);
   const platform = platformByName(opts.platform);
+  stage('load');
   const graph = loadOnnxFile(opts.model);
   const notes: string[] = [];
   let ranges: Map<string, IntRange> | undefined;
@@ -47,15 +51,18 @@ export function compileModel(opts: Omit<FirmwareOptions, 'out'>): Compiled {
   } else if (graph.inputs.some((i) => graph.tensors.get(i)?.dtype === 'float32')) {
     notes.push('no sample inputs: FLOAT-declared inputs are taken as int8 (give --inputs to set their types)');
   }
+  stage('lower');
   const inferred = withFile(opts.model, () => inferGraph(graph, ranges));
   const lowered = withFile(opts.model, () => platform.passes.reduce((g, pass) => pass(g), inferred));
   const layers = withFile(opts.model, () => selectKernels(lowered, platform));
+  stage('plan');
   const plan = withFile(opts.model, () => planMemory(lowered, platform, (i) => layers[i].kernel === 'alias'));
   return { graph: inferred, lowered, layers, plan, platform, notes };
 }
 
 export function generateFirmware(opts: FirmwareOptions): Compiled & { manifest: Manifest } {
   const compiled = compileModel(opts);
+  opts.onStage?.('emit');
   const { files, manifest } = withFile(opts.model, () =>
     emitFirmware({ graph: compiled.lowered, layers: compiled.layers, plan: compiled.plan, platform: compiled.platform }),
   );

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { generateFirmware } from '../pipeline.js';
 import { PLATFORMS } from '../platforms/index.js';
+import { spinner } from './progress.js';
 
 export function firmwareCommand(program: Command): void {
   program
@@ -13,7 +14,13 @@ export function firmwareCommand(program: Command): void {
     .addHelpText('after', '\nExample:\n  gen firmware --platform siracusa model.onnx -o out/')
     .action((model: string, o: { platform: string; out: string; inputs?: string }) => {
       const t0 = performance.now();
-      const r = generateFirmware({ model, platform: o.platform, out: o.out, sampleInputs: o.inputs });
+      const progress = spinner();
+      let r;
+      try {
+        r = generateFirmware({ model, platform: o.platform, out: o.out, sampleInputs: o.inputs, onStage: progress.stage });
+      } finally {
+        progress.done();
+      }
       const kernels = r.layers.filter((l) => l.kernel !== 'alias').length;
       for (const n of r.notes) console.log(`note: ${n}`);
       console.log(

@@ -11,6 +11,7 @@ import { buildProfile } from '../../runtime/node/profile.js';
 import { formatProfile } from '../../runtime/node/profile-table.js';
 import { buildTrace } from '../../runtime/node/trace.js';
 import { reportHtml } from '../../runtime/node/report/html.js';
+import { spinner } from './progress.js';
 import { join } from 'node:path';
 
 interface RunFlags {
@@ -51,7 +52,13 @@ export function runCommand(program: Command): void {
       if (o.on === 'host') {
         outputs = runHostC(dir, inputs);
       } else if (o.on === 'emulator') {
-        const r = await runFirmware(dir, inputs);
+        const progress = spinner();
+        let r;
+        try {
+          r = await runFirmware(dir, inputs, { onStage: progress.stage });
+        } finally {
+          progress.done();
+        }
         outputs = r.outputs;
         const profile = buildProfile(manifest, r);
         // The profile lands beside the firmware it measures; `Cycles:` stays the line scripts grep for.

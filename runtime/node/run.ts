@@ -20,6 +20,8 @@ export interface RunOptions {
   /** Cluster cores to model (0: the chip's own count); overrides the manifest's `cores`. */
   cores?: number;
   wasi?: WasiHost;
+  /** Called as each stage begins ('asc build', 'emulate'), for progress display. */
+  onStage?: (stage: string) => void;
 }
 
 export interface LayerTiming {
@@ -93,8 +95,10 @@ function firmwareModule(path: string): Promise<WebAssembly.Module> {
 
 export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOptions = {}): Promise<RunResult> {
   const manifest = readManifest(outDir);
+  opts.onStage?.('asc build');
   const build = await buildFirmware(join(outDir, 'as'));
   const module = await firmwareModule(build.wasmPath);
+  opts.onStage?.('emulate');
   const t0 = performance.now();
 
   const emu = await createEmulator(manifest.platform, opts.cores ?? manifest.cores);
