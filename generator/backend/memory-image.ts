@@ -1,21 +1,6 @@
-import type { DType } from '../ir/dtype.js';
+import { writeElement } from '../ir/elements.js';
 import type { Graph } from '../ir/graph.js';
 import type { MemoryPlan } from '../midend/plan.js';
-
-/** Bytes of one value in the device's little-endian layout. */
-export function writeValue(view: DataView, offset: number, dtype: DType, v: number): void {
-  switch (dtype) {
-    case 'int8': view.setInt8(offset, v); break;
-    case 'uint8': case 'bool': view.setUint8(offset, v); break;
-    case 'int16': view.setInt16(offset, v, true); break;
-    case 'uint16': view.setUint16(offset, v, true); break;
-    case 'int32': view.setInt32(offset, v, true); break;
-    case 'uint32': view.setUint32(offset, v, true); break;
-    case 'int64': view.setBigInt64(offset, BigInt(v), true); break;
-    case 'float32': view.setFloat32(offset, v, true); break;
-    case 'float64': view.setFloat64(offset, v, true); break;
-  }
-}
 
 /**
  * The home region's initial contents from offset 0 up to the last constant byte: what a loader (or the
@@ -31,7 +16,7 @@ export function constantImage(g: Graph, plan: MemoryPlan): Uint8Array {
     const t = g.tensors.get(name);
     if (!t?.data) continue;
     const width = p.bytes / Math.max(1, t.data.data.length);
-    t.data.data.forEach((v, i) => writeValue(view, p.offset + i * width, t.dtype, v));
+    t.data.data.forEach((v, i) => writeElement(view, t.dtype, p.offset + i * width, v));
   }
   return image;
 }

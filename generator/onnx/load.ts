@@ -1,7 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import onnxProto from 'onnx-proto';
 import { GenError } from '../errors.js';
+import { readUserFile } from './read-file.js';
 import type { AttrValue, Graph, Node, Tensor } from '../ir/graph.js';
 import { decodeTensor, ONNX_TYPES, toNumber, type TensorProtoLike } from './tensor-proto.js';
 
@@ -12,13 +12,7 @@ const ATTR = { FLOAT: 1, INT: 2, STRING: 3, TENSOR: 4, FLOATS: 6, INTS: 7, STRIN
 
 /** Reads an ONNX file into the IR. Every failure is a GenError naming the file (and node or tensor). */
 export function loadOnnxFile(path: string): Graph {
-  let bytes: Uint8Array;
-  try {
-    if (!statSync(path).isFile()) throw new Error('not a file');
-    bytes = readFileSync(path);
-  } catch (e) {
-    throw new GenError('input', `cannot read model: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file: path });
-  }
+  const bytes = readUserFile(path, 'model');
   return loadOnnxBytes(bytes, path);
 }
 

@@ -1,7 +1,8 @@
 import { unzipSync, zipSync } from 'fflate';
-import { readFileSync, statSync } from 'node:fs';
 import { GenError } from '../errors.js';
-import type { DType } from '../ir/dtype.js';
+import { readUserFile } from './read-file.js';
+import { bytesOf, type DType } from '../ir/dtype.js';
+import { readElement, writeElement } from '../ir/elements.js';
 import { ndarray, type NDArray } from '../ir/ndarray.js';
 
 /* .npy format version 1/2/3 (numpy's NEP 1): magic, header length, a Python dict literal, then the data. */
@@ -31,7 +32,7 @@ export function parseNpy(bytes: Uint8Array): NDArray {
   if (!dtype) throw new Error(`unsupported .npy dtype '${descr}'`);
   const shape = shapeText.split(',').map((s) => s.trim()).filter((s) => s.length > 0).map(Number);
   const a = ndarray(dtype, shape);
-  const width = DESCR_OF[dtype] ? bytesPer(dtype) : 1;
+  const width = DESCR_OF[dtype] ? bytesOf(dtype) : 1;
   const off = start + headerLen;
   if (bytes.length - off < a.data.length * width) throw new Error('truncated .npy data');
   const dv = new DataView(bytes.buffer, bytes.byteOffset + off, a.data.length * width);
@@ -64,7 +65,7 @@ export function writeNpy(a: NDArray): Uint8Array {
   // numpy pads the header with spaces so the data starts on a 64-byte boundary, ending in '\n'.
   const total = 10 + header.length + 1;
   header += ' '.repeat((64 - (total % 64)) % 64) + '\n';
-  const width = bytesPer(a.dtype);
+  const width = bytesOf(a.dtype);
   const out = new Uint8Array(10 + header.length + a.data.length * width);
   out.set([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]);
   new DataView(out.buffer).setUint16(8, header.length, true);
@@ -76,13 +77,7 @@ export function writeNpy(a: NDArray): Uint8Array {
 
 /** Reads a .npz archive: arrays in archive order, keyed by name without '.npy'. */
 export function readNpz(path: string): Map<string, NDArray> {
-  let bytes: Uint8Array;
-  try {
-    if (!statSync(path).isFile()) throw new Error('not a file');
-    bytes = readFileSync(path);
-  } catch (e) {
-    throw new GenError('input', `cannot read arrays: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file: path });
-  }
+  const bytes = readUserFile(path, 'arrays');
   try {
     return parseNpz(bytes);
   } catch (e) {
@@ -107,34 +102,3 @@ export function encodeNpz(arrays: Map<string, NDArray>): Uint8Array {
   return zipSync(files, { level: 0, mtime: new Date('2000-01-01T00:00:00Z') });
 }
 
-function bytesPer(t: DType): number {
-  return t === 'int8' || t === 'uint8' || t === 'bool' ? 1 : t === 'int16' || t === 'uint16' ? 2 : t === 'int64' || t === 'float64' ? 8 : 4;
-}
-
-function readElement(v: DataView, t: DType, o: number): number {
-  switch (t) {
-    case 'int8': return v.getInt8(o);
-    case 'uint8': case 'bool': return v.getUint8(o);
-    case 'int16': return v.getInt16(o, true);
-    case 'uint16': return v.getUint16(o, true);
-    case 'int32': return v.getInt32(o, true);
-    case 'uint32': return v.getUint32(o, true);
-    case 'int64': return Number(v.getBigInt64(o, true));
-    case 'float32': return v.getFloat32(o, true);
-    case 'float64': return v.getFloat64(o, true);
-  }
-}
-
-function writeElement(v: DataView, t: DType, o: number, x: number): void {
-  switch (t) {
-    case 'int8': v.setInt8(o, x); break;
-    case 'uint8': case 'bool': v.setUint8(o, x); break;
-    case 'int16': v.setInt16(o, x, true); break;
-    case 'uint16': v.setUint16(o, x, true); break;
-    case 'int32': v.setInt32(o, x, true); break;
-    case 'uint32': v.setUint32(o, x, true); break;
-    case 'int64': v.setBigInt64(o, BigInt(Math.trunc(x)), true); break;
-    case 'float32': v.setFloat32(o, x, true); break;
-    case 'float64': v.setFloat64(o, x, true); break;
-  }
-}

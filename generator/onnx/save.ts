@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import onnxProto from 'onnx-proto';
 import { GenError } from '../errors.js';
-import type { DType } from '../ir/dtype.js';
+import { bytesOf, type DType } from '../ir/dtype.js';
+import { toInt64, writeElement } from '../ir/elements.js';
 import type { AttrValue, Graph, Node, Tensor } from '../ir/graph.js';
 import type { NDArray } from '../ir/ndarray.js';
 import { ONNX_TYPE_CODES } from './tensor-proto.js';
@@ -25,19 +26,11 @@ export interface EncodeOptions {
 }
 
 const ATTR = { FLOAT: 1, INT: 2, STRING: 3, TENSOR: 4, FLOATS: 6, INTS: 7, STRINGS: 8 } as const;
-const INT64_MAX = 2n ** 63n - 1n;
-const INT64_MIN = -(2n ** 63n);
 
 function typeCode(t: DType, what: string): number {
   const code = ONNX_TYPE_CODES[t];
   if (code === undefined) throw new GenError('internal', `cannot write type ${t} to ONNX`, { tensor: what });
   return code;
-}
-
-/** int64 values past 2^53 (INT64_MAX slice ends, read back as 2^63) are clamped into int64. */
-function toInt64(v: number): bigint {
-  const b = BigInt(Math.trunc(v));
-  return b > INT64_MAX ? INT64_MAX : b < INT64_MIN ? INT64_MIN : b;
 }
 
 /** An int64 field value protobufjs accepts: a number when exact, else a decimal string (it parses those as Long). */
@@ -46,24 +39,10 @@ function int64Field(v: number): number {
 }
 
 function rawBytes(a: NDArray): Uint8Array {
-  const width = a.dtype === 'int8' || a.dtype === 'uint8' || a.dtype === 'bool' ? 1
-    : a.dtype === 'int16' || a.dtype === 'uint16' ? 2 : a.dtype === 'int64' || a.dtype === 'float64' ? 8 : 4;
+  const width = bytesOf(a.dtype);
   const out = new Uint8Array(a.data.length * width);
   const v = new DataView(out.buffer);
-  a.data.forEach((x, i) => {
-    const o = i * width;
-    switch (a.dtype) {
-      case 'int8': v.setInt8(o, x); break;
-      case 'uint8': case 'bool': v.setUint8(o, x); break;
-      case 'int16': v.setInt16(o, x, true); break;
-      case 'uint16': v.setUint16(o, x, true); break;
-      case 'int32': v.setInt32(o, x, true); break;
-      case 'uint32': v.setUint32(o, x, true); break;
-      case 'int64': v.setBigInt64(o, toInt64(x), true); break;
-      case 'float32': v.setFloat32(o, x, true); break;
-      case 'float64': v.setFloat64(o, x, true); break;
-    }
-  });
+  a.data.forEach((x, i) => writeElement(v, a.dtype, i * width, x));
   return out;
 }
 

@@ -1,4 +1,5 @@
-import type { DType } from '../ir/dtype.js';
+import { bytesOf, type DType } from '../ir/dtype.js';
+import { readElement } from '../ir/elements.js';
 import { ndarray, type NDArray } from '../ir/ndarray.js';
 
 /** ONNX TensorProto.DataType codes (onnx.proto). */
@@ -46,9 +47,9 @@ export function decodeTensor(t: TensorProtoLike): NDArray {
   const raw = t.rawData;
   if (raw && raw.length > 0) {
     const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-    const width = elementBytes(dtype);
+    const width = bytesOf(dtype);
     if (raw.length !== n * width) throw new Error(`raw data holds ${raw.length} bytes, shape needs ${n * width}`);
-    for (let i = 0; i < n; i++) a.data[i] = readRaw(view, dtype, i * width);
+    for (let i = 0; i < n; i++) a.data[i] = readElement(view, dtype, i * width);
     return a;
   }
   const source: ArrayLike<Int64Like> | null | undefined =
@@ -61,27 +62,4 @@ export function decodeTensor(t: TensorProtoLike): NDArray {
   if (values.length !== n) throw new Error(`tensor holds ${values.length} values, shape needs ${n}`);
   for (let i = 0; i < n; i++) a.data[i] = toNumber(values[i]);
   return a;
-}
-
-function elementBytes(t: DType): number {
-  switch (t) {
-    case 'int8': case 'uint8': case 'bool': return 1;
-    case 'int16': case 'uint16': return 2;
-    case 'int32': case 'uint32': case 'float32': return 4;
-    case 'int64': case 'float64': return 8;
-  }
-}
-
-function readRaw(v: DataView, t: DType, off: number): number {
-  switch (t) {
-    case 'int8': return v.getInt8(off);
-    case 'uint8': case 'bool': return v.getUint8(off);
-    case 'int16': return v.getInt16(off, true);
-    case 'uint16': return v.getUint16(off, true);
-    case 'int32': return v.getInt32(off, true);
-    case 'uint32': return v.getUint32(off, true);
-    case 'int64': return Number(v.getBigInt64(off, true));
-    case 'float32': return v.getFloat32(off, true);
-    case 'float64': return v.getFloat64(off, true);
-  }
 }

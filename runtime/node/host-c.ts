@@ -35,11 +35,6 @@ export function buildHostC(outDir: string): string {
   return bin;
 }
 
-/** Memory-like view over a byte buffer, for the tensor readers and writers the emulator uses too. */
-function bytesAsMemory(buffer: ArrayBuffer): WebAssembly.Memory {
-  return { buffer } as WebAssembly.Memory;
-}
-
 export function runHostC(outDir: string, inputs: NDArray[]): NDArray[] {
   const manifest = readManifest(outDir);
   const bin = buildHostC(outDir);
@@ -57,7 +52,7 @@ export function runHostC(outDir: string, inputs: NDArray[]): NDArray[] {
     if (sizeOf(inputs[i].shape) !== sizeOf(t.shape)) {
       throw new GenError('run', `input holds ${sizeOf(inputs[i].shape)} values, the model expects ${sizeOf(t.shape)}`, { tensor: t.name });
     }
-    writeTensor(bytesAsMemory(inBytes.buffer), at, t.dtype, inputs[i].data, t.name);
+    writeTensor(inBytes, at, t.dtype, inputs[i].data, t.name);
     at += t.bytes;
   });
   const dir = mkdtempSync(join(tmpdir(), 'firmgen-host-'));
@@ -72,7 +67,7 @@ export function runHostC(outDir: string, inputs: NDArray[]): NDArray[] {
     const buf = raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength);
     let off = 0;
     return outs.map((t) => {
-      const a = readTensor(bytesAsMemory(buf), off, t.dtype, t.shape);
+      const a = readTensor({ buffer: buf }, off, t.dtype, t.shape);
       off += sizeOf(t.shape) * bytesOf(t.dtype);
       return a;
     });

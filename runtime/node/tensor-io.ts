@@ -3,35 +3,12 @@ import type { DType } from '../../generator/ir/dtype.js';
 import { bytesOf, isIntType, rangeOf } from '../../generator/ir/dtype.js';
 import { GenError } from '../../generator/errors.js';
 import { ndarray, type NDArray } from '../../generator/ir/ndarray.js';
+import { readElement, writeElement } from '../../generator/ir/elements.js';
 
-type Setter = (view: DataView, at: number, v: number) => void;
-type Getter = (view: DataView, at: number) => number;
-
-const SET: Record<DType, Setter> = {
-  int8: (d, at, v) => d.setInt8(at, v),
-  uint8: (d, at, v) => d.setUint8(at, v),
-  bool: (d, at, v) => d.setUint8(at, v),
-  int16: (d, at, v) => d.setInt16(at, v, true),
-  uint16: (d, at, v) => d.setUint16(at, v, true),
-  int32: (d, at, v) => d.setInt32(at, v, true),
-  uint32: (d, at, v) => d.setUint32(at, v, true),
-  int64: (d, at, v) => d.setBigInt64(at, BigInt(v), true),
-  float32: (d, at, v) => d.setFloat32(at, v, true),
-  float64: (d, at, v) => d.setFloat64(at, v, true),
-};
-
-const GET: Record<DType, Getter> = {
-  int8: (d, at) => d.getInt8(at),
-  uint8: (d, at) => d.getUint8(at),
-  bool: (d, at) => d.getUint8(at),
-  int16: (d, at) => d.getInt16(at, true),
-  uint16: (d, at) => d.getUint16(at, true),
-  int32: (d, at) => d.getInt32(at, true),
-  uint32: (d, at) => d.getUint32(at, true),
-  int64: (d, at) => Number(d.getBigInt64(at, true)),
-  float32: (d, at) => d.getFloat32(at, true),
-  float64: (d, at) => d.getFloat64(at, true),
-};
+/** Anything with bytes: the emulator's WebAssembly.Memory, or a plain buffer for the host-built C's files. */
+export interface Bytes {
+  readonly buffer: ArrayBufferLike;
+}
 
 /** The first value that the device type cannot hold exactly, with its index. */
 function firstMisfit(dtype: DType, data: Float64Array): { index: number; value: number; range: string } | undefined {
@@ -45,7 +22,7 @@ function firstMisfit(dtype: DType, data: Float64Array): { index: number; value: 
 }
 
 /** Writes `values` at linear address `at`, as `dtype`; a value the type cannot hold is an error naming the tensor. */
-export function writeTensor(memory: WebAssembly.Memory, at: number, dtype: DType, values: Float64Array, name: string): void {
+export function writeTensor(memory: Bytes, at: number, dtype: DType, values: Float64Array, name: string): void {
   const bad = firstMisfit(dtype, values);
   if (bad) {
     throw new GenError('run', `input value ${bad.value} at flat index ${bad.index} does not fit ${dtype} ${bad.range}`, {
@@ -53,16 +30,14 @@ export function writeTensor(memory: WebAssembly.Memory, at: number, dtype: DType
     });
   }
   const view = new DataView(memory.buffer);
-  const set = SET[dtype];
   const step = bytesOf(dtype);
-  for (let i = 0; i < values.length; i++) set(view, at + i * step, values[i]);
+  for (let i = 0; i < values.length; i++) writeElement(view, dtype, at + i * step, values[i]);
 }
 
-export function readTensor(memory: WebAssembly.Memory, at: number, dtype: DType, shape: readonly number[]): NDArray {
+export function readTensor(memory: Bytes, at: number, dtype: DType, shape: readonly number[]): NDArray {
   const out = ndarray(dtype, shape);
   const view = new DataView(memory.buffer);
-  const get = GET[dtype];
   const step = bytesOf(dtype);
-  for (let i = 0; i < out.data.length; i++) out.data[i] = get(view, at + i * step);
+  for (let i = 0; i < out.data.length; i++) out.data[i] = readElement(view, dtype, at + i * step);
   return out;
 }
