@@ -2,7 +2,7 @@
 // firmware's own window, a hole between regions, a buffer running past a region's end) is a fault that names
 // the address, the region and the current layer.
 
-import { currentLayer } from "./events";
+import { msgLayer } from "./events";
 import { msgBegin, msgDec, msgText, raise } from "./fault";
 import { msgAddress, regionAt, region_size, region_linear_base } from "./regions";
 
@@ -26,12 +26,6 @@ function checkFault(ptr: usize, bytes: i32, write: i32, r: i32): void {
     }
   }
   msgText(")");
-  const layer = currentLayer();
-  if (layer >= 0) {
-    msgText(" in layer ");
-    msgDec(layer);
-  } else {
-    msgText(" outside any layer");
-  }
+  msgLayer();
   raise();
 }

@@ -5,10 +5,11 @@ import { genericCosts, siracusaCosts } from "./cost";
 import { clearFault, msgBegin, msgDec, msgText, raise } from "./fault";
 import { MAX_CORES, resetAgents } from "./agents";
 import { resetEvents } from "./events";
+import { resetDma } from "./dma";
 import { placeRegions, resetRegions } from "./regions";
 import { EVENT_LOG_BASE } from "./layout";
 import { genericRegions } from "./chips/generic";
-import { SIRACUSA_CORES, siracusaRegions } from "./chips/siracusa";
+import { SIRACUSA_CORES, siracusaDma, siracusaRegions } from "./chips/siracusa";
 
 const PLATFORM_GENERIC: i32 = 0;
 const PLATFORM_SIRACUSA: i32 = 1;
@@ -26,6 +27,7 @@ export function configure(platform: i32, cores: i32): i32 {
   }
   resetRegions();
   resetEvents();
+  resetDma();
   let clusterCores = 0;
   if (platform == PLATFORM_GENERIC) {
     if (cores < 0 || cores > 1) badCores(platform, cores, 1);
@@ -36,6 +38,7 @@ export function configure(platform: i32, cores: i32): i32 {
     clusterCores = cores == 0 ? SIRACUSA_CORES : cores;
     siracusaRegions();
     siracusaCosts();
+    siracusaDma();
   } else {
     msgBegin("configure: unknown platform id ");
     msgDec(platform);
@@ -73,3 +76,7 @@ export {
 } from "./events";
 export { cost_cycles, fork_cycles, barrier_cycles, join_cycles } from "./cost";
 export { fault_message, fault_message_length } from "./fault";
+export {
+  dma_alloc, dma_free, dma_copy, dma_wait, dma_finish, dma_channels, dma_max_bytes, dma_latency_cycles,
+  dma_bytes_per_cycle, dma_queue_depth, dma_register_cycles,
+} from "./dma";

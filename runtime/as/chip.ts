@@ -53,3 +53,23 @@ export declare function compute(cls: i32, units: i32): void;
 /** The current agent's clock in cycles. */
 @external("chip", "cycles")
 export declare function cycles(): i64;
+
+// Cluster DMA (emulator/assembly/dma.ts); use the mchan-shaped wrappers in dma.ts.
+
+/** A free channel id (0..15), now this core's active channel: its following copies count on it. */
+@external("chip", "dma_alloc")
+export declare function dma_alloc(): i32;
+
+@external("chip", "dma_free")
+export declare function dma_free(ch: i32): void;
+
+/** `bytes` between L1 and L2/L3; a side with length 0 is contiguous, else rows of `length` every `stride` bytes. */
+@external("chip", "dma_copy")
+export declare function dma_copy(
+  ch: i32, l1: usize, ext: usize, bytes: i32, toL1: i32,
+  extLength: i32, extStride: i32, l1Length: i32, l1Stride: i32,
+): void;
+
+/** Sleeps until every transfer on the channel is complete; their data has then landed. */
+@external("chip", "dma_wait")
+export declare function dma_wait(ch: i32): void;

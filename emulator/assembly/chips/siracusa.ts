@@ -1,6 +1,7 @@
 // Siracusa memory map (HARDWARE.md, Siracusa table) and cluster size.
 
 import { addRegion } from "../regions";
+import { enableDma } from "../dma";
 import { KiB, MiB } from "../layout";
 
 /** 8 cluster worker cores (pulp-sdk archi/chips/siracusa/properties.h). */
@@ -14,4 +15,14 @@ export function siracusaRegions(): void {
   addRegion("L3", 0x8000_0000, 16 * MiB);
   addRegion("NMS_MRAM", 0x1040_0000, 4 * MiB); // NPU weight memory, non-volatile
   addRegion("NMS_SRAM", 0x1080_0000, 4 * MiB);
+}
+
+/**
+ * Cluster DMA (mchan v7), HARDWARE.md "cluster DMA timing": 8 bytes/cycle each way into and out of L1 (two 32-bit L1
+ * ports per direction), ~14 cycles of interconnect latency before data, 2 queued commands per core. The L1 side is
+ * region 0; the external side L2 (1) or L3 (2). ASSUMPTION: L3 is reached at L2's speed (on the chip it sits behind
+ * the separate HyperRAM DMA, HARDWARE.md "L3"; docs/timing.md says what this leaves out).
+ */
+export function siracusaDma(): void {
+  enableDma(0, (1 << 1) | (1 << 2), 14, 8, 2);
 }

@@ -31,4 +31,25 @@ void hal_layer_end(int32_t layer);
 /* floor(sqrt(v)) for v >= 0, exact for every 64-bit value (the norms of SEMANTICS.md need it). */
 int64_t fg_isqrt64(int64_t v);
 
+/* Cluster DMA between L1 and L2/L3, shaped like the mchan v7 driver (Deeploy mchan_v7.h); the AS twin is
+   runtime/as/dma.ts and docs/firmware-abi.md is the contract. A channel id is 0..15. A copy counts on the channel its
+   core allocated last (the ch argument must be that channel), returns at once, and moves 1..131071 bytes; its data
+   may be used, and its source overwritten, only after hal_dma_wait(ch). to_l1 != 0: external -> L1, else L1 -> external.
+   2-D: the strided side is rows of `length` bytes whose starts are `stride` bytes apart; `bytes` is the total.
+   The host implementation copies at issue; the emulator lands data at completion, so only it catches a missing wait. */
+#define HAL_DMA_CHANNELS 16
+#define HAL_DMA_MAX_BYTES 131071
+int hal_dma_channel_alloc(void);
+void hal_dma_channel_free(int ch);
+void hal_dma_copy_1d(int ch, void *l1, void *ext, int32_t bytes, int to_l1);
+/* Strided on the external side (mchan command bit 19), contiguous in L1. */
+void hal_dma_copy_2d(int ch, void *l1, void *ext, int32_t bytes, int32_t stride, int32_t length, int to_l1);
+/* Strided on the L1 side (bit 23), contiguous outside. */
+void hal_dma_copy_2d_l1(int ch, void *l1, void *ext, int32_t bytes, int32_t stride, int32_t length, int to_l1);
+/* Strided on both sides (bits 19 and 23), each with its own rows. */
+void hal_dma_copy_2d_both(int ch, void *l1, void *ext, int32_t bytes, int32_t ext_stride, int32_t ext_length,
+                          int32_t l1_stride, int32_t l1_length, int to_l1);
+/* Waits until every copy on the channel is complete. */
+void hal_dma_wait(int ch);
+
 #endif
