@@ -14,6 +14,33 @@ export interface MemoryLevel {
 
 export type Pass = (g: Graph) => Graph;
 
+/**
+ * Cycles per unit of each cost class the emulator charges (emulator/assembly/cost.ts, derivations in
+ * docs/timing.md). The generator's cost model uses the same figures to choose tiles; a test keeps them equal.
+ */
+export interface CoreCosts {
+  MAC_CONV: number;
+  MAC_DW: number;
+  MAC_GEMM: number;
+  ELEMENT: number;
+  REQUANT: number;
+  COPY_BYTE: number;
+  SOFTMAX_ELEM: number;
+  NORM_ELEM: number;
+  DIV: number;
+  CALL: number;
+  fork: number;
+  barrier: number;
+  join: number;
+}
+
+/** What tiling needs: the fast memory tiles go to, and the DMA that moves them (HARDWARE.md). */
+export interface TilingTarget {
+  /** Memory the kernels compute in (L1). */
+  memory: string;
+  dma: { bytesPerCycle: number; latency: number; maxTransfer: number };
+}
+
 /** A chip as the generator sees it: data, not behaviour (DESIGN.md, platform folder). */
 export interface Platform {
   name: string;
@@ -33,6 +60,9 @@ export interface Platform {
   passes: Pass[];
   /** Kernels in order of preference: the first that accepts a node runs it. */
   kernels: KernelDef[];
+  costs: CoreCosts;
+  /** Present on chips whose kernels compute in a small memory fed by DMA. */
+  tiling?: TilingTarget;
 }
 
 export function memoryOf(p: Platform, name: string): MemoryLevel {

@@ -18,4 +18,9 @@ export const generic: Platform = {
   home: { memory: 'RAM', offset: 0, size: 16 * 1024 * 1024 },
   passes: CORE_PASSES,
   kernels: CORE_KERNELS,
+  // The emulator's generic cost table (docs/timing.md; test/platforms/emulator-agrees.test.ts keeps them equal).
+  costs: {
+    MAC_CONV: 5.25, MAC_DW: 5.25, MAC_GEMM: 5.25, ELEMENT: 5.5, REQUANT: 9.25, COPY_BYTE: 0.8125,
+    SOFTMAX_ELEM: 23.75, NORM_ELEM: 17.75, DIV: 35, CALL: 32, fork: 0, barrier: 0, join: 0,
+  },
 };

@@ -30,4 +30,11 @@ export const siracusa: Platform = {
   home: { memory: 'L2', offset: 64 * KiB, size: 1984 * KiB },
   passes: CORE_PASSES,
   kernels: CORE_KERNELS,
+  // The emulator's Siracusa cost table (docs/timing.md; test/platforms/emulator-agrees.test.ts keeps them equal).
+  costs: {
+    MAC_CONV: 14 / 32, MAC_DW: 0.75, MAC_GEMM: 0.625, ELEMENT: 4, REQUANT: 7, COPY_BYTE: 0.5,
+    SOFTMAX_ELEM: 18, NORM_ELEM: 14, DIV: 35, CALL: 34, fork: 40, barrier: 20, join: 20,
+  },
+  // Cluster DMA (mchan v7): 8 bytes/cycle each way, ~14 cycles latency, 17-bit length (HARDWARE.md).
+  tiling: { memory: 'L1', dma: { bytesPerCycle: 8, latency: 14, maxTransfer: 131071 } },
 };
