@@ -16,6 +16,8 @@ const AS_BUILTINS = new Set([
   'load', 'store', 'changetype', 'unchecked', 'min', 'max', 'abs', 'sqrt', 'floor', 'select', 'memory', 'v128',
   'i8', 'u8', 'i16', 'u16', 'i32', 'u32', 'i64', 'u64', 'isize', 'usize', 'bool', 'f32', 'f64', 'void',
   'StaticArray', 'Math', 'NaN', 'Infinity', 'true', 'false', 'null', 'abort', 'unreachable',
+  // wasm SIMD namespaces (the kernels' fast paths, built with --enable simd).
+  'i8x16', 'i16x8', 'i32x4', 'i64x2', 'f32x4', 'f64x2',
 ]);
 
 let halExports: Set<string> | undefined;

@@ -31,3 +31,13 @@ export function chunkOf(total: number, c: number, n: number): [number, number] {
   const start = Math.min(c * chunk, total);
   return [start, Math.min(start + chunk, total)];
 }
+
+/** int8 or uint8: the element types the AS kernels' SIMD paths widen to int16 (exactly) before multiplying. */
+export function byteWide(t: DType): boolean {
+  return t === 'int8' || t === 'uint8';
+}
+
+/** Suffix of the wasm SIMD widening op for a byte type: sign- or zero-extension. */
+export function extOf(t: DType): 's' | 'u' {
+  return t === 'uint8' ? 'u' : 's';
+}

@@ -2,7 +2,7 @@ import { attrInt, attrInts } from '../ir/attrs.js';
 import { isIntType } from '../ir/dtype.js';
 import { tensorOf } from '../ir/graph.js';
 import { accRange, epilogueOf } from './epilogue.js';
-import { typeNames, valueRange } from './common.js';
+import { byteWide, extOf, typeNames, valueRange } from './common.js';
 import type { KernelDef } from './types.js';
 
 /**
@@ -61,6 +61,11 @@ export const convKernel: KernelDef = {
       bound += Math.max(Math.abs(br.min), Math.abs(br.max));
     }
     const ep = epilogueOf(node, graph, accRange(bound), () => 'co');
+    // The AS kernel's SIMD path (emulation speed only; the C and the charged cycles do not change): 8-bit input and
+    // weights, unit stride along x, and outputs [OX0, OX1) whose taps all fall inside the input row.
+    const OX0 = PL;
+    const OX1 = Math.min(WO, W - (KW - 1) * DX + PL);
+    const simd = byteWide(x.dtype) && byteWide(w.dtype) && SX === 1 && OX1 - OX0 >= 8;
     return {
       args: [
         { field: 'x', tensor: x.name, dtype: x.dtype, write: false },
@@ -70,7 +75,7 @@ export const convKernel: KernelDef = {
         { field: 'y', tensor: y.name, dtype: y.dtype, write: true },
       ],
       params: {
-        N, C, H, W, CO, CIG, KH, KW, HO, WO, PT, PL, SY, SX, DY, DX,
+        N, C, H, W, CO, CIG, KH, KW, HO, WO, PT, PL, SY, SX, DY, DX, simd, OX0, OX1, xExt: extOf(x.dtype),
         COG: CO / group,
         // Depthwise convs cannot use the SIMD dot product across input channels: a different cost class.
         macClass: CIG === 1 && group > 1 ? 'MAC_DW' : 'MAC_CONV',

@@ -4,7 +4,7 @@ import { broadcastStrides, requantParamShape, varyingAxes } from '../ir/broadcas
 import { isIntType } from '../ir/dtype.js';
 import { tensorOf, type Tensor } from '../ir/graph.js';
 import { accRange, epilogueOf } from './epilogue.js';
-import { typeNames, valueRange } from './common.js';
+import { byteWide, extOf, typeNames, valueRange } from './common.js';
 import { toRank } from './loops.js';
 import type { KernelDef } from './types.js';
 
@@ -76,6 +76,14 @@ export const gemmKernel: KernelDef = {
       throw new GenError('internal', `requantization parameter '${p.name}' is neither per row nor per column`, site);
     };
     const ep = epilogueOf(node, graph, accRange(bound), indexOf);
+    // The AS kernel's SIMD paths (emulation speed only; the C and the charged cycles do not change): both operands
+    // 8-bit, and either both contiguous in k (dot products along k) or B contiguous in n (16 columns at a time).
+    const bytes8 = byteWide(A.dtype) && byteWide(B.dtype);
+    const sAk = transA ? M : 1;
+    const sBk = transB ? 1 : N;
+    const sBn = transB ? K : 1;
+    const dotK = bytes8 && sAk === 1 && sBk === 1;
+    const vecN = bytes8 && !dotK && sBn === 1;
     return {
       args: [
         { field: 'a', tensor: A.name, dtype: A.dtype, write: false },
@@ -88,8 +96,8 @@ export const gemmKernel: KernelDef = {
         M, N, K, B1: nest.dims[1],
         rows: nest.dims[0] * nest.dims[1] * M,
         aB0: sa[0], aB1: sa[1], bB0: sb[0], bB1: sb[1], cB0: sc[0], cB1: sc[1], yB0: sy[0], yB1: sy[1],
-        sAm: transA ? 1 : K, sAk: transA ? M : 1,
-        sBk: transB ? 1 : N, sBn: transB ? K : 1,
+        sAm: transA ? 1 : K, sAk, sBk, sBn,
+        dotK, vecN, scalarK: !dotK && !vecN, aExt: extOf(A.dtype), bExt: extOf(B.dtype),
         sCm: cStr[cStr.length - 2], sCn: cStr[cStr.length - 1],
         alpha, beta, scaled: alpha !== 1,
         a: typeNames(A.dtype), b: typeNames(B.dtype), y: typeNames(Y.dtype),

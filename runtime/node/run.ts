@@ -15,10 +15,12 @@ import {
 import { readManifest, type Manifest, type ManifestImage, type ManifestTensor } from './manifest.js';
 import { readTensor, writeTensor } from './tensor-io.js';
 import { wasmerHost, type WasiHost } from './wasi.js';
+import { liteHost, liteSupports } from './wasi-lite.js';
 
 export interface RunOptions {
   /** Cluster cores to model (0: the chip's own count); overrides the manifest's `cores`. */
   cores?: number;
+  /** Default: the in-process fd_write/proc_exit host when the firmware needs no more WASI, else @wasmer/wasi. */
   wasi?: WasiHost;
   /** Called as each stage begins ('asc build', 'emulate'), for progress display. */
   onStage?: (stage: string) => void;
@@ -79,6 +81,8 @@ export interface RunResult {
   build: FirmwareBuild;
   /** Wall time of instantiate + load + run, ms. */
   runMs: number;
+  /** Wall time of the firmware's `_start` alone (the network itself, in the emulator), ms. */
+  execMs: number;
 }
 
 const modules = new Map<string, Promise<WebAssembly.Module>>();
@@ -109,18 +113,21 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
   writeInputs(manifest, inputs, emu, linear);
 
   const chip = deviceImports(module, emu);
-  const session = await (opts.wasi ?? wasmerHost).session(['firmware'], {});
+  const host = opts.wasi ?? (liteSupports(module) ? liteHost : wasmerHost);
+  const session = await host.session(['firmware'], {});
   try {
     session.instantiate(module, { env: { memory: emu.memory }, chip });
   } catch (e) {
     throw new GenError('run', `the firmware does not link against the emulator: ${(e as Error).message}`);
   }
   let code: number;
+  const tStart = performance.now();
   try {
     code = session.start();
   } catch (e) {
     throw faultError(emu, e);
   }
+  const execMs = performance.now() - tStart;
   if (code !== 0) {
     const err = session.stderr().trim();
     throw new GenError('run', `the firmware exited with code ${code}${err ? `: ${err}` : ''}`);
@@ -164,6 +171,7 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
     stdout: session.stdout(),
     build,
     runMs: performance.now() - t0,
+    execMs,
   };
 }
 

@@ -2,7 +2,9 @@
  * WASI behind a small interface, so node:wasi (or another host) can replace @wasmer/wasi (last released Dec 2022)
  * without touching the runner. One session runs one module once (a WASI object cannot be restarted).
  */
-import { init, WASI } from '@wasmer/wasi';
+// Imported on first use: loading @wasmer/wasi alone takes ~45 ms, and most runs never need it (wasi-lite.ts).
+type Wasmer = typeof import('@wasmer/wasi');
+let wasmer: Promise<Wasmer> | undefined;
 
 export interface WasiSession {
   /** Instantiates `module` with the WASI imports added to `imports`. */
@@ -23,6 +25,8 @@ let ready: Promise<void> | undefined;
 /** @wasmer/wasi: init() once per process (~0.1 s, TOOLCHAIN.md), then one WASI object per run. */
 export const wasmerHost: WasiHost = {
   async session(args, env) {
+    wasmer ??= import('@wasmer/wasi');
+    const { init, WASI } = await wasmer;
     ready ??= init();
     await ready;
     const wasi = new WASI({ args, env });
