@@ -68,6 +68,8 @@ export function memoryPlanSvg(m: Manifest, region: string, width = 1200, height 
   const step = tickStep(span / unit, 6) * unit;
   for (let a = 0; a <= span; a += step) {
     out.push(`<line x1="${LEFT}" y1="${y(a).toFixed(1)}" x2="${LEFT + plotW}" y2="${y(a).toFixed(1)}" stroke="#eee"/>`);
+    // The top edge gets its own label below; a tick label within a line of it would overprint.
+    if (y(a) - TOP < 12) continue;
     out.push(`<text x="${LEFT - 6}" y="${(y(a) + 4).toFixed(1)}" text-anchor="end" fill="#555">+${fmtBytes(a)}</text>`);
   }
   const every = Math.max(1, Math.ceil(steps / 40));
