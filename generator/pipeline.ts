@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { emitFirmware } from './backend/emit.js';
+import { emitFirmware, tableName } from './backend/emit.js';
+import { planTiling, type TilingPlan } from './midend/tiling/plan-tiles.js';
+import { tableBytes } from './midend/tiling/table.js';
 import type { Manifest } from './backend/manifest.js';
 import { writeDirectoryAtomically } from './backend/write.js';
 import { GenError } from './errors.js';
@@ -25,6 +27,14 @@ export interface FirmwareOptions {
   sampleInputs?: string;
   /** Called as each stage begins (load, lower, plan, emit), for progress display. */
   onStage?: (stage: string) => void;
+  /** Bytes of L1 for tile buffers (default: all of it). */
+  l1?: number;
+  /** Bytes of the home memory (L2) for tensors (default: the platform's arena). */
+  l2?: number;
+  /** Double buffering (default) overlaps DMA with compute; single buffering waits for each transfer. */
+  buffering?: 'single' | 'double';
+  /** Keep every kernel on the home memory (no tiles, no DMA), as before tiling existed. */
+  untiled?: boolean;
 }
 
 export interface Compiled {
@@ -32,6 +42,7 @@ export interface Compiled {
   lowered: Graph;
   layers: Layer[];
   plan: MemoryPlan;
+  tiling?: TilingPlan;
   platform: Platform;
   notes: string[];
 }
@@ -56,15 +67,18 @@ export function compileModel(opts: Omit<FirmwareOptions, 'out'>): Compiled {
   const lowered = withFile(opts.model, () => platform.passes.reduce((g, pass) => pass(g), inferred));
   const layers = withFile(opts.model, () => selectKernels(lowered, platform));
   stage('plan');
-  const plan = withFile(opts.model, () => planMemory(lowered, platform, (i) => layers[i].kernel === 'alias'));
-  return { graph: inferred, lowered, layers, plan, platform, notes };
+  const tiling = opts.untiled ? undefined : withFile(opts.model, () =>
+    planTiling(lowered, layers, platform, { l1: opts.l1, double: (opts.buffering ?? 'double') === 'double' }));
+  const blobs = [...(tiling?.layers ?? [])].map(([id, tl]) => ({ name: tableName(id), bytes: tableBytes(tl) }));
+  const plan = withFile(opts.model, () => planMemory(lowered, platform, (i) => layers[i].kernel === 'alias', { arenaSize: opts.l2, blobs }));
+  return { graph: inferred, lowered, layers, plan, tiling, platform, notes };
 }
 
 export function generateFirmware(opts: FirmwareOptions): Compiled & { manifest: Manifest } {
   const compiled = compileModel(opts);
   opts.onStage?.('emit');
   const { files, manifest } = withFile(opts.model, () =>
-    emitFirmware({ graph: compiled.lowered, layers: compiled.layers, plan: compiled.plan, platform: compiled.platform }),
+    emitFirmware({ graph: compiled.lowered, layers: compiled.layers, plan: compiled.plan, platform: compiled.platform, tiling: compiled.tiling }),
   );
   writeDirectoryAtomically(opts.out, files);
   return { ...compiled, manifest };

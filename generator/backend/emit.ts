@@ -9,7 +9,10 @@ import type { MemoryPlan } from '../midend/plan.js';
 import type { Platform } from '../platforms/types.js';
 import { memoryOf } from '../platforms/types.js';
 import { checkClosures } from './closure-check.js';
-import { renderClosure } from './closure.js';
+import { renderKernel } from './kernel-closure.js';
+import { renderTiledLayer } from './tiled.js';
+import type { TilingPlan } from '../midend/tiling/plan-tiles.js';
+import { encodeTable } from '../midend/tiling/table.js';
 import { buildManifest, type Manifest } from './manifest.js';
 import { constantImage } from './memory-image.js';
 import { RUNTIME, templatePath } from './paths.js';
@@ -23,6 +26,12 @@ export interface EmitInput {
   layers: Layer[];
   plan: MemoryPlan;
   platform: Platform;
+  tiling?: TilingPlan;
+}
+
+/** Name of a tiled layer's table among the plan's constant blobs. */
+export function tableName(layerId: number): string {
+  return `tile_table_${layerId}`;
 }
 
 export interface Emitted {
@@ -31,56 +40,53 @@ export interface Emitted {
 }
 
 /** Renders C and AS sources, the constant image and the manifest of one model (DESIGN.md, emit). */
-export function emitFirmware({ graph, layers, plan, platform }: EmitInput): Emitted {
+export function emitFirmware({ graph, layers, plan, platform, tiling }: EmitInput): Emitted {
   const symbols = new SymbolTable(['network', 'network_run', 'a', 'raw', 'args']);
   const symbolOf = (tensor: string): string => symbols.symbol(plan.placements.get(tensor)?.root ?? tensor, 't_');
   const regionIndex = platform.memories.findIndex((m) => m.name === plan.region);
   const home = memoryOf(platform, plan.region);
 
+  const closures: { fn: string; fields: string[]; source: string }[] = [];
   const kernels = layers.filter((l) => l.kernel !== 'alias').map((l) => {
     const kernel = l.kernel as Exclude<Layer['kernel'], 'alias'>;
     const site = { node: l.node.name, op: l.node.op };
-    let view;
-    try {
-      view = kernel.view({ node: l.node, graph, platform });
-    } catch (e) {
-      throw e instanceof GenError ? e.withSite(site) : new GenError('internal', (e as Error).message, site);
-    }
     const fn = symbols.symbol(`${l.id}_${l.node.op}`, 'L');
-    const params = { ...view.params };
-    const bodyC = renderFile(templatePath(platform.name, 'c', `${kernel.template}.c.mustache`), params);
-    const bodyAs = renderFile(templatePath(platform.name, 'as', `${kernel.template}.ts.mustache`), params);
-    const args = view.args.map((a) => ({ ...a, symbol: symbolOf(a.tensor) }));
-    const closure = renderClosure(platform.name, {
-      fn,
-      args,
-      comment: `layer ${l.id}: ${l.node.op} (${kernel.name}) ${(l.node.fusedFrom ?? [l.node.name]).join(' + ')}`,
-      bodyC,
-      bodyAs,
+    const comment = `layer ${l.id}: ${l.node.op} (${kernel.name}) ${(l.node.fusedFrom ?? [l.node.name]).join(' + ')}`;
+    const r = renderKernel(kernel, l.node, graph, platform, fn, comment, symbolOf);
+    const tl = tiling?.layers.get(l.id);
+    let code = { as: r.as, c: r.c };
+    if (tl) {
+      const t = renderTiledLayer(l.id, fn, tl, graph, plan, platform, tableName(l.id), comment, symbolOf);
+      closures.push(...t.closures);
+      code = { as: t.as, c: t.c };
+    } else {
+      closures.push({ fn, fields: r.view.args.map((a) => a.field), source: r.as });
+    }
+    const args = r.view.args.map((a) => {
+      const p = plan.placements.get(a.tensor);
+      if (!p) throw new GenError('internal', `tensor '${a.tensor}' has no memory`, site);
+      return {
+        field: a.field,
+        symbol: symbolOf(a.tensor),
+        bytes: p.bytes,
+        writeFlag: a.write ? 1 : 0,
+        cptr: `${a.write ? '' : 'const '}${cType(a.dtype)} *`,
+        arenaOffset: p.offset - plan.arenaOffset,
+      };
     });
     return {
       id: l.id,
       fn,
       kernel: kernel.name,
-      macs: view.macs,
-      reads: [...new Set(view.args.filter((a) => !a.write).map((a) => a.tensor))],
-      writes: [...new Set(view.args.filter((a) => a.write).map((a) => a.tensor))],
-      closure,
-      args: args.map((a) => {
-        const p = plan.placements.get(a.tensor);
-        if (!p) throw new GenError('internal', `tensor '${a.tensor}' has no memory`, site);
-        return {
-          field: a.field,
-          symbol: a.symbol,
-          bytes: p.bytes,
-          writeFlag: a.write ? 1 : 0,
-          cptr: `${a.write ? '' : 'const '}${cType(a.dtype)} *`,
-          arenaOffset: p.offset - plan.arenaOffset,
-        };
-      }),
+      macs: r.view.macs,
+      reads: [...new Set(r.view.args.filter((a) => !a.write).map((a) => a.tensor))],
+      writes: [...new Set(r.view.args.filter((a) => a.write).map((a) => a.tensor))],
+      code,
+      tiled: tl !== undefined,
+      args,
     };
   });
-  checkClosures(kernels.map((k) => ({ fn: k.fn, fields: k.args.map((a) => a.field), source: k.closure.as })));
+  checkClosures(closures);
 
   const buffers = [...new Set([...plan.placements.values()].map((p) => p.root))].map((root) => {
     const p = plan.placements.get(root)!;
@@ -94,8 +100,10 @@ export function emitFirmware({ graph, layers, plan, platform }: EmitInput): Emit
   const view = {
     ...header,
     launchFork: platform.launch === 'cluster-fork',
-    kernels: kernels.map((k) => ({ closureAs: k.closure.as, closureC: k.closure.c })),
-    layers: kernels.map((k) => ({ id: k.id, fn: k.fn, args: k.args })),
+    kernels: kernels.map((k) => ({ closureAs: k.code.as, closureC: k.code.c })),
+    layers: kernels.map((k) => ({ id: k.id, fn: k.fn, args: k.args, tiled: k.tiled })),
+    l1Size: tiling && tiling.layers.size > 0 ? Math.max(8, tiling.l1Peak) : false,
+    l1Region: platform.tiling?.memory ?? '',
     buffers,
     hostCores: platform.cores,
     arenaSize: plan.arenaSize,
@@ -104,7 +112,7 @@ export function emitFirmware({ graph, layers, plan, platform }: EmitInput): Emit
     regionChipBase: `0x${(home.chipBase + plan.arenaOffset).toString(16)}`,
   };
 
-  const image = constantImage(graph, plan);
+  const image = constantImage(graph, plan, tableImages(tiling, plan, graph));
   const manifest = buildManifest({ graph, layers, plan, platform, kernels, symbolOf, version: GENERATOR_VERSION });
   const files = new Map<string, string | Uint8Array>();
   files.set('as/network.ts', renderFile(templatePath(platform.name, 'as', 'network.ts.mustache'), view));
@@ -119,6 +127,19 @@ export function emitFirmware({ graph, layers, plan, platform }: EmitInput): Emit
   if (existsSync(join(RUNTIME, 'c', platform.name))) copyTree(join(RUNTIME, 'c', platform.name), `c/hal/${platform.name}`, files);
   files.set('c/Makefile', renderFile(templatePath(platform.name, 'c', 'Makefile.mustache'), view));
   return { files, manifest };
+}
+
+/** The encoded tile tables, by blob name, once the plan has given every tensor its offset. */
+function tableImages(tiling: TilingPlan | undefined, plan: MemoryPlan, graph: Graph): Map<string, Uint8Array> {
+  const out = new Map<string, Uint8Array>();
+  for (const [id, tl] of tiling?.layers ?? []) {
+    out.set(tableName(id), encodeTable(tl, (t) => {
+      const p = plan.placements.get(t);
+      if (!p) throw new GenError('internal', `tensor '${t}' has no memory`, { file: graph.source });
+      return p.offset - plan.arenaOffset;
+    }));
+  }
+  return out;
 }
 
 function ioView(g: Graph, plan: MemoryPlan, symbolOf: (t: string) => string): Record<string, unknown> {

@@ -6,9 +6,10 @@ import type { MemoryPlan } from '../midend/plan.js';
  * The home region's initial contents from offset 0 up to the last constant byte: what a loader (or the
  * runtime) copies into the chip before the firmware starts.
  */
-export function constantImage(g: Graph, plan: MemoryPlan): Uint8Array {
+export function constantImage(g: Graph, plan: MemoryPlan, blobs: Map<string, Uint8Array> = new Map()): Uint8Array {
   let end = 0;
   for (const p of plan.placements.values()) if (p.kind === 'const') end = Math.max(end, p.offset + p.bytes);
+  for (const b of plan.blobs.values()) end = Math.max(end, b.offset + b.bytes);
   const image = new Uint8Array(end);
   const view = new DataView(image.buffer);
   for (const [name, p] of plan.placements) {
@@ -18,5 +19,6 @@ export function constantImage(g: Graph, plan: MemoryPlan): Uint8Array {
     const width = p.bytes / Math.max(1, t.data.data.length);
     t.data.data.forEach((v, i) => writeElement(view, t.dtype, p.offset + i * width, v));
   }
+  for (const [name, bytes] of blobs) image.set(bytes, plan.blobs.get(name)!.offset);
   return image;
 }

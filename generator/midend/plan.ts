@@ -23,6 +23,15 @@ export interface MemoryPlan {
   used: number;
   /** Constants plus the largest live set: what any plan needs at least. */
   lowerBound: number;
+  /** Constant blobs that are not tensors (tile tables): offset in the region by name. */
+  blobs: Map<string, { offset: number; bytes: number }>;
+}
+
+export interface PlanOptions {
+  /** Bytes of the home memory the arena may use (default: the platform's arena). */
+  arenaSize?: number;
+  /** Constant blobs to place with the constants (tile tables). */
+  blobs?: { name: string; bytes: number }[];
 }
 
 const ALIGN = 4;
@@ -32,10 +41,13 @@ const ALIGN = 4;
  * the arena's start (they are loaded once and live forever); activations share the rest by lifetime, placed
  * largest first at the lowest offset free for their whole lifetime (a greedy that is usually at the live-set bound).
  */
-export function planMemory(g: Graph, platform: Platform, isAliased: (nodeIndex: number) => boolean): MemoryPlan {
+export function planMemory(g: Graph, platform: Platform, isAliased: (nodeIndex: number) => boolean, opts: PlanOptions = {}): MemoryPlan {
   const mem = memoryOf(platform, platform.home.memory);
   const arenaOffset = platform.home.offset;
-  const arenaSize = Math.min(platform.home.size, mem.size - arenaOffset);
+  const arenaSize = Math.min(opts.arenaSize ?? platform.home.size, mem.size - arenaOffset);
+  if (opts.arenaSize !== undefined && opts.arenaSize > mem.size - arenaOffset) {
+    throw new GenError('input', `--${mem.name.toLowerCase()} ${opts.arenaSize} is larger than the ${mem.size - arenaOffset} bytes ${mem.name} has for tensors`);
+  }
   const uses = [...bufferUses(g, isAliased).values()];
   const consts = uses.filter((u) => u.kind === 'const');
   const others = uses.filter((u) => u.kind !== 'const');
@@ -45,6 +57,11 @@ export function planMemory(g: Graph, platform: Platform, isAliased: (nodeIndex: 
   for (const u of consts) {
     placed.push({ u, offset: cursor });
     cursor += alignUp(u.bytes, ALIGN);
+  }
+  const blobs = new Map<string, { offset: number; bytes: number }>();
+  for (const b of opts.blobs ?? []) {
+    blobs.set(b.name, { offset: arenaOffset + cursor, bytes: b.bytes });
+    cursor += alignUp(b.bytes, ALIGN);
   }
   const constBytes = cursor;
   const dynamic: { u: BufferUse; offset: number }[] = [];
@@ -77,5 +94,5 @@ export function planMemory(g: Graph, platform: Platform, isAliased: (nodeIndex: 
       placements.set(m, { region: mem.name, offset: arenaOffset + offset, bytes: u.bytes, kind: u.kind, root: u.root });
     }
   }
-  return { placements, region: mem.name, arenaOffset, arenaSize, used, lowerBound };
+  return { placements, region: mem.name, arenaOffset, arenaSize, used, lowerBound, blobs };
 }

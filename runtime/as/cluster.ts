@@ -45,6 +45,15 @@ export function cluster_barrier(): void {
   chip.barrier();
 }
 
+/**
+ * Between phases, the following work runs on team core `core` alone (a tile loop's DMA driver is core 0, as on
+ * the chip); a cluster_barrier() before the next phase lets the other cores see what it did.
+ */
+export function cluster_core(core: i32): void {
+  coreId = core;
+  chip.enter(core);
+}
+
 /** Ends the team; work goes back to the master. */
 export function cluster_end(): void {
   chip.join();

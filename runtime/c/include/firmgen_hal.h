@@ -13,11 +13,17 @@
 #ifndef FG_ARENA_SECTION
 #define FG_ARENA_SECTION
 #endif
+/* Where tile buffers go: the linker section of the cluster's L1 (empty on the host). */
+#ifndef FG_L1_SECTION
+#define FG_L1_SECTION
+#endif
 
 typedef void (*hal_closure_t)(void *args);
 
 /* Runs fn(args) on every core of the cluster and returns when all are done (pi_cl_team_fork on PULP). */
 void hal_cluster_fork(hal_closure_t fn, void *args);
+/* Inside a closure: every core of the team waits here until all have arrived (pi_cl_team_barrier on PULP). */
+void hal_barrier(void);
 /* Inside a closure: this core's id and the team size. */
 int hal_core_id(void);
 int hal_num_cores(void);

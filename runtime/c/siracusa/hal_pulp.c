@@ -18,6 +18,7 @@
 #endif
 
 void hal_cluster_fork(hal_closure_t fn, void *args) { pi_cl_team_fork(FG_TEAM, fn, args); }
+void hal_barrier(void) { pi_cl_team_barrier(); }
 int hal_core_id(void) { return pi_core_id(); }
 int hal_num_cores(void) { return FG_TEAM; }
 

@@ -1,0 +1,46 @@
+import { attrInt, attrInts } from '../../ir/attrs.js';
+import type { Node } from '../../ir/graph.js';
+import type { KernelDef } from '../../kernels/types.js';
+import type { Platform } from '../../platforms/types.js';
+
+/**
+ * Cycles a kernel spends on one tile, from the same per-unit costs the emulator charges (platform.costs):
+ * the work split over the cores, the call overhead, and the two barriers around each tile.
+ */
+export interface TileWork {
+  macs: number;
+  outputs: number;
+}
+
+export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: Platform): number {
+  const c = p.costs;
+  let perMac = 0;
+  let perOut = 0;
+  switch (kernel.name) {
+    case 'conv2d':
+      perMac = attrInt(node, 'group', 1) > 1 ? c.MAC_DW : c.MAC_CONV;
+      break;
+    case 'gemm':
+      perMac = c.MAC_GEMM;
+      break;
+    case 'maxpool':
+      perOut = c.ELEMENT * attrInts(node, 'kernel_shape', [1]).reduce((a, b) => a * b, 1);
+      break;
+    case 'isoftmax': case 'itamax': case 'itapartialmax':
+      perOut = c.SOFTMAX_ELEM + 2 * c.DIV;
+      break;
+    case 'irmsnorm': case 'ilayernorm':
+      perOut = c.NORM_ELEM + c.DIV;
+      break;
+    default:
+      perOut = c.ELEMENT;
+  }
+  if (node.requant) perOut += c.REQUANT;
+  return c.CALL + (work.macs * perMac + work.outputs * perOut) / p.cores + 2 * c.barrier;
+}
+
+/** Cycles of one DMA group: every transfer pays the latency, bytes stream at the DMA's rate. */
+export function dmaCycles(p: Platform, bytes: number, transfers: number): number {
+  if (!p.tiling || transfers === 0) return 0;
+  return transfers * p.tiling.dma.latency + bytes / p.tiling.dma.bytesPerCycle;
+}

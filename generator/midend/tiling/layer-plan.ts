@@ -1,0 +1,106 @@
+import { rangeOfValues } from '../../ir/dtype.js';
+import type { Graph, Node, Tensor } from '../../ir/graph.js';
+import { tensorOf } from '../../ir/graph.js';
+import type { KernelDef } from '../../kernels/types.js';
+import { boxEquals, type Box } from './box.js';
+import { type Candidate, type OperandPlan, operandsOf, tileBox } from './search.js';
+import type { TilingSpec } from './specs.js';
+import { boxTransfers, type Transfer } from './transfers.js';
+
+/** A kernel instance: the layer's op on tile-sized tensors, one per distinct tile geometry. */
+export interface Instance {
+  key: string;
+  node: Node;
+  graph: Graph;
+}
+
+export interface TileStep {
+  instance: number;
+  /** L1 offset of every operand's buffer for this tile (operand order). */
+  ptrs: number[];
+  /** DMA commands that bring this tile's changed inputs in (L1 offsets absolute, L2 offsets inside the tensor). */
+  fetch: (Transfer & { operand: number })[];
+  /** DMA commands that write the output tile back. */
+  store: (Transfer & { operand: number })[];
+}
+
+export interface TiledLayer {
+  node: Node;
+  kernel: KernelDef;
+  choice: Candidate;
+  axes: number[];
+  operands: (OperandPlan & { slotOffsets: number[] })[];
+  instances: Instance[];
+  tiles: TileStep[];
+  double: boolean;
+}
+
+/** Tensors of a tile: the layer's tensors with the box's shape; constants keep their value range, not their data. */
+function tileTensor(t: Tensor, box: Box): Tensor {
+  const range = t.data ? rangeOfValues(t.data.data) : t.range;
+  return { name: t.name, dtype: t.dtype, shape: [...box.size], ...(range ? { range } : {}) };
+}
+
+/**
+ * Expands a tile-size choice into the loop the firmware runs: each tile's output box in loop order, the kernel
+ * instance it uses, where each operand sits in L1 (alternating slots when double-buffered), and the DMA commands
+ * for what changed since the previous tile (an unchanged weight tile is not fetched again).
+ */
+export function planLayerTiles(
+  node: Node, graph: Graph, kernel: KernelDef, spec: TilingSpec, axes: number[], choice: Candidate, l1Base: number, double: boolean,
+): TiledLayer {
+  const shape = tensorOf(graph, node.outputs[0]).shape;
+  const ops = operandsOf(node);
+  let cursor = l1Base;
+  const operands = choice.operands.map((o) => {
+    const slotOffsets = Array.from({ length: o.slots }, () => {
+      const at = cursor;
+      cursor += o.bytes;
+      return at;
+    });
+    return { ...o, slotOffsets };
+  });
+  const instances: Instance[] = [];
+  const byKey = new Map<string, number>();
+  const tiles: TileStep[] = [];
+  const current: (Box | undefined)[] = ops.map(() => undefined);
+  const slot = ops.map(() => -1);
+  const index = axes.map(() => 0);
+  const total = choice.counts.reduce((a, b) => a * b, 1);
+  for (let t = 0; t < total; t++) {
+    const out = tileBox(shape, axes, choice.sizes, index);
+    const geo = spec.geometry(node, graph, out);
+    const boxes = ops.map((o) => geo.boxes.get(o.tensor)!);
+    const key = JSON.stringify([boxes.map((b) => b.size), geo.attrs]);
+    let inst = byKey.get(key);
+    if (inst === undefined) {
+      inst = instances.length;
+      byKey.set(key, inst);
+      const tensors = new Map<string, Tensor>();
+      ops.forEach((o, k) => tensors.set(o.tensor, tileTensor(tensorOf(graph, o.tensor), boxes[k])));
+      instances.push({ key, node: { ...node, attrs: { ...node.attrs, ...geo.attrs } }, graph: { ...graph, tensors } });
+    }
+    const fetch: TileStep['fetch'] = [];
+    const store: TileStep['store'] = [];
+    ops.forEach((o, k) => {
+      const changed = !current[k] || !boxEquals(current[k]!, boxes[k]);
+      if (changed) {
+        slot[k] = (slot[k] + 1) % operands[k].slots;
+        current[k] = boxes[k];
+      }
+      const t0 = tensorOf(graph, o.tensor);
+      const base = operands[k].slotOffsets[slot[k]];
+      if (o.write) {
+        for (const tr of boxTransfers(t0.shape, boxes[k], t0.dtype)) store.push({ ...tr, l1: base + tr.l1, operand: k });
+      } else if (changed) {
+        for (const tr of boxTransfers(t0.shape, boxes[k], t0.dtype)) fetch.push({ ...tr, l1: base + tr.l1, operand: k });
+      }
+    });
+    tiles.push({ instance: inst, ptrs: operands.map((o, k) => o.slotOffsets[slot[k]]), fetch, store });
+    for (let i = axes.length - 1; i >= 0; i--) {
+      if (++index[i] < choice.counts[i]) break;
+      index[i] = 0;
+    }
+  }
+  return { node, kernel, choice, axes, operands, instances, tiles, double };
+}

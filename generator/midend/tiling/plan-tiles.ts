@@ -1,0 +1,51 @@
+import { GenError } from '../../errors.js';
+import type { Graph } from '../../ir/graph.js';
+import type { Layer } from '../../frontend/select.js';
+import type { Platform } from '../../platforms/types.js';
+import { memoryOf } from '../../platforms/types.js';
+import { planLayerTiles, type TiledLayer } from './layer-plan.js';
+import { searchTiles } from './search.js';
+import { tilingSpecOf } from './specs.js';
+
+export interface TilingOptions {
+  /** Bytes of L1 the tile buffers may use (default: the whole L1). */
+  l1?: number;
+  double: boolean;
+}
+
+export interface TilingPlan {
+  layers: Map<number, TiledLayer>;
+  l1Budget: number;
+  /** The largest L1 footprint of any layer: layers run one after another, so this is the L1 the plan needs. */
+  l1Peak: number;
+  ms: number;
+}
+
+/**
+ * Tiles every layer whose op has a tiling spec: kernels compute in L1 on tiles that the cluster DMA brings from
+ * the home memory. Other layers (data movement, reductions) run on the home memory directly.
+ */
+export function planTiling(g: Graph, layers: Layer[], platform: Platform, opts: TilingOptions): TilingPlan | undefined {
+  const target = platform.tiling;
+  if (!target) return undefined;
+  const t0 = performance.now();
+  const l1 = memoryOf(platform, target.memory);
+  const l1Budget = opts.l1 ?? l1.size;
+  if (l1Budget > l1.size) throw new GenError('input', `--l1 ${l1Budget} is larger than the chip's ${l1.name} (${l1.size} bytes)`);
+  const out = new Map<number, TiledLayer>();
+  let l1Peak = 0;
+  for (const layer of layers) {
+    if (layer.kernel === 'alias') continue;
+    const spec = tilingSpecOf(layer.node);
+    if (!spec) continue;
+    const kernel = layer.kernel;
+    const macs = kernel.view({ node: layer.node, graph: g, platform }).macs;
+    const shape = g.tensors.get(layer.node.outputs[0])!.shape;
+    const axes = spec.axes(layer.node, g).filter((a) => shape[a] > 1);
+    const choice = searchTiles({ node: layer.node, graph: g, kernel, spec, platform, l1Budget, double: opts.double, macs });
+    const tiled = planLayerTiles(layer.node, g, kernel, spec, axes, choice, 0, opts.double);
+    out.set(layer.id, tiled);
+    l1Peak = Math.max(l1Peak, choice.l1Bytes);
+  }
+  return { layers: out, l1Budget, l1Peak, ms: performance.now() - t0 };
+}

@@ -1,0 +1,162 @@
+import { attrInt, attrInts } from '../../ir/attrs.js';
+import { requantParamShape, varyingAxes } from '../../ir/broadcast.js';
+import type { AttrValue, Graph, Node } from '../../ir/graph.js';
+import { tensorOf } from '../../ir/graph.js';
+import { broadcastBox, fullBox, type Box } from './box.js';
+
+/*
+ * How each tileable op maps a box of its output to the boxes of its operands. A tile is then the same op on
+ * smaller tensors (plus adjusted pads), so the kernels and their templates need no tiled variant of their own.
+ */
+export interface TileGeometry {
+  /** Box of every operand (inputs, requantization parameters, the output) by tensor name. */
+  boxes: Map<string, Box>;
+  /** Attributes the tile's node overrides (a conv tile at the border keeps only its share of the padding). */
+  attrs: Record<string, AttrValue>;
+}
+
+export interface TilingSpec {
+  /** Output axes that may be split, outermost first: tiles are visited in this order, the last axis fastest. */
+  axes(node: Node, g: Graph): number[];
+  geometry(node: Node, g: Graph, out: Box): TileGeometry;
+}
+
+/** The box of a requantization parameter that follows output axis `axis` (or is a scalar). */
+function paramBox(shape: readonly number[], out: Box, axis: number): Box {
+  const n = shape.reduce((a, b) => a * b, 1);
+  if (n === 1) return fullBox(shape);
+  const j = shape.findIndex((d) => d > 1);
+  return {
+    start: shape.map((_, i) => (i === j ? out.start[axis] : 0)),
+    size: shape.map((d, i) => (i === j ? out.size[axis] : 1)),
+  };
+}
+
+function withRequant(node: Node, g: Graph, out: Box, boxes: Map<string, Box>, axisOf: (param: string) => number): void {
+  if (!node.requant) return;
+  for (const p of [node.requant.mul, node.requant.add]) boxes.set(p, paramBox(tensorOf(g, p).shape, out, axisOf(p)));
+}
+
+/** Window ops (Conv, MaxPool): split batch, channels and the first spatial axis (rows; the length of a 1-D op). */
+function windowGeometry(node: Node, g: Graph, out: Box, channelsFromWeights: boolean): TileGeometry {
+  const x = tensorOf(g, node.inputs[0]);
+  const is1d = x.shape.length === 3;
+  const k = is1d ? 1 : 2;
+  const kernel = node.op === 'Conv' ? tensorOf(g, node.inputs[1]).shape.slice(2) : attrInts(node, 'kernel_shape');
+  const pads = attrInts(node, 'pads', new Array<number>(2 * k).fill(0));
+  const stride = attrInts(node, 'strides', new Array<number>(k).fill(1))[0];
+  const dil = attrInts(node, 'dilations', new Array<number>(k).fill(1))[0];
+  const K = kernel[0];
+  const H = x.shape[2];
+  const [r0, rn] = [out.start[2], out.size[2]];
+  const inStart = r0 * stride - pads[0];
+  const inEnd = (r0 + rn - 1) * stride - pads[0] + dil * (K - 1) + 1;
+  const a = Math.max(0, inStart);
+  const b = Math.min(H, inEnd);
+  const newPads = [...pads];
+  newPads[0] = a - inStart;
+  newPads[k] = inEnd - b;
+  const boxes = new Map<string, Box>();
+  let c0 = out.start[1];
+  let cn = out.size[1];
+  if (channelsFromWeights) {
+    const w = tensorOf(g, node.inputs[1]);
+    const group = attrInt(node, 'group', 1);
+    const cog = w.shape[0] / group;
+    const cig = w.shape[1];
+    const g0 = Math.floor(out.start[1] / cog);
+    const g1 = Math.floor((out.start[1] + out.size[1] - 1) / cog);
+    c0 = g0 * cig;
+    cn = (g1 - g0 + 1) * cig;
+    boxes.set(node.inputs[1], { start: [out.start[1], ...w.shape.slice(1).map(() => 0)], size: [out.size[1], ...w.shape.slice(1)] });
+    if (node.inputs[2]) boxes.set(node.inputs[2], { start: [out.start[1]], size: [out.size[1]] });
+  }
+  boxes.set(node.inputs[0], {
+    start: [out.start[0], c0, a, ...x.shape.slice(3).map(() => 0)],
+    size: [out.size[0], cn, b - a, ...x.shape.slice(3)],
+  });
+  withRequant(node, g, out, boxes, () => 1);
+  boxes.set(node.outputs[0], out);
+  const attrs: Record<string, AttrValue> = { pads: { kind: 'ints', value: newPads } };
+  if (channelsFromWeights && attrInt(node, 'group', 1) > 1) {
+    const w = tensorOf(g, node.inputs[1]);
+    const cog = w.shape[0] / attrInt(node, 'group', 1);
+    attrs.group = { kind: 'int', value: Math.max(1, out.size[1] / cog) };
+  }
+  return { boxes, attrs };
+}
+
+const convSpec: TilingSpec = {
+  axes: () => [0, 1, 2],
+  geometry: (node, g, out) => windowGeometry(node, g, out, true),
+};
+
+const maxPoolSpec: TilingSpec = {
+  axes: () => [0, 1, 2],
+  geometry: (node, g, out) => windowGeometry(node, g, out, false),
+};
+
+/** Gemm / MatMul: split batch dims, rows (M) and columns (N); K is never split (the kernel does not accumulate). */
+const gemmSpec: TilingSpec = {
+  axes: (node, g) => {
+    const r = tensorOf(g, node.outputs[0]).shape.length;
+    return Array.from({ length: r }, (_, i) => i);
+  },
+  geometry: (node, g, out) => {
+    const y = tensorOf(g, node.outputs[0]);
+    const r = y.shape.length;
+    const transA = node.op === 'Gemm' && attrInt(node, 'transA', 0) !== 0;
+    const transB = node.op === 'Gemm' && attrInt(node, 'transB', 0) !== 0;
+    const boxes = new Map<string, Box>();
+    const [A, B] = [tensorOf(g, node.inputs[0]), tensorOf(g, node.inputs[1])];
+    const matBox = (shape: readonly number[], rows: [number, number] | 'all', cols: [number, number] | 'all'): Box => {
+      const batch = broadcastBox(shape.slice(0, -2), { start: out.start.slice(0, r - 2), size: out.size.slice(0, r - 2) });
+      const rr = rows === 'all' ? [0, shape[shape.length - 2]] : rows;
+      const cc = cols === 'all' ? [0, shape[shape.length - 1]] : cols;
+      return { start: [...batch.start, rr[0], cc[0]], size: [...batch.size, rr[1], cc[1]] };
+    };
+    const m: [number, number] = [out.start[r - 2], out.size[r - 2]];
+    const n: [number, number] = [out.start[r - 1], out.size[r - 1]];
+    boxes.set(node.inputs[0], transA ? matBox(A.shape, 'all', m) : matBox(A.shape, m, 'all'));
+    boxes.set(node.inputs[1], transB ? matBox(B.shape, n, 'all') : matBox(B.shape, 'all', n));
+    if (node.inputs[2]) boxes.set(node.inputs[2], broadcastBox(tensorOf(g, node.inputs[2]).shape, out));
+    withRequant(node, g, out, boxes, (p) => varyingAxes(requantParamShape(tensorOf(g, p).shape, y.shape), y.shape)[0]);
+    boxes.set(node.outputs[0], out);
+    return { boxes, attrs: {} };
+  },
+};
+
+/** Ops whose operands broadcast against the output: split every axis but `keepLast` trailing ones. */
+function broadcastSpec(keepLast: number): TilingSpec {
+  return {
+    axes: (node, g) => {
+      const r = tensorOf(g, node.outputs[0]).shape.length;
+      return Array.from({ length: Math.max(0, r - keepLast) }, (_, i) => i);
+    },
+    geometry: (node, g, out) => {
+      const boxes = new Map<string, Box>();
+      for (const i of node.inputs) if (i) boxes.set(i, broadcastBox(tensorOf(g, i).shape, out));
+      boxes.set(node.outputs[0], out);
+      return { boxes, attrs: {} };
+    },
+  };
+}
+
+const SPECS: Record<string, TilingSpec> = {
+  Conv: convSpec,
+  MaxPool: maxPoolSpec,
+  Gemm: gemmSpec,
+  MatMul: gemmSpec,
+  Elementwise: broadcastSpec(0),
+  // Row-wise ops read whole rows of the last axis.
+  iSoftmax: broadcastSpec(1),
+  ITAMax: broadcastSpec(1),
+  ITAPartialMax: broadcastSpec(1),
+  iRMSNorm: broadcastSpec(1),
+  iLayerNorm: broadcastSpec(1),
+};
+
+export function tilingSpecOf(node: Node): TilingSpec | undefined {
+  if (node.outputs.length !== 1) return undefined;
+  return SPECS[node.op];
+}

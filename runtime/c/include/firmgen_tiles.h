@@ -1,0 +1,52 @@
+/* The tile loop's table walker (format: generator/midend/tiling/table.ts; the AS twin is runtime/as/tiles.ts).
+   Called by the core that drives the DMA of a tiled layer; kernels never see the table. */
+#ifndef FIRMGEN_TILES_H
+#define FIRMGEN_TILES_H
+#include <stdint.h>
+#include "firmgen_hal.h"
+
+#define FG_TILE_WORDS 5
+
+static inline int32_t fg_tile_count(const int32_t *table) { return table[0]; }
+
+static inline const int32_t *fg_tile_record(const int32_t *table, int32_t t) {
+  return (const int32_t *)((const uint8_t *)table + table[1 + t]);
+}
+
+static inline int32_t fg_tile_instance(const int32_t *table, int32_t t) { return fg_tile_record(table, t)[0]; }
+
+/* Address of operand k's L1 buffer for tile t. */
+static inline void *fg_tile_ptr(const int32_t *table, int32_t t, int32_t k, uint8_t *l1) {
+  return l1 + fg_tile_record(table, t)[3 + k];
+}
+
+static inline int fg_tile_issue(const int32_t *table, int32_t t, int32_t n_operands, int store, uint8_t *arena, uint8_t *l1) {
+  const int32_t *r = fg_tile_record(table, t);
+  const int32_t n_fetch = r[1], n_store = r[2];
+  const int32_t n = store ? n_store : n_fetch;
+  if (n == 0) return -1;
+  const int32_t *p = r + 3 + n_operands + (store ? n_fetch * FG_TILE_WORDS : 0);
+  const int ch = hal_dma_channel_alloc();
+  for (int32_t i = 0; i < n; i++, p += FG_TILE_WORDS) {
+    if (p[3] == 0) hal_dma_copy_1d(ch, l1 + p[1], arena + p[0], p[2], !store);
+    else hal_dma_copy_2d(ch, l1 + p[1], arena + p[0], p[2], p[3], p[4], !store);
+  }
+  return ch;
+}
+
+/* Starts the transfers of tile t's changed inputs (fetch) or of its output (store); the channel, or -1 if none. */
+static inline int fg_tile_fetch(const int32_t *table, int32_t t, int32_t n_operands, uint8_t *arena, uint8_t *l1) {
+  return fg_tile_issue(table, t, n_operands, 0, arena, l1);
+}
+
+static inline int fg_tile_store(const int32_t *table, int32_t t, int32_t n_operands, uint8_t *arena, uint8_t *l1) {
+  return fg_tile_issue(table, t, n_operands, 1, arena, l1);
+}
+
+static inline void fg_tile_wait(int ch) {
+  if (ch < 0) return;
+  hal_dma_wait(ch);
+  hal_dma_channel_free(ch);
+}
+
+#endif
