@@ -1,6 +1,8 @@
 /* Host implementation of the firmgen HAL: a fork runs the closure on FG_CORES threads, one per cluster core, with a
    real barrier, so code that synchronises inside a closure (a tiled layer's loop: core 0 drives the DMA, all cores
    compute, barriers between) runs as it does on the chip. */
+/* pthread barriers are POSIX, not C11: ask for them before any system header. */
+#define _POSIX_C_SOURCE 200809L
 #include "firmgen_hal.h"
 #include <pthread.h>
 #include <stdio.h>
