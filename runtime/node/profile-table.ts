@@ -1,10 +1,15 @@
 /** The profile as a plain-text table for the terminal (`gen run`): one row per layer, then setup, teardown, total. */
-import type { Profile, Span, Traffic } from './profile.js';
+import type { DmaBytes, Profile, Span, Traffic } from './profile.js';
 
 const NAME_WIDTH = 28;
 
 export function memoryLevels(p: Profile): string[] {
   return Object.keys(p.total.memory);
+}
+
+/** DMA columns only when the run used the DMA: untiled firmware never does. */
+export function showsDma(p: Profile): boolean {
+  return p.total.dma.in + p.total.dma.out > 0;
 }
 
 export function pct(x: number | null): string {
@@ -21,21 +26,24 @@ function clip(s: string, n: number): string {
 
 export function formatProfile(p: Profile): string {
   const levels = memoryLevels(p);
+  const dma = showsDma(p);
   const head = ['id', 'layer', 'kernel', 'engine', 'MACs', ...levels.flatMap((l) => [`${l} read`, `${l} write`]),
-    'cycles', 'us', 'share', 'util'];
-  const bytes = (m: Record<string, Traffic>): string[] =>
-    levels.flatMap((l) => [String(m[l]?.read ?? 0), String(m[l]?.written ?? 0)]);
+    ...(dma ? ['DMA in', 'DMA out'] : []), 'cycles', 'us', 'share', 'util'];
+  const bytes = (m: Record<string, Traffic>, d: DmaBytes): string[] => [
+    ...levels.flatMap((l) => [String(m[l]?.read ?? 0), String(m[l]?.written ?? 0)]),
+    ...(dma ? [String(d.in), String(d.out)] : []),
+  ];
   const rows: string[][] = p.layers.map((l) => [
-    String(l.layer), clip(l.name, NAME_WIDTH), l.kernel, l.engine, String(l.macs), ...bytes(l.memory),
+    String(l.layer), clip(l.name, NAME_WIDTH), l.kernel, l.engine, String(l.macs), ...bytes(l.memory, l.dma),
     String(l.cycles), fmtUs(l.us), pct(l.share), pct(l.utilisation),
   ]);
-  const blank = levels.flatMap(() => ['', '']);
+  const blank = bytes({}, { in: 0, out: 0 }).map(() => '');
   const extra = (name: string, s: Span): string[] =>
     ['', name, '', '', '', ...blank, String(s.cycles), fmtUs(s.us), pct(s.share), ''];
   rows.push(extra('(setup)', p.setup));
   if (p.between.cycles !== 0) rows.push(extra('(between layers)', p.between));
   rows.push(extra('(teardown)', p.teardown));
-  rows.push(['', 'total', '', '', String(p.total.macs), ...bytes(p.total.memory), String(p.total.cycles),
+  rows.push(['', 'total', '', '', String(p.total.macs), ...bytes(p.total.memory, p.total.dma), String(p.total.cycles),
     fmtUs(p.total.us), '100.0%', pct(p.total.utilisation)]);
   const width = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
   // Text columns (layer, kernel, engine) left-aligned, numbers right-aligned.

@@ -28,6 +28,8 @@ export interface ProfileLayer {
   macs: number;
   /** Bytes the layer reads from and writes to its buffers, per memory level (region name). */
   memory: Record<string, Traffic>;
+  /** Bytes the cluster DMA moved for the layer (transfers issued while it was open): into L1 and out of L1. */
+  dma: DmaBytes;
   start: number;
   end: number;
   cycles: number;
@@ -36,6 +38,11 @@ export interface ProfileLayer {
   share: number;
   /** MACs / (cycles x engine peak MACs per cycle); null for a layer without MACs. */
   utilisation: number | null;
+}
+
+export interface DmaBytes {
+  in: number;
+  out: number;
 }
 
 export interface Span {
@@ -57,7 +64,7 @@ export interface Profile {
   setup: Span;
   between: Span;
   teardown: Span;
-  total: { cycles: number; us: number; macs: number; memory: Record<string, Traffic>; utilisation: number | null };
+  total: { cycles: number; us: number; macs: number; memory: Record<string, Traffic>; dma: DmaBytes; utilisation: number | null };
   agents: { agent: number; name: string; cycles: number; busy: number }[];
 }
 
@@ -85,6 +92,11 @@ export function buildProfile(m: Manifest, r: RunResult): Profile {
       spans.set(e.layer, { start: e.start, end: e.end, cycles: e.cycles });
     }
   }
+  const dmaOf = (layer: number): DmaBytes => {
+    const d = { in: 0, out: 0 };
+    for (const t of r.dma) if (t.layer === layer) d[t.toL1 ? 'in' : 'out'] += t.bytes;
+    return d;
+  };
   const layers: ProfileLayer[] = m.layers.map((l) => {
     const s = spans.get(l.id);
     const cycles = s?.cycles ?? 0;
@@ -97,6 +109,7 @@ export function buildProfile(m: Manifest, r: RunResult): Profile {
       engine: engineName(l.engine, cores),
       macs,
       memory: traffic(l.reads ?? [], l.writes ?? [], tensors),
+      dma: dmaOf(l.id),
       start: s?.start ?? 0,
       end: s?.end ?? 0,
       cycles,
@@ -131,7 +144,10 @@ export function buildProfile(m: Manifest, r: RunResult): Profile {
     setup: span(setup),
     between: span(between),
     teardown: span(teardown),
-    total: { cycles: total, us: us(total), macs, memory, utilisation: util(macs, total) },
+    total: {
+      cycles: total, us: us(total), macs, memory, utilisation: util(macs, total),
+      dma: r.dma.reduce((d, t) => ({ in: d.in + (t.toL1 ? t.bytes : 0), out: d.out + (t.toL1 ? 0 : t.bytes) }), { in: 0, out: 0 }),
+    },
     agents: [
       { agent: 0, name: 'master', cycles: total, busy: r.masterBusy },
       ...r.coreCycles.map((c, i) => ({ agent: i + 1, name: `core${i}`, cycles: c, busy: r.coreBusy[i] })),

@@ -5,10 +5,12 @@
  * reads like a measurement on the chip; every slice also carries its exact cycles in `args`.
  *
  * Slices: on the master, one per layer (and setup/teardown when they take time); on each core, per fork phase, its
- * kernel share (emulator `share` events) and the wait until the last core of the team finishes the phase.
+ * kernel share (emulator `share` events) and the wait until the last core of the team finishes the phase; on each
+ * cluster DMA engine (one per direction, HARDWARE.md "cluster DMA timing"), its transfers' busy intervals, so the
+ * overlap of transfers with compute is visible.
  */
 import type { Manifest } from './manifest.js';
-import type { RunResult, ShareTiming } from './run.js';
+import type { DmaTiming, RunResult, ShareTiming } from './run.js';
 import { CYCLE_SOURCE } from './profile.js';
 
 export interface TraceEvent {
@@ -36,6 +38,11 @@ export function agentLabel(platform: string, agent: number, cores: number): stri
   return `cluster core ${agent - 1}`;
 }
 
+/** Thread id of a DMA engine lane: after the master and the cores. */
+export function dmaLane(cores: number, toL1: boolean): number {
+  return cores + (toL1 ? 1 : 2);
+}
+
 export function buildTrace(m: Manifest, r: RunResult): Trace {
   // Without a clock (older manifests) one cycle is drawn as one microsecond.
   const hz = m.clockHz ?? 1e6;
@@ -47,6 +54,12 @@ export function buildTrace(m: Manifest, r: RunResult): Trace {
   for (let a = 0; a <= cores; a++) {
     events.push({ name: 'thread_name', ph: 'M', pid: PID, tid: a, args: { name: agentLabel(m.platform, a, cores) } });
     events.push({ name: 'thread_sort_index', ph: 'M', pid: PID, tid: a, args: { sort_index: a } });
+  }
+  const lanes = [true, false].filter((toL1) => r.dma.some((d) => d.toL1 === toL1));
+  for (const toL1 of lanes) {
+    const tid = dmaLane(cores, toL1);
+    events.push({ name: 'thread_name', ph: 'M', pid: PID, tid, args: { name: toL1 ? 'DMA in (to L1)' : 'DMA out (from L1)' } });
+    events.push({ name: 'thread_sort_index', ph: 'M', pid: PID, tid, args: { sort_index: tid } });
   }
   const slice = (tid: number, name: string, cat: string, start: number, end: number, args: Record<string, unknown> = {}): void => {
     events.push({ name, ph: 'X', cat, pid: PID, tid, ts: us(start), dur: Math.round((us(end) - us(start)) * 1e6) / 1e6, args: { ...args, startCycle: start, cycles: end - start } });
@@ -76,6 +89,11 @@ export function buildTrace(m: Manifest, r: RunResult): Trace {
       if (end > s.end) slice(s.agent, 'wait', 'wait', s.end, end, args);
     }
   }
+  for (const d of r.dma) {
+    slice(dmaLane(cores, d.toL1), dmaName(d), 'dma', d.start, d.end, {
+      layer: d.layer, channel: d.channel, bytes: d.bytes, issuer: d.agentName, ext2d: d.ext2d, l12d: d.l12d,
+    });
+  }
   return {
     traceEvents: events,
     displayTimeUnit: 'ns',
@@ -87,6 +105,10 @@ export function buildTrace(m: Manifest, r: RunResult): Trace {
       cyclesFrom: CYCLE_SOURCE,
     },
   };
+}
+
+function dmaName(d: DmaTiming): string {
+  return `${d.bytes} B ${d.toL1 ? 'in' : 'out'} ch${d.channel}`;
 }
 
 /** Shares grouped by the fork phase they belong to: same layer, phase index and start clock. */

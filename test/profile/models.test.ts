@@ -57,7 +57,8 @@ for (const platform of ['siracusa', 'generic']) {
       assert.is(p.total.macs, manifest.layers.reduce((n, l) => n + l.macs, 0));
 
       const slices = checkTraceStructure(JSON.stringify(buildTrace(readManifest(out), r)), {
-        agents: 1 + r.coreCycles.length,
+        // The master, each cluster core, and one lane per DMA engine the run used (tiled firmware only).
+        agents: 1 + r.coreCycles.length + new Set(r.dma.map((d) => d.toL1)).size,
         layers: manifest.layers.filter((l) => l.kernel !== 'alias').map((l) => l.name),
         totalUs: p.total.us,
       });

@@ -3,8 +3,8 @@
  * the per-layer table, the timeline and the memory plan of every region that holds tensors. Opens from disk.
  */
 import type { Manifest } from '../manifest.js';
-import type { Profile, Span, Traffic } from '../profile.js';
-import { fmtUs, memoryLevels, pct } from '../profile-table.js';
+import type { DmaBytes, Profile, Span, Traffic } from '../profile.js';
+import { fmtUs, memoryLevels, pct, showsDma } from '../profile-table.js';
 import type { Trace } from '../trace.js';
 import { memoryPlanSvg } from './memory-plan.js';
 import { esc, fmtBytes, indexColour } from './svg.js';
@@ -51,6 +51,7 @@ ${regions.map((r) => `<p class="note">Region ${esc(r)}: one box per buffer, from
 function cards(p: Profile): string {
   const card = (v: string, what: string): string => `<div class="card"><b>${esc(v)}</b><span>${esc(what)}</span></div>`;
   const bytes = Object.entries(p.total.memory).map(([r, t]) => card(fmtBytes(t.read + t.written), `moved in ${r}`));
+  if (showsDma(p)) bytes.push(card(fmtBytes(p.total.dma.in + p.total.dma.out), 'moved by the cluster DMA'));
   return `<div class="cards">${[
     card(String(p.total.cycles), 'cycles'),
     card(`${fmtUs(p.total.us)} µs`, 'at the platform clock'),
@@ -63,18 +64,20 @@ function cards(p: Profile): string {
 function table(p: Profile): string {
   const levels = memoryLevels(p);
   const maxShare = Math.max(1e-9, ...p.layers.map((l) => l.share));
-  const bytes = (m: Record<string, Traffic>): string =>
-    levels.map((r) => `<td>${m[r]?.read ?? 0}</td><td>${m[r]?.written ?? 0}</td>`).join('');
+  const dma = showsDma(p);
+  const bytes = (m: Record<string, Traffic>, d: DmaBytes): string =>
+    levels.map((r) => `<td>${m[r]?.read ?? 0}</td><td>${m[r]?.written ?? 0}</td>`).join('') +
+    (dma ? `<td>${d.in}</td><td>${d.out}</td>` : '');
   const head = ['id', 'layer', 'op', 'kernel', 'engine', 'MACs', ...levels.flatMap((r) => [`${r} read`, `${r} written`]),
-    'cycles', 'µs', 'share', 'utilisation'];
+    ...(dma ? ['DMA in', 'DMA out'] : []), 'cycles', 'µs', 'share', 'utilisation'];
   const left = new Set(['layer', 'op', 'kernel', 'engine', 'share']);
   const rows = p.layers.map((l) => `<tr><td>${l.layer}</td>` +
     `<td class="l"><span class="sw" style="background:${indexColour(l.layer)}"></span>${esc(l.name)}</td>` +
     `<td class="l">${esc(l.op)}</td><td class="l">${esc(l.kernel)}</td><td class="l">${esc(l.engine)}</td><td>${l.macs}</td>` +
-    `${bytes(l.memory)}<td>${l.cycles}</td><td>${fmtUs(l.us)}</td>` +
+    `${bytes(l.memory, l.dma)}<td>${l.cycles}</td><td>${fmtUs(l.us)}</td>` +
     `<td class="l"><span class="bar" style="width:${((l.share / maxShare) * 80).toFixed(1)}px"></span>${pct(l.share)}</td>` +
     `<td>${pct(l.utilisation)}</td></tr>`);
-  const blank = levels.map(() => '<td></td><td></td>').join('');
+  const blank = levels.map(() => '<td></td><td></td>').join('') + (dma ? '<td></td><td></td>' : '');
   const extra = (name: string, s: Span): string =>
     `<tr class="extra"><td></td><td class="l">${name}</td><td></td><td></td><td></td><td></td>${blank}` +
     `<td>${s.cycles}</td><td>${fmtUs(s.us)}</td><td class="l">${pct(s.share)}</td><td></td></tr>`;
@@ -85,7 +88,7 @@ ${rows.join('\n')}
 ${extra('(setup)', p.setup)}
 ${p.between.cycles !== 0 ? extra('(between layers)', p.between) : ''}
 ${extra('(teardown)', p.teardown)}
-<tr class="total"><td></td><td class="l">total</td><td></td><td></td><td></td><td>${p.total.macs}</td>${bytes(p.total.memory)}` +
+<tr class="total"><td></td><td class="l">total</td><td></td><td></td><td></td><td>${p.total.macs}</td>${bytes(p.total.memory, p.total.dma)}` +
     `<td>${p.total.cycles}</td><td>${fmtUs(p.total.us)}</td><td class="l">100.0%</td><td>${pct(p.total.utilisation)}</td></tr>
 </tbody></table>`;
 }
