@@ -1,28 +1,64 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { generateFirmware } from '../pipeline.js';
 import { PLATFORMS } from '../platforms/index.js';
 import { spinner } from './progress.js';
+import { addQuantizeOptions, quantizeForFirmware, type QuantizeFlags } from './quantize.js';
+
+interface FirmwareFlags {
+  platform: string;
+  out: string;
+  inputs?: string;
+  l1?: number;
+  l2?: number;
+  singleBuffer?: boolean;
+  doubleBuffer?: boolean;
+  untiled?: boolean;
+}
+
+/** "64000", "64k", "64KiB", "2MiB": a byte count, or a clear error. */
+export function parseBytes(text: string): number {
+  const m = /^(\d+)\s*(k|kib|m|mib)?$/i.exec(text.trim());
+  if (!m) throw new InvalidArgumentError(`'${text}' is not a byte count (e.g. 64000, 64k, 2MiB)`);
+  const unit = (m[2] ?? '').toLowerCase();
+  return Number(m[1]) * (unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 * 1024 : 1);
+}
 
 export function firmwareCommand(program: Command): void {
-  program
+  const c = program
     .command('firmware')
     .description('generate firmware for a platform: out/c (C for the board + host build), out/as (AssemblyScript for the emulator), firmware.json, memory images')
     .argument('<model>', 'quantized ONNX model (integer dialect or standard QDQ)')
     .requiredOption('-p, --platform <name>', `target platform: ${Object.keys(PLATFORMS).join(', ')}`)
     .option('-o, --out <dir>', 'output directory (replaced atomically)', 'out')
     .option('--inputs <npz>', 'sample inputs whose value ranges set the input types (default: inputs.npz beside the model)')
-    .addHelpText('after', '\nExample:\n  gen firmware --platform siracusa model.onnx -o out/')
-    .action((model: string, o: { platform: string; out: string; inputs?: string }) => {
+    .option('--l1 <bytes>', 'L1 bytes for tile buffers (siracusa; default: all 256 KiB; suffix k or KiB allowed)', parseBytes)
+    .option('--l2 <bytes>', 'L2 bytes for whole tensors and constants (siracusa; default: the 1984 KiB shared L2)', parseBytes)
+    .option('--single-buffer', 'wait for every DMA transfer before computing (default: double buffering)')
+    .option('--double-buffer', 'prefetch tile i+1 and write back tile i-1 while tile i computes (the default)')
+    .option('--untiled', 'no tiles and no DMA: kernels work on L2 directly (the first version; for comparison)');
+  addQuantizeOptions(c, false)
+    .addHelpText('after', '\nExamples:\n  gen firmware --platform siracusa model.onnx -o out/\n  gen firmware --platform siracusa float.onnx --calibration calibration.npz -o out/')
+    .action((given: string, o: Partial<QuantizeFlags> & FirmwareFlags) => {
+      // A float model with --calibration is quantized first (gen quantize); its integer model lands in out/.
+      const quantized = o.calibration ? quantizeForFirmware(given, o as QuantizeFlags, o.out) : undefined;
+      const model = quantized?.model ?? given;
       const t0 = performance.now();
       const progress = spinner();
       let r;
       try {
-        r = generateFirmware({ model, platform: o.platform, out: o.out, sampleInputs: o.inputs, onStage: progress.stage });
+        r = generateFirmware({
+          model, platform: o.platform, out: o.out, sampleInputs: o.inputs, onStage: progress.stage,
+          l1: o.l1, l2: o.l2, buffering: o.singleBuffer ? 'single' : 'double', untiled: o.untiled,
+        });
       } finally {
         progress.done();
+        quantized?.keep(r !== undefined);
       }
       const kernels = r.layers.filter((l) => l.kernel !== 'alias').length;
       for (const n of r.notes) console.log(`note: ${n}`);
+      if (r.tiling) {
+        console.log(`tiling: ${r.tiling.layers.size} layers tiled into L1 (${o.singleBuffer ? 'single' : 'double'} buffering), L1 peak ${r.tiling.l1Peak} of ${r.tiling.l1Budget} bytes, planned in ${r.tiling.ms.toFixed(0)} ms`);
+      }
       console.log(
         `${r.platform.name}: ${r.graph.nodes.length} nodes -> ${kernels} kernels; ${r.plan.region} ${r.plan.used} bytes ` +
           `(lower bound ${r.plan.lowerBound}, available ${r.plan.arenaSize}); ${(performance.now() - t0).toFixed(0)} ms -> ${o.out}`,
