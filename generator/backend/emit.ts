@@ -113,7 +113,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling }: EmitInpu
   };
 
   const image = constantImage(graph, plan, tableImages(tiling, plan, graph));
-  const manifest = buildManifest({ graph, layers, plan, platform, kernels, symbolOf, version: GENERATOR_VERSION });
+  const manifest = buildManifest({ graph, layers, plan, platform, kernels, symbolOf, version: GENERATOR_VERSION, tiling });
   const files = new Map<string, string | Uint8Array>();
   files.set('as/network.ts', renderFile(templatePath(platform.name, 'as', 'network.ts.mustache'), view));
   files.set('c/network.c', renderFile(templatePath(platform.name, 'c', 'network.c.mustache'), view));

@@ -3,6 +3,8 @@ import { tensorOf } from '../ir/graph.js';
 import type { Layer } from '../frontend/select.js';
 import type { MemoryPlan } from '../midend/plan.js';
 import type { Platform } from '../platforms/types.js';
+import type { TilingPlan } from '../midend/tiling/plan-tiles.js';
+import type { TiledLayer } from '../midend/tiling/layer-plan.js';
 import { memoryOf } from '../platforms/types.js';
 
 /** out/firmware.json: what the runtime, tests and users read about a generated firmware (docs/firmware-abi.md). */
@@ -34,6 +36,7 @@ export interface Manifest {
   /** Peak int8 MACs per cycle of one core of the kernel engine (the profile's utilisation is measured against it). */
   peakMacsPerCoreCycle: number;
   layers: ManifestLayer[];
+  tiling?: ManifestTiling;
 }
 
 export interface ManifestLayer {
@@ -47,6 +50,34 @@ export interface ManifestLayer {
   /** Tensors the layer's kernel reads and writes (each once, in argument order); empty for an alias. */
   reads: string[];
   writes: string[];
+  /** Present when the layer runs in tiles (Siracusa): what the tiler chose and why. */
+  tiling?: ManifestLayerTiling;
+}
+
+export interface ManifestLayerTiling {
+  /** Output axes split, tile size along each, and tiles along each. */
+  axes: number[];
+  sizes: number[];
+  counts: number[];
+  tiles: number;
+  /** Distinct tile geometries (kernel instances). */
+  instances: number;
+  buffering: 'single' | 'double';
+  /** L1 bytes of this layer's buffers. */
+  l1Bytes: number;
+  /** The cost model's estimate for the layer, cycles: total, and its compute and DMA parts. */
+  estimate: { cycles: number; compute: number; dmaIn: number; dmaOut: number };
+  /** Each operand's buffers in L1: offsets of its slots (two when double-buffered), bytes, and how often it moves. */
+  operands: { tensor: string; write: boolean; bytes: number; offsets: number[]; transfers: number }[];
+}
+
+/** The tiling summary of the whole model (absent on untiled platforms). */
+export interface ManifestTiling {
+  memory: string;
+  l1Budget: number;
+  /** The largest L1 footprint of any layer: what the plan needs (layers run one at a time). */
+  l1Peak: number;
+  planMs: number;
 }
 
 export function buildManifest(a: {
@@ -57,6 +88,7 @@ export function buildManifest(a: {
   kernels: { id: number; kernel: string; macs: number; reads: string[]; writes: string[] }[];
   symbolOf: (t: string) => string;
   version: string;
+  tiling?: TilingPlan;
 }): Manifest {
   const { graph, plan, platform } = a;
   const home = memoryOf(platform, plan.region);
@@ -103,6 +135,33 @@ export function buildManifest(a: {
       macs: byId.get(l.id)?.macs ?? 0,
       reads: byId.get(l.id)?.reads ?? [],
       writes: byId.get(l.id)?.writes ?? [],
+      ...(a.tiling?.layers.get(l.id) ? { tiling: layerTiling(a.tiling.layers.get(l.id)!) } : {}),
+    })),
+    ...(a.tiling && platform.tiling
+      ? { tiling: { memory: platform.tiling.memory, l1Budget: a.tiling.l1Budget, l1Peak: a.tiling.l1Peak, planMs: Math.round(a.tiling.ms) } }
+      : {}),
+  };
+}
+
+export function layerTiling(tl: TiledLayer): ManifestLayerTiling {
+  return {
+    axes: tl.axes,
+    sizes: tl.choice.sizes,
+    counts: tl.choice.counts,
+    tiles: tl.tiles.length,
+    instances: tl.instances.length,
+    buffering: tl.double ? 'double' : 'single',
+    l1Bytes: tl.choice.l1Bytes,
+    estimate: {
+      cycles: Math.round(tl.choice.cycles), compute: Math.round(tl.choice.compute),
+      dmaIn: Math.round(tl.choice.dmaIn), dmaOut: Math.round(tl.choice.dmaOut),
+    },
+    operands: tl.operands.map((o, k) => ({
+      tensor: o.tensor,
+      write: o.write,
+      bytes: o.bytes,
+      offsets: o.slotOffsets,
+      transfers: tl.tiles.reduce((n, t) => n + [...t.fetch, ...t.store].filter((x) => x.operand === k).length, 0),
     })),
   };
 }
