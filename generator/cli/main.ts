@@ -20,6 +20,7 @@ Examples:
 program.exitOverride();
 firmwareCommand(program);
 runCommand(program);
+(await import('./quantize.js')).quantizeCommand(program);
 
 try {
   await program.parseAsync(process.argv);

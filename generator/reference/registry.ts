@@ -15,6 +15,7 @@ import { reduceMeanOp, reduceSumOp } from './ops/reduce.js';
 import { requantShiftOp } from './ops/requant-shift.js';
 import { flattenOp, identityOp, reshapeOp, squeezeOp, transposeOp, unsqueezeOp } from './ops/reshape.js';
 import { iSoftmaxOp, itaMaxOp, itaPartialMaxOp } from './ops/softmax.js';
+import { softmaxOp } from './ops/softmax-float.js';
 import { trueIntegerDivOp } from './ops/true-integer-div.js';
 
 /** Every op the reference interpreter and inference know, by ONNX op type (the domain does not matter). */
@@ -23,7 +24,7 @@ const SPECS: OpSpec[] = [
   maxPoolOp, averagePoolOp, globalAveragePoolOp, padOp, concatOp, sliceOp, gatherOp, transposeOp, reshapeOp, flattenOp,
   squeezeOp, unsqueezeOp, identityOp, reduceSumOp, reduceMeanOp, iSoftmaxOp, itaMaxOp, itaPartialMaxOp, iLayerNormOp,
   iRMSNormOp, iNoNormOp, iGeluOp, iHardswishOp, integerDivOp, quantizeLinearOp, dequantizeLinearOp, qlinearMatMulOp,
-  qlinearConvOp, qgemmOp, matMulIntegerOp, convIntegerOp, qlinearAddOp, qlinearMulOp,
+  qlinearConvOp, qgemmOp, matMulIntegerOp, convIntegerOp, qlinearAddOp, qlinearMulOp, softmaxOp,
 ];
 
 const BY_OP = new Map<string, OpSpec>();

@@ -1,0 +1,95 @@
+import type { Command } from 'commander';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { GenError } from '../errors.js';
+import { sidecarPath, quantizeFile } from '../quantize/files.js';
+import type { Quantized } from '../quantize/index.js';
+import { formatReport } from '../quantize/report.js';
+import type { Scheme } from '../quantize/types.js';
+import type { Calibrate } from '../quantize/clipping.js';
+
+export interface QuantizeFlags {
+  calibration: string;
+  scheme: string;
+  calibrate: string;
+  equalize?: boolean;
+  biasCorrection?: boolean;
+}
+
+const SCHEMES = ['per-tensor', 'per-channel', 'pow2'];
+const METHODS = ['minmax', 'mse'];
+
+/** Checked quantizer options from command-line flags. */
+export function quantizeOptions(o: QuantizeFlags): { scheme: Scheme; calibrate: Calibrate; equalize?: boolean; biasCorrection?: boolean } {
+  if (!SCHEMES.includes(o.scheme)) throw new GenError('input', `--scheme ${o.scheme}: expected one of ${SCHEMES.join(', ')}`);
+  if (!METHODS.includes(o.calibrate)) throw new GenError('input', `--calibrate ${o.calibrate}: expected minmax or mse`);
+  return { scheme: o.scheme as Scheme, calibrate: o.calibrate as Calibrate, equalize: o.equalize, biasCorrection: o.biasCorrection };
+}
+
+/** The options `gen quantize` and `gen firmware --calibration` share. */
+export function addQuantizeOptions(c: Command, calibrationRequired: boolean): Command {
+  const cal = '<npz>';
+  const what = 'calibration inputs (.npz): arrays in graph-input order, [N, ...] for N samples of a batch-1 input';
+  if (calibrationRequired) c.requiredOption(`--calibration ${cal}`, what);
+  else c.option(`--calibration ${cal}`, `${what}; quantizes a float model first`);
+  return c
+    .option('--scheme <scheme>', 'weight scales: per-tensor, per-channel or pow2 (power-of-two scales: shift-only requantization)', 'per-channel')
+    .option('--calibrate <method>', 'activation clipping ranges: minmax or mse', 'minmax')
+    .option('--equalize', 'cross-layer equalisation (default: on for per-tensor and pow2)')
+    .option('--no-equalize', 'no cross-layer equalisation')
+    .option('--no-bias-correction', 'no empirical bias correction');
+}
+
+/** Prints the summary lines and the per-layer table of a quantization. */
+export function printQuantization(q: Quantized, out: string, ms: number): void {
+  console.log(formatReport(q.layers));
+  const o = q.plan.options;
+  const bc = q.biasCorrection;
+  const db = (v: number | null): string => (v === null ? 'exact' : `${v.toFixed(2)} dB`);
+  console.log(`scheme ${o.scheme}, calibration ${o.calibrate} on ${q.samples} samples`
+    + `; equalised pairs: ${q.equalized.length ? q.equalized.map((p) => `${p.first}->${p.second}`).join(', ') : 'none'}`
+    + (bc ? `; bias correction: output SQNR ${db(bc.before)} -> ${db(bc.after)} (${bc.kept ? 'kept' : 'reverted'})` : ''));
+  for (const t of q.intGraph.inputs) {
+    const a = q.plan.act.get(t)!;
+    console.log(`input '${t}': quantize as q = clamp(round_half_even(x / ${a.scale}), ${a.signed ? -(a.qmax + 1) : 0}, ${a.qmax})`);
+  }
+  for (const t of q.intGraph.outputs) console.log(`output '${t}': real value = q * ${q.plan.act.get(t)!.scale}`);
+  console.log(`${(ms / 1000).toFixed(2)} s -> ${out}, ${sidecarPath(out)}`);
+}
+
+export function quantizeCommand(program: Command): void {
+  const c = program
+    .command('quantize')
+    .description('post-training static quantization of a float ONNX model to the int8 integer form the generator consumes')
+    .argument('<model>', 'float ONNX model')
+    .requiredOption('-o, --out <onnx>', 'integer model to write (its report and input scales go to <out>.quant.json)')
+    .option('--qdq <onnx>', 'also write the quantization as standard QDQ ONNX (runs in onnxruntime)');
+  addQuantizeOptions(c, true)
+    .addHelpText('after', '\nExample:\n  gen quantize model.onnx --calibration calibration.npz -o model.int8.onnx --qdq model.qdq.onnx')
+    .action((model: string, o: QuantizeFlags & { out: string; qdq?: string }) => {
+      const t0 = performance.now();
+      const q = quantizeFile({ model, calibration: o.calibration, out: o.out, qdq: o.qdq, ...quantizeOptions(o) });
+      printQuantization(q, o.out, performance.now() - t0);
+    });
+}
+
+/**
+ * `gen firmware --calibration`: quantizes the float model into a private folder first; `keep(true)` then copies
+ * the integer model and its sidecar into the firmware folder (model.int8.onnx, model.int8.quant.json), where
+ * the user finds the input scales, and removes the private folder (`keep(false)` after a failure).
+ */
+export function quantizeForFirmware(model: string, o: QuantizeFlags, out: string): { model: string; keep(written: boolean): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'firmgen-quantize-'));
+  const intModel = join(dir, 'model.int8.onnx');
+  const t0 = performance.now();
+  const q = quantizeFile({ model, calibration: o.calibration, out: intModel, ...quantizeOptions(o) });
+  printQuantization(q, join(out, basename(intModel)), performance.now() - t0);
+  return {
+    model: intModel,
+    keep(written: boolean): void {
+      if (written) for (const f of [intModel, sidecarPath(intModel)]) copyFileSync(f, join(out, basename(f)));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import { writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { GenError } from '../errors.js';
+import { loadOnnxFile } from '../onnx/load.js';
+import { readNpz } from '../onnx/npy.js';
+import { encodeModel } from '../onnx/save.js';
+import { quantDType } from './builder.js';
+import { quantizeGraph, type Quantized } from './index.js';
+import type { QuantizeOptions } from './types.js';
+
+/*
+ * gen quantize: a float .onnx and calibration .npz in; the integer model, its sidecar JSON and optionally the QDQ
+ * model out. The sidecar (<model>.quant.json) is how a user talks to the integer model: it gives each graph input
+ * the scale to quantize float data with (q = clamp(round_half_even(x / scale), lo, hi), zero point 0) and each
+ * output the scale that turns its integers back into real values, followed by the per-layer report.
+ * Nothing in the files depends on the time or the machine, so quantizing twice gives byte-identical files.
+ */
+
+export interface QuantizeFileOptions extends Partial<QuantizeOptions> {
+  model: string;
+  calibration: string;
+  out: string;
+  qdq?: string;
+}
+
+export interface BoundaryTensor {
+  name: string;
+  dtype: string;
+  scale: number;
+  zeroPoint: 0;
+  /** Integer range of the tensor. */
+  range: [number, number];
+}
+
+/** The sidecar file beside an integer model: model.onnx -> model.quant.json. */
+export function sidecarPath(model: string): string {
+  return `${model.replace(/\.onnx$/i, '')}.quant.json`;
+}
+
+export function boundary(q: Quantized, names: string[]): BoundaryTensor[] {
+  return names.map((name) => {
+    const a = q.plan.act.get(name)!;
+    return { name, dtype: quantDType(a.signed, a.bits), scale: a.scale, zeroPoint: 0, range: [a.signed ? -(a.qmax + 1) : 0, a.qmax] };
+  });
+}
+
+export function sidecar(q: Quantized, model: string, calibration: string): Record<string, unknown> {
+  const o = q.plan.options;
+  return {
+    format: 'firmgen-quantization/1',
+    model: basename(model),
+    calibration: { file: basename(calibration), samples: q.samples, method: o.calibrate },
+    scheme: o.scheme,
+    equalized: q.equalized,
+    biasCorrection: q.biasCorrection ?? null,
+    inputs: boundary(q, q.intGraph.inputs),
+    outputs: boundary(q, q.intGraph.outputs),
+    layers: q.layers,
+  };
+}
+
+export function quantizeFile(o: QuantizeFileOptions): Quantized {
+  const graph = loadOnnxFile(o.model);
+  const arrays = [...readNpz(o.calibration).values()];
+  let q: Quantized;
+  try {
+    q = quantizeGraph(graph, arrays, o.calibration, o);
+  } catch (e) {
+    if (e instanceof GenError) throw e.withSite({ file: o.model });
+    throw e;
+  }
+  write(o.out, encodeModel(q.intGraph, { opset: 13, producer: 'firmgen quantize' }));
+  write(sidecarPath(o.out), `${JSON.stringify(sidecar(q, o.model, o.calibration), null, 2)}\n`);
+  if (o.qdq) write(o.qdq, encodeModel(q.qdqGraph, { opset: 13, producer: 'firmgen quantize' }));
+  return q;
+}
+
+function write(path: string, data: Uint8Array | string): void {
+  try {
+    writeFileSync(path, data);
+  } catch (e) {
+    throw new GenError('input', `cannot write: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file: path });
+  }
+}

@@ -1,0 +1,117 @@
+import { GenError } from '../errors.js';
+import { cloneGraph, type Graph } from '../ir/graph.js';
+import { inferGraph } from '../ir/infer.js';
+import type { NDArray } from '../ir/ndarray.js';
+import { analyzeGraph, checkOps } from './analyze.js';
+import { correctBiases } from './bias-correction.js';
+import { calibrate, splitSamples } from './calibrate.js';
+import { equalize, type EqualizedPair } from './equalize.js';
+import { lowerToInteger } from './lower.js';
+import { assignActivations, quantizeLinear, type LinearQuant, type Plan } from './params.js';
+import { buildQdq } from './qdq.js';
+import { buildReport, measureSqnr, reportedTensors, type LayerReport } from './report.js';
+import { isQuantPoint, type QuantizeOptions } from './types.js';
+
+/*
+ * Post-training static quantization of a float model (docs/quantization.md):
+ *   analyze -> [equalise] -> calibrate (reference interpreter) -> activation scales -> int8 weights, int32 biases
+ *   -> [bias correction, kept when it raises the output SQNR] -> integer model + QDQ model + report.
+ */
+
+export interface BiasCorrectionResult {
+  /** Output SQNR (dB, mean over graph outputs) without and with the correction. */
+  before: number | null;
+  after: number | null;
+  kept: boolean;
+  /** Largest change of an int32 bias, in its LSBs. */
+  largestStep: number;
+}
+
+export interface Quantized {
+  intGraph: Graph;
+  qdqGraph: Graph;
+  plan: Plan;
+  layers: LayerReport[];
+  equalized: EqualizedPair[];
+  biasCorrection?: BiasCorrectionResult;
+  samples: number;
+}
+
+export function withDefaults(o: Partial<QuantizeOptions>): Required<QuantizeOptions> {
+  const scheme = o.scheme ?? 'per-channel';
+  // Equalisation evens out channel ranges, which only matters when channels share one weight scale.
+  return { scheme, calibrate: o.calibrate ?? 'minmax', equalize: o.equalize ?? scheme !== 'per-channel', biasCorrection: o.biasCorrection ?? true };
+}
+
+/** Graph inputs with a dynamic batch dimension are given batch 1 (the generator needs concrete shapes). */
+function fixBatch(g: Graph): Graph {
+  const out = cloneGraph(g);
+  for (const name of out.inputs) {
+    const t = out.tensors.get(name)!;
+    if (t.shape[0] === -1) t.shape[0] = 1;
+    if (t.shape.some((d) => d < 0)) throw new GenError('unsupported', 'the quantizer needs concrete input shapes (beyond the batch)', { tensor: name, file: g.source });
+  }
+  return out;
+}
+
+const mean = (xs: (number | null)[]): number | null => (xs.some((x) => x === null) ? null : (xs as number[]).reduce((a, b) => a + b, 0) / xs.length);
+
+export function quantizeGraph(model: Graph, calibration: NDArray[], source: string, options: Partial<QuantizeOptions> = {}): Quantized {
+  const opts = withDefaults(options);
+  let float = fixBatch(model);
+  if (model.inputs.some((i) => model.tensors.get(i)?.dtype !== 'float32')) {
+    throw new GenError('input', 'the model to quantize must have float32 inputs (is it quantized already?)', { file: model.source });
+  }
+  checkOps(float);
+  let inferred = inferGraph(float);
+  let units = analyzeGraph(inferred);
+  let equalized: EqualizedPair[] = [];
+  if (opts.equalize) {
+    const eq = equalize(float, units);
+    if (eq.pairs.length > 0) {
+      float = eq.graph;
+      inferred = inferGraph(float);
+      units = analyzeGraph(inferred);
+    }
+    equalized = eq.pairs;
+  }
+  const samples = splitSamples(float, calibration, source);
+  const points = [...float.inputs, ...units.filter(isQuantPoint).map((u) => u.out)];
+  const means = units.flatMap((u) => (u.kind === 'linear' ? [{ tensor: u.pre, axis: u.op === 'Conv' ? 1 : (inferred.tensors.get(u.pre)?.shape.length ?? 2) - 1 }] : []));
+  const cal = calibrate(float, samples, points, means);
+  const act = assignActivations(float, units, cal.observed, opts);
+  const linear = new Map<string, LinearQuant>();
+  for (const u of units) if (u.kind === 'linear') linear.set(u.name, quantizeLinear(u, act.get(u.x)!, opts));
+  const plan: Plan = { units, act, linear, options: opts };
+
+  const tensors = reportedTensors(float, plan);
+  let lowered = lowerToInteger(inferred, plan);
+  let sqnr = measureSqnr(lowered.graph, plan, samples, cal, tensors);
+  let biasCorrection: BiasCorrectionResult | undefined;
+  if (opts.biasCorrection && linear.size > 0) {
+    const saved = new Map([...linear].map(([k, l]) => [k, Float64Array.from(l.biasQ)]));
+    const before = mean(float.outputs.map((o) => sqnr.get(o) ?? null));
+    const largestStep = correctBiases(inferred, plan, samples, cal);
+    const correctedLowered = lowerToInteger(inferred, plan);
+    const corrected = measureSqnr(correctedLowered.graph, plan, samples, cal, tensors);
+    const after = mean(float.outputs.map((o) => corrected.get(o) ?? null));
+    // null means exact: never worse. Keep the correction only when the outputs got closer to the float model.
+    const kept = after === null || (before !== null && after > before);
+    if (kept) {
+      lowered = correctedLowered;
+      sqnr = corrected;
+    } else {
+      for (const [k, b] of saved) linear.get(k)!.biasQ = b;
+    }
+    biasCorrection = { before, after, kept, largestStep };
+  }
+  return {
+    intGraph: lowered.graph,
+    qdqGraph: buildQdq(float, plan),
+    plan,
+    layers: buildReport(float, plan, lowered.requant, cal, sqnr),
+    equalized,
+    biasCorrection,
+    samples: samples.length,
+  };
+}

@@ -1,0 +1,72 @@
+import type { Node } from '../ir/graph.js';
+import type { Calibrate } from './clipping.js';
+
+/*
+ * The float model seen as units of quantization: each unit is one or a few float nodes that become one integer
+ * computation with one requantized output (or, for data movement, none). analyze.ts builds them.
+ */
+
+export type Scheme = 'per-tensor' | 'per-channel' | 'pow2';
+
+export interface QuantizeOptions {
+  scheme: Scheme;
+  calibrate: Calibrate;
+  /** Cross-layer equalisation of consecutive linear layers (default: on for per-tensor and pow2 weights). */
+  equalize?: boolean;
+  /** Empirical bias correction, kept only when it raises the output SQNR on the calibration data (default on). */
+  biasCorrection?: boolean;
+}
+
+/** An activation fused before requantization: it becomes the clip of the requantization. */
+export type Activation = { kind: 'none' } | { kind: 'relu' } | { kind: 'clip'; lo: number; hi: number };
+
+interface UnitBase {
+  /** Name of the unit's main float node (reports and int node names). */
+  name: string;
+  /** Every float node the unit stands for. */
+  nodes: string[];
+  /** The float tensor the unit produces (after its fused activation). */
+  out: string;
+}
+
+/** Conv, Gemm or MatMul with constant weights, an optional bias (Gemm C, Conv B or a following Add) and activation. */
+export interface LinearUnit extends UnitBase {
+  kind: 'linear';
+  node: Node;
+  op: 'Conv' | 'Gemm' | 'MatMul';
+  x: string;
+  /** Effective float weights (Gemm alpha folded in) in the node's own layout. */
+  w: Float64Array;
+  wShape: number[];
+  /** Axis of wShape that indexes output channels, and the one that indexes input channels (-1: grouped conv). */
+  outAxis: number;
+  inAxis: number;
+  /** Effective float bias per output channel (zeros when the node has none). */
+  bias: Float64Array;
+  /** The float tensor holding the pre-activation result (bias included): bias correction compares against it. */
+  pre: string;
+  act: Activation;
+  /** Names of the float tensors to overwrite when equalisation rescales the weights and bias. */
+  wTensor: string;
+  biasTensor?: string;
+}
+
+/** MatMul of two activations (attention-style): a scalar requantization. */
+export interface MatMulUnit extends UnitBase { kind: 'matmul'; node: Node; a: string; b: string; act: Activation }
+/** Add of two activations: each rescaled to the output scale, summed, requantized. */
+export interface AddUnit extends UnitBase { kind: 'add'; node: Node; a: string; b: string; act: Activation }
+/** GlobalAveragePool (an integer sum and a requantization) or AveragePool (a depthwise conv of ones). */
+export interface PoolUnit extends UnitBase { kind: 'gap' | 'avgpool'; node: Node; x: string; act: Activation }
+export interface ConcatUnit extends UnitBase { kind: 'concat'; node: Node; inputs: string[] }
+export interface SoftmaxUnit extends UnitBase { kind: 'softmax'; node: Node; x: string }
+/** Ops whose output keeps the input's scale: MaxPool and data movement. */
+export interface PassUnit extends UnitBase { kind: 'pass'; node: Node; x: string }
+/** A Relu or Clip that follows no requantizing unit: an integer clip at the input's scale. */
+export interface ActUnit extends UnitBase { kind: 'act'; node: Node; x: string; act: Activation }
+
+export type Unit = LinearUnit | MatMulUnit | AddUnit | PoolUnit | ConcatUnit | SoftmaxUnit | PassUnit | ActUnit;
+
+/** Units whose output gets its own scale from calibration (the others inherit or fix theirs). */
+export function isQuantPoint(u: Unit): boolean {
+  return u.kind !== 'pass' && u.kind !== 'act';
+}
