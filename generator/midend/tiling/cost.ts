@@ -10,6 +10,15 @@ import type { Platform } from '../../platforms/types.js';
 export interface TileWork {
   macs: number;
   outputs: number;
+  /** Work units the kernel splits over the cores (output rows; single elements for elementwise kernels). */
+  units: number;
+}
+
+/** How a kernel splits a tile over the cores: by whole rows of the output, or element by element. */
+export function parallelUnits(kernel: KernelDef, outShape: readonly number[]): number {
+  const elems = outShape.reduce((a, b) => a * b, 1);
+  if (kernel.name === 'elementwise' || outShape.length === 0) return elems;
+  return elems / outShape[outShape.length - 1];
 }
 
 export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: Platform): number {
@@ -36,7 +45,9 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
       perOut = c.ELEMENT;
   }
   if (node.requant) perOut += c.REQUANT;
-  return c.CALL + (work.macs * perMac + work.outputs * perOut) / p.cores + 2 * c.barrier;
+  // Cores take ceil(units / cores) units each (share_begin/share_end): the busiest core sets the tile's time.
+  const busiest = Math.ceil(work.units / p.cores) / Math.max(1, work.units);
+  return c.CALL + (work.macs * perMac + work.outputs * perOut) * busiest + 2 * c.barrier;
 }
 
 /** Cycles of one DMA group: every transfer pays the latency, bytes stream at the DMA's rate. */

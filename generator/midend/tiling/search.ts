@@ -7,7 +7,7 @@ import type { KernelDef } from '../../kernels/types.js';
 import type { Platform } from '../../platforms/types.js';
 import { alignUp } from '../lifetimes.js';
 import { boxElements, boxEquals, type Box } from './box.js';
-import { computeCycles, dmaCycles } from './cost.js';
+import { computeCycles, dmaCycles, parallelUnits } from './cost.js';
 import type { TileGeometry, TilingSpec } from './specs.js';
 import { boxTransfers } from './transfers.js';
 
@@ -112,9 +112,11 @@ function evaluate(inp: SearchInput, axes: number[], sizes: number[]): Candidate 
     return { tensor, write, bytes: alignUp(bytes, 4), slots, fetches };
   });
   const l1Bytes = operands.reduce((s, o) => s + o.bytes * o.slots, 0);
-  const outElems = boxElements(tileBox(shape, axes, sizes, axes.map(() => 0)));
+  const first = tileBox(shape, axes, sizes, axes.map(() => 0));
+  const outElems = boxElements(first);
   const fullElems = shape.reduce((a, b) => a * b, 1);
-  const compute = computeCycles(inp.kernel, node, { macs: (inp.macs * outElems) / fullElems, outputs: outElems }, platform);
+  const work = { macs: (inp.macs * outElems) / fullElems, outputs: outElems, units: parallelUnits(inp.kernel, first.size) };
+  const compute = computeCycles(inp.kernel, node, work, platform);
   let dmaIn = 0;
   let dmaOut = 0;
   for (const o of operands) {
