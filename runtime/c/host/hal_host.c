@@ -54,31 +54,8 @@ void hal_barrier(void) {
 int hal_core_id(void) { return current_core; }
 int hal_num_cores(void) { return team; }
 
-int32_t hal_share_begin(int32_t n) {
-  const int32_t chunk = (n + team - 1) / team;
-  return FG_MIN(current_core * chunk, n);
-}
-
-int32_t hal_share_end(int32_t n) {
-  const int32_t chunk = (n + team - 1) / team;
-  return FG_MIN(hal_share_begin(n) + chunk, n);
-}
-
 void hal_layer_begin(int32_t layer) { (void)layer; }
 void hal_layer_end(int32_t layer) { (void)layer; }
-
-int64_t fg_isqrt64(int64_t v) {
-  if (v <= 0) return 0;
-  /* Bit-by-bit integer square root: exact, no floating point (the board has none to spare). */
-  uint64_t x = (uint64_t)v, r = 0, bit = (uint64_t)1 << 62;
-  while (bit > x) bit >>= 2;
-  while (bit) {
-    if (x >= r + bit) { x -= r + bit; r = (r >> 1) + bit; }
-    else r >>= 1;
-    bit >>= 2;
-  }
-  return (int64_t)r;
-}
 
 /* Cluster DMA on the host: every copy is a synchronous memcpy, so the data lands at issue and a wait has nothing to
    wait for. That hides a missing hal_dma_wait: the emulator, which lands data at completion, is the one that catches

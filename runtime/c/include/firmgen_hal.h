@@ -27,15 +27,33 @@ void hal_barrier(void);
 /* Inside a closure: this core's id and the team size. */
 int hal_core_id(void);
 int hal_num_cores(void);
-/* The current core's share [begin, end) of n work items: chunks of ceil(n / cores), as every kernel splits. */
-int32_t hal_share_begin(int32_t n);
-int32_t hal_share_end(int32_t n);
+/* The current core's share [begin, end) of n work items: chunks of ceil(n / cores), as pulp-nn splits rows and as
+   the AS HAL (runtime/as/cluster.ts) splits them: one definition for every C HAL. */
+static inline int32_t hal_share_begin(int32_t n) {
+  const int32_t chunk = (n + hal_num_cores() - 1) / hal_num_cores();
+  return FG_MIN(hal_core_id() * chunk, n);
+}
+static inline int32_t hal_share_end(int32_t n) {
+  const int32_t chunk = (n + hal_num_cores() - 1) / hal_num_cores();
+  return FG_MIN(hal_share_begin(n) + chunk, n);
+}
 /* Per-layer markers (performance counters on a board; nothing on the host). */
 void hal_layer_begin(int32_t layer);
 void hal_layer_end(int32_t layer);
 
-/* floor(sqrt(v)) for v >= 0, exact for every 64-bit value (the norms of SEMANTICS.md need it). */
-int64_t fg_isqrt64(int64_t v);
+/* floor(sqrt(v)) for v >= 0, exact for every 64-bit value (the norms of SEMANTICS.md need it): bit by bit, no
+   floating point (the board has none to spare). */
+static inline int64_t fg_isqrt64(int64_t v) {
+  if (v <= 0) return 0;
+  uint64_t x = (uint64_t)v, r = 0, bit = (uint64_t)1 << 62;
+  while (bit > x) bit >>= 2;
+  while (bit) {
+    if (x >= r + bit) { x -= r + bit; r = (r >> 1) + bit; }
+    else r >>= 1;
+    bit >>= 2;
+  }
+  return (int64_t)r;
+}
 
 /* Cluster DMA between L1 and L2/L3, shaped like the mchan v7 driver (Deeploy mchan_v7.h); the AS twin is
    runtime/as/dma.ts and docs/firmware-abi.md is the contract. A channel id is 0..15. A copy counts on the channel its

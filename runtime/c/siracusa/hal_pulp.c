@@ -22,33 +22,9 @@ void hal_barrier(void) { pi_cl_team_barrier(); }
 int hal_core_id(void) { return pi_core_id(); }
 int hal_num_cores(void) { return FG_TEAM; }
 
-/* Chunks of ceil(n / cores), as pulp-nn splits rows; identical to the host and the AS HAL. */
-int32_t hal_share_begin(int32_t n) {
-  const int32_t chunk = (n + hal_num_cores() - 1) / hal_num_cores();
-  return FG_MIN(hal_core_id() * chunk, n);
-}
-
-int32_t hal_share_end(int32_t n) {
-  const int32_t chunk = (n + hal_num_cores() - 1) / hal_num_cores();
-  return FG_MIN(hal_share_begin(n) + chunk, n);
-}
-
 /* Layer markers: a profiling build would read pi_perf_read(PI_PERF_CYCLES) here; nothing needs them to be correct. */
 void hal_layer_begin(int32_t layer) { (void)layer; }
 void hal_layer_end(int32_t layer) { (void)layer; }
-
-/* The same bit-by-bit square root as hal_host.c (a board links one HAL file, so each carries its helpers). */
-int64_t fg_isqrt64(int64_t v) {
-  if (v <= 0) return 0;
-  uint64_t x = (uint64_t)v, r = 0, bit = (uint64_t)1 << 62;
-  while (bit > x) bit >>= 2;
-  while (bit) {
-    if (x >= r + bit) { x -= r + bit; r = (r >> 1) + bit; }
-    else r >>= 1;
-    bit >>= 2;
-  }
-  return (int64_t)r;
-}
 
 /* ---- cluster DMA: mchan v7 ----
    Registers (HARDWARE.md "cluster DMA (mchan v7)"; Deeploy TargetLibraries/PULPOpen/inc/mchan_v7.h): a per-core demux
