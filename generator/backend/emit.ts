@@ -14,6 +14,7 @@ import { renderTiledLayer } from './tiled.js';
 import type { TilingPlan } from '../midend/tiling/plan-tiles.js';
 import { encodeTable } from '../midend/tiling/table.js';
 import { buildManifest, type Manifest } from './manifest.js';
+import { planPictures } from './plan-pictures.js';
 import { constantImage } from './memory-image.js';
 import { RUNTIME, templatePath } from './paths.js';
 import { renderFile } from './render.js';
@@ -121,6 +122,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling }: EmitInpu
   files.set('c/network_data.c', renderFile(templatePath(platform.name, 'c', 'network_data.c.mustache'), { ...view, imageBytes: cBytes(image.subarray(plan.arenaOffset)) }));
   files.set(`memory/${plan.region.toLowerCase()}.bin`, image);
   files.set('firmware.json', `${JSON.stringify(manifest, null, 2)}\n`);
+  for (const [name, text] of planPictures(manifest, plan, platform)) files.set(name, text);
   copyTree(join(RUNTIME, 'as'), 'as/hal', files);
   copyTree(join(RUNTIME, 'c', 'include'), 'c/hal', files);
   copyTree(join(RUNTIME, 'c', 'host'), 'c/hal/host', files);

@@ -12,7 +12,7 @@ import { generateFirmware } from '../../generator/pipeline.js';
 import { readManifest } from '../../runtime/node/manifest.js';
 import { buildProfile } from '../../runtime/node/profile.js';
 import { reportHtml } from '../../runtime/node/report/html.js';
-import { plannedBuffers } from '../../runtime/node/report/memory-plan.js';
+import { plannedBuffers } from '../../generator/report/memory-plan.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import { buildTrace } from '../../runtime/node/trace.js';
 import { arrays, DEEPLOY } from '../helpers/deeploy.js';

@@ -6,8 +6,8 @@ import type { Manifest } from '../manifest.js';
 import type { DmaBytes, Profile, Span, Traffic } from '../profile.js';
 import { fmtUs, memoryLevels, pct, showsDma } from '../profile-table.js';
 import type { Trace } from '../trace.js';
-import { memoryPlanSvg } from './memory-plan.js';
-import { esc, fmtBytes, indexColour } from './svg.js';
+import { memoryPlanSvg } from '../../../generator/report/memory-plan.js';
+import { esc, fmtBytes, indexColour } from '../../../generator/report/svg.js';
 import { timelineSvg } from './timeline.js';
 
 const CSS = `

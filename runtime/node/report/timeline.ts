@@ -4,7 +4,7 @@
  * trace events as `--trace`, so the picture and the file never disagree.
  */
 import type { Trace } from '../trace.js';
-import { esc, fitText, fmtNum, indexColour, tickStep } from './svg.js';
+import { esc, fitText, fmtNum, indexColour, tickStep } from '../../../generator/report/svg.js';
 
 const LABEL = 190;
 const ROW = 26;
