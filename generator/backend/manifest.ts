@@ -2,6 +2,7 @@ import type { Graph } from '../ir/graph.js';
 import { tensorOf } from '../ir/graph.js';
 import type { Layer } from '../frontend/select.js';
 import type { MemoryPlan } from '../midend/plan.js';
+import type { OffsetReport } from '../midend/offsets.js';
 import type { Platform } from '../platforms/types.js';
 import type { TilingPlan } from '../midend/tiling/plan-tiles.js';
 import type { TiledLayer } from '../midend/tiling/layer-plan.js';
@@ -28,7 +29,7 @@ export interface Manifest {
   clockHz: number;
   cores: number;
   regions: { name: string; address: number; size: number }[];
-  memory: { region: string; arenaOffset: number; arenaSize: number; used: number; lowerBound: number };
+  memory: ManifestMemory;
   images: { region: string; file: string; offset: number }[];
   inputs: string[];
   outputs: string[];
@@ -37,6 +38,23 @@ export interface Manifest {
   peakMacsPerCoreCycle: number;
   layers: ManifestLayer[];
   tiling?: ManifestTiling;
+}
+
+/** The home memory's static plan and how good it is. */
+export interface ManifestMemory {
+  region: string;
+  arenaOffset: number;
+  arenaSize: number;
+  /** Bytes of the arena the plan uses: constants + activation peak. */
+  used: number;
+  /** Constants + the largest live set of activations: no plan can use less. */
+  lowerBound: number;
+  /** used - lowerBound. */
+  distance: number;
+  constants: number;
+  /** The activations' placement: live-set bound, greedy peak, final peak, solver status and time. */
+  activations: OffsetReport;
+  planMs: number;
 }
 
 export interface ManifestLayer {
@@ -107,7 +125,10 @@ export function buildManifest(a: {
     cores: platform.cores,
     peakMacsPerCoreCycle: platform.peakMacsPerCoreCycle,
     regions: platform.memories.map((m) => ({ name: m.name, address: m.chipBase, size: m.size })),
-    memory: { region: plan.region, arenaOffset: plan.arenaOffset, arenaSize: plan.arenaSize, used: plan.used, lowerBound: plan.lowerBound },
+    memory: {
+      region: plan.region, arenaOffset: plan.arenaOffset, arenaSize: plan.arenaSize, used: plan.used, lowerBound: plan.lowerBound,
+      distance: plan.used - plan.lowerBound, constants: plan.constants, activations: plan.activations, planMs: Math.round(plan.ms),
+    },
     images: [{ region: plan.region, file: `memory/${plan.region.toLowerCase()}.bin`, offset: 0 }],
     inputs: [...graph.inputs],
     outputs: [...graph.outputs],

@@ -35,6 +35,7 @@ function homeChart(m: Manifest, plan: MemoryPlan, platform: Platform): MemoryCha
       tip: `${name} (tile table, constant): ${blob.bytes} bytes at +0x${offset.toString(16)}`,
     });
   }
+  const a = plan.activations;
   const marks = plan.used === plan.lowerBound
     ? [{ offset: plan.used, label: `peak ${plan.used} B = lower bound`, colour: '#2a7d2a' }]
     : [
@@ -44,7 +45,7 @@ function homeChart(m: Manifest, plan: MemoryPlan, platform: Platform): MemoryCha
   return {
     region: plan.region, base: arena, steps, stepLabel: stepLabels(m), boxes, marks,
     caption: `${fmtBytes(plan.used)} used of ${fmtBytes(plan.arenaSize)}; constants at the bottom (grey; tile tables beige), ` +
-      'activations above by lifetime; x = execution step (in, layer ids, out)',
+      `activations above (greedy peak ${a.greedy} B, final ${a.final} B, solver ${a.solver.status}); x = step (in, layer ids, out)`,
   };
 }
 

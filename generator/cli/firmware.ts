@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import type { MemoryPlan } from '../midend/plan.js';
 import { generateFirmware } from '../pipeline.js';
 import { PLATFORMS } from '../platforms/index.js';
 import { spinner } from './progress.js';
@@ -21,6 +22,16 @@ export function parseBytes(text: string): number {
   if (!m) throw new InvalidArgumentError(`'${text}' is not a byte count (e.g. 64000, 64k, 2MiB)`);
   const unit = (m[2] ?? '').toLowerCase();
   return Number(m[1]) * (unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 * 1024 : 1);
+}
+
+/** The home plan against its lower bound, and how the activations were placed (greedy, then maybe HiGHS). */
+export function planLine(p: MemoryPlan): string {
+  const a = p.activations;
+  const gap = p.used - p.lowerBound;
+  const pct = p.lowerBound > 0 ? ` = ${((100 * gap) / p.lowerBound).toFixed(1)}%` : '';
+  const solver = a.solver.status === 'not-needed' ? 'solver not needed' : `solver ${a.solver.status} in ${a.solver.ms} ms`;
+  return `${p.region} ${p.used} bytes (lower bound ${p.lowerBound}, +${gap}${pct}; activations greedy ${a.greedy}, ` +
+    `final ${a.final}, ${solver}; available ${p.arenaSize})`;
 }
 
 export function firmwareCommand(program: Command): void {
@@ -60,8 +71,8 @@ export function firmwareCommand(program: Command): void {
         console.log(`tiling: ${r.tiling.layers.size} layers tiled into L1 (${o.singleBuffer ? 'single' : 'double'} buffering), L1 peak ${r.tiling.l1Peak} of ${r.tiling.l1Budget} bytes, planned in ${r.tiling.ms.toFixed(0)} ms`);
       }
       console.log(
-        `${r.platform.name}: ${r.graph.nodes.length} nodes -> ${kernels} kernels; ${r.plan.region} ${r.plan.used} bytes ` +
-          `(lower bound ${r.plan.lowerBound}, available ${r.plan.arenaSize}); ${(performance.now() - t0).toFixed(0)} ms -> ${o.out}`,
+        `${r.platform.name}: ${r.graph.nodes.length} nodes -> ${kernels} kernels; ${planLine(r.plan)}; ` +
+          `${(performance.now() - t0).toFixed(0)} ms -> ${o.out}`,
       );
     });
 }

@@ -69,8 +69,15 @@ export function bufferUses(g: Graph, isAliased: (nodeIndex: number) => boolean):
   return uses;
 }
 
+/** A buffer's size and the steps (inclusive) it is live: what offset planning needs of it. */
+export type Interval = Pick<BufferUse, 'bytes' | 'first' | 'last'>;
+
+export function overlaps(a: Interval, b: Interval): boolean {
+  return a.first <= b.last && b.first <= a.last;
+}
+
 /** The largest sum of live buffer bytes at any step: no allocation can do better. */
-export function liveSetLowerBound(uses: Iterable<BufferUse>, align: number): number {
+export function liveSetLowerBound(uses: Iterable<Interval>, align: number): number {
   const list = [...uses];
   const steps = Math.max(0, ...list.map((u) => u.last));
   let best = 0;

@@ -2,7 +2,8 @@ import { GenError } from '../errors.js';
 import type { Graph } from '../ir/graph.js';
 import type { Platform } from '../platforms/types.js';
 import { memoryOf } from '../platforms/types.js';
-import { alignUp, bufferUses, liveSetLowerBound, type BufferUse } from './lifetimes.js';
+import { alignUp, bufferUses, type BufferUse } from './lifetimes.js';
+import { assignOffsets, type OffsetReport, type SolverOptions } from './offsets.js';
 
 export interface Placement {
   region: string;
@@ -23,6 +24,12 @@ export interface MemoryPlan {
   used: number;
   /** Constants plus the largest live set: what any plan needs at least. */
   lowerBound: number;
+  /** Bytes of constants and tile tables, packed at the arena's start. */
+  constants: number;
+  /** How the activations were placed: live-set bound, greedy peak, final peak, the solver's part. */
+  activations: OffsetReport;
+  /** Wall time of the plan, solver included. */
+  ms: number;
   /** Constant blobs that are not tensors (tile tables): offset in the region by name. */
   blobs: Map<string, { offset: number; bytes: number }>;
 }
@@ -32,16 +39,19 @@ export interface PlanOptions {
   arenaSize?: number;
   /** Constant blobs to place with the constants (tile tables). */
   blobs?: { name: string; bytes: number }[];
+  /** The exact solver behind the greedy (offsets.ts). */
+  solver?: SolverOptions;
 }
 
 const ALIGN = 4;
 
 /**
- * Static memory plan for untiled execution: every tensor in the platform's home memory. Constants are packed at
- * the arena's start (they are loaded once and live forever); activations share the rest by lifetime, placed
- * largest first at the lowest offset free for their whole lifetime (a greedy that is usually at the live-set bound).
+ * Static memory plan of the home memory: every tensor has its place for the whole run. Constants are packed at the
+ * arena's start (they are loaded once and live forever); activations share the rest by lifetime, placed by a greedy
+ * and, when it misses the live-set bound on a small problem, by HiGHS (offsets.ts).
  */
 export function planMemory(g: Graph, platform: Platform, isAliased: (nodeIndex: number) => boolean, opts: PlanOptions = {}): MemoryPlan {
+  const t0 = performance.now();
   const mem = memoryOf(platform, platform.home.memory);
   const arenaOffset = platform.home.offset;
   const arenaSize = Math.min(opts.arenaSize ?? platform.home.size, mem.size - arenaOffset);
@@ -64,27 +74,16 @@ export function planMemory(g: Graph, platform: Platform, isAliased: (nodeIndex: 
     cursor += alignUp(b.bytes, ALIGN);
   }
   const constBytes = cursor;
-  const dynamic: { u: BufferUse; offset: number }[] = [];
-  const order = [...others].sort((a, b) => b.bytes - a.bytes || a.first - b.first);
-  for (const u of order) {
-    const conflicts = dynamic
-      .filter((p) => p.u.first <= u.last && u.first <= p.u.last)
-      .sort((a, b) => a.offset - b.offset);
-    let offset = 0;
-    for (const c of conflicts) {
-      if (offset + u.bytes <= c.offset) break;
-      offset = Math.max(offset, alignUp(c.offset + c.u.bytes, ALIGN));
-    }
-    dynamic.push({ u, offset });
-  }
-  const peak = Math.max(0, ...dynamic.map((p) => p.offset + alignUp(p.u.bytes, ALIGN)));
+  const { offsets, report } = assignOffsets(others, ALIGN, opts.solver);
+  const dynamic = others.map((u, i) => ({ u, offset: offsets[i] }));
+  const peak = report.final;
   const used = constBytes + peak;
-  const lowerBound = constBytes + liveSetLowerBound(others, ALIGN);
+  const lowerBound = constBytes + report.lowerBound;
   if (used > arenaSize) {
     const biggest = [...uses].sort((a, b) => b.bytes - a.bytes)[0];
     throw new GenError(
       'capacity',
-      `the model needs ${used} bytes of ${mem.name} (constants ${constBytes}, activations ${peak}; largest tensor '${biggest.root}' ${biggest.bytes} bytes), ${arenaSize} bytes are available`,
+      `the model needs ${used} bytes of ${mem.name} (constants ${constBytes}, activations ${peak}; lower bound ${lowerBound}; largest tensor '${biggest.root}' ${biggest.bytes} bytes), ${arenaSize} bytes are available`,
       { file: g.source },
     );
   }
@@ -94,5 +93,8 @@ export function planMemory(g: Graph, platform: Platform, isAliased: (nodeIndex: 
       placements.set(m, { region: mem.name, offset: arenaOffset + offset, bytes: u.bytes, kind: u.kind, root: u.root });
     }
   }
-  return { placements, region: mem.name, arenaOffset, arenaSize, used, lowerBound, blobs };
+  return {
+    placements, region: mem.name, arenaOffset, arenaSize, used, lowerBound, blobs, constants: constBytes, activations: report,
+    ms: performance.now() - t0,
+  };
 }
