@@ -11,8 +11,8 @@ import { recordShare } from "./events";
 import { MAX_AGENTS } from "./limits";
 export { MAX_CORES, MAX_AGENTS } from "./limits";
 const MASTER: i32 = 0;
-/** `current` between fork/barrier and the next enter: no agent may charge work there. */
-const NO_AGENT: i32 = -1;
+/** `current` between fork/barrier and the next enter, or while every PE sleeps: no agent may charge work there. */
+export const NO_AGENT: i32 = -1;
 
 const CLOCK = memory.data(MAX_AGENTS * 8);
 const BUSY = memory.data(MAX_AGENTS * 8);
@@ -23,6 +23,8 @@ let clusterCores: i32 = 0;
 let team: i32 = 0;
 let current: i32 = NO_AGENT;
 let configured = false;
+/** SpiNNaker2: the agents are PEs woken by interrupts (pes.ts), not a cluster team. */
+let peMode = false;
 /** Q16 clock at which the current phase of the team started (fork or the last barrier), and its index. */
 let phaseStart: i64 = 0;
 let phase: i32 = 0;
@@ -37,10 +39,12 @@ let phase: i32 = 0;
   store<i64>(CLOCK + (<usize>agent << 3), q16);
 }
 
-export function resetAgents(cores: i32): void {
+/** `cores`: agents besides agent 0; `pes`: they are SpiNNaker2 PEs rather than cluster cores. */
+export function resetAgents(cores: i32, pes: bool = false): void {
   memory.fill(CLOCK, 0, MAX_AGENTS * 8);
   memory.fill(BUSY, 0, MAX_AGENTS * 8);
   clusterCores = cores;
+  peMode = pes;
   team = 0;
   current = MASTER;
   configured = true;
@@ -55,6 +59,15 @@ function agentOf(core: i32): i32 {
 
 export function currentAgent(): i32 {
   return current;
+}
+
+/** PE mode: the interrupt protocol (pes.ts) hands the processor to another PE, or to none while all sleep. */
+export function setCurrent(agent: i32): void {
+  current = agent;
+}
+
+export function isPeMode(): bool {
+  return peMode;
 }
 
 /** An agent's clock in Q16 cycles (for devices that schedule against it, such as the DMA). */
@@ -94,6 +107,10 @@ function faultState(op: string, why: string): void {
 
 /** fork(cores): the master starts a team of `cores` cluster cores (0 or more than the chip has: all of them). */
 export function fork(cores: i32): i32 {
+  if (peMode) {
+    faultState("fork", "this chip has no cluster: the scheduler PE wakes worker PEs with irq_raise");
+    return 0;
+  }
   if (!configured || team != 0 || current != MASTER) {
     faultState("fork", team != 0 ? "nested fork (the cluster is already running a team)" : "fork from a cluster core");
     return 0;

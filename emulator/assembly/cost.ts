@@ -126,3 +126,43 @@ export function genericCosts(): void {
   barrierCycles = 0;
   joinCycles = 0;
 }
+
+// ARM Cortex-M4 per-instruction cycles (ARM Cortex-M4 Technical Reference Manual, "Processor instruction timings";
+// HARDWARE.md names the core, the TRM its timing): ALU, MUL/MLA/SMULL/SMLAL/SMLAD 1, LDR 2 (N consecutive
+// independent loads N + 1), STR 1, a taken branch 1 + P with a pipeline refill P of 1..3 (we take 2), SDIV 2..12
+// (we take the worst case, 12), PUSH/POP of N registers 1 + N.
+const M4_LOAD: i64 = 2;
+const M4_BRANCH_TAKEN: i64 = 3;
+const M4_DIV_WORST: i64 = 12;
+
+/**
+ * SpiNNaker2 PE core (Cortex-M4F, DSP extension: SMLAD dual 16-bit MACs, SXTB16, SSAT/USAT; no hardware loops).
+ * GEMMs run on the MLA (mla.ts, its own timing); these classes price the work the core does itself: requantization,
+ * elementwise layers, copies, softmax, and MACs of operands the MLA cannot take.
+ */
+export function spinnaker2Costs(): void {
+  // Per 4 int8 MACs: LDR A word + LDR B word (2 + 1, pipelined), 4 SXTB16 (unpack to 16-bit pairs), 2 SMLAD = 9.
+  const mac = per(M4_LOAD + INSTR + 4 * INSTR + 2 * INSTR, 4);
+  set(MAC_CONV, mac);
+  set(MAC_DW, mac);
+  set(MAC_GEMM, mac);
+  // LDRB, LDRB (2 + 1), op, STRB, plus the loop (SUBS + taken branch = 4) over 4 unrolled elements.
+  set(ELEMENT, per(4 * (M4_LOAD + INSTR + INSTR + INSTR) + INSTR + M4_BRANCH_TAKEN, 4));
+  // Per output: LDR acc, LDR mul, LDR add (2 + 1 + 1), SMULL (64-bit product) 1, ADDS/ADC the add term 2, ADDS/ADC the
+  // rounding term 2, 64-bit arithmetic shift (LSR, ORR, ASR) 3, SSAT/USAT or 2 compares for the clip 2, STRB 1 = 15,
+  // plus the loop over 4 unrolled outputs.
+  set(REQUANT, per(4 * 15 + INSTR + M4_BRANCH_TAKEN, 4));
+  // LDM/STM of 4 words: (1 + 4) + (1 + 4) cycles per 16 bytes.
+  set(COPY_BYTE, per(10 * INSTR, 16));
+  // The Siracusa iSoftmax body (18 instructions, docs/timing.md) with its 3 loads at 2 cycles (+3), p.max and p.clip
+  // as compare + conditional move (+2), and 3 passes of loop overhead over 4 unrolled elements (3 x 4 / 4).
+  set(SOFTMAX_ELEM, per(4 * (18 + 3 + 2) + 3 * (INSTR + M4_BRANCH_TAKEN), 4));
+  // The iLayerNorm body (14) with its 4 loads at 2 cycles (+4) and 3 passes of loop overhead.
+  set(NORM_ELEM, per(4 * (14 + 4) + 3 * (INSTR + M4_BRANCH_TAKEN), 4));
+  set(DIV, per(M4_DIV_WORST, 1));
+  // BL + BX (2 x 3), PUSH/POP of 8 registers (2 x 9), 6 argument loads (7) = 31.
+  set(CALL, per(2 * M4_BRANCH_TAKEN + 2 * (1 + 8) + 7, 1));
+  forkCycles = 0;
+  barrierCycles = 0;
+  joinCycles = 0;
+}

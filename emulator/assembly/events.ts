@@ -10,6 +10,9 @@
 // master's, else -1), detail = the transfer in mchan v7 command-word bits (0..16 bytes, 17 into L1, 19 2-D on the
 // external side, 23 2-D on the L1 side) with the channel id in bits 24..27; start..end = the engine's busy interval
 // (start = max(issue, engine free), end = completion). Direction 17 picks the engine: a trace draws one lane each.
+// On SpiNNaker2 the dma records are a PE's own DMA (pe-dma.ts): bit 17 = into the PE's SRAM, 19 = 2-D on the DRAM
+// side, no channel. Kind 3 mla: one MAC-array job (mla.ts) on PE `agent`, detail = its 4x16 output blocks,
+// start..end = the array's busy interval.
 
 import { EVENT_LOG_BASE, EVENT_LOG_LIMIT } from "./layout";
 import { currentAgent, cyclesOf } from "./agents";
@@ -20,6 +23,7 @@ export const EVENT_BYTES: i32 = 32;
 export const KIND_LAYER: i32 = 0;
 export const KIND_SHARE: i32 = 1;
 export const KIND_DMA: i32 = 2;
+export const KIND_MLA: i32 = 3;
 const CAPACITY: i32 = <i32>((EVENT_LOG_LIMIT - EVENT_LOG_BASE) / <usize>EVENT_BYTES);
 const NO_LAYER: i32 = -1;
 
@@ -120,6 +124,11 @@ export function recordShare(agent: i32, phase: i32, start: i64, end: i64): void 
 /** One cluster DMA transfer (dma.ts), in whole cycles. */
 export function recordDma(agent: i32, layer: i32, detail: i32, start: i64, end: i64): void {
   record(KIND_DMA, agent, layer, detail, start, end);
+}
+
+/** One MLA job (mla.ts), in whole cycles. */
+export function recordMla(agent: i32, layer: i32, blocks: i32, start: i64, end: i64): void {
+  record(KIND_MLA, agent, layer, blocks, start, end);
 }
 
 // --- runtime exports ---

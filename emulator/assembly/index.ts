@@ -1,7 +1,7 @@
 // The emulator: one wasm module holding the chip models. The runtime calls configure() and reads results; the
 // firmware imports the device API (module "chip") from these same exports. Contract: docs/firmware-abi.md.
 
-import { genericCosts, siracusaCosts } from "./cost";
+import { genericCosts, siracusaCosts, spinnaker2Costs } from "./cost";
 import { clearFault, msgBegin, msgDec, msgText, raise } from "./fault";
 import { MAX_CORES, resetAgents } from "./agents";
 import { resetEvents } from "./events";
@@ -10,14 +10,21 @@ import { placeRegions, resetRegions } from "./regions";
 import { EVENT_LOG_BASE } from "./layout";
 import { genericRegions } from "./chips/generic";
 import { SIRACUSA_CORES, siracusaDma, siracusaRegions } from "./chips/siracusa";
+import { S2_DEFAULT_PES, S2_MAX_PES, spinnaker2Regions } from "./chips/spinnaker2";
+import { resetPes } from "./pes";
+import { resetPeDma } from "./pe-dma";
+import { resetMla } from "./mla";
 
 const PLATFORM_GENERIC: i32 = 0;
 const PLATFORM_SIRACUSA: i32 = 1;
+const PLATFORM_SPINNAKER2: i32 = 2;
 
 /**
  * Selects the chip and resets clocks, the event log and the fault message. `cores`: cluster cores to model,
  * 0 for the chip's own count (Siracusa 8; fewer is a real configuration). Generic has no cluster: 0 or 1.
- * Returns the cluster cores in use (0 on generic). Does not clear memory: the runtime uses a fresh instance.
+ * SpiNNaker2: `cores` is the number of PEs, 2..152 (0: 152), scheduler included.
+ * Returns the cluster cores in use (0 on generic; SpiNNaker2: the worker PEs). Does not clear memory: the runtime
+ * uses a fresh instance.
  */
 export function configure(platform: i32, cores: i32): i32 {
   clearFault();
@@ -28,7 +35,11 @@ export function configure(platform: i32, cores: i32): i32 {
   resetRegions();
   resetEvents();
   resetDma();
+  resetPes();
+  resetPeDma();
+  resetMla();
   let clusterCores = 0;
+  let pes = false;
   if (platform == PLATFORM_GENERIC) {
     if (cores < 0 || cores > 1) badCores(platform, cores, 1);
     genericRegions();
@@ -39,16 +50,23 @@ export function configure(platform: i32, cores: i32): i32 {
     siracusaRegions();
     siracusaCosts();
     siracusaDma();
+  } else if (platform == PLATFORM_SPINNAKER2) {
+    if (cores < 0 || cores == 1 || cores > S2_MAX_PES) badCores(platform, cores, S2_MAX_PES);
+    const n = cores == 0 ? S2_DEFAULT_PES : cores;
+    clusterCores = n - 1;
+    pes = true;
+    spinnaker2Regions(n);
+    spinnaker2Costs();
   } else {
     msgBegin("configure: unknown platform id ");
     msgDec(platform);
-    msgText(" (0 generic, 1 siracusa)");
+    msgText(" (0 generic, 1 siracusa, 2 spinnaker2)");
     raise();
   }
   // MAX_CORES bounds the static clock arrays: a chip with more cores must raise it.
   assert(clusterCores <= MAX_CORES);
   placeRegions();
-  resetAgents(clusterCores);
+  resetAgents(clusterCores, pes);
   return clusterCores;
 }
 
@@ -80,3 +98,6 @@ export {
   dma_alloc, dma_free, dma_copy, dma_wait, dma_finish, dma_channels, dma_max_bytes, dma_latency_cycles,
   dma_bytes_per_cycle, dma_queue_depth, dma_register_cycles,
 } from "./dma";
+export { irq_raise, irq_next, pe_wake, irq_key, irq_payload, pe_signal, pe_wait, pe_id, pe_count, pe_finish } from "./pes";
+export { pe_dma, pe_dma_wait, pe_dma_finish } from "./pe-dma";
+export { mla_start, mla_wait, mla_busy, mla_peak_macs } from "./mla";

@@ -15,14 +15,18 @@ export const REGION_AREA: usize = 0x0080_0000;
 export const REGION_ALIGN: usize = 0x0010_0000;
 
 /**
- * Linear memory size in 64 KiB pages: enough for the regions of the largest chip. Siracusa: L1 256 KiB at 8 MiB,
- * L2 2 MiB at 9 MiB, L3 16 MiB at 11 MiB, NMS_MRAM 4 MiB at 27 MiB, NMS_SRAM 4 MiB at 31 MiB, end 35 MiB.
- * asconfig.json sets initialMemory and maximumMemory to this value; configure() checks that the regions fit.
+ * Linear memory size in 64 KiB pages at instantiation: enough for Siracusa's regions (L1 256 KiB at 8 MiB, L2 2 MiB
+ * at 9 MiB, L3 16 MiB at 11 MiB, NMS_MRAM 4 MiB at 27 MiB, NMS_SRAM 4 MiB at 31 MiB, end 35 MiB). asconfig.json sets
+ * initialMemory to this value. A chip with more memory (SpiNNaker2) makes configure() grow the memory once, before
+ * the runtime or the firmware look at it; MAX_MEMORY_PAGES (asconfig.json maximumMemory) bounds that.
  */
 export const MEMORY_PAGES: i32 = 560;
+/** 128 MiB: SpiNNaker2 with 152 PEs (8 MiB + 19 MiB of PE SRAM, then 64 MiB of DRAM at 27 MiB) ends at 91 MiB. */
+export const MAX_MEMORY_PAGES: i32 = 2048;
 
+/** Pages the memory has now (MEMORY_PAGES, or more after configure() grew it for a larger chip). */
 export function memory_pages(): i32 {
-  return MEMORY_PAGES;
+  return memory.size();
 }
 
 /** Where the emulator's static data ends; must stay below EVENT_LOG_BASE (checked by configure and a test). */

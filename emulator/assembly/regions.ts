@@ -1,44 +1,76 @@
-// The region table of the configured chip: each memory of the chip at its chip address, placed at a 1 MiB-aligned
-// linear base from REGION_AREA in table order. Held in static memory (the emulator never allocates).
+// The region table of the configured chip: each memory of the chip at its chip address, placed at a linear base
+// from REGION_AREA in table order, aligned to 1 MiB unless the chip description asks for less (SpiNNaker2's 152 PE
+// SRAMs of 128 KiB sit 128 KiB apart: at 1 MiB each they would need 152 MiB). Held in static memory (the emulator
+// never allocates).
 
-import { MEMORY_PAGES, REGION_ALIGN, REGION_AREA } from "./layout";
+import { MAX_MEMORY_PAGES, REGION_ALIGN, REGION_AREA } from "./layout";
 import { fault, msgBegin, msgDec, msgHex, msgText, raise } from "./fault";
 
-const MAX_REGIONS: i32 = 8;
+/** SpiNNaker2: DRAM plus 152 PE SRAMs. */
+const MAX_REGIONS: i32 = 160;
 const NAMES = memory.data(MAX_REGIONS * sizeof<usize>());
 const CHIP = memory.data(MAX_REGIONS * 4);
 const SIZE = memory.data(MAX_REGIONS * 4);
+const ALIGN = memory.data(MAX_REGIONS * 4);
 const LINEAR = memory.data(MAX_REGIONS * sizeof<usize>());
 let count: i32 = 0;
+
+// Names made at configure time ("PE17") live in this static table as AssemblyScript strings: a 20-byte object
+// header (its runtime id at ptr - 8, its byte length at ptr - 4, which is all String and the runtime read) and the
+// UTF-16 characters. The emulator never allocates, so the headers are written by hand.
+const NAME_SLOT: usize = 48;
+const NAME_HEADER: usize = 20;
+const NAME_TABLE = memory.data(<i32>(MAX_REGIONS * <i32>NAME_SLOT), 16);
 
 export function resetRegions(): void {
   count = 0;
 }
 
-/** Appends a region to the table (chip descriptions call this from configure). */
-export function addRegion(name: string, chipBase: u32, size: u32): void {
+/**
+ * Appends a region to the table (chip descriptions call this from configure). Its linear base is aligned to `align`
+ * bytes (a power of two; default 1 MiB).
+ */
+export function addRegion(name: string, chipBase: u32, size: u32, align: u32 = <u32>REGION_ALIGN): void {
   if (count == MAX_REGIONS) {
-    fault("configure: more than 8 regions");
+    fault("configure: more than 160 regions");
     return;
   }
   store<usize>(NAMES + (<usize>count) * sizeof<usize>(), changetype<usize>(name));
   store<u32>(CHIP + (<usize>count << 2), chipBase);
   store<u32>(SIZE + (<usize>count << 2), size);
+  store<u32>(ALIGN + (<usize>count << 2), align);
   count++;
 }
 
-/** Assigns linear bases in table order; faults if the regions do not fit the emulator's memory. */
+/** "<prefix><index>" as a string in the static name table, for region `count` (the next one added). */
+export function indexedName(prefix: string, index: i32): string {
+  const ptr = NAME_TABLE + <usize>count * NAME_SLOT + NAME_HEADER;
+  let n: i32 = 0;
+  for (let i = 0; i < prefix.length; i++) store<u16>(ptr + <usize>(n++ << 1), <u16>prefix.charCodeAt(i));
+  let div = 1;
+  while (div * 10 <= index) div *= 10;
+  for (; div > 0; div /= 10) store<u16>(ptr + <usize>(n++ << 1), <u16>(48 + (index / div) % 10));
+  assert(<usize>(n << 1) <= NAME_SLOT - NAME_HEADER);
+  store<u32>(ptr - 8, idof<string>());
+  store<u32>(ptr - 4, <u32>(n << 1));
+  return changetype<string>(ptr);
+}
+
+/** Assigns linear bases in table order and grows the memory to hold them; faults if they cannot fit. */
 export function placeRegions(): void {
   let base = REGION_AREA;
   for (let i = 0; i < count; i++) {
+    const align = <usize>load<u32>(ALIGN + (<usize>i << 2));
+    base = (base + align - 1) & ~(align - 1);
     store<usize>(LINEAR + (<usize>i) * sizeof<usize>(), base);
-    base = (base + <usize>region_size(i) + REGION_ALIGN - 1) & ~(REGION_ALIGN - 1);
+    base += <usize>region_size(i);
   }
-  if (base > (<usize>MEMORY_PAGES) << 16) {
+  const pages = <i32>((base + 0xffff) >> 16);
+  if (pages > MAX_MEMORY_PAGES || (pages > memory.size() && memory.grow(pages - memory.size()) < 0)) {
     msgBegin("configure: the chip's regions need ");
     msgDec(<i64>base);
-    msgText(" bytes of linear memory, the emulator has ");
-    msgDec((<i64>MEMORY_PAGES) << 16);
+    msgText(" bytes of linear memory, the emulator has at most ");
+    msgDec((<i64>MAX_MEMORY_PAGES) << 16);
     raise();
   }
 }

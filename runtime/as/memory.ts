@@ -3,7 +3,8 @@
 
 import * as chip from "./chip";
 
-const MAX_REGIONS: i32 = 8;
+/** SpiNNaker2: the DRAM and 152 PE SRAMs. */
+const MAX_REGIONS: i32 = 160;
 /** The firmware's window ends where the chip's regions begin: static data and stub heap must stay below. */
 const FIRMWARE_LIMIT: usize = 0x0080_0000;
 

@@ -54,10 +54,32 @@ export interface EmulatorExports {
   dma_bytes_per_cycle(): number;
   dma_queue_depth(): number;
   dma_register_cycles(): number;
+  // SpiNNaker2 (emulator/assembly/pes.ts, pe-dma.ts, mla.ts); the firmware imports them through its HAL.
+  irq_raise(pe: number, key: number, payload: number): void;
+  irq_next(): number;
+  pe_wake(pe: number): void;
+  irq_key(): number;
+  irq_payload(): number;
+  pe_signal(to: number): void;
+  pe_wait(n: number): void;
+  pe_id(): number;
+  pe_count(): number;
+  /** Faults if an interrupt was never taken or a completion signal never waited for. */
+  pe_finish(): void;
+  pe_dma(local: number, dram: number, bytes: number, toLocal: number, rowLength: number, rowStride: number): number;
+  pe_dma_wait(ticket: number): void;
+  /** Faults if a PE's transfer was never waited for. */
+  pe_dma_finish(): void;
+  mla_start(a: number, b: number, out: number, m: number, n: number, k: number, aRow: number, aK: number, bK: number,
+    bCol: number, outRow: number, flags: number): void;
+  mla_wait(): void;
+  /** A PE with an MLA job never waited for, or -1. */
+  mla_busy(): number;
+  mla_peak_macs(): number;
 }
 
 /** Platform ids of configure() (emulator/assembly/index.ts). */
-export const PLATFORM_IDS: Readonly<Record<string, number>> = { generic: 0, siracusa: 1 };
+export const PLATFORM_IDS: Readonly<Record<string, number>> = { generic: 0, siracusa: 1, spinnaker2: 2 };
 
 let compiled: Promise<WebAssembly.Module> | undefined;
 
@@ -136,9 +158,10 @@ export function faultError(emu: EmulatorExports, e: unknown): GenError {
 export interface EmulatorEvent {
   /**
    * layer: a layer_begin..layer_end span; share: one cluster core's work in one phase of a fork; dma: one cluster
-   * DMA transfer issued by `agent`, start..end the engine's busy interval, `detail` decoded by dmaDetail().
+   * DMA transfer issued by `agent` (SpiNNaker2: one PE DMA transfer), start..end the engine's busy interval,
+   * `detail` decoded by dmaDetail(); mla: one SpiNNaker2 MAC-array job on PE `agent`, detail = its 4x16 blocks.
    */
-  kind: 'layer' | 'share' | 'dma';
+  kind: 'layer' | 'share' | 'dma' | 'mla';
   /** 0 = master, 1.. = cluster core agent - 1. */
   agent: number;
   /** The layer id (share: the master's open layer, -1 outside any). */
@@ -150,7 +173,7 @@ export interface EmulatorEvent {
 }
 
 const EVENT_BYTES = 32;
-const KINDS = ['layer', 'share', 'dma'] as const;
+const KINDS = ['layer', 'share', 'dma', 'mla'] as const;
 
 /** A `dma` event's detail word: mchan v7 command-word bits plus the channel (emulator/assembly/events.ts). */
 export interface DmaDetail {
@@ -197,7 +220,11 @@ export function readEvents(emu: EmulatorExports): { events: EmulatorEvent[]; dro
   return { events, dropped: emu.events_total() - count };
 }
 
-/** Agent 0 is the master (Siracusa's fabric controller), agent k >= 1 is cluster core k - 1. */
-export function agentName(agent: number): string {
+/**
+ * Agent 0 is the master (Siracusa's fabric controller), agent k >= 1 is cluster core k - 1. On SpiNNaker2 agent k is
+ * PE k, PE 0 the scheduler.
+ */
+export function agentName(agent: number, platform?: string): string {
+  if (platform === 'spinnaker2') return agent === 0 ? 'PE0 (scheduler)' : `PE${agent}`;
   return agent === 0 ? 'master' : `core${agent - 1}`;
 }

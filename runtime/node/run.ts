@@ -9,13 +9,14 @@ import { GenError } from '../../generator/errors.js';
 import { formatShape, sizeOf, type NDArray } from '../../generator/ir/ndarray.js';
 import { buildFirmware, type FirmwareBuild } from './asc-build.js';
 import {
-  agentName, createEmulator, dmaDetail, faultError, readEvents, readRegions, type DmaDetail, type EmulatorExports,
+  agentName as nameOfAgent, createEmulator, dmaDetail, faultError, readEvents, readRegions, type DmaDetail, type EmulatorExports,
   type Region,
 } from './emulator.js';
 import { readManifest, type Manifest, type ManifestImage, type ManifestTensor } from './manifest.js';
 import { readTensor, writeTensor } from './tensor-io.js';
 import { wasmerHost, type WasiHost } from './wasi.js';
 import { liteHost, liteSupports } from './wasi-lite.js';
+import { readS2Description, readS2Times, type S2Times } from './spinnaker2-times.js';
 
 export interface RunOptions {
   /** Cluster cores to model (0: the chip's own count); overrides the manifest's `cores`. */
@@ -83,6 +84,8 @@ export interface RunResult {
   runMs: number;
   /** Wall time of the firmware's `_start` alone (the network itself, in the emulator), ms. */
   execMs: number;
+  /** SpiNNaker2: the time stamps the firmware wrote into the DRAM's time-measurement area. */
+  spinnaker2?: S2Times;
 }
 
 const modules = new Map<string, Promise<WebAssembly.Module>>();
@@ -134,6 +137,9 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
   }
   try {
     emu.dma_finish(); // a transfer never waited for is a firmware bug: its data may not have arrived
+    emu.pe_dma_finish();
+    emu.pe_finish(); // SpiNNaker2: every interrupt taken, every completion signal waited for
+    if (emu.mla_busy() >= 0) throw new GenError('run', `fault: mla: PE ${emu.mla_busy()} ended with an MLA job never waited for`);
   } catch (e) {
     throw faultError(emu, e);
   }
@@ -144,8 +150,15 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
   });
   const cores = Array.from({ length: emu.core_count() }, (_, c) => c + 1);
   const layerNames = new Map(manifest.layers.map((l) => [l.id, l.name]));
+  const agentName = (a: number): string => nameOfAgent(a, manifest.platform);
   const { events, dropped } = readEvents(emu);
+  const dram = regions.find((x) => x.name === 'DRAM');
+  const spinnaker2 = manifest.platform === 'spinnaker2' && dram
+    ? readS2Times(readS2Description(outDir), new Uint8Array(emu.memory.buffer, dram.linear, dram.size), dram.chip,
+      manifest.clockHz ?? 0, layerNames)
+    : undefined;
   return {
+    spinnaker2,
     outputs,
     outputNames: [...manifest.outputs],
     cycles: Number(emu.total_cycles()),

@@ -22,20 +22,26 @@ function documentedRegions(): Map<string, Region[]> {
   return table;
 }
 
+/** SpiNNaker2 has 153 regions: the ABI lists some rows (by index) and the rule for the PEs between them. */
+const LISTED_ONLY = new Set(['spinnaker2']);
+
 test('the region table of every platform matches docs/firmware-abi.md', async () => {
   const documented = documentedRegions();
   assert.equal([...documented.keys()].sort(), Object.keys(PLATFORM_IDS).sort());
   for (const platform of Object.keys(PLATFORM_IDS)) {
-    assert.equal(readRegions(await createEmulator(platform)), documented.get(platform), platform);
+    const regions = readRegions(await createEmulator(platform));
+    const rows = documented.get(platform)!;
+    if (LISTED_ONLY.has(platform)) assert.equal(rows.map((r) => regions[r.index]), rows, platform);
+    else assert.equal(regions, rows, platform);
   }
 });
 
-test('regions are 1 MiB aligned from 8 MiB, do not overlap, and fit the exported memory', async () => {
+test('regions are 1 MiB aligned from 8 MiB (SpiNNaker2 PE SRAMs 128 KiB), do not overlap, and fit the memory', async () => {
   for (const platform of Object.keys(PLATFORM_IDS)) {
     const emu = await createEmulator(platform);
     let end = 0x80_0000;
     for (const r of readRegions(emu)) {
-      assert.is(r.linear % 0x10_0000, 0);
+      assert.is(r.linear % (platform === 'spinnaker2' && r.name !== 'DRAM' ? 0x2_0000 : 0x10_0000), 0);
       assert.ok(r.linear >= end, `${platform} ${r.name} overlaps its predecessor`);
       end = r.linear + r.size;
     }
