@@ -96,6 +96,10 @@ export function planLayerTiles(
         for (const tr of boxTransfers(t0.shape, boxes[k], t0.dtype)) fetch.push({ ...tr, l1: base + tr.l1, operand: k });
       }
     });
+    // Smallest first: mchan queues 2 commands per core and the issuing core stalls on the third until the oldest
+    // completes, so a large weight tile issued before the small ones would hold core 0 (and the tile loop) for
+    // its whole transfer instead of letting it stream behind the next tile's compute.
+    fetch.sort((a, b) => a.bytes - b.bytes);
     tiles.push({ instance: inst, ptrs: operands.map((o, k) => o.slotOffsets[slot[k]]), fetch, store });
     for (let i = axes.length - 1; i >= 0; i--) {
       if (++index[i] < choice.counts[i]) break;
