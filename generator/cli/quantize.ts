@@ -36,7 +36,7 @@ export function addQuantizeOptions(c: Command, calibrationRequired: boolean): Co
   return c
     .option('--scheme <scheme>', 'weight scales: per-tensor, per-channel or pow2 (power-of-two scales: shift-only requantization)', 'per-channel')
     .option('--calibrate <method>', 'activation clipping ranges: minmax or mse', 'minmax')
-    .option('--equalize', 'cross-layer equalisation (default: on for per-tensor and pow2)')
+    .option('--equalize', 'cross-layer equalisation (default for per-tensor and pow2: tried, kept when the output SQNR rises)')
     .option('--no-equalize', 'no cross-layer equalisation')
     .option('--no-bias-correction', 'no empirical bias correction');
 }
@@ -49,6 +49,7 @@ export function printQuantization(q: Quantized, out: string, ms: number): void {
   const db = (v: number | null): string => (v === null ? 'exact' : `${v.toFixed(2)} dB`);
   console.log(`scheme ${o.scheme}, calibration ${o.calibrate} on ${q.samples} samples`
     + `; equalised pairs: ${q.equalized.length ? q.equalized.map((p) => `${p.first}->${p.second}`).join(', ') : 'none'}`
+    + (q.equalization ? ` (tried: output SQNR ${db(q.equalization.before)} -> ${db(q.equalization.after)}, ${q.equalization.kept ? 'kept' : 'not kept'})` : '')
     + (bc ? `; bias correction: output SQNR ${db(bc.before)} -> ${db(bc.after)} (${bc.kept ? 'kept' : 'reverted'})` : ''));
   for (const t of q.intGraph.inputs) {
     const a = q.plan.act.get(t)!;

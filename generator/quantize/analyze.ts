@@ -12,6 +12,7 @@ import type { Activation, LinearUnit, Unit } from './types.js';
  *   GlobalAveragePool | AveragePool [+ act]                                       -> gap | avgpool
  *   Concat, Softmax                                                               -> concat, softmax
  *   MaxPool, Flatten, Reshape, Transpose, Squeeze, Unsqueeze, Identity            -> pass (scale unchanged)
+ *   Pad with zeros (zero is exact at every scale; torch exports AvgPool2d with one) -> pass
  *   Relu | Clip after anything else                                               -> act
  * Anything else is an 'unsupported' error naming the node.
  */
@@ -40,7 +41,7 @@ function activationOf(g: Graph, n: Node): Activation | undefined {
   return lo === 0 ? (hi === Infinity ? { kind: 'relu' } : { kind: 'clip', lo, hi }) : { kind: 'clip', lo, hi };
 }
 
-const KNOWN = new Set([...PASS, 'Conv', 'Gemm', 'MatMul', 'Add', 'GlobalAveragePool', 'AveragePool', 'Concat', 'Softmax', 'Relu', 'Clip']);
+const KNOWN = new Set([...PASS, 'Pad', 'Conv', 'Gemm', 'MatMul', 'Add', 'GlobalAveragePool', 'AveragePool', 'Concat', 'Softmax', 'Relu', 'Clip']);
 
 /** Fails on the first op the quantizer cannot map (before shape inference, which knows even fewer float ops). */
 export function checkOps(g: Graph): void {
@@ -89,6 +90,11 @@ export function analyzeGraph(g: Graph): Unit[] {
       const axis = attrInt(n, 'axis', -1);
       if (axis !== -1 && axis !== rank - 1) throw unsupported(n, 'only a Softmax over the last axis has an integer form (iSoftmax)');
       units.push({ ...base, kind: 'softmax', x: n.inputs[0], out: n.outputs[0] });
+    } else if (n.op === 'Pad') {
+      const mode = n.attrs.mode?.kind === 'string' ? n.attrs.mode.value : 'constant';
+      const value = n.inputs[2] ? constData(g, n.inputs[2])?.[0] : hasAttr(n, 'value') ? attrNumber(n, 'value') : 0;
+      if (mode !== 'constant' || value !== 0) throw unsupported(n, 'only Pad with zeros has an exact integer form (zero point 0)');
+      units.push({ ...base, kind: 'pass', x: n.inputs[0], out: n.outputs[0] });
     } else if (PASS.has(n.op)) {
       units.push({ ...base, kind: 'pass', x: n.inputs[0], out: n.outputs[0] });
     } else if (activationOf(g, n)) {

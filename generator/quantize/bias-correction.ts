@@ -4,49 +4,56 @@ import { addChannelSums, type Calibration } from './calibrate.js';
 import { biasScale } from './fixed-point.js';
 import { lowerToInteger } from './lower.js';
 import { weightScale, type Plan } from './params.js';
-import { runInteger } from './report.js';
+import { runBatched } from './batch.js';
+import { integerSample } from './report.js';
 import type { LinearUnit } from './types.js';
 
 /*
  * Empirical bias correction (Nagel et al. 2019, section 4.2): rounding the weights shifts the expected output of a
- * channel, and that shift passes through every later layer. Layer by layer, in execution order, the integer model
- * runs on the calibration data; the mean of each channel's dequantized accumulator is compared with the float
- * model's mean pre-activation, and the int32 bias absorbs the difference. Later layers are corrected with the
- * earlier corrections in place, so they also absorb the shifts those leave behind.
+ * channel, and that shift passes through every later layer. The integer model runs on the calibration data; the
+ * mean of each channel's dequantized accumulator is compared with the float model's mean pre-activation, and the
+ * int32 bias absorbs the difference, one layer at a time in execution order, each measured with the earlier
+ * corrections in place. (Correcting all layers from one run costs a third on the example CNN but was measured worse:
+ * output SQNR +0.6 dB instead of +0.9 dB per-channel, -0.3 dB instead of +1.5 dB per-tensor.)
  */
 
-/** Mean of the dequantized int32 accumulator of `u` per channel over the samples (the graph cut after it). */
-function integerMeans(intGraph: Graph, plan: Plan, u: LinearUnit, samples: NDArray[][]): Float64Array {
-  const acc = `${u.name}_acc`;
-  const last = intGraph.nodes.findIndex((n) => n.outputs.includes(acc));
+/** Per-channel means of the dequantized int32 accumulators of `layers` (the graph cut after the last of them). */
+function integerMeans(intGraph: Graph, plan: Plan, layers: LinearUnit[], samples: NDArray[][]): Map<string, Float64Array> {
+  const accs = layers.map((u) => `${u.name}_acc`);
+  const last = Math.max(...accs.map((a) => intGraph.nodes.findIndex((n) => n.outputs.includes(a))));
   const cut: Graph = { ...intGraph, nodes: intGraph.nodes.slice(0, last + 1) };
-  const channels = u.wShape[u.outAxis];
-  const sums = new Float64Array(channels);
-  let count = 0;
-  for (const s of samples) {
-    const a = runInteger(cut, plan, s).get(acc)!;
-    count += addChannelSums(a, u.op === 'Conv' ? 1 : a.shape.length - 1, sums);
-  }
-  const l = plan.linear.get(u.name)!;
-  const sx = plan.act.get(u.x)!.scale;
-  return sums.map((v, j) => (v / count) * biasScale(sx, weightScale(l, j)));
+  const sums = layers.map((u) => new Float64Array(u.wShape[u.outAxis]));
+  const counts = layers.map(() => 0);
+  runBatched(cut, samples, accs, (values) => {
+    layers.forEach((u, i) => {
+      const a = values.get(accs[i])!;
+      counts[i] += addChannelSums(a, u.op === 'Conv' ? 1 : a.shape.length - 1, sums[i]);
+    });
+  });
+  return new Map(layers.map((u, i) => {
+    const l = plan.linear.get(u.name)!;
+    const sx = plan.act.get(u.x)!.scale;
+    return [u.name, sums[i].map((v, j) => (v / counts[i]) * biasScale(sx, weightScale(l, j)))];
+  }));
 }
 
 /** Corrects every linear layer's int32 bias in place; returns the largest correction in LSBs of the bias. */
 export function correctBiases(inferred: Graph, plan: Plan, samples: NDArray[][], cal: Calibration): number {
   let largest = 0;
-  for (const u of plan.units) {
-    if (u.kind !== 'linear') continue;
-    const floatMeans = cal.means.get(u.pre);
-    if (!floatMeans) continue;
-    const { graph } = lowerToInteger(inferred, plan);
-    const got = integerMeans(graph, plan, u, samples);
-    const l = plan.linear.get(u.name)!;
-    const sx = plan.act.get(u.x)!.scale;
-    for (let j = 0; j < got.length; j++) {
-      const step = Math.round((got[j] - floatMeans[j]) / biasScale(sx, weightScale(l, j)));
-      l.biasQ[j] -= step;
-      largest = Math.max(largest, Math.abs(step));
+  const { graph: g0 } = lowerToInteger(inferred, plan);
+  const ints = samples.map((s) => integerSample(g0, plan, s));
+  const layers = plan.units.filter((u): u is LinearUnit => u.kind === 'linear' && cal.means.has(u.pre));
+  for (const group of layers.map((u) => [u])) {
+    const got = integerMeans(lowerToInteger(inferred, plan).graph, plan, group, ints);
+    for (const u of group) {
+      const floatMeans = cal.means.get(u.pre)!;
+      const l = plan.linear.get(u.name)!;
+      const sx = plan.act.get(u.x)!.scale;
+      got.get(u.name)!.forEach((m, j) => {
+        const step = Math.round((m - floatMeans[j]) / biasScale(sx, weightScale(l, j)));
+        l.biasQ[j] -= step;
+        largest = Math.max(largest, Math.abs(step));
+      });
     }
   }
   return largest;

@@ -1,16 +1,16 @@
 import { GenError } from '../errors.js';
 import type { Graph } from '../ir/graph.js';
 import { formatShape, ndarray, sizeOf, type NDArray } from '../ir/ndarray.js';
-import { runReference } from '../reference/interpreter.js';
+import { runBatched } from './batch.js';
 import type { Observed } from './clipping.js';
 
 /*
- * Calibration: the float model runs in the reference interpreter on every calibration sample; the quantizer keeps,
- * per tensor it will quantize, the range and the values seen (for the MSE search and the SQNR report), and per
- * linear layer the mean of its pre-activation output per channel (for bias correction).
+ * Calibration: the float model runs in the reference interpreter on every calibration sample (in batches,
+ * batch.ts); the quantizer keeps, per tensor it will quantize, the range and the values seen (for the MSE search and
+ * the SQNR report), and per linear layer the mean of its pre-activation output per channel (bias correction).
  */
 
-/** Values kept per tensor at most (4 bytes each); later samples still widen min/max but are not stored. */
+/** Values kept per tensor at most (4 bytes each); later batches still widen min/max but are not stored. */
 const MAX_STORED = 1 << 23;
 
 /**
@@ -63,8 +63,7 @@ export function calibrate(g: Graph, samples: NDArray[][], tensors: string[], mea
   const stored = new Map<string, Float32Array[]>(tensors.map((t) => [t, []]));
   const ranges = new Map<string, { min: number; max: number; kept: number }>(tensors.map((t) => [t, { min: Infinity, max: -Infinity, kept: 0 }]));
   const sums = new Map<string, { acc: Float64Array; count: number }>();
-  for (const s of samples) {
-    const values = runReference(g, s);
+  runBatched(g, samples, [...tensors, ...means.map((m) => m.tensor)], (values) => {
     for (const t of tensors) {
       const v = values.get(t);
       if (!v) throw new GenError('internal', `calibration produced no value for '${t}'`);
@@ -84,7 +83,7 @@ export function calibrate(g: Graph, samples: NDArray[][], tensors: string[], mea
       e.count += addChannelSums(v, m.axis, e.acc);
       sums.set(m.tensor, e);
     }
-  }
+  });
   const observed = new Map<string, Observed>();
   for (const t of tensors) {
     const r = ranges.get(t)!;

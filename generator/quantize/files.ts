@@ -52,6 +52,7 @@ export function sidecar(q: Quantized, model: string, calibration: string): Recor
     calibration: { file: basename(calibration), samples: q.samples, method: o.calibrate },
     scheme: o.scheme,
     equalized: q.equalized,
+    equalization: q.equalization ?? null,
     biasCorrection: q.biasCorrection ?? null,
     inputs: boundary(q, q.intGraph.inputs),
     outputs: boundary(q, q.intGraph.outputs),

@@ -43,7 +43,7 @@ export interface QuantizedWeights {
 
 /**
  * Symmetric int8 weights. `axis` is the output-channel axis of `shape`; `perChannel` gives every channel its own
- * scale (an all-zero channel, such as a padded classifier row, gets scale 1 and zero weights).
+ * scale.
  */
 export function quantizeWeights(w: ArrayLike<number>, shape: readonly number[], axis: number, perChannel: boolean, pow2: boolean): QuantizedWeights {
   const channels = perChannel ? shape[axis] : 1;
@@ -51,7 +51,11 @@ export function quantizeWeights(w: ArrayLike<number>, shape: readonly number[], 
   const channelOf = (i: number): number => (perChannel ? Math.floor(i / inner) % channels : 0);
   const maxAbs = new Array<number>(channels).fill(0);
   for (let i = 0; i < w.length; i++) maxAbs[channelOf(i)] = Math.max(maxAbs[channelOf(i)], Math.abs(w[i]));
-  const scales = maxAbs.map((m) => scaleFor(m, WEIGHT_MAX, pow2));
+  // An all-zero channel (a padded classifier row) takes the smallest scale of the others: any scale quantizes it to
+  // zeros, and this one keeps its requantization multiplier from setting the layer's shift.
+  const live = maxAbs.filter((m) => m > 0);
+  const idle = live.length ? scaleFor(Math.min(...live), WEIGHT_MAX, pow2) : 1;
+  const scales = maxAbs.map((m) => (m > 0 ? scaleFor(m, WEIGHT_MAX, pow2) : idle));
   const q = new Float64Array(w.length);
   for (let i = 0; i < w.length; i++) {
     const v = roundHalfEven(w[i] / scales[channelOf(i)]);

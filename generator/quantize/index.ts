@@ -18,11 +18,14 @@ import { isQuantPoint, type QuantizeOptions } from './types.js';
  *   -> [bias correction, kept when it raises the output SQNR] -> integer model + QDQ model + report.
  */
 
-export interface BiasCorrectionResult {
-  /** Output SQNR (dB, mean over graph outputs) without and with the correction. */
+/** Output SQNR (dB, mean over graph outputs) without and with a step, and whether it was kept. */
+export interface StepResult {
   before: number | null;
   after: number | null;
   kept: boolean;
+}
+
+export interface BiasCorrectionResult extends StepResult {
   /** Largest change of an int32 bias, in its LSBs. */
   largestStep: number;
 }
@@ -32,15 +35,18 @@ export interface Quantized {
   qdqGraph: Graph;
   plan: Plan;
   layers: LayerReport[];
+  /** Layer pairs equalised (empty when equalisation was off, found none or was not kept). */
   equalized: EqualizedPair[];
+  /** Set when equalisation ran in 'auto' mode: the model with the higher output SQNR was kept. */
+  equalization?: StepResult;
   biasCorrection?: BiasCorrectionResult;
   samples: number;
 }
 
 export function withDefaults(o: Partial<QuantizeOptions>): Required<QuantizeOptions> {
   const scheme = o.scheme ?? 'per-channel';
-  // Equalisation evens out channel ranges, which only matters when channels share one weight scale.
-  return { scheme, calibrate: o.calibrate ?? 'minmax', equalize: o.equalize ?? scheme !== 'per-channel', biasCorrection: o.biasCorrection ?? true };
+  // Equalisation evens out channel ranges, which matters most when channels share one weight scale.
+  return { scheme, calibrate: o.calibrate ?? 'minmax', equalize: o.equalize ?? (scheme === 'per-channel' ? false : 'auto'), biasCorrection: o.biasCorrection ?? true };
 }
 
 /** Graph inputs with a dynamic batch dimension are given batch 1 (the generator needs concrete shapes). */
@@ -55,9 +61,22 @@ function fixBatch(g: Graph): Graph {
 }
 
 const mean = (xs: (number | null)[]): number | null => (xs.some((x) => x === null) ? null : (xs as number[]).reduce((a, b) => a + b, 0) / xs.length);
+/** null means exact: never worse. */
+const better = (after: number | null, before: number | null): boolean => after === null || (before !== null && after > before);
+const outputSqnr = (q: Quantized): number | null => mean(q.intGraph.outputs.map((o) => q.layers.find((l) => l.output === o)?.sqnrDb ?? null));
 
 export function quantizeGraph(model: Graph, calibration: NDArray[], source: string, options: Partial<QuantizeOptions> = {}): Quantized {
   const opts = withDefaults(options);
+  if (opts.equalize !== 'auto') return quantizeOnce(model, calibration, source, opts);
+  const plain = quantizeOnce(model, calibration, source, { ...opts, equalize: false });
+  const inferred = inferGraph(fixBatch(model));
+  if (equalize(inferred, analyzeGraph(inferred)).pairs.length === 0) return plain;
+  const eq = quantizeOnce(model, calibration, source, { ...opts, equalize: true });
+  const step = { before: outputSqnr(plain), after: outputSqnr(eq), kept: better(outputSqnr(eq), outputSqnr(plain)) };
+  return { ...(step.kept ? eq : plain), equalization: step };
+}
+
+function quantizeOnce(model: Graph, calibration: NDArray[], source: string, opts: Required<QuantizeOptions>): Quantized {
   let float = fixBatch(model);
   if (model.inputs.some((i) => model.tensors.get(i)?.dtype !== 'float32')) {
     throw new GenError('input', 'the model to quantize must have float32 inputs (is it quantized already?)', { file: model.source });
@@ -95,8 +114,8 @@ export function quantizeGraph(model: Graph, calibration: NDArray[], source: stri
     const correctedLowered = lowerToInteger(inferred, plan);
     const corrected = measureSqnr(correctedLowered.graph, plan, samples, cal, tensors);
     const after = mean(float.outputs.map((o) => corrected.get(o) ?? null));
-    // null means exact: never worse. Keep the correction only when the outputs got closer to the float model.
-    const kept = after === null || (before !== null && after > before);
+    // Keep the correction only when the outputs got closer to the float model.
+    const kept = better(after, before);
     if (kept) {
       lowered = correctedLowered;
       sqnr = corrected;

@@ -5,6 +5,7 @@ import { quantizeValue } from '../reference/ops/quantize.js';
 import type { ActivationQuant } from './clipping.js';
 import type { Calibration } from './calibrate.js';
 import type { MulShift } from './fixed-point.js';
+import { runBatched } from './batch.js';
 import { quantDType } from './builder.js';
 import type { Plan } from './params.js';
 import { isQuantPoint } from './types.js';
@@ -42,9 +43,14 @@ export function quantizeInput(x: NDArray, q: ActivationQuant): NDArray {
   return ndarray(dtype, x.shape, Array.from(x.data, (v) => quantizeValue(v, scale, 0, r)));
 }
 
+/** The integer inputs of one float sample. */
+export function integerSample(intGraph: Graph, plan: Plan, sample: NDArray[]): NDArray[] {
+  return intGraph.inputs.map((name, i) => quantizeInput(sample[i], plan.act.get(name)!));
+}
+
 /** Every tensor value of the integer model for one float sample. */
 export function runInteger(intGraph: Graph, plan: Plan, sample: NDArray[]): Map<string, NDArray> {
-  return runReference(intGraph, intGraph.inputs.map((name, i) => quantizeInput(sample[i], plan.act.get(name)!)));
+  return runReference(intGraph, integerSample(intGraph, plan, sample));
 }
 
 /** The tensors the report covers: graph inputs, then every unit with a scale of its own, in execution order. */
@@ -60,8 +66,8 @@ function toDb(signal: number, noise: number): number | null {
 /** SQNR of every reported tensor over the calibration samples whose float values were kept. */
 export function measureSqnr(intGraph: Graph, plan: Plan, samples: NDArray[][], cal: Calibration, tensors: string[]): Map<string, number | null> {
   const acc = new Map(tensors.map((t) => [t, { signal: 0, noise: 0, at: 0 }]));
-  for (const s of samples) {
-    const values = runInteger(intGraph, plan, s);
+  const ints = samples.map((s) => integerSample(intGraph, plan, s));
+  runBatched(intGraph, ints, tensors, (values) => {
     for (const t of tensors) {
       const a = acc.get(t)!;
       const ref = cal.observed.get(t)!.values;
@@ -76,7 +82,7 @@ export function measureSqnr(intGraph: Graph, plan: Plan, samples: NDArray[][], c
       }
       a.at += q.data.length;
     }
-  }
+  });
   return new Map([...acc].map(([t, a]) => [t, toDb(a.signal, a.noise)]));
 }
 

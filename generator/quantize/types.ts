@@ -11,8 +11,11 @@ export type Scheme = 'per-tensor' | 'per-channel' | 'pow2';
 export interface QuantizeOptions {
   scheme: Scheme;
   calibrate: Calibrate;
-  /** Cross-layer equalisation of consecutive linear layers (default: on for per-tensor and pow2 weights). */
-  equalize?: boolean;
+  /**
+   * Cross-layer equalisation of consecutive linear layers. 'auto' quantizes with and without and keeps the higher
+   * output SQNR (the default for per-tensor and pow2 weights; per-channel scales leave it little to fix: off).
+   */
+  equalize?: boolean | 'auto';
   /** Empirical bias correction, kept only when it raises the output SQNR on the calibration data (default on). */
   biasCorrection?: boolean;
 }

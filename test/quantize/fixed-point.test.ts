@@ -46,19 +46,19 @@ test('powers of two: pow2Ceil and pow2 scales', () => {
   assert.is(scaleFor(2.54, 127, false), f32(0.02));
 });
 
-test('weights: per tensor, per channel (a zero channel gets scale 1), pow2', () => {
+test('weights: per tensor, per channel (a zero channel takes the smallest other scale), pow2', () => {
   const w = [0.5, -1, 0.25, 0, 0, 0, 2, 1, -0.5];
   const t = quantizeWeights(w, [3, 3], 0, false, false);
   assert.equal(t.scales, [f32(2 / 127)]);
   assert.equal(Array.from(t.q), [32, -64, 16, 0, 0, 0, 127, 64, -32]);
   const c = quantizeWeights(w, [3, 3], 0, true, false);
-  assert.equal(c.scales, [f32(1 / 127), 1, f32(2 / 127)]);
+  assert.equal(c.scales, [f32(1 / 127), f32(1 / 127), f32(2 / 127)]);
   assert.equal(Array.from(c.q), [64, -127, 32, 0, 0, 0, 127, 64, -32]);
   // Output channels on axis 1 (a MatMul's [K, N] weights).
   const m = quantizeWeights([1, 4, -2, 8], [2, 2], 1, true, false);
   assert.equal(Array.from(m.q), [64, 64, -127, 127]);
   const p = quantizeWeights(w, [3, 3], 0, true, true);
-  assert.equal(p.scales, [2 ** -6, 1, 2 ** -5]);
+  assert.equal(p.scales, [2 ** -6, 2 ** -6, 2 ** -5]);
   assert.equal(Array.from(p.q), [32, -64, 16, 0, 0, 0, 64, 32, -16]);
 });
 
