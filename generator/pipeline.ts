@@ -35,6 +35,8 @@ export interface FirmwareOptions {
   buffering?: 'single' | 'double';
   /** Keep every kernel on the home memory (no tiles, no DMA), as before tiling existed. */
   untiled?: boolean;
+  /** SpiNNaker2: processing elements of the chip to use, scheduler included (default: all 152). */
+  pes?: number;
 }
 
 export interface Compiled {
@@ -50,7 +52,9 @@ export interface Compiled {
 /** load -> infer -> lower -> select -> plan (DESIGN.md pipeline), without writing anything. */
 export function compileModel(opts: Omit<FirmwareOptions, 'out'>): Compiled {
   const stage = opts.onStage ?? (() => undefined);
-  const platform = platformByName(opts.platform);
+  const named = platformByName(opts.platform);
+  if (opts.pes !== undefined && !named.backend) throw new GenError('input', `--pes applies to spinnaker2, not to ${named.name}`);
+  const platform = opts.pes === undefined || !named.backend ? named : named.backend.withCores(named, opts.pes);
   stage('load');
   const graph = loadOnnxFile(opts.model);
   const notes: string[] = [];
@@ -70,15 +74,18 @@ export function compileModel(opts: Omit<FirmwareOptions, 'out'>): Compiled {
   const tiling = opts.untiled ? undefined : withFile(opts.model, () =>
     planTiling(lowered, layers, platform, { l1: opts.l1, double: (opts.buffering ?? 'double') === 'double' }));
   const blobs = [...(tiling?.layers ?? [])].map(([id, tl]) => ({ name: tableName(id), bytes: tableBytes(tl) }));
-  const plan = withFile(opts.model, () => planMemory(lowered, platform, (i) => layers[i].kernel === 'alias', { arenaSize: opts.l2, blobs }));
+  const plan = withFile(opts.model, () => platform.backend
+    ? platform.backend.plan(lowered, layers, platform, { arenaSize: opts.l2 })
+    : planMemory(lowered, platform, (i) => layers[i].kernel === 'alias', { arenaSize: opts.l2, blobs }));
   return { graph: inferred, lowered, layers, plan, tiling, platform, notes };
 }
 
 export function generateFirmware(opts: FirmwareOptions): Compiled & { manifest: Manifest } {
   const compiled = compileModel(opts);
   opts.onStage?.('emit');
+  const input = { graph: compiled.lowered, layers: compiled.layers, plan: compiled.plan, platform: compiled.platform };
   const { files, manifest } = withFile(opts.model, () =>
-    emitFirmware({ graph: compiled.lowered, layers: compiled.layers, plan: compiled.plan, platform: compiled.platform, tiling: compiled.tiling }),
+    compiled.platform.backend ? compiled.platform.backend.emit(input) : emitFirmware({ ...input, tiling: compiled.tiling }),
   );
   writeDirectoryAtomically(opts.out, files);
   return { ...compiled, manifest };

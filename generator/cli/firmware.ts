@@ -14,6 +14,7 @@ interface FirmwareFlags {
   singleBuffer?: boolean;
   doubleBuffer?: boolean;
   untiled?: boolean;
+  pes?: number;
 }
 
 /** "64000", "64k", "64KiB", "2MiB": a byte count, or a clear error. */
@@ -46,7 +47,8 @@ export function firmwareCommand(program: Command): void {
     .option('--l2 <bytes>', 'L2 bytes for whole tensors and constants (siracusa; default: the 1984 KiB shared L2)', parseBytes)
     .option('--single-buffer', 'wait for every DMA transfer before computing (default: double buffering)')
     .option('--double-buffer', 'prefetch tile i+1 and write back tile i-1 while tile i computes (the default)')
-    .option('--untiled', 'no tiles and no DMA: kernels work on L2 directly (the first version; for comparison)');
+    .option('--untiled', 'no tiles and no DMA: kernels work on L2 directly (the first version; for comparison)')
+    .option('--pes <n>', 'spinnaker2: processing elements of the chip to use, the scheduler included (2..152; default 152)', (v: string) => Number(v));
   addQuantizeOptions(c, false)
     .addHelpText('after', '\nExamples:\n  gen firmware --platform siracusa model.onnx -o out/\n  gen firmware --platform siracusa float.onnx --calibration calibration.npz -o out/')
     .action((given: string, o: Partial<QuantizeFlags> & FirmwareFlags) => {
@@ -59,7 +61,7 @@ export function firmwareCommand(program: Command): void {
       try {
         r = generateFirmware({
           model, platform: o.platform, out: o.out, sampleInputs: o.inputs, onStage: progress.stage,
-          l1: o.l1, l2: o.l2, buffering: o.singleBuffer ? 'single' : 'double', untiled: o.untiled,
+          l1: o.l1, l2: o.l2, buffering: o.singleBuffer ? 'single' : 'double', untiled: o.untiled, pes: o.pes,
         });
       } finally {
         progress.done();

@@ -9,6 +9,7 @@ import { runFirmware } from '../../runtime/node/run.js';
 import { runHostC } from '../../runtime/node/host-c.js';
 import { buildProfile } from '../../runtime/node/profile.js';
 import { formatProfile } from '../../runtime/node/profile-table.js';
+import { formatS2Table, s2Table } from '../../runtime/node/spinnaker2-times.js';
 import { buildTrace } from '../../runtime/node/trace.js';
 import { reportHtml } from '../../runtime/node/report/html.js';
 import { spinner } from './progress.js';
@@ -64,6 +65,11 @@ export function runCommand(program: Command): void {
         // The profile lands beside the firmware it measures; `Cycles:` stays the line scripts grep for.
         writeFileSync(join(dir, 'profile.json'), `${JSON.stringify(profile, null, 2)}\n`);
         console.log(formatProfile(profile));
+        if (r.spinnaker2) {
+          const table = s2Table(r.spinnaker2);
+          writeFileSync(join(dir, 'spinnaker2-times.json'), `${JSON.stringify({ stamps: r.spinnaker2, table }, null, 2)}\n`);
+          console.log(`\n${formatS2Table(table, `SpiNNaker2 run of ${manifest.model ?? 'the model'}`)}`);
+        }
         const trace = buildTrace(manifest, r);
         if (o.trace) writeFileSync(o.trace, JSON.stringify(trace));
         if (o.report) writeFileSync(o.report, reportHtml(manifest, profile, trace));

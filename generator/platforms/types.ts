@@ -1,5 +1,8 @@
 import type { Graph } from '../ir/graph.js';
 import type { KernelDef } from '../kernels/types.js';
+import type { Layer } from '../frontend/select.js';
+import type { MemoryPlan } from '../midend/plan.js';
+import type { Emitted } from '../backend/emit.js';
 
 /** A memory of the chip. Figures carry their source in the platform file. */
 export interface MemoryLevel {
@@ -63,6 +66,20 @@ export interface Platform {
   costs: CoreCosts;
   /** Present on chips whose kernels compute in a small memory fed by DMA. */
   tiling?: TilingTarget;
+  /**
+   * Present on chips whose firmware is not a closure per layer: SpiNNaker2 runs one fixed scheduler/worker firmware
+   * driven by a DRAM image, so it plans its memory and writes its output its own way.
+   */
+  backend?: PlatformBackend;
+}
+
+export interface PlatformBackend {
+  /** Memory of the tensors (the pipeline's plan step). */
+  plan(g: Graph, layers: Layer[], platform: Platform, opts: { arenaSize?: number }): MemoryPlan;
+  /** Sources, images and manifest (the pipeline's emit step). */
+  emit(input: { graph: Graph; layers: Layer[]; plan: MemoryPlan; platform: Platform }): Emitted;
+  /** The same chip with `cores` processing elements (gen firmware --pes). */
+  withCores(platform: Platform, cores: number): Platform;
 }
 
 export function memoryOf(p: Platform, name: string): MemoryLevel {

@@ -86,6 +86,8 @@ export interface RunResult {
   execMs: number;
   /** SpiNNaker2: the time stamps the firmware wrote into the DRAM's time-measurement area. */
   spinnaker2?: S2Times;
+  /** SpiNNaker2 MLA jobs, in the order they were started: the PE, its open layer, 4x16 blocks, busy interval. */
+  mla: { agent: number; layer: number; blocks: number; start: number; end: number }[];
 }
 
 const modules = new Map<string, Promise<WebAssembly.Module>>();
@@ -159,6 +161,7 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
     : undefined;
   return {
     spinnaker2,
+    mla: events.filter((e) => e.kind === 'mla').map((e) => ({ agent: e.agent, layer: e.layer, blocks: e.detail, start: e.start, end: e.end })),
     outputs,
     outputNames: [...manifest.outputs],
     cycles: Number(emu.total_cycles()),

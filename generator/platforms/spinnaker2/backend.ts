@@ -1,0 +1,120 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GenError } from '../../errors.js';
+import type { Layer } from '../../frontend/select.js';
+import type { Graph } from '../../ir/graph.js';
+import { planMemory, type MemoryPlan } from '../../midend/plan.js';
+import { GENERATOR_VERSION, type Emitted } from '../../backend/emit.js';
+import { buildManifest } from '../../backend/manifest.js';
+import { RUNTIME, TEMPLATES } from '../../backend/paths.js';
+import { SymbolTable } from '../../backend/sanitize.js';
+import type { Platform, PlatformBackend } from '../types.js';
+import type { LayerEncoding } from './encoding.js';
+import { gemmGeometry } from './gemm-geometry.js';
+import { encodeGemm } from './gemm-encode.js';
+import { planGemm, type GemmPlan } from './gemm-plan.js';
+import { buildImage } from './image.js';
+import { describeImage, type LayerSummary } from './describe.js';
+import { S2 } from './timing.js';
+import { spinnaker2Memories } from './memories.js';
+
+
+/**
+ * Data memory holds only what changes at run time: inputs, outputs, activations. Constants go into the layer
+ * configurations, re-laid out for the tiles (gemm-encode.ts), so they are left out of this plan.
+ */
+function plan(g: Graph, layers: Layer[], platform: Platform, opts: { arenaSize?: number }): MemoryPlan {
+  const isConst = (t: string): boolean => g.tensors.get(t)?.data !== undefined;
+  const stripped: Graph = { ...g, nodes: g.nodes.map((n) => ({ ...n, inputs: n.inputs.map((i) => (i && isConst(i) ? '' : i)) })) };
+  return planMemory(stripped, platform, (i) => layers[i].kernel === 'alias', opts);
+}
+
+interface Planned {
+  layer: Layer;
+  enc: LayerEncoding;
+  summary: LayerSummary;
+}
+
+function planLayer(l: Layer, g: Graph, platform: Platform, workers: number): Planned {
+  const node = l.node;
+  const site = { node: node.name, op: node.op };
+  if (l.kernel === 'alias') throw new GenError('internal', 'an alias has no layer', site);
+  try {
+    if (l.kernel.name === 's2-gemm') {
+      const geo = gemmGeometry(node, g);
+      const p: GemmPlan = planGemm(geo, node, workers, { requant: platform.costs.REQUANT, element: platform.costs.ELEMENT });
+      return {
+        layer: l,
+        enc: encodeGemm(geo, p),
+        summary: {
+          kind: 'gemm', engine: 'mla', macs: geo.batches * geo.M * geo.N * geo.K,
+          tiles: p.tiles.length, tileShape: [p.mt, p.nt], sramBytes: p.sram.end, estimate: p.estimate,
+          tilesPerWorker: p.assignment.map((a) => a.length),
+        },
+      };
+    }
+  } catch (e) {
+    throw e instanceof GenError ? e.withSite(site) : e;
+  }
+  throw new GenError('internal', `no spinnaker2 layer type '${l.kernel.name}'`, site);
+}
+
+function emit({ graph, layers, plan: data, platform }: { graph: Graph; layers: Layer[]; plan: MemoryPlan; platform: Platform }): Emitted {
+  const dram = platform.memories[0];
+  const pes = platform.cores;
+  const planned = layers.filter((l) => l.kernel !== 'alias').map((l) => planLayer(l, graph, platform, pes - 1));
+  const offsetOf = (name: string): number => {
+    const p = data.placements.get(name);
+    if (!p) throw new GenError('internal', `tensor '${name}' has no place in data memory`);
+    return p.offset;
+  };
+  const io = (names: string[]) => names.map((name) => ({ name, bytes: data.placements.get(name)!.bytes }));
+  const image = buildImage({
+    dramBase: dram.chipBase, dramBytes: dram.size, pes,
+    layers: planned.map((p) => ({ id: p.layer.id, enc: p.enc })),
+    dataBytes: data.used, tensorOffset: offsetOf, inputs: io(graph.inputs), outputs: io(graph.outputs),
+  });
+  // The plan was made relative to data memory; the manifest gives absolute addresses.
+  const dataOffset = image.data.address - dram.chipBase;
+  const placed: MemoryPlan = {
+    ...data,
+    arenaOffset: dataOffset,
+    placements: new Map([...data.placements].map(([k, p]) => [k, { ...p, offset: p.offset + dataOffset }])),
+  };
+  const symbols = new SymbolTable();
+  const inData = (names: string[]): string[] => [...new Set(names.filter((n) => data.placements.has(n)))];
+  const kernels = planned.map((p) => ({
+    id: p.layer.id,
+    kernel: (p.layer.kernel as { name: string }).name,
+    macs: p.summary.macs,
+    reads: inData(p.layer.node.inputs),
+    writes: inData(p.layer.node.outputs),
+  }));
+  const manifest = buildManifest({
+    graph, layers, plan: placed, platform, kernels, symbolOf: (t) => symbols.symbol(t, 't_'), version: GENERATOR_VERSION,
+  });
+  const summaries = new Map(planned.map((p) => [p.layer.id, p.summary]));
+  for (const l of manifest.layers) if (summaries.has(l.id)) l.engine = summaries.get(l.id)!.engine;
+  const files = new Map<string, string | Uint8Array>();
+  copyDir(join(TEMPLATES, 'spinnaker2', 'as'), 'as', files);
+  for (const f of ['chip.ts', 'memory.ts', 'cost.ts']) files.set(`as/hal/${f}`, readFileSync(join(RUNTIME, 'as', f)));
+  files.set('memory/dram.bin', image.bytes);
+  files.set('firmware.json', `${JSON.stringify({ ...manifest, spinnaker2: describeImage(image, planned.map((p) => p.summary)) }, null, 2)}\n`);
+  return { files, manifest };
+}
+
+function copyDir(src: string, dest: string, files: Map<string, string | Uint8Array>): void {
+  if (!existsSync(src)) return;
+  for (const e of readdirSync(src, { withFileTypes: true })) {
+    if (e.isDirectory()) copyDir(join(src, e.name), `${dest}/${e.name}`, files);
+    else files.set(`${dest}/${e.name}`, readFileSync(join(src, e.name)));
+  }
+}
+
+/** The chip with `pes` PEs (2..152): its memories and the workers the cost model may use. */
+function withCores(platform: Platform, pes: number): Platform {
+  if (!Number.isInteger(pes) || pes < 2 || pes > S2.pes) throw new GenError('input', `--pes ${pes}: SpiNNaker2 has 2 to ${S2.pes} PEs (one scheduler, the rest workers)`);
+  return { ...platform, cores: pes, memories: spinnaker2Memories(pes) };
+}
+
+export const spinnaker2Backend: PlatformBackend = { plan, emit, withCores };

@@ -1,0 +1,31 @@
+import { GenError } from '../../errors.js';
+import { tensorOf } from '../../ir/graph.js';
+import type { KernelDef } from '../../kernels/types.js';
+import { eightBit } from './gemm-geometry.js';
+
+/**
+ * The layer types of the SpiNNaker2 firmware, as the pipeline's kernel selection sees them: each accepts the nodes
+ * its worker code runs. There are no templates: the firmware is fixed and the layer lives in the DRAM image
+ * (backend.ts encodes it), so `view` is never called.
+ */
+function layerKind(name: string, accepts: KernelDef['accepts']): KernelDef {
+  return {
+    name,
+    template: '',
+    engine: 'cores',
+    accepts,
+    view: () => { throw new GenError('internal', `spinnaker2 layer '${name}' has no template`); },
+  };
+}
+
+export const S2_GEMM = layerKind('s2-gemm', (node, g) => {
+  if (node.op !== 'Gemm' && node.op !== 'MatMul') return 'not a Gemm or MatMul';
+  const [a, b] = node.inputs.slice(0, 2).map((n) => tensorOf(g, n));
+  if (!eightBit(a) || !eightBit(b)) return `the MLA multiplies 8-bit operands; '${eightBit(a) ? b.name : a.name}' is ${eightBit(a) ? b.dtype : a.dtype}`;
+  if (a.shape.length < 2 || b.shape.length < 2) return 'MatMul of 1-D operands';
+  const c = node.inputs[2] ? tensorOf(g, node.inputs[2]) : undefined;
+  if (c && !c.data) return `the bias '${c.name}' is not a constant`;
+  return null;
+});
+
+export const S2_KINDS: KernelDef[] = [S2_GEMM];

@@ -1,0 +1,10 @@
+/**
+ * The deeploy-tests folders SpiNNaker2 runs (every op of the folder has a SpiNNaker2 layer type); every other folder
+ * must fail generation with a clear GenError('unsupported') naming the node (spinnaker2-unsupported.test.ts).
+ */
+export const S2_SUPPORTED: RegExp[] = [
+  /^Kernels\/Integer\/GEMM\//,
+  /^Kernels\/Integer\/MatMul\//,
+];
+
+export const s2Supported = (name: string): boolean => S2_SUPPORTED.some((re) => re.test(name));
