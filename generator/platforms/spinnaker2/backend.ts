@@ -97,6 +97,8 @@ function emit({ graph, layers, plan: data, platform }: { graph: Graph; layers: L
   for (const l of manifest.layers) if (summaries.has(l.id)) l.engine = summaries.get(l.id)!.engine;
   const files = new Map<string, string | Uint8Array>();
   copyDir(join(TEMPLATES, 'spinnaker2', 'as'), 'as', files);
+  copyDir(join(TEMPLATES, 'spinnaker2', 'c'), 'c', files);
+  copyDir(join(RUNTIME, 'c', 'spinnaker2'), 'c/hal/spinnaker2', files);
   for (const f of ['chip.ts', 'memory.ts', 'cost.ts']) files.set(`as/hal/${f}`, readFileSync(join(RUNTIME, 'as', f)));
   files.set('memory/dram.bin', image.bytes);
   files.set('firmware.json', `${JSON.stringify({ ...manifest, spinnaker2: describeImage(image, planned.map((p) => p.summary)) }, null, 2)}\n`);
