@@ -21,6 +21,7 @@ export function buildNative(outDir: string, flags: string[], cores: number): str
   execFileSync('gcc', [
     ...flags, '-std=c11', `-DFG_CORES=${cores}`, `-I${join(c, 'hal')}`, `-I${c}`,
     join(c, 'network.c'), join(c, 'network_data.c'), join(c, 'hal', 'host', 'hal_host.c'),
+    join(c, 'hal', 'common', 'dma_memcpy.c'),
     join(REPO_ROOT, 'bench', 'c', 'bench_main.c'), '-o', bin,
   ], { stdio: ['ignore', 'pipe', 'pipe'] });
   return bin;

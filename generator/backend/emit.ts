@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { GenError } from '../errors.js';
 import { cType } from '../ir/dtype.js';
@@ -14,6 +13,8 @@ import { renderTiledLayer } from './tiled.js';
 import type { TilingPlan } from '../midend/tiling/plan-tiles.js';
 import { encodeTable } from '../midend/tiling/table.js';
 import { buildManifest, type Manifest } from './manifest.js';
+import { cArenaBytes, checkCImage } from './c-image.js';
+import { addCProject, copyTree } from './c-project.js';
 import { planPictures } from './plan-pictures.js';
 import { constantImage } from './memory-image.js';
 import { RUNTIME, templatePath } from './paths.js';
@@ -107,7 +108,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling }: EmitInpu
     l1Region: platform.tiling?.memory ?? '',
     buffers,
     hostCores: platform.cores,
-    arenaSize: plan.arenaSize,
+    arenaSize: cArenaBytes(plan),
     arenaOffset: plan.arenaOffset,
     region: plan.region,
     regionChipBase: `0x${(home.chipBase + plan.arenaOffset).toString(16)}`,
@@ -117,17 +118,17 @@ export function emitFirmware({ graph, layers, plan, platform, tiling }: EmitInpu
   const manifest = buildManifest({ graph, layers, plan, platform, kernels, symbolOf, version: GENERATOR_VERSION, tiling });
   const files = new Map<string, string | Uint8Array>();
   files.set('as/network.ts', renderFile(templatePath(platform.name, 'as', 'network.ts.mustache'), view));
-  files.set('c/network.c', renderFile(templatePath(platform.name, 'c', 'network.c.mustache'), view));
+  const networkC = renderFile(templatePath(platform.name, 'c', 'network.c.mustache'), view);
+  // Before the constant image is rendered: a model too big for the board fails fast, with nothing written.
+  const budget = checkCImage(platform, plan, tiling, networkC);
+  files.set('c/network.c', networkC);
   files.set('c/network.h', renderFile(templatePath(platform.name, 'c', 'network.h.mustache'), { ...view, io: ioView(graph, plan, symbolOf) }));
   files.set('c/network_data.c', renderFile(templatePath(platform.name, 'c', 'network_data.c.mustache'), { ...view, imageBytes: cBytes(image.subarray(plan.arenaOffset)) }));
   files.set(`memory/${plan.region.toLowerCase()}.bin`, image);
   files.set('firmware.json', `${JSON.stringify(manifest, null, 2)}\n`);
   for (const [name, text] of planPictures(manifest, plan, platform)) files.set(name, text);
   copyTree(join(RUNTIME, 'as'), 'as/hal', files);
-  copyTree(join(RUNTIME, 'c', 'include'), 'c/hal', files);
-  copyTree(join(RUNTIME, 'c', 'host'), 'c/hal/host', files);
-  if (existsSync(join(RUNTIME, 'c', platform.name))) copyTree(join(RUNTIME, 'c', platform.name), `c/hal/${platform.name}`, files);
-  files.set('c/Makefile', renderFile(templatePath(platform.name, 'c', 'Makefile.mustache'), view));
+  addCProject(files, platform, budget, header);
   return { files, manifest };
 }
 
@@ -162,12 +163,4 @@ function cBytes(bytes: Uint8Array): string {
   const lines: string[] = [];
   for (let i = 0; i < bytes.length; i += 24) lines.push(`  ${Array.from(bytes.subarray(i, i + 24)).join(', ')},`);
   return lines.join('\n');
-}
-
-function copyTree(src: string, dest: string, files: Map<string, string | Uint8Array>): void {
-  if (!existsSync(src)) return;
-  for (const entry of readdirSync(src, { withFileTypes: true })) {
-    if (entry.isDirectory()) copyTree(join(src, entry.name), `${dest}/${entry.name}`, files);
-    else files.set(`${dest}/${entry.name}`, readFileSync(join(src, entry.name)));
-  }
 }

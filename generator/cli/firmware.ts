@@ -43,7 +43,7 @@ export function firmwareCommand(program: Command): void {
     .requiredOption('-p, --platform <name>', `target platform: ${Object.keys(PLATFORMS).join(', ')}`)
     .option('-o, --out <dir>', 'output directory (replaced atomically)', 'out')
     .option('--inputs <npz>', 'sample inputs whose value ranges set the input types (default: inputs.npz beside the model)')
-    .option('--l1 <bytes>', 'L1 bytes for tile buffers (siracusa; default: all 256 KiB; suffix k or KiB allowed)', parseBytes)
+    .option('--l1 <bytes>', 'L1 bytes for tile buffers (siracusa; default: 244 KiB, what the SDK leaves of 256 KiB; suffix k or KiB allowed)', parseBytes)
     .option('--l2 <bytes>', 'L2 bytes for whole tensors and constants (siracusa; default: the 1984 KiB shared L2)', parseBytes)
     .option('--single-buffer', 'wait for every DMA transfer before computing (default: double buffering)')
     .option('--double-buffer', 'prefetch tile i+1 and write back tile i-1 while tile i computes (the default)')

@@ -21,6 +21,7 @@ program.exitOverride();
 firmwareCommand(program);
 runCommand(program);
 (await import('./quantize.js')).quantizeCommand(program);
+(await import('./build.js')).buildCommand(program);
 
 try {
   await program.parseAsync(process.argv);

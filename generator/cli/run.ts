@@ -7,6 +7,7 @@ import { compareOutputs } from '../../runtime/node/compare.js';
 import { readManifest } from '../../runtime/node/manifest.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import { runHostC } from '../../runtime/node/host-c.js';
+import { runQemu } from '../../runtime/node/qemu.js';
 import { buildProfile } from '../../runtime/node/profile.js';
 import { formatProfile } from '../../runtime/node/profile-table.js';
 import { formatS2Table, s2Table } from '../../runtime/node/spinnaker2-times.js';
@@ -19,7 +20,7 @@ interface RunFlags {
   inputs: string;
   expect?: string;
   outputs?: string;
-  on: 'emulator' | 'host';
+  on: 'emulator' | 'host' | 'qemu';
   trace?: string;
   report?: string;
 }
@@ -34,24 +35,26 @@ function inputArrays(path: string, count: number): NDArray[] {
 export function runCommand(program: Command): void {
   program
     .command('run')
-    .description('run generated firmware: in the emulator (cycles, per-layer profile) or as host-built C; compare with expected outputs')
+    .description('run generated firmware: in the emulator (cycles, per-layer profile), as host-built C or as a bare-metal rv32 ELF under qemu; compare with expected outputs')
     .argument('<dir>', 'output directory of `gen firmware`')
     .requiredOption('-i, --inputs <npz>', 'input arrays (.npz), in graph-input order')
     .option('-e, --expect <npz>', 'expected outputs (.npz): prints "Errors: X out of Y", exit 1 if any differs')
     .option('--outputs <npz>', 'write the outputs to this .npz')
     .option('--trace <json>', 'write a Chrome/Perfetto trace (open in ui.perfetto.dev): one track per core, layers and kernels as slices')
     .option('--report <html>', 'write a self-contained HTML page: per-layer table, timeline, memory plan')
-    .option('--on <where>', 'emulator (AssemblyScript firmware in the chip emulator) or host (the C firmware built with the host compiler)', 'emulator')
+    .option('--on <where>', 'emulator (AssemblyScript firmware in the chip emulator), host (the C built with the host compiler) or qemu (the C built for bare-metal rv32, run by qemu-system-riscv32)', 'emulator')
     .addHelpText('after', '\nExamples:\n  gen run out/ --inputs inputs.npz --expect outputs.npz\n  gen run out/ --inputs inputs.npz --trace trace.json --report report.html')
     .action(async (dir: string, o: RunFlags) => {
       const manifest = readManifest(dir);
       const inputs = inputArrays(o.inputs, manifest.inputs.length);
       let outputs: NDArray[];
       if (o.on !== 'emulator' && (o.trace || o.report)) {
-        throw new GenError('input', `${o.trace ? '--trace' : '--report'} needs --on emulator (the host build has no cycles)`);
+        throw new GenError('input', `${o.trace ? '--trace' : '--report'} needs --on emulator (the C builds have no cycles)`);
       }
       if (o.on === 'host') {
         outputs = runHostC(dir, inputs);
+      } else if (o.on === 'qemu') {
+        outputs = runQemu(dir, inputs).outputs;
       } else if (o.on === 'emulator') {
         const progress = spinner();
         let r;
@@ -75,7 +78,7 @@ export function runCommand(program: Command): void {
         if (o.report) writeFileSync(o.report, reportHtml(manifest, profile, trace));
         console.log(`Cycles: ${r.cycles}`);
       } else {
-        throw new GenError('input', `--on ${o.on}: expected emulator or host`);
+        throw new GenError('input', `--on ${o.on}: expected emulator, host or qemu`);
       }
       if (o.outputs) writeFileSync(o.outputs, encodeNpz(new Map(manifest.outputs.map((n, i) => [`output_${i}`, outputs[i]]))));
       if (o.expect) {

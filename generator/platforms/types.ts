@@ -66,6 +66,8 @@ export interface Platform {
   costs: CoreCosts;
   /** Present on chips whose kernels compute in a small memory fed by DMA. */
   tiling?: TilingTarget;
+  /** What the generated C may use on the board, and its bare-metal builds (generator/backend/c-image.ts). */
+  image?: CImage;
   /**
    * Present on chips whose firmware is not a closure per layer: SpiNNaker2 runs one fixed scheduler/worker firmware
    * driven by a DRAM image, so it plans its memory and writes its output its own way.
@@ -80,6 +82,28 @@ export interface PlatformBackend {
   emit(input: { graph: Graph; layers: Layer[]; plan: MemoryPlan; platform: Platform }): Emitted;
   /** The same chip with `cores` processing elements (gen firmware --pes). */
   withCores(platform: Platform, cores: number): Platform;
+}
+
+/**
+ * The C image on the board: the generator checks that code, data, stack, the arena and the tile buffers fit the
+ * chip's memories before it writes anything (a model that would not link is rejected at generation). A new platform
+ * states its budget here and, for each bare-metal build it offers, where its memories sit in that build's address map.
+ */
+export interface CImage {
+  /** Memory holding the code, static data and stack beside the arena (the home memory). */
+  memory: string;
+  /** Allowance for what the board's runtime adds (SDK kernel, libc, HAL, startup): bytes of code and data. */
+  runtimeBytes: number;
+  /** Stack of the core that runs the network outside the cluster (main / the fabric controller). */
+  stackBytes: number;
+  /** Bytes of the tile memory the SDK keeps for itself (cluster stacks, its own data); tiles get the rest. */
+  tileReserved: number;
+  /** The SDK's link script gives tile-memory data a load image in `memory`: tile buffers count there too. */
+  tileLoadImage: boolean;
+  /** Build files for the board's SDK, rendered from firmware-templates/<platform>/c/<name>.mustache. */
+  boardFiles: string[];
+  /** Bare-metal rv32 build (qemu virt): the address of each memory the C uses, inside qemu's RAM. */
+  rv32?: Record<string, number>;
 }
 
 export function memoryOf(p: Platform, name: string): MemoryLevel {

@@ -1,5 +1,5 @@
 /**
- * The C HAL's DMA on the host (runtime/c/host/hal_host.c) against the emulator: the same scenarios as the AS fixture
+ * The C HAL's DMA on the host (runtime/c/common/dma_memcpy.c, with the host fork) against the emulator: the same scenarios as the AS fixture
  * (dma-fixture.ts) written with hal_dma_*, built with the host compiler, must move the same bytes. Where they must
  * differ is the point of the emulator: the host copies at issue, so a read before the wait already sees new data.
  */
@@ -63,7 +63,7 @@ function host(mode: number): number[] {
     binary = join(dir, 'dma');
     const c = join(REPO_ROOT, 'runtime', 'c');
     execFileSync('cc', ['-O2', '-std=c11', '-Wall', '-Werror', '-I', join(c, 'include'), '-o', binary, join(dir, 'main.c'),
-      join(c, 'host', 'hal_host.c')]);
+      join(c, 'host', 'hal_host.c'), join(c, 'common', 'dma_memcpy.c')]);
   }
   return [...execFileSync(binary, [String(mode)], { maxBuffer: 1 << 20 })];
 }

@@ -8,7 +8,7 @@ import { searchTiles } from './search.js';
 import { tilingSpecOf } from './specs.js';
 
 export interface TilingOptions {
-  /** Bytes of L1 the tile buffers may use (default: the whole L1). */
+  /** Bytes of L1 the tile buffers may use (default: L1 less what the board's SDK keeps, CImage.tileReserved). */
   l1?: number;
   double: boolean;
 }
@@ -30,7 +30,8 @@ export function planTiling(g: Graph, layers: Layer[], platform: Platform, opts: 
   if (!target) return undefined;
   const t0 = performance.now();
   const l1 = memoryOf(platform, target.memory);
-  const l1Budget = opts.l1 ?? l1.size;
+  // By default the tiles get what the board's SDK leaves of L1 (cluster stacks): a plan that uses it all would not link.
+  const l1Budget = opts.l1 ?? l1.size - (platform.image?.tileReserved ?? 0);
   if (l1Budget > l1.size) throw new GenError('input', `--l1 ${l1Budget} is larger than the chip's ${l1.name} (${l1.size} bytes)`);
   const out = new Map<number, TiledLayer>();
   let l1Peak = 0;

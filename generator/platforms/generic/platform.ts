@@ -23,4 +23,11 @@ export const generic: Platform = {
     MAC_CONV: 5.25, MAC_DW: 5.25, MAC_GEMM: 5.25, ELEMENT: 5.5, REQUANT: 9.25, COPY_BYTE: 0.8125,
     SOFTMAX_ELEM: 23.75, NORM_ELEM: 17.75, DIV: 35, CALL: 32, fork: 0, barrier: 0, join: 0,
   },
+  // The C image: code, data, stack and arena share the one RAM. Its board is any bare-metal core with a C compiler;
+  // the rv32 build (picolibc + semihosting + HAL: 13 KiB measured, 16 KiB allowed) is the one built and run here.
+  image: {
+    memory: 'RAM', runtimeBytes: 16 * 1024, stackBytes: 8 * 1024, tileReserved: 0, tileLoadImage: false,
+    boardFiles: [],
+    rv32: { RAM: 0x8000_0000 },
+  },
 };

@@ -37,4 +37,15 @@ export const siracusa: Platform = {
   },
   // Cluster DMA (mchan v7): 8 bytes/cycle each way, ~14 cycles latency, 17-bit length (HARDWARE.md).
   tiling: { memory: 'L1', dma: { bytesPerCycle: 8, latency: 14, maxTransfer: 131071 } },
+  // The C image on the board (pulp-sdk chips/siracusa/link.ld): the fabric controller's data and code fill the two
+  // private L2 banks (64 KiB) and spill into the shared banks when larger; the arena is PI_L2 data (.l2_data, from
+  // 0x1C01_0000); L1 data (the tile buffers, .bss_l1) also takes its size in L2 as a load image. runtimeBytes is an
+  // assumption, not a measurement (no PULP toolchain here): pulpos kernel, cluster driver, minimal libc and hostfs
+  // with the 2 KiB FC stack. L1 keeps 12 KiB for the cluster stacks (main_pulp.c: 4 KiB for core 0, 1 KiB for each
+  // of the 7 others) and the SDK's own L1 data. The rv32 build (qemu virt) places L2 and L1 at the start of its RAM.
+  image: {
+    memory: 'L2', runtimeBytes: 32 * KiB, stackBytes: 8 * KiB, tileReserved: 12 * KiB, tileLoadImage: true,
+    boardFiles: ['Makefile.pulp', 'CMakeLists.txt'],
+    rv32: { L2: 0x8000_0000, L1: 0x8020_0000 },
+  },
 };

@@ -1,6 +1,7 @@
 /* firmgen HAL: what generated C firmware needs from the board support package.
-   One implementation per platform SDK (runtime/c/<platform>/) plus a host implementation (runtime/c/host/)
-   that runs each core's share of a fork in turn, so the same C runs and is tested on the build machine. */
+   One implementation per platform SDK (runtime/c/<platform>/), a host implementation (runtime/c/host/: a fork runs
+   on threads with a real barrier) and a bare-metal RISC-V one (runtime/c/rv32/: a team of one hart), so the same C
+   runs and is tested on the build machine and under qemu. The last two share runtime/c/common/dma_memcpy.c. */
 #ifndef FIRMGEN_HAL_H
 #define FIRMGEN_HAL_H
 #include <stdint.h>
@@ -9,11 +10,23 @@
 #define FG_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define FG_ABS(a) ((a) < 0 ? -(a) : (a))
 
-/* Where the tensor arena goes: the linker section of the platform's home memory (empty on the host). */
+/* Linker sections, chosen by the build target (-DFG_TARGET_...), so one network_data.c serves every build. The arena
+   (constants, inputs, outputs, activations) goes to the platform's home memory, tile buffers to the cluster's L1:
+   - PULP SDK (Siracusa): .l2_data is PI_L2, the shared L2 banks from 0x1C01_0000 where the emulator's arena starts
+     too; .bss_l1 is the cluster L1 after the SDK's own L1 data (pulp-sdk chips/siracusa/link.ld).
+   - rv32 (qemu virt): sections of the same names as the memory regions of hal/rv32/link.ld, which maps the platform's
+     memories into qemu's RAM with their real sizes, so an image that would not fit the board does not link.
+   - host: none. A new target (an ARM core of SpiNNaker2, ...) adds its case here and its link script. */
+#if defined(FG_TARGET_PULP)
+#define FG_ARENA_SECTION __attribute__((section(".l2_data")))
+#define FG_L1_SECTION __attribute__((section(".bss_l1")))
+#elif defined(FG_TARGET_RV32)
+#define FG_ARENA_SECTION __attribute__((section(".fg_arena")))
+#define FG_L1_SECTION __attribute__((section(".fg_l1")))
+#endif
 #ifndef FG_ARENA_SECTION
 #define FG_ARENA_SECTION
 #endif
-/* Where tile buffers go: the linker section of the cluster's L1 (empty on the host). */
 #ifndef FG_L1_SECTION
 #define FG_L1_SECTION
 #endif

@@ -7,6 +7,7 @@
    core may issue; add the same lock here if cores ever issue transfers concurrently. */
 #include "pmsis.h"
 #include "firmgen_hal.h"
+#include "firmgen_pulp.h"
 
 /* ---- cluster ---- */
 
@@ -22,9 +23,20 @@ void hal_barrier(void) { pi_cl_team_barrier(); }
 int hal_core_id(void) { return pi_core_id(); }
 int hal_num_cores(void) { return FG_TEAM; }
 
-/* Layer markers: a profiling build would read pi_perf_read(PI_PERF_CYCLES) here; nothing needs them to be correct. */
-void hal_layer_begin(int32_t layer) { (void)layer; }
-void hal_layer_end(int32_t layer) { (void)layer; }
+/* Layer markers: cycles of each layer from the performance counter of the core that runs network_run() (cluster
+   core 0; main_pulp.c configures and starts it and prints the table after the run). Layer ids above the table's size
+   are not measured; nothing needs the markers to be correct. */
+PI_L2 uint32_t fg_layer_cycles[FG_PERF_LAYERS];
+static uint32_t layer_start;
+
+void hal_layer_begin(int32_t layer) {
+  (void)layer;
+  layer_start = pi_perf_read(PI_PERF_CYCLES);
+}
+
+void hal_layer_end(int32_t layer) {
+  if (layer >= 0 && layer < FG_PERF_LAYERS) fg_layer_cycles[layer] = pi_perf_read(PI_PERF_CYCLES) - layer_start;
+}
 
 /* ---- cluster DMA: mchan v7 ----
    Registers (HARDWARE.md "cluster DMA (mchan v7)"; Deeploy TargetLibraries/PULPOpen/inc/mchan_v7.h): a per-core demux

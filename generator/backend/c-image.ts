@@ -1,0 +1,75 @@
+import { GenError } from '../errors.js';
+import type { MemoryPlan } from '../midend/plan.js';
+import type { TilingPlan } from '../midend/tiling/plan-tiles.js';
+import type { Platform } from '../platforms/types.js';
+import { memoryOf } from '../platforms/types.js';
+
+/**
+ * Bytes of code and static data per byte of generated network.c. Measured over the deeploy-tests folders for
+ * rv32imc: 0.37-0.41 at gcc -O2, up to 0.47 at -O3; 0.75 leaves room for a board compiler that unrolls more.
+ * test/e2e/rv32.test.ts keeps this estimate above what the rv32 build really links.
+ */
+export const CODE_PER_SOURCE_BYTE = 0.75;
+
+/** What the C image needs and may use, as the generator checks it (written to out/c/image.json for `gen build`). */
+export interface CImageBudget {
+  platform: string;
+  /** The memory holding code, data, stack and arena, and its size. */
+  memory: string;
+  available: number;
+  /** Estimated code and static data: the runtime allowance plus the generated network's share. */
+  codeAndData: number;
+  stack: number;
+  /** Start of the arena when the code is smaller (the home offset: the SDK's window for code and data). */
+  codeWindow: number;
+  arena: number;
+  /** Tile buffers counted in `memory` (the SDK's load image of L1 data), 0 when they take no room there. */
+  tileImage: number;
+  needed: number;
+  tiles?: { memory: string; available: number; reserved: number; buffers: number; needed: number };
+}
+
+/** Bytes of the C arena: what the plan uses (not its budget), 8-aligned and never empty. */
+export function cArenaBytes(plan: MemoryPlan): number {
+  return Math.max(8, Math.ceil(plan.used / 8) * 8);
+}
+
+/** Bytes of the C tile buffers (fg_l1), or 0 when no layer is tiled. */
+export function cTileBytes(tiling: TilingPlan | undefined): number {
+  return tiling && tiling.layers.size > 0 ? Math.max(8, tiling.l1Peak) : 0;
+}
+
+/**
+ * The budget check of the C image, at generation: a model whose C would not fit the board's memories fails here,
+ * naming the memory, the bytes needed and available, not at link time. Undefined for a platform without a budget.
+ */
+export function checkCImage(platform: Platform, plan: MemoryPlan, tiling: TilingPlan | undefined, networkC: string): CImageBudget | undefined {
+  const image = platform.image;
+  if (!image) return undefined;
+  const home = memoryOf(platform, image.memory);
+  const codeAndData = image.runtimeBytes + Math.ceil(CODE_PER_SOURCE_BYTE * Buffer.byteLength(networkC));
+  const codeWindow = platform.home.memory === image.memory ? platform.home.offset : 0;
+  const arena = cArenaBytes(plan);
+  const buffers = cTileBytes(tiling);
+  const tileImage = image.tileLoadImage ? buffers : 0;
+  const needed = Math.max(codeWindow, codeAndData + image.stackBytes) + arena + tileImage;
+  const budget: CImageBudget = {
+    platform: platform.name, memory: home.name, available: home.size, codeAndData, stack: image.stackBytes, codeWindow,
+    arena, tileImage, needed,
+  };
+  if (platform.tiling) {
+    const l1 = memoryOf(platform, platform.tiling.memory);
+    budget.tiles = { memory: l1.name, available: l1.size, reserved: image.tileReserved, buffers, needed: buffers + image.tileReserved };
+    if (budget.tiles.needed > l1.size) {
+      throw new GenError('capacity', `the C image needs ${budget.tiles.needed} bytes of ${l1.name} (tile buffers ${buffers}, ` +
+        `${image.tileReserved} kept by the board's SDK for cluster stacks and its own data), ${l1.size} bytes are available`);
+    }
+  }
+  if (needed > home.size) {
+    const tileText = tileImage > 0 ? `, load image of the ${budget.tiles?.memory ?? 'tile'} buffers ${tileImage}` : '';
+    const window = codeWindow > codeAndData + image.stackBytes ? ` (in the first ${codeWindow} bytes, kept for them)` : '';
+    throw new GenError('capacity', `the C image needs ${needed} bytes of ${home.name} (code and data ~${codeAndData} ` +
+      `estimated, stack ${image.stackBytes}${window}, arena ${arena}${tileText}), ${home.size} bytes are available`);
+  }
+  return budget;
+}

@@ -1,0 +1,16 @@
+/* firmgen HAL on one bare-metal RISC-V hart (qemu virt, picolibc): the cluster fork runs on a team of one.
+   A tiled layer's closure synchronises with hal_barrier() inside itself, so running each core's share in turn on one
+   hart would deadlock or reorder its phases; with a team of one, hal_num_cores() is 1, the kernels' work split gives
+   the whole range to core 0 and a barrier has nobody to wait for. Integer kernels compute the same values whatever the
+   split, so the outputs equal the 8-core ones. DMA (memcpy): common/dma_memcpy.c. */
+#include "firmgen_hal.h"
+
+void hal_cluster_fork(hal_closure_t fn, void *args) { fn(args); }
+void hal_barrier(void) {}
+int hal_core_id(void) { return 0; }
+int hal_num_cores(void) { return 1; }
+
+/* qemu does not model time (its cycle and instret counters follow the host clock unless -icount), so the layer
+   markers measure nothing here; cycles come from the emulator. */
+void hal_layer_begin(int32_t layer) { (void)layer; }
+void hal_layer_end(int32_t layer) { (void)layer; }

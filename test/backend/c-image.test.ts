@@ -1,0 +1,72 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { checkCImage } from '../../generator/backend/c-image.js';
+import type { MemoryPlan } from '../../generator/midend/plan.js';
+import type { TilingPlan } from '../../generator/midend/tiling/plan-tiles.js';
+import { generic } from '../../generator/platforms/generic/platform.js';
+import { siracusa } from '../../generator/platforms/siracusa/platform.js';
+import { gen } from '../helpers/cli.js';
+import { OnnxBuilder } from '../helpers/onnx-builder.js';
+import { Rng } from '../helpers/random.js';
+
+/**
+ * A model whose C would not fit the board's memories is rejected when the firmware is generated (naming the memory,
+ * the bytes needed and available, nothing written), not when the board's linker runs.
+ */
+const work = mkdtempSync(join(tmpdir(), 'firmgen-cimage-'));
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+const plan = (used: number): MemoryPlan => ({ used } as MemoryPlan);
+const tiles = (l1Peak: number): TilingPlan => ({ layers: new Map([[0, {}]]), l1Budget: l1Peak, l1Peak, ms: 0 } as unknown as TilingPlan);
+
+test('Siracusa: weights that fill the L2 arena leave no room for the L1 load image: rejected at generation, untiled accepted', () => {
+  // 2016 x 1000 int8 weights, the tile table, input and int32 outputs fit the planner's 1984 KiB arena (2031616
+  // bytes), but the C image adds the fabric controller's 64 KiB and the tile buffers' load image: more than 2 MiB.
+  // Untiled, there are no tile buffers and it fits.
+  const rng = new Rng(11);
+  const K = 1000;
+  const N = 2016;
+  const f = join(work, 'fat.onnx');
+  writeFileSync(f, new OnnxBuilder('fat')
+    .input('x', 'int8', [1, K])
+    .initializer('w', 'int8', [K, N], rng.ints(K * N, -128, 127))
+    .node('MatMul', ['x', 'w'], ['y'])
+    .output('y', 'int32', [1, N]).bytes());
+  const out = join(work, 'out-fat');
+  const r = gen('firmware', '--platform', 'siracusa', f, '-o', out);
+  assert.is(r.code, 2, r.stdout + r.stderr);
+  assert.match(r.stderr, /fat\.onnx: the C image needs \d+ bytes of L2 \(code and data ~\d+ estimated, stack 8192 \(in the first 65536 bytes, kept for them\), arena \d+, load image of the L1 buffers \d+\), 2097152 bytes are available/);
+  assert.is(r.stderr.trim().split('\n').length, 1);
+  assert.not.ok(existsSync(out));
+  const untiled = gen('firmware', '--platform', 'siracusa', f, '-o', out, '--untiled');
+  assert.is(untiled.code, 0, untiled.stderr);
+});
+
+test('Siracusa: tile buffers must leave the SDK its 12 KiB of L1 (cluster stacks)', () => {
+  assert.ok(checkCImage(siracusa, plan(1000), tiles(244 * KiB), ''));
+  assert.throws(() => checkCImage(siracusa, plan(1000), tiles(244 * KiB + 8), ''),
+    /the C image needs 262152 bytes of L1 \(tile buffers 249864, 12288 kept by the board's SDK for cluster stacks and its own data\), 262144 bytes are available/);
+});
+
+test('generic: code, stack and arena share the 16 MiB RAM', () => {
+  const fits = checkCImage(generic, plan(16 * MiB - 64 * KiB), undefined, 'x'.repeat(1000));
+  assert.ok(fits && fits.needed <= 16 * MiB);
+  assert.is(fits!.codeAndData, 16 * KiB + 750);
+  assert.throws(() => checkCImage(generic, plan(16 * MiB - 8 * KiB), undefined, ''),
+    /the C image needs 16793600 bytes of RAM \(code and data ~16384 estimated, stack 8192, arena 16769024\), 16777216 bytes are available/);
+});
+
+test('the default L1 budget of the tiles already leaves the SDK its share', () => {
+  const f = join(work, 'add.onnx');
+  writeFileSync(f, new OnnxBuilder('add').input('a', 'int8', [1, 64]).input('b', 'int8', [1, 64]).node('Add', ['a', 'b'], ['y']).output('y', 'int32', [1, 64]).bytes());
+  const r = gen('firmware', '--platform', 'siracusa', f, '-o', join(work, 'out-add'));
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /of 249856 bytes/);
+});
+
+test.after(() => rmSync(work, { recursive: true, force: true }));
+test.run();
