@@ -11,7 +11,8 @@ import { runReference } from '../reference/interpreter.js';
  * Results are the same as per sample: the reference computes every output element independently of the batch.
  */
 
-const CHUNK = 64;
+/** Samples per run. */
+export const CHUNK = 64;
 
 function withBatch(g: Graph, batch: number): Graph {
   const out = cloneGraph(g);

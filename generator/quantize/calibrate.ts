@@ -1,7 +1,7 @@
 import { GenError } from '../errors.js';
 import type { Graph } from '../ir/graph.js';
 import { formatShape, ndarray, sizeOf, type NDArray } from '../ir/ndarray.js';
-import { runBatched } from './batch.js';
+import { CHUNK, runBatched } from './batch.js';
 import type { Observed } from './clipping.js';
 
 /*
@@ -46,8 +46,9 @@ export interface ChannelMean {
 
 export interface Calibration {
   observed: Map<string, Observed>;
-  /** Per-channel means of the requested tensors over all samples and positions. */
+  /** Per-channel means of the requested tensors over the first `meanSamples` samples and all positions. */
   means: Map<string, Float64Array>;
+  meanSamples: number;
   samples: number;
 }
 
@@ -59,11 +60,19 @@ export function addChannelSums(a: NDArray, axis: number, acc: Float64Array): num
   return a.data.length / c;
 }
 
+/**
+ * Samples the per-channel means are taken over: bias correction re-runs the integer model on these once per layer,
+ * so fewer samples make it cheaper (a mean over 64 images and every position is steady). One run's worth.
+ */
+export const MEAN_SAMPLES = CHUNK;
+
 export function calibrate(g: Graph, samples: NDArray[][], tensors: string[], means: ChannelMean[]): Calibration {
+  const meanSamples = Math.min(MEAN_SAMPLES, samples.length);
+  let seen = 0;
   const stored = new Map<string, Float32Array[]>(tensors.map((t) => [t, []]));
   const ranges = new Map<string, { min: number; max: number; kept: number }>(tensors.map((t) => [t, { min: Infinity, max: -Infinity, kept: 0 }]));
   const sums = new Map<string, { acc: Float64Array; count: number }>();
-  runBatched(g, samples, [...tensors, ...means.map((m) => m.tensor)], (values) => {
+  runBatched(g, samples, [...tensors, ...means.map((m) => m.tensor)], (values, count) => {
     for (const t of tensors) {
       const v = values.get(t);
       if (!v) throw new GenError('internal', `calibration produced no value for '${t}'`);
@@ -77,6 +86,10 @@ export function calibrate(g: Graph, samples: NDArray[][], tensors: string[], mea
         r.kept += v.data.length;
       }
     }
+    // Batches hold MEAN_SAMPLES samples (or one), so the means cover exactly the first meanSamples.
+    const inMeans = seen < meanSamples;
+    seen += count;
+    if (!inMeans) return;
     for (const m of means) {
       const v = values.get(m.tensor)!;
       const e = sums.get(m.tensor) ?? { acc: new Float64Array(v.shape[m.axis]), count: 0 };
@@ -97,5 +110,5 @@ export function calibrate(g: Graph, samples: NDArray[][], tensors: string[], mea
     observed.set(t, { min: r.min, max: r.max, values });
   }
   const meanMap = new Map([...sums].map(([t, e]) => [t, e.acc.map((v) => v / e.count)]));
-  return { observed, means: meanMap, samples: samples.length };
+  return { observed, means: meanMap, meanSamples, samples: samples.length };
 }

@@ -1,5 +1,5 @@
-import { writeFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { GenError } from '../errors.js';
 import { loadOnnxFile } from '../onnx/load.js';
 import { readNpz } from '../onnx/npy.js';
@@ -78,6 +78,7 @@ export function quantizeFile(o: QuantizeFileOptions): Quantized {
 
 function write(path: string, data: Uint8Array | string): void {
   try {
+    mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, data);
   } catch (e) {
     throw new GenError('input', `cannot write: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file: path });

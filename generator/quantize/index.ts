@@ -110,7 +110,7 @@ function quantizeOnce(model: Graph, calibration: NDArray[], source: string, opts
   if (opts.biasCorrection && linear.size > 0) {
     const saved = new Map([...linear].map(([k, l]) => [k, Float64Array.from(l.biasQ)]));
     const before = mean(float.outputs.map((o) => sqnr.get(o) ?? null));
-    const largestStep = correctBiases(inferred, plan, samples, cal);
+    const largestStep = correctBiases(inferred, plan, samples.slice(0, cal.meanSamples), cal);
     const correctedLowered = lowerToInteger(inferred, plan);
     const corrected = measureSqnr(correctedLowered.graph, plan, samples, cal, tensors);
     const after = mean(float.outputs.map((o) => corrected.get(o) ?? null));

@@ -164,6 +164,19 @@ test('CLI: gen quantize writes the model, the sidecar and the QDQ model; bad fla
   assert.match(bad.stderr, /--scheme per-row: expected one of per-tensor, per-channel, pow2/);
 });
 
+test('CLI: gen firmware --calibration quantizes first and keeps the integer model beside the firmware', () => {
+  const model = join(work, 'uneven.onnx');
+  const out = join(work, 'fw');
+  const r = gen('firmware', '--platform', 'generic', model, '--calibration', join(work, 'uneven.npz'), '-o', out);
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /SQNR dB/);
+  assert.match(r.stdout, /generic: .* kernels/);
+  const meta = JSON.parse(readFileSync(join(out, 'model.int8.quant.json'), 'utf8'));
+  assert.is(meta.inputs[0].dtype, 'int8');
+  assert.ok(readFileSync(join(out, 'model.int8.onnx')).length > 0);
+  assert.ok(readFileSync(join(out, 'firmware.json')).length > 0);
+});
+
 test('float Softmax of the reference (calibration needs it) matches onnxruntime to float32 rounding', async () => {
   const b = new OnnxBuilder('sm').input('x', 'float32', [3, 7]).node('Softmax', ['x'], ['y'], { axis: -1 }).output('y', 'float32', [3, 7]);
   const x = ndarray('float32', [3, 7], uniformInputs(1, [21]).data.map((v) => v * 8));
