@@ -33,7 +33,11 @@ export interface Candidate {
   dmaOut: number;
 }
 
-const MAX_EVALUATIONS = 4000;
+/*
+ * Candidate combinations costed per layer at most. 1200 halves planning time against 4000 (Attention 558 -> 329 ms,
+ * EEGFormer 699 -> 238 ms on a loaded 2-core machine) for estimates within 1 % (EEGFormer +0.9 %, others equal).
+ */
+const MAX_EVALUATIONS = 1200;
 
 /** Tile sizes worth trying along a dim of D: every size that gives a distinct tile count. */
 function sizesFor(D: number, multipleOf: number): number[] {
