@@ -7,8 +7,10 @@ import { Rng } from '../helpers/random.js';
  * covers, and a two-layer MLP whose hidden channels have very different weight ranges (what equalisation fixes).
  */
 
-/** Conv+Relu, depthwise Conv+Clip(0,6), residual Add, MaxPool, AveragePool, Concat, GAP, Flatten, Transpose,
- * MatMul+Add(bias), Gemm, Softmax. Input [1, 3, 8, 8] in [-1, 1]. */
+/**
+ * Conv+Relu, depthwise Conv+Clip(0,6), residual Add, MaxPool, Transpose, MatMul of two activations, AveragePool,
+ * Concat, GlobalAveragePool, Reshape, MatMul+Add(bias)+Relu, Gemm (alpha, beta), Softmax. Input [1, 3, 8, 8].
+ */
 export function coverageModel(seed = 1): OnnxBuilder {
   const rng = new Rng(seed);
   const b = new OnnxBuilder('coverage').input('x', 'float32', [1, 3, 8, 8]);
@@ -21,10 +23,13 @@ export function coverageModel(seed = 1): OnnxBuilder {
   b.node('Clip', ['c2', 'lo', 'hi'], ['r2']);
   b.node('Add', ['r1', 'r2'], ['s']);
   b.node('MaxPool', ['s'], ['p'], { kernel_shape: [2, 2], strides: [2, 2] });
-  b.node('AveragePool', ['p'], ['ap'], { kernel_shape: [3, 3], strides: [1, 1], pads: [1, 1, 1, 1], count_include_pad: 1 });
+  b.node('Transpose', ['p'], ['pt'], { perm: [0, 1, 3, 2] });
+  b.node('MatMul', ['p', 'pt'], ['pp']);
+  b.node('AveragePool', ['pp'], ['ap'], { kernel_shape: [3, 3], strides: [1, 1], pads: [1, 1, 1, 1], count_include_pad: 1 });
   b.node('Concat', ['ap', 'p'], ['cc'], { axis: 2 });
   b.node('GlobalAveragePool', ['cc'], ['g']);
-  b.node('Flatten', ['g'], ['f'], { axis: 1 });
+  b.initializer('shape', 'int64', [2], [1, 8]);
+  b.node('Reshape', ['g', 'shape'], ['f']);
   b.initializer('w3', 'float32', [8, 6], rng.floats(48, -1, 1)).initializer('b3', 'float32', [6], rng.floats(6, -0.1, 0.1));
   b.node('MatMul', ['f', 'w3'], ['m']);
   b.node('Add', ['m', 'b3'], ['mb']);

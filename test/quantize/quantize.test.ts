@@ -10,7 +10,9 @@ import { encodeModel } from '../../generator/onnx/save.js';
 import { encodeNpz } from '../../generator/onnx/npy.js';
 import { quantizeFile } from '../../generator/quantize/files.js';
 import { quantizeGraph } from '../../generator/quantize/index.js';
-import { runInteger } from '../../generator/quantize/report.js';
+import { integerSample, runInteger } from '../../generator/quantize/report.js';
+import { generateFirmware } from '../../generator/pipeline.js';
+import { runFirmware } from '../../runtime/node/run.js';
 import { runReference } from '../../generator/reference/interpreter.js';
 import { gen } from '../helpers/cli.js';
 import { OnnxBuilder } from '../helpers/onnx-builder.js';
@@ -30,8 +32,8 @@ const sample = (batch: NDArray, s: number): NDArray => {
 
 /*
  * onnxruntime rounds half to even where RequantShift rounds half up (SEMANTICS.md); with power-of-two scales ties
- * are common (an Add with s_a = 2 s_y ties on every odd input) and a 1 LSB difference in one layer can become 2 or 3
- * LSB a layer later (an Add or an average reading several). So the claim is per value: within 1 LSB on all but a
+ * are common (an Add with s_a = 2 s_y ties on every odd input) and a 1 LSB difference in one layer grows in the
+ * next (an Add, an average or a MatMul reading several). So the claim is per value: within 1 LSB on all but a
  * stated fraction, measured and printed.
  */
 test('coverage model: QDQ in onnxruntime agrees with the integer model within 1 LSB at every quantized tensor', async () => {
@@ -68,11 +70,27 @@ test('coverage model: QDQ in onnxruntime agrees with the integer model within 1 
     }
     console.log(`  ${scheme}: of ${total} quantized values ${differ} differ (${((100 * differ) / total).toFixed(2)} %), `
       + `${beyond} by more than 1 LSB (${((100 * beyond) / total).toFixed(3)} %), at most ${worst}`);
-    // Measured: per-channel 0.20 % and per-tensor 0.16 % differ, never by more than 1 LSB; pow2 11.9 % differ (ties),
-    // 0.23 % by 2 or 3 LSB.
+    // Measured: per-channel 0.12 % and per-tensor 0.24 % differ, never by more than 1 LSB; pow2 8.6 % differ (ties),
+    // 0.22 % by more than 1 LSB, up to 5 after a MatMul of two tensors that each carry such differences.
     const pow2 = scheme === 'pow2';
     assert.ok(differ <= (pow2 ? 0.15 : 0.01) * total, `${scheme}: too many differ`);
-    assert.ok(beyond <= (pow2 ? 0.005 : 0) * total && worst <= (pow2 ? 3 : 1), `${scheme}: too many differ by more than 1 LSB`);
+    assert.ok(beyond <= (pow2 ? 0.005 : 0) * total && worst <= (pow2 ? 8 : 1), `${scheme}: too many differ by more than 1 LSB`);
+  }
+});
+
+test('coverage model: firmware on generic and siracusa equals the reference interpreter', async () => {
+  const q = quantizeGraph(loadOnnxBytes(coverageModel().bytes(), 'coverage.onnx'), [uniformInputs(16, [3, 8, 8])], 'cal.npz');
+  const model = join(work, 'coverage-fw.int8.onnx');
+  writeFileSync(model, encodeModel(q.intGraph, { opset: 13 }));
+  const inputs = [0, 1].map((s) => integerSample(q.intGraph, q.plan, [sample(uniformInputs(2, [3, 8, 8], 11), s)]));
+  for (const platform of ['generic', 'siracusa']) {
+    const out = join(work, `coverage-${platform}`);
+    generateFirmware({ model, platform, out });
+    for (const x of inputs) {
+      const r = await runFirmware(out, x);
+      const want = runReference(q.intGraph, x).get('y')!;
+      assert.equal(Array.from(r.outputs[0].data), Array.from(want.data), platform);
+    }
   }
 });
 
