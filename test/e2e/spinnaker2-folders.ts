@@ -5,6 +5,10 @@
 export const S2_SUPPORTED: RegExp[] = [
   /^Kernels\/Integer\/GEMM\//,
   /^Kernels\/Integer\/MatMul\//,
+  // Elementwise layers (fused expressions run by the firmware's stack machine).
+  /^Kernels\/Integer\/(Add|Hardswish|Identity)\//,
+  /^Kernels\/Integer\/(iNoNorm|Sub|TrueIntegerDiv)$/,
+  /^Others\/TypeInference$/,
 ];
 
 export const s2Supported = (name: string): boolean => S2_SUPPORTED.some((re) => re.test(name));

@@ -1,5 +1,5 @@
 /**
- * SpiNNaker2's C firmware: the GEMM and MatMul folders and a two-layer MLP on 3 PEs (more tiles than workers), built
+ * SpiNNaker2's C firmware: every deeploy-tests folder the platform runs and a two-layer MLP on 3 PEs (more tiles than workers), built
  * with the host compiler against the host HAL (runtime/c/spinnaker2/host), match outputs.npz / the reference exactly;
  * and the firmware, C and AS, is byte for byte the same for every model: the model is only in memory/dram.bin.
  */
@@ -13,9 +13,10 @@ import { runHostC } from '../../runtime/node/host-c.js';
 import { arrays, integerFolders } from '../helpers/deeploy.js';
 import { workDir } from '../helpers/kernel-check.js';
 import { mlpCase } from '../helpers/s2-model.js';
+import { s2Supported } from './spinnaker2-folders.js';
 
 const { dir, cleanup } = workDir('s2-host-c');
-const folders = integerFolders().filter((f) => /^Kernels\/Integer\/(GEMM|MatMul)\//.test(f.name));
+const folders = integerFolders().filter((f) => s2Supported(f.name));
 
 for (const f of folders) {
   test(f.name, () => {

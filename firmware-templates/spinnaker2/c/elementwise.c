@@ -1,8 +1,117 @@
-/* The elementwise layer on a worker (not generated yet: the generator rejects elementwise nodes on spinnaker2). */
+/* The elementwise layer on a worker (AS twin: as/elementwise.ts): the fused expression arrives as stack-machine code
+   in the layer's parameters; every value is 64-bit; tiles are rows of the outermost loop, double-buffered.
+   Format: generator/platforms/spinnaker2/elementwise.ts and ew-code.ts. */
 #include "s2_firmware.h"
 
-void elementwise_run(uint8_t *me, const uint8_t *params, const uint8_t *block) {
-  (void)me;
-  (void)params;
-  (void)block;
+#define TILE_BYTES 224u
+#define LEAVES 44u
+#define LEAF_BYTES 20u
+#define CODE (44u + 8u * 20u)
+#define MAX_DEPTH 16
+
+enum { LEAF = 1, CONST, ADD, SUB, MUL, TDIV, MIN, MAX, SHR, CLIP, ABS, SIGN, SIGNP, WRAP8 };
+
+typedef struct {
+  const uint8_t *base;
+  uint32_t type, s[4];
+} operand_t;
+
+static inline uint32_t type_bytes(uint32_t t) { return t < 2 ? 1 : t < 4 ? 2 : 4; }
+
+static int64_t load_as(uint32_t t, const uint8_t *p) {
+  switch (t) {
+    case 0: return *p;
+    case 1: return (int8_t)*p;
+    case 2: { uint16_t v; __builtin_memcpy(&v, p, 2); return v; }
+    case 3: { int16_t v; __builtin_memcpy(&v, p, 2); return v; }
+    case 4: { uint32_t v; __builtin_memcpy(&v, p, 4); return v; }
+    default: { int32_t v; __builtin_memcpy(&v, p, 4); return v; }
+  }
+}
+
+static void store_as(uint32_t t, uint8_t *p, int64_t v) {
+  const uint32_t n = type_bytes(t), w = (uint32_t)v;
+  __builtin_memcpy(p, &w, n); /* the low bytes: little-endian */
+}
+
+static int64_t imm64(const uint8_t *code, uint32_t word) {
+  return (int64_t)((uint64_t)s2_word(code, 4 * word) | ((uint64_t)s2_word(code, 4 * word + 4) << 32));
+}
+
+static int64_t evaluate(const uint8_t *code, uint32_t words, const operand_t *ops, uint32_t i, uint32_t j1, uint32_t j2, uint32_t j3) {
+  int64_t st[MAX_DEPTH];
+  int sp = 0;
+  for (uint32_t pc = 0; pc < words; pc++) {
+    const uint32_t w = s2_word(code, 4 * pc), op = w & 0xffu;
+    if (op == LEAF) {
+      const operand_t *o = &ops[w >> 8];
+      const uint32_t idx = i * o->s[0] + j1 * o->s[1] + j2 * o->s[2] + j3 * o->s[3];
+      st[sp++] = load_as(o->type, o->base + idx * type_bytes(o->type));
+    } else if (op == CONST) {
+      st[sp++] = imm64(code, pc + 1);
+      pc += 2;
+    } else if (op == SHR) {
+      st[sp - 1] >>= (w >> 8);
+    } else if (op == CLIP) {
+      const int64_t lo = imm64(code, pc + 1), hi = imm64(code, pc + 3), v = st[sp - 1];
+      st[sp - 1] = v < lo ? lo : v > hi ? hi : v;
+      pc += 4;
+    } else if (op >= ABS) {
+      const int64_t v = st[sp - 1];
+      st[sp - 1] = op == ABS ? (v < 0 ? -v : v) : op == SIGN ? (v > 0) - (v < 0) : op == SIGNP ? (v >= 0 ? 1 : -1) : (int8_t)v;
+    } else {
+      const int64_t b = st[sp - 1], a = st[sp - 2];
+      sp--;
+      st[sp - 1] = op == ADD ? a + b : op == SUB ? a - b : op == MUL ? a * b : op == TDIV ? a / b : op == MIN ? (a < b ? a : b) : (a > b ? a : b);
+    }
+  }
+  return st[0];
+}
+
+static int fetch(uint8_t *me, const uint8_t *tile) {
+  int ticket = -1;
+  const uint32_t n = s2_word(tile, 40);
+  for (uint32_t k = 0; k < n; k++) {
+    const uint8_t *d = tile + 44 + k * DMA_SIZE;
+    ticket = hal_dma_in(me + s2_word(d, DMA_SRAM), s2_word(d, DMA_DRAM), s2_word(d, DMA_BYTES), 0, 0);
+  }
+  return ticket;
+}
+
+static void run_tile(uint8_t *me, const uint8_t *p, const uint8_t *tile) {
+  operand_t ops[8];
+  const uint32_t n = s2_word(p, 0), out_type = s2_word(p, 4), words = s2_word(p, 36);
+  const uint32_t d1 = s2_word(p, 8), d2 = s2_word(p, 12), d3 = s2_word(p, 16);
+  const uint32_t o0 = s2_word(p, 20), o1 = s2_word(p, 24), o2 = s2_word(p, 28), o3 = s2_word(p, 32);
+  for (uint32_t k = 0; k < n && k < 8; k++) {
+    const uint8_t *leaf = p + LEAVES + k * LEAF_BYTES;
+    ops[k].base = me + s2_word(tile, 8 + 4 * k);
+    ops[k].type = s2_word(leaf, 0);
+    for (int d = 0; d < 4; d++) ops[k].s[d] = s2_word(leaf, 4 + 4 * (uint32_t)d);
+  }
+  const uint32_t rows = s2_word(tile, 0), y_bytes = type_bytes(out_type);
+  uint8_t *y = me + s2_word(tile, 4);
+  for (uint32_t i = 0; i < rows; i++)
+    for (uint32_t j1 = 0; j1 < d1; j1++)
+      for (uint32_t j2 = 0; j2 < d2; j2++)
+        for (uint32_t j3 = 0; j3 < d3; j3++)
+          store_as(out_type, y + (i * o0 + j1 * o1 + j2 * o2 + j3 * o3) * y_bytes, evaluate(p + CODE, words, ops, i, j1, j2, j3));
+}
+
+void elementwise_run(uint8_t *me, const uint8_t *p, const uint8_t *block) {
+  const int32_t tiles = (int32_t)s2_word(block, WORKER_TILES);
+  int in_next = fetch(me, block + WORKER_FIRST);
+  int out_prev = -1, out_prev2 = -1;
+  for (int32_t i = 0; i < tiles; i++) {
+    const uint8_t *tile = block + WORKER_FIRST + (uint32_t)i * TILE_BYTES;
+    if (in_next >= 0) hal_dma_wait(in_next);
+    in_next = i + 1 < tiles ? fetch(me, tile + TILE_BYTES) : -1;
+    /* Tile i writes the output slot tile i-2 used: its write-back must be done. */
+    if (out_prev2 >= 0) hal_dma_wait(out_prev2);
+    run_tile(me, p, tile);
+    out_prev2 = out_prev;
+    const uint8_t *out = tile + 204;
+    out_prev = hal_dma_out(me + s2_word(out, DMA_SRAM), s2_word(out, DMA_DRAM), s2_word(out, DMA_BYTES), 0, 0);
+  }
+  if (out_prev >= 0) hal_dma_wait(out_prev);
 }

@@ -14,6 +14,7 @@ import { gemmGeometry } from './gemm-geometry.js';
 import { encodeGemm } from './gemm-encode.js';
 import { planGemm, type GemmPlan } from './gemm-plan.js';
 import { buildImage } from './image.js';
+import { encodeElementwise } from './elementwise.js';
 import { describeImage, type LayerSummary } from './describe.js';
 import { S2 } from './timing.js';
 import { spinnaker2Memories } from './memories.js';
@@ -50,6 +51,17 @@ function planLayer(l: Layer, g: Graph, platform: Platform, workers: number): Pla
           kind: 'gemm', engine: 'mla', macs: geo.batches * geo.M * geo.N * geo.K,
           tiles: p.tiles.length, tileShape: [p.mt, p.nt], sramBytes: p.sram.end, estimate: p.estimate,
           tilesPerWorker: p.assignment.map((a) => a.length),
+        },
+      };
+    }
+    if (l.kernel.name === 's2-elementwise') {
+      const e = encodeElementwise(node, g, workers, platform.costs.ELEMENT);
+      return {
+        layer: l,
+        enc: e.enc,
+        summary: {
+          kind: 'elementwise', engine: 'core', macs: 0, tiles: e.tiles, tileShape: [e.rows], sramBytes: e.sram,
+          estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker,
         },
       };
     }

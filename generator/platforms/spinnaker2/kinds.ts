@@ -2,6 +2,7 @@ import { GenError } from '../../errors.js';
 import { tensorOf } from '../../ir/graph.js';
 import type { KernelDef } from '../../kernels/types.js';
 import { eightBit } from './gemm-geometry.js';
+import { elementwiseNest } from './elementwise.js';
 
 /**
  * The layer types of the SpiNNaker2 firmware, as the pipeline's kernel selection sees them: each accepts the nodes
@@ -28,4 +29,16 @@ export const S2_GEMM = layerKind('s2-gemm', (node, g) => {
   return null;
 });
 
-export const S2_KINDS: KernelDef[] = [S2_GEMM];
+/** Any fused elementwise expression (Add, Sub, Mul, RequantShift, iHardswish, ...): the core runs its bytecode. */
+export const S2_ELEMENTWISE = layerKind('s2-elementwise', (node, g) => {
+  if (node.op !== 'Elementwise' || !node.expr) return 'not an elementwise expression';
+  try {
+    elementwiseNest(node, g);
+  } catch (e) {
+    if (e instanceof GenError) return e.reason;
+    throw e;
+  }
+  return null;
+});
+
+export const S2_KINDS: KernelDef[] = [S2_GEMM, S2_ELEMENTWISE];
