@@ -9,6 +9,8 @@ export const S2_SUPPORTED: RegExp[] = [
   /^Kernels\/Integer\/(Add|Hardswish|Identity)\//,
   /^Kernels\/Integer\/(iNoNorm|Sub|TrueIntegerDiv)$/,
   /^Others\/TypeInference$/,
+  // Row layers (the integer softmaxes).
+  /^Kernels\/Integer\/Softmax\//,
 ];
 
 export const s2Supported = (name: string): boolean => S2_SUPPORTED.some((re) => re.test(name));

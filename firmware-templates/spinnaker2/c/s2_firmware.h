@@ -22,5 +22,6 @@ void scheduler_main(void);
 int worker_on_irq(void);
 void gemm_run(uint8_t *me, const uint8_t *params, const uint8_t *block);
 void elementwise_run(uint8_t *me, const uint8_t *params, const uint8_t *block);
+void rows_run(uint8_t *me, const uint8_t *params, const uint8_t *block);
 
 #endif

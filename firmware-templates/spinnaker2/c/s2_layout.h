@@ -48,6 +48,7 @@
 #define LAYER_FINISH 0u
 #define LAYER_GEMM 1u
 #define LAYER_ELEMENTWISE 2u
+#define LAYER_ROWS 3u
 
 /* DMA descriptor in a worker block. */
 #define DMA_DRAM 0u

@@ -15,6 +15,7 @@ import { encodeGemm } from './gemm-encode.js';
 import { planGemm, type GemmPlan } from './gemm-plan.js';
 import { buildImage } from './image.js';
 import { encodeElementwise } from './elementwise.js';
+import { encodeRows } from './rows.js';
 import { describeImage, type LayerSummary } from './describe.js';
 import { S2 } from './timing.js';
 import { spinnaker2Memories } from './memories.js';
@@ -61,6 +62,17 @@ function planLayer(l: Layer, g: Graph, platform: Platform, workers: number): Pla
         enc: e.enc,
         summary: {
           kind: 'elementwise', engine: 'core', macs: 0, tiles: e.tiles, tileShape: [e.rows], sramBytes: e.sram,
+          estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker,
+        },
+      };
+    }
+    if (l.kernel.name === 's2-rows') {
+      const e = encodeRows(node, g, workers, { softmax: platform.costs.SOFTMAX_ELEM, div: platform.costs.DIV });
+      return {
+        layer: l,
+        enc: e.enc,
+        summary: {
+          kind: 'rows', engine: 'core', macs: 0, tiles: e.tiles, tileShape: [e.rows], sramBytes: e.sram,
           estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker,
         },
       };

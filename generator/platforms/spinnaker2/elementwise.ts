@@ -7,8 +7,8 @@ import { collapse } from '../../kernels/loops.js';
 import type { Addresses, LayerEncoding } from './encoding.js';
 import { compileExpr, type Code } from './ew-code.js';
 import { assign } from './gemm-plan.js';
-import { align, DMA, LAYER_ELEMENTWISE, SRAM, WORKER, workerBlockSram } from './layout.js';
-import { dmaCycles, layerOverhead, S2 } from './timing.js';
+import { align, DMA, LAYER_ELEMENTWISE, WORKER } from './layout.js';
+import { chooseRows } from './row-tiles.js';
 
 /*
  * The elementwise layer (type 2; docs/spinnaker2.md "Elementwise layer"). Parameters: +0 operands n, +4 output
@@ -79,33 +79,21 @@ export function encodeElementwise(node: Node, g: Graph, maxWorkers: number, elem
   const paramBytes = HEADER_BYTES + LEAF_BYTES * MAX_LEAVES + 4 * code.words.length;
   const d0 = nest.dims[0];
   const perRow = nest.dims[1] * nest.dims[2] * nest.dims[3];
-  let best: { rows: number; w: number; cycles: number } | undefined;
-  for (let q = 1; q <= d0; q++) {
-    const rows = Math.ceil(d0 / q);
-    if (q > 1 && rows === Math.ceil(d0 / (q - 1))) continue;
-    const T = Math.ceil(d0 / rows);
-    for (let w = 1; w <= Math.min(maxWorkers, T); w++) {
-      const t = Math.ceil(T / w);
-      const blockBytes = WORKER.first + t * TILE_BYTES;
-      const base = align(workerBlockSram(paramBytes) + blockBytes, 16);
-      const buffers = [...nest.leaves, nest.out].reduce((s, o) => s + (o.strides[0] === 0 && o !== nest.out ? 1 : 2) * align(span(nest, o, rows), 16), 0);
-      if (base + buffers > SRAM.bytes) continue;
-      const inBytes = nest.leaves.reduce((s, o) => s + (o.strides[0] === 0 ? 0 : span(nest, o, rows)), 0);
-      const compute = rows * perRow * code.steps * elementCycles;
-      const dma = dmaCycles(inBytes, w) + dmaCycles(span(nest, nest.out, rows), w);
-      const o = layerOverhead(w, paramBytes, blockBytes);
-      const cycles = o.before + S2.nocSend * (w - 1) + o.perWorker + o.after + dma + t * Math.max(compute, dma);
-      if (!best || cycles < best.cycles) best = { rows, w, cycles };
-    }
-  }
+  const operands = [...nest.leaves, nest.out];
+  const slotsOf = (o: (typeof operands)[number]): number => (o.strides[0] === 0 && o !== nest.out ? 1 : 2);
+  const best = chooseRows({
+    rows: d0, paramBytes, tileBytes: TILE_BYTES,
+    sram: (rows) => operands.reduce((s, o) => s + slotsOf(o) * align(span(nest, o, rows), 16), 0),
+    inBytes: (rows) => nest.leaves.reduce((s, o) => s + (o.strides[0] === 0 ? 0 : span(nest, o, rows)), 0),
+    outBytes: (rows) => span(nest, nest.out, rows),
+    compute: (rows) => rows * perRow * code.steps * elementCycles,
+  }, maxWorkers);
   if (!best) throw new GenError('capacity', `one row of ${perRow} elements does not fit a PE's SRAM`, { node: node.name, op: node.op });
-  const { rows, w } = best;
+  const { rows, workers: w, blockBytes } = best;
   const T = Math.ceil(d0 / rows);
   const assignment = assign(T, w);
-  const t = Math.max(...assignment.map((a) => a.length));
-  const blockBytes = WORKER.first + t * TILE_BYTES;
-  let at = align(workerBlockSram(paramBytes) + blockBytes, 16);
-  const slots = [...nest.leaves, nest.out].map((o) => Array.from({ length: o.strides[0] === 0 && o !== nest.out ? 1 : 2 }, () => {
+  let at = best.base;
+  const slots = operands.map((o) => Array.from({ length: slotsOf(o) }, () => {
     const s = at;
     at += align(span(nest, o, rows), 16);
     return s;

@@ -3,6 +3,7 @@ import { tensorOf } from '../../ir/graph.js';
 import type { KernelDef } from '../../kernels/types.js';
 import { eightBit } from './gemm-geometry.js';
 import { elementwiseNest } from './elementwise.js';
+import { rowsAccepts } from './rows.js';
 
 /**
  * The layer types of the SpiNNaker2 firmware, as the pipeline's kernel selection sees them: each accepts the nodes
@@ -41,4 +42,7 @@ export const S2_ELEMENTWISE = layerKind('s2-elementwise', (node, g) => {
   return null;
 });
 
-export const S2_KINDS: KernelDef[] = [S2_GEMM, S2_ELEMENTWISE];
+/** The integer softmaxes, row by row (rows.ts). */
+export const S2_ROWS = layerKind('s2-rows', rowsAccepts);
+
+export const S2_KINDS: KernelDef[] = [S2_GEMM, S2_ELEMENTWISE, S2_ROWS];

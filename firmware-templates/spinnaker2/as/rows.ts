@@ -1,0 +1,132 @@
+// The row layer on a worker: the integer softmaxes of SEMANTICS.md over rows of the last axis (iSoftmax, ITAMax,
+// ITAPartialMax), tiles of whole rows, double-buffered as in gemm.ts. iSoftmax computes in 64 bits (the generator
+// checked every intermediate fits). Format: generator/platforms/spinnaker2/rows.ts.
+
+import { compute } from "./hal/chip";
+import { CALL, DIV, SOFTMAX_ELEM } from "./hal/cost";
+import { dma_in, dma_out, dma_wait } from "./s2";
+import { DMA_BYTES, DMA_DRAM, DMA_SRAM, WORKER_FIRST, WORKER_TILES } from "./layout";
+
+const TILE_BYTES: u32 = 64;
+
+@inline function word(p: usize, off: u32): u32 {
+  return load<u32>(p + <usize>off);
+}
+
+function get(t: u32, p: usize, j: i32): i64 {
+  if (t == 0) return <i64>load<u8>(p + <usize>j);
+  if (t == 1) return <i64>load<i8>(p + <usize>j);
+  if (t == 2) return <i64>load<u16>(p + (<usize>j << 1));
+  if (t == 3) return <i64>load<i16>(p + (<usize>j << 1));
+  if (t == 4) return <i64>load<u32>(p + (<usize>j << 2));
+  return <i64>load<i32>(p + (<usize>j << 2));
+}
+
+function put(t: u32, p: usize, j: i32, v: i64): void {
+  if (t < 2) store<u8>(p + <usize>j, <u8>v);
+  else if (t < 4) store<u16>(p + (<usize>j << 1), <u16>v);
+  else store<u32>(p + (<usize>j << 2), <u32>v);
+}
+
+@inline function shift(v: i64): i64 {
+  return v < 31 ? v : 31;
+}
+
+function iSoftmax(x: usize, y: usize, L: i32, xt: u32, yt: u32, p: usize): void {
+  const A = <i64><i32>word(p, 16);
+  const B = <i64><i32>word(p, 20);
+  const C = <i64><i32>word(p, 24);
+  const log2 = <i64><i32>word(p, 28);
+  const nm1 = <i64><i32>word(p, 32) - 1;
+  let mx = get(xt, x, 0);
+  for (let j = 1; j < L; j++) mx = max(mx, get(xt, x, j));
+  let sum: i64 = 0;
+  for (let pass = 0; pass < 2; pass++) {
+    for (let j = 0; j < L; j++) {
+      const d = get(xt, x, j) - mx;
+      let z = -d / log2;
+      z = z < 0 ? 0 : z > 31 ? 31 : z;
+      const q = d + z * log2 + B;
+      const e = (A * (q * q) + C) >> z;
+      if (pass == 0) {
+        sum += e;
+      } else {
+        const num = e * nm1;
+        let o = num / sum;
+        if (num % sum != 0 && (num < 0) != (sum < 0)) o -= 1; // floor, not truncation
+        put(yt, y, j, o);
+      }
+    }
+  }
+}
+
+function itaMax(x: usize, y: usize, L: i32, xt: u32, yt: u32, p: usize): void {
+  const num = (<i64><i32>word(p, 32) - 1) * 256;
+  let mx = get(xt, x, 0);
+  for (let j = 1; j < L; j++) mx = max(mx, get(xt, x, j));
+  let s: i64 = 0;
+  for (let j = 0; j < L; j++) s += (<i64>256) >> shift((mx - get(xt, x, j) + 16) >> 5);
+  const inv = num / s;
+  for (let j = 0; j < L; j++) put(yt, y, j, inv >> shift((mx - get(xt, x, j) + 16) >> 5));
+}
+
+function itaPartialMax(x: usize, y: usize, L: i32, xt: u32, yt: u32, p: usize): void {
+  const gw = <i32>word(p, 36);
+  const num = (<i64>(<i32>word(p, 32) / 2) - 1) * 256;
+  let g: i64 = -128;
+  let s: i64 = 0;
+  for (let k = 0; k + gw <= L; k += gw) {
+    let m = get(xt, x, k);
+    for (let j = 1; j < gw; j++) m = max(m, get(xt, x, k + j));
+    if (m > g) {
+      s >>= shift((m - g + 16) >> 5);
+      g = m;
+    }
+    for (let j = 0; j < gw; j++) s += (<i64>256) >> shift((g - get(xt, x, k + j) + 16) >> 5);
+  }
+  const inv = num / s;
+  for (let j = 0; j < L; j++) {
+    const sh = (g - get(xt, x, j) + 16) >> 5;
+    put(yt, y, j, sh < 0 ? 0 : inv >> shift(sh));
+  }
+}
+
+function transfer(me: usize, d: usize, toLocal: bool): i32 {
+  const local = me + <usize>word(d, DMA_SRAM);
+  return toLocal ? dma_in(local, word(d, DMA_DRAM), word(d, DMA_BYTES)) : dma_out(local, word(d, DMA_DRAM), word(d, DMA_BYTES));
+}
+
+export function rows_run(me: usize, p: usize, block: usize): void {
+  const variant = word(p, 0);
+  const L = <i32>word(p, 4);
+  const xt = word(p, 8);
+  const yt = word(p, 12);
+  const xb: u32 = xt < 2 ? 1 : xt < 4 ? 2 : 4;
+  const yb: u32 = yt < 2 ? 1 : yt < 4 ? 2 : 4;
+  const tiles = <i32>word(block, WORKER_TILES);
+  let inNext = transfer(me, block + WORKER_FIRST + 16, true);
+  let outPrev: i32 = -1;
+  let outPrev2: i32 = -1;
+  for (let i = 0; i < tiles; i++) {
+    const tile = block + WORKER_FIRST + <usize>(<u32>i * TILE_BYTES);
+    compute(CALL, 1);
+    dma_wait(inNext);
+    if (i + 1 < tiles) inNext = transfer(me, tile + TILE_BYTES + 16, true);
+    if (outPrev2 >= 0) dma_wait(outPrev2);
+    const rows = <i32>word(tile, 0);
+    const x = me + <usize>word(tile, 4);
+    const y = me + <usize>word(tile, 8);
+    for (let r = 0; r < rows; r++) {
+      const xr = x + <usize>(<u32>(r * L) * xb);
+      const yr = y + <usize>(<u32>(r * L) * yb);
+      if (variant == 0) iSoftmax(xr, yr, L, xt, yt, p);
+      else if (variant == 1) itaMax(xr, yr, L, xt, yt, p);
+      else itaPartialMax(xr, yr, L, xt, yt, p);
+    }
+    compute(SOFTMAX_ELEM, rows * L);
+    compute(DIV, variant == 0 ? 2 * rows * L : rows);
+    outPrev2 = outPrev;
+    outPrev = transfer(me, tile + 36, false);
+  }
+  if (outPrev >= 0) dma_wait(outPrev);
+}

@@ -1,0 +1,109 @@
+/* The row layer on a worker (AS twin: as/rows.ts): iSoftmax (64-bit), ITAMax, ITAPartialMax over rows of the last
+   axis, tiles of whole rows, double-buffered. Format: generator/platforms/spinnaker2/rows.ts. */
+#include "s2_firmware.h"
+
+#define TILE_BYTES 64u
+
+static int64_t get(uint32_t t, const uint8_t *p, int32_t j) {
+  switch (t) {
+    case 0: return p[j];
+    case 1: return (int8_t)p[j];
+    case 2: { uint16_t v; __builtin_memcpy(&v, p + 2 * j, 2); return v; }
+    case 3: { int16_t v; __builtin_memcpy(&v, p + 2 * j, 2); return v; }
+    case 4: { uint32_t v; __builtin_memcpy(&v, p + 4 * j, 4); return v; }
+    default: { int32_t v; __builtin_memcpy(&v, p + 4 * j, 4); return v; }
+  }
+}
+
+static void put(uint32_t t, uint8_t *p, int32_t j, int64_t v) {
+  const uint32_t w = (uint32_t)v, n = t < 2 ? 1 : t < 4 ? 2 : 4;
+  __builtin_memcpy(p + n * (uint32_t)j, &w, n);
+}
+
+static inline int64_t shift(int64_t v) { return v < 31 ? v : 31; }
+
+static void isoftmax(const uint8_t *x, uint8_t *y, int32_t L, uint32_t xt, uint32_t yt, const uint8_t *p) {
+  const int64_t A = (int32_t)s2_word(p, 16), B = (int32_t)s2_word(p, 20), C = (int32_t)s2_word(p, 24);
+  const int64_t log2 = (int32_t)s2_word(p, 28), nm1 = (int64_t)(int32_t)s2_word(p, 32) - 1;
+  int64_t mx = get(xt, x, 0), sum = 0;
+  for (int32_t j = 1; j < L; j++) mx = get(xt, x, j) > mx ? get(xt, x, j) : mx;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int32_t j = 0; j < L; j++) {
+      const int64_t d = get(xt, x, j) - mx;
+      int64_t z = -d / log2;
+      z = z < 0 ? 0 : z > 31 ? 31 : z;
+      const int64_t q = d + z * log2 + B, e = (A * (q * q) + C) >> z;
+      if (pass == 0) {
+        sum += e;
+      } else {
+        const int64_t num = e * nm1;
+        int64_t o = num / sum;
+        if (num % sum != 0 && (num < 0) != (sum < 0)) o -= 1; /* floor, not truncation */
+        put(yt, y, j, o);
+      }
+    }
+  }
+}
+
+static void itamax(const uint8_t *x, uint8_t *y, int32_t L, uint32_t xt, uint32_t yt, const uint8_t *p) {
+  const int64_t num = ((int64_t)(int32_t)s2_word(p, 32) - 1) * 256;
+  int64_t mx = get(xt, x, 0), s = 0;
+  for (int32_t j = 1; j < L; j++) mx = get(xt, x, j) > mx ? get(xt, x, j) : mx;
+  for (int32_t j = 0; j < L; j++) s += (int64_t)256 >> shift((mx - get(xt, x, j) + 16) >> 5);
+  const int64_t inv = num / s;
+  for (int32_t j = 0; j < L; j++) put(yt, y, j, inv >> shift((mx - get(xt, x, j) + 16) >> 5));
+}
+
+static void itapartialmax(const uint8_t *x, uint8_t *y, int32_t L, uint32_t xt, uint32_t yt, const uint8_t *p) {
+  const int32_t gw = (int32_t)s2_word(p, 36);
+  const int64_t num = ((int64_t)((int32_t)s2_word(p, 32) / 2) - 1) * 256;
+  int64_t g = -128, s = 0;
+  for (int32_t k = 0; k + gw <= L; k += gw) {
+    int64_t m = get(xt, x, k);
+    for (int32_t j = 1; j < gw; j++) m = get(xt, x, k + j) > m ? get(xt, x, k + j) : m;
+    if (m > g) {
+      s >>= shift((m - g + 16) >> 5);
+      g = m;
+    }
+    for (int32_t j = 0; j < gw; j++) s += (int64_t)256 >> shift((g - get(xt, x, k + j) + 16) >> 5);
+  }
+  const int64_t inv = num / s;
+  for (int32_t j = 0; j < L; j++) {
+    const int64_t sh = (g - get(xt, x, j) + 16) >> 5;
+    put(yt, y, j, sh < 0 ? 0 : inv >> shift(sh));
+  }
+}
+
+static int transfer(uint8_t *me, const uint8_t *d, int to_local) {
+  uint8_t *local = me + s2_word(d, DMA_SRAM);
+  return to_local ? hal_dma_in(local, s2_word(d, DMA_DRAM), s2_word(d, DMA_BYTES), 0, 0)
+                  : hal_dma_out(local, s2_word(d, DMA_DRAM), s2_word(d, DMA_BYTES), 0, 0);
+}
+
+void rows_run(uint8_t *me, const uint8_t *p, const uint8_t *block) {
+  const uint32_t variant = s2_word(p, 0), xt = s2_word(p, 8), yt = s2_word(p, 12);
+  const int32_t L = (int32_t)s2_word(p, 4);
+  const uint32_t xb = xt < 2 ? 1 : xt < 4 ? 2 : 4, yb = yt < 2 ? 1 : yt < 4 ? 2 : 4;
+  const int32_t tiles = (int32_t)s2_word(block, WORKER_TILES);
+  int in_next = transfer(me, block + WORKER_FIRST + 16, 1);
+  int out_prev = -1, out_prev2 = -1;
+  for (int32_t i = 0; i < tiles; i++) {
+    const uint8_t *tile = block + WORKER_FIRST + (uint32_t)i * TILE_BYTES;
+    hal_dma_wait(in_next);
+    if (i + 1 < tiles) in_next = transfer(me, tile + TILE_BYTES + 16, 1);
+    if (out_prev2 >= 0) hal_dma_wait(out_prev2);
+    const int32_t rows = (int32_t)s2_word(tile, 0);
+    const uint8_t *x = me + s2_word(tile, 4);
+    uint8_t *y = me + s2_word(tile, 8);
+    for (int32_t r = 0; r < rows; r++) {
+      const uint8_t *xr = x + (uint32_t)(r * L) * xb;
+      uint8_t *yr = y + (uint32_t)(r * L) * yb;
+      if (variant == 0) isoftmax(xr, yr, L, xt, yt, p);
+      else if (variant == 1) itamax(xr, yr, L, xt, yt, p);
+      else itapartialmax(xr, yr, L, xt, yt, p);
+    }
+    out_prev2 = out_prev;
+    out_prev = transfer(me, tile + 36, 0);
+  }
+  if (out_prev >= 0) hal_dma_wait(out_prev);
+}

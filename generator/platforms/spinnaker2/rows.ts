@@ -1,0 +1,92 @@
+import { GenError } from '../../errors.js';
+import { attrInt } from '../../ir/attrs.js';
+import { bytesOf, type DType } from '../../ir/dtype.js';
+import type { Graph, Node } from '../../ir/graph.js';
+import type { Platform } from '../types.js';
+import { iSoftmaxKernel, itaMaxKernel, itaPartialMaxKernel } from '../../kernels/softmax.js';
+import { rowsOf } from '../../kernels/words.js';
+import type { Addresses, LayerEncoding } from './encoding.js';
+import { assign } from './gemm-plan.js';
+import { align, DMA, LAYER_ROWS, WORKER } from './layout.js';
+import { chooseRows } from './row-tiles.js';
+import { Words } from './words.js';
+
+/*
+ * The row layer (type 3): the integer softmaxes of SEMANTICS.md over rows of the last axis. Parameters, 48 bytes:
+ * +0 variant (0 iSoftmax, 1 ITAMax, 2 ITAPartialMax), +4 row length L, +8/+12 input and output types (the codes of
+ * the elementwise layer), +16 coeffA, +20 coeffB, +24 coeffC, +28 log2, +32 n_levels, +36 group_width (i32 each).
+ * Tile descriptor, 64 bytes: +0 rows, +4/+8 SRAM offsets of x and y, +16 the input's DMA descriptor, +36 the
+ * output's. The firmware computes in 64 bits; the core platforms' kernels (kernels/softmax.ts) check first that
+ * every intermediate of this model's ranges fits, so the same refusals apply.
+ */
+const VARIANTS: Record<string, { id: number; kernel: typeof iSoftmaxKernel }> = {
+  iSoftmax: { id: 0, kernel: iSoftmaxKernel },
+  ITAMax: { id: 1, kernel: itaMaxKernel },
+  ITAPartialMax: { id: 2, kernel: itaPartialMaxKernel },
+};
+const TYPE_CODES: Partial<Record<DType, number>> = { uint8: 0, int8: 1, uint16: 2, int16: 3, uint32: 4, int32: 5 };
+const PARAM_BYTES = 48;
+const TILE_BYTES = 64;
+
+export function rowsAccepts(node: Node, g: Graph): string | null {
+  const v = VARIANTS[node.op];
+  if (!v) return 'not an iSoftmax, ITAMax or ITAPartialMax';
+  const why = v.kernel.accepts(node, g);
+  if (why) return why;
+  try {
+    // The softmax views only check ranges and read no platform data.
+    v.kernel.view({ node, graph: g, platform: undefined as unknown as Platform });
+  } catch (e) {
+    if (e instanceof GenError) return e.reason;
+    throw e;
+  }
+  return null;
+}
+
+export function encodeRows(node: Node, g: Graph, maxWorkers: number, costs: { softmax: number; div: number }) {
+  const site = { node: node.name, op: node.op };
+  const v = VARIANTS[node.op];
+  const { x, y, L, rows: total } = rowsOf(node, g);
+  const xb = bytesOf(x.dtype);
+  const yb = bytesOf(y.dtype);
+  const best = chooseRows({
+    rows: total, paramBytes: PARAM_BYTES, tileBytes: TILE_BYTES,
+    sram: (r) => 2 * align(r * L * xb, 16) + 2 * align(r * L * yb, 16),
+    inBytes: (r) => r * L * xb,
+    outBytes: (r) => r * L * yb,
+    compute: (r) => r * L * costs.softmax + (v.id === 0 ? 2 * r * L : r) * costs.div,
+  }, maxWorkers);
+  if (!best) throw new GenError('capacity', `one row of ${L} elements does not fit a PE's SRAM`, site);
+  const word = (name: string): number => {
+    const a = attrInt(node, name, 0);
+    if (a < -(2 ** 31) || a >= 2 ** 31) throw new GenError('unsupported', `${name} = ${a} does not fit 32 bits`, site);
+    return a;
+  };
+  const T = Math.ceil(total / best.rows);
+  const assignment = assign(T, best.workers);
+  const slots = { x: [0, 1].map((i) => best.base + i * align(best.rows * L * xb, 16)), y: [0, 0] };
+  slots.y = [0, 1].map((i) => slots.x[1] + align(best.rows * L * xb, 16) + i * align(best.rows * L * yb, 16));
+  const encode = (addr: Addresses) => {
+    const p = new Words(PARAM_BYTES);
+    p.u32(0, v.id).u32(4, L).u32(8, TYPE_CODES[x.dtype]!).u32(12, TYPE_CODES[y.dtype]!);
+    ['coeffA', 'coeffB', 'coeffC', 'log2', 'n_levels', 'group_width'].forEach((a, i) => p.i32(16 + 4 * i, word(a)));
+    const xAt = addr.tensor(x.name);
+    const yAt = addr.tensor(y.name);
+    const blocks = assignment.map((ids) => {
+      const b = new Words(best.blockBytes);
+      b.u32(WORKER.tiles, ids.length);
+      ids.forEach((tile, i) => {
+        const r0 = tile * best.rows;
+        const n = Math.min(best.rows, total - r0);
+        const d = WORKER.first + i * TILE_BYTES;
+        b.u32(d, n).u32(d + 4, slots.x[i % 2]).u32(d + 8, slots.y[i % 2]);
+        [xAt + r0 * L * xb, slots.x[i % 2], n * L * xb, 0, 0].forEach((w, k) => b.u32(d + 16 + 4 * k, w));
+        [yAt + r0 * L * yb, slots.y[i % 2], n * L * yb, 0, 0].forEach((w, k) => b.u32(d + 16 + DMA.size + 4 * k, w));
+      });
+      return b.bytes;
+    });
+    return { params: p.bytes, blocks };
+  };
+  const enc: LayerEncoding = { type: LAYER_ROWS, workers: best.workers, paramBytes: PARAM_BYTES, blockBytes: best.blockBytes, consts: [], encode };
+  return { enc, tiles: T, rows: best.rows, estimate: best.cycles, perWorker: assignment.map((a) => a.length), sram: slots.y[1] + align(best.rows * L * yb, 16) };
+}
