@@ -11,6 +11,10 @@ export const S2_SUPPORTED: RegExp[] = [
   /^Others\/TypeInference$/,
   // Row layers (the integer softmaxes).
   /^Kernels\/Integer\/Softmax\//,
+  // Conv on the MLA over an im2col buffer.
+  /^Kernels\/Integer\/Conv\//,
+  // Whole networks of the layers above.
+  /^Models\/miniMobileNet(v2)?$/,
 ];
 
 export const s2Supported = (name: string): boolean => S2_SUPPORTED.some((re) => re.test(name));

@@ -1,6 +1,7 @@
 /**
  * SpiNNaker2's row and elementwise layers on random shapes and parameters (the deeploy folders cover few of them):
- * iSoftmax with 32- and 64-bit intermediates, ITAMax, ITAPartialMax, and broadcasting elementwise chains, each
+ * iSoftmax with 32- and 64-bit intermediates, ITAMax, ITAPartialMax, broadcasting elementwise chains and
+ * requantized convolutions of random geometry, each
  * emulated and host-built C equal to the reference interpreter. Two PEs force one worker with many tiles.
  */
 import { join } from 'node:path';
@@ -56,6 +57,30 @@ for (let seed = 1; seed <= 3; seed++) {
     b.output('y', 'float32');
     const inputs = [randomValues(rng, 'int8', shape), randomValues(rng, 'uint8', bshape)];
     await checkS2Case(join(dir, `add${seed}`), { builder: b, inputs }, { op: 'Add', layer: 's2-elementwise', pes: seed === 2 ? 2 : undefined });
+  });
+}
+
+for (let seed = 1; seed <= 4; seed++) {
+  test(`a requantized Conv with random groups, strides, dilations and pads (seed ${seed})`, async () => {
+    const rng = new Rng(seed * 4099);
+    const G = rng.pick([1, 1, 2, 3]);
+    const CIG = rng.int(1, 4);
+    const COG = rng.int(1, 6);
+    const [H, W] = [rng.int(4, 12), rng.int(4, 14)];
+    const [KH, KW] = [rng.int(1, 3), rng.int(1, 3)];
+    const pads = [rng.int(0, 2), rng.int(0, 2), rng.int(0, 2), rng.int(0, 2)];
+    const strides = [rng.int(1, 2), rng.int(1, 3)];
+    const dilations = [rng.int(1, 2), rng.int(1, 2)];
+    const dtype = rng.pick<IntType>(['int8', 'uint8']);
+    const b = new OnnxBuilder('conv').input('x', dtype, [rng.int(1, 2), G * CIG, H, W]);
+    b.initializer('w', 'int8', [G * COG, CIG, KH, KW], rng.ints(G * COG * CIG * KH * KW, -128, 127));
+    b.initializer('c', 'int32', [G * COG], rng.ints(G * COG, -2000, 2000));
+    b.node('Conv', ['x', 'w', 'c'], ['acc'], { group: G, kernel_shape: [KH, KW], pads, strides, dilations });
+    b.initializer('m', 'int32', [1, G * COG, 1, 1], rng.ints(G * COG, 1, 100)).initializer('a', 'int32', [1], [rng.int(-1000, 1000)]);
+    b.node('RequantShift', ['acc', 'm', 'a'], ['y'], { div: float(2 ** 12), n_levels: float(256), signed: float(1) });
+    b.output('y', 'float32');
+    const x = randomValues(rng, dtype, [b.graph().tensors.get('x')!.shape].flat());
+    await checkS2Case(join(dir, `conv${seed}`), { builder: b, inputs: [x] }, { op: 'Conv', layer: 's2-conv', pes: seed === 1 ? 2 : undefined });
   });
 }
 

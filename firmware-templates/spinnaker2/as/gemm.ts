@@ -7,8 +7,10 @@ import { compute } from "./hal/chip";
 import { CALL, ELEMENT, REQUANT } from "./hal/cost";
 import { dma_in, dma_out, dma_wait, mla_start, mla_wait } from "./s2";
 import { DMA_BYTES, DMA_DRAM, DMA_ROW_LENGTH, DMA_ROW_STRIDE, DMA_SIZE, DMA_SRAM, WORKER_FIRST, WORKER_TILES } from "./layout";
+import { im2col } from "./im2col";
 
-const TILE_BYTES: u32 = 160;
+const GEMM_TILE_BYTES: u32 = 160;
+const CONV_TILE_BYTES: u32 = 192;
 const MODE_SCALAR: u32 = 1;
 const MODE_COL: u32 = 2;
 const MODE_ROW: u32 = 3;
@@ -80,6 +82,15 @@ function epilogue(me: usize, p: usize, tile: usize, acc: usize, rows: i32, cols:
 }
 
 export function gemm_run(me: usize, p: usize, block: usize): void {
+  gemm_tiles(me, p, block, GEMM_TILE_BYTES, false);
+}
+
+/** The conv layer: the GEMM tile loop with the im2col buffer as B, rebuilt where the tile says so. */
+export function conv_run(me: usize, p: usize, block: usize): void {
+  gemm_tiles(me, p, block, CONV_TILE_BYTES, true);
+}
+
+function gemm_tiles(me: usize, p: usize, block: usize, TILE_BYTES: u32, conv: bool): void {
   const K = <i32>word(p, 0);
   const flags = word(p, 4);
   const acc = me + <usize>word(p, 48);
@@ -92,6 +103,7 @@ export function gemm_run(me: usize, p: usize, block: usize): void {
     compute(CALL, 1); // descriptor reads and loop bookkeeping on the core
     if (inNext >= 0) dma_wait(inNext);
     inNext = i + 1 < tiles ? fetch(me, tile + TILE_BYTES) : -1;
+    if (conv && word(tile, 160) != 0) im2col(me, p, tile);
     const rows = <i32>word(tile, 0);
     const cols = <i32>word(tile, 4);
     const kMajorA = (flags & 4) != 0;

@@ -2,7 +2,8 @@
    generator/platforms/spinnaker2/gemm-encode.ts, docs/spinnaker2.md "GEMM layer"). */
 #include "s2_firmware.h"
 
-#define TILE_BYTES 160u
+#define GEMM_TILE_BYTES 160u
+#define CONV_TILE_BYTES 192u
 #define MODE_SCALAR 1u
 #define MODE_COL 2u
 #define MODE_ROW 3u
@@ -59,7 +60,14 @@ static void epilogue(uint8_t *me, const uint8_t *p, const uint8_t *tile, const i
   }
 }
 
-void gemm_run(uint8_t *me, const uint8_t *p, const uint8_t *block) {
+static void gemm_tiles(uint8_t *me, const uint8_t *p, const uint8_t *block, uint32_t TILE_BYTES, int conv);
+
+void gemm_run(uint8_t *me, const uint8_t *p, const uint8_t *block) { gemm_tiles(me, p, block, GEMM_TILE_BYTES, 0); }
+
+/* The conv layer: the GEMM tile loop with the im2col buffer as B, rebuilt where the tile says so. */
+void conv_run(uint8_t *me, const uint8_t *p, const uint8_t *block) { gemm_tiles(me, p, block, CONV_TILE_BYTES, 1); }
+
+static void gemm_tiles(uint8_t *me, const uint8_t *p, const uint8_t *block, uint32_t TILE_BYTES, int conv) {
   const int32_t K = (int32_t)s2_word(p, 0);
   const uint32_t flags = s2_word(p, 4);
   int32_t *acc = (int32_t *)(me + s2_word(p, 48));
@@ -70,6 +78,7 @@ void gemm_run(uint8_t *me, const uint8_t *p, const uint8_t *block) {
     const uint8_t *tile = block + WORKER_FIRST + (uint32_t)i * TILE_BYTES;
     if (in_next >= 0) hal_dma_wait(in_next);
     in_next = i + 1 < tiles ? fetch(me, tile + TILE_BYTES) : -1;
+    if (conv && s2_word(tile, 160) != 0) im2col(me, p, tile);
     const int32_t rows = (int32_t)s2_word(tile, 0), cols = (int32_t)s2_word(tile, 4);
     const int k_major_a = (flags & 4u) != 0, n_major_b = (flags & 8u) != 0;
     hal_mla_start(me + s2_word(tile, 8), me + s2_word(tile, 12), acc, rows, cols, K,

@@ -23,5 +23,7 @@ int worker_on_irq(void);
 void gemm_run(uint8_t *me, const uint8_t *params, const uint8_t *block);
 void elementwise_run(uint8_t *me, const uint8_t *params, const uint8_t *block);
 void rows_run(uint8_t *me, const uint8_t *params, const uint8_t *block);
+void conv_run(uint8_t *me, const uint8_t *params, const uint8_t *block);
+void im2col(uint8_t *me, const uint8_t *params, const uint8_t *tile);
 
 #endif

@@ -49,6 +49,7 @@
 #define LAYER_GEMM 1u
 #define LAYER_ELEMENTWISE 2u
 #define LAYER_ROWS 3u
+#define LAYER_CONV 4u
 
 /* DMA descriptor in a worker block. */
 #define DMA_DRAM 0u

@@ -16,6 +16,8 @@ import { planGemm, type GemmPlan } from './gemm-plan.js';
 import { buildImage } from './image.js';
 import { encodeElementwise } from './elementwise.js';
 import { encodeRows } from './rows.js';
+import { convGeometry } from './conv-geometry.js';
+import { encodeConv } from './conv-plan.js';
 import { describeImage, type LayerSummary } from './describe.js';
 import { S2 } from './timing.js';
 import { spinnaker2Memories } from './memories.js';
@@ -63,6 +65,18 @@ function planLayer(l: Layer, g: Graph, platform: Platform, workers: number): Pla
         summary: {
           kind: 'elementwise', engine: 'core', macs: 0, tiles: e.tiles, tileShape: [e.rows], sramBytes: e.sram,
           estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker,
+        },
+      };
+    }
+    if (l.kernel.name === 's2-conv') {
+      const geo = convGeometry(node, g);
+      const e = encodeConv(geo, node, workers, { requant: platform.costs.REQUANT, element: platform.costs.ELEMENT, copy: platform.costs.COPY_BYTE });
+      return {
+        layer: l,
+        enc: e.enc,
+        summary: {
+          kind: 'conv', engine: 'mla', macs: geo.N * geo.CO * geo.OH * geo.OW * geo.K, tiles: e.tiles, tileShape: e.shape,
+          sramBytes: e.sram, estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker,
         },
       };
     }

@@ -1,6 +1,7 @@
 import { foldBiasAdd } from '../../frontend/passes/fold-bias-add.js';
 import { foldTrueIntegerDivPass } from '../../frontend/passes/fold-true-integer-div.js';
 import { fuseElementwise } from '../../frontend/passes/fuse-elementwise.js';
+import { fuseRequant } from '../../frontend/passes/fuse-requant.js';
 import type { Platform } from '../types.js';
 import { spinnaker2Backend } from './backend.js';
 import { fuseRequantGemm } from './fuse-requant-gemm.js';
@@ -26,7 +27,8 @@ export const spinnaker2: Platform = {
   launch: 'call',
   memories: spinnaker2Memories(S2.pes),
   home: { memory: 'DRAM', offset: 0, size: 64 * MiB },
-  passes: [foldTrueIntegerDivPass, foldBiasAdd, fuseRequantGemm, fuseElementwise],
+  // fuseRequantGemm first (any broadcast parameters), then the core platforms' fusion for Conv (per channel).
+  passes: [foldTrueIntegerDivPass, foldBiasAdd, fuseRequantGemm, fuseRequant, fuseElementwise],
   kernels: S2_KINDS,
   // The emulator's Cortex-M4 cost table (emulator/assembly/cost.ts spinnaker2Costs; docs/timing.md), kept equal by
   // test/platforms/emulator-agrees.test.ts.

@@ -1,0 +1,53 @@
+// The conv layer's im2col: from the input patch in SRAM (the tile's channels x input rows x W), the buffer B of
+// the MLA job, [K][pixels] with k = (ci, ky, kx) and pixel = (output row, output column); zero where a tap falls
+// in the padding. Format: generator/platforms/spinnaker2/conv-plan.ts.
+
+import { compute } from "./hal/chip";
+import { COPY_BYTE } from "./hal/cost";
+
+@inline function word(p: usize, off: u32): u32 {
+  return load<u32>(p + <usize>off);
+}
+
+export function im2col(me: usize, p: usize, tile: usize): void {
+  const CIG = <i32>word(p, 64);
+  const KH = <i32>word(p, 68);
+  const KW = <i32>word(p, 72);
+  const SY = <i32>word(p, 76);
+  const SX = <i32>word(p, 80);
+  const DY = <i32>word(p, 84);
+  const DX = <i32>word(p, 88);
+  const PT = <i32>word(p, 92);
+  const PL = <i32>word(p, 96);
+  const H = <i32>word(p, 100);
+  const W = <i32>word(p, 104);
+  const OW = <i32>word(p, 108);
+  const cols = <i32>word(tile, 4);
+  const col = me + <usize>word(tile, 12);
+  const patch = me + <usize>word(tile, 164);
+  const oh0 = <i32>word(tile, 168);
+  const ih0 = <i32>word(tile, 172);
+  const rows = <i32>word(tile, 176);
+  const nh = cols / OW;
+  for (let ci = 0; ci < CIG; ci++) {
+    for (let ky = 0; ky < KH; ky++) {
+      for (let kx = 0; kx < KW; kx++) {
+        const dst = col + <usize>(((ci * KH + ky) * KW + kx) * cols);
+        for (let r = 0; r < nh; r++) {
+          const ih = (oh0 + r) * SY - PT + ky * DY;
+          const out = dst + <usize>(r * OW);
+          if (ih < 0 || ih >= H) {
+            memory.fill(out, 0, <usize>OW);
+            continue;
+          }
+          const src = patch + <usize>((ci * rows + ih - ih0) * W);
+          for (let ow = 0; ow < OW; ow++) {
+            const iw = ow * SX - PL + kx * DX;
+            store<u8>(out + <usize>ow, iw >= 0 && iw < W ? load<u8>(src + <usize>iw) : 0);
+          }
+        }
+      }
+    }
+  }
+  compute(COPY_BYTE, CIG * KH * KW * cols);
+}
