@@ -12,9 +12,9 @@ export const S2_SUPPORTED: RegExp[] = [
   // Row layers (the integer softmaxes).
   /^Kernels\/Integer\/Softmax\//,
   // Conv on the MLA over an im2col buffer.
-  /^Kernels\/Integer\/Conv\//,
+  /^Kernels\/Integer\/(Conv|MaxPool)\//,
   // Whole networks of the layers above.
-  /^Models\/miniMobileNet(v2)?$/,
+  /^Models\/(miniMobileNet|miniMobileNetv2|CNN_Linear1|CNN_Linear2)$/,
 ];
 
 export const s2Supported = (name: string): boolean => S2_SUPPORTED.some((re) => re.test(name));

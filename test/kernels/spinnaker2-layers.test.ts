@@ -1,7 +1,7 @@
 /**
  * SpiNNaker2's row and elementwise layers on random shapes and parameters (the deeploy folders cover few of them):
  * iSoftmax with 32- and 64-bit intermediates, ITAMax, ITAPartialMax, broadcasting elementwise chains and
- * requantized convolutions of random geometry, each
+ * requantized convolutions and max pools of random geometry, each
  * emulated and host-built C equal to the reference interpreter. Two PEs force one worker with many tiles.
  */
 import { join } from 'node:path';
@@ -81,6 +81,19 @@ for (let seed = 1; seed <= 4; seed++) {
     b.output('y', 'float32');
     const x = randomValues(rng, dtype, [b.graph().tensors.get('x')!.shape].flat());
     await checkS2Case(join(dir, `conv${seed}`), { builder: b, inputs: [x] }, { op: 'Conv', layer: 's2-conv', pes: seed === 1 ? 2 : undefined });
+  });
+}
+
+for (let seed = 1; seed <= 3; seed++) {
+  test(`MaxPool with random windows, strides, dilations and pads (seed ${seed})`, async () => {
+    const rng = new Rng(seed * 6007);
+    const dtype = rng.pick<IntType>(['int8', 'uint8']);
+    const shape = [rng.int(1, 2), rng.int(1, 6), rng.int(6, 14), rng.int(6, 14)];
+    const k = [rng.int(1, 3), rng.int(2, 3)];
+    const b = new OnnxBuilder('pool').input('x', dtype, shape);
+    b.node('MaxPool', ['x'], ['y'], { kernel_shape: k, pads: [rng.int(0, k[0] - 1), rng.int(0, k[1] - 1), rng.int(0, k[0] - 1), rng.int(0, k[1] - 1)], strides: [rng.int(1, 2), rng.int(1, 3)], dilations: [1, rng.int(1, 2)] });
+    b.output('y', 'float32');
+    await checkS2Case(join(dir, `pool${seed}`), { builder: b, inputs: [randomValues(rng, dtype, shape)] }, { op: 'MaxPool', layer: 's2-pool' });
   });
 }
 

@@ -7,7 +7,7 @@ import { compute } from "./hal/chip";
 import { CALL, ELEMENT, REQUANT } from "./hal/cost";
 import { dma_in, dma_out, dma_wait, mla_start, mla_wait } from "./s2";
 import { DMA_BYTES, DMA_DRAM, DMA_ROW_LENGTH, DMA_ROW_STRIDE, DMA_SIZE, DMA_SRAM, WORKER_FIRST, WORKER_TILES } from "./layout";
-import { im2col } from "./im2col";
+import { im2col, pool_max } from "./im2col";
 
 const GEMM_TILE_BYTES: u32 = 160;
 const CONV_TILE_BYTES: u32 = 192;
@@ -104,6 +104,14 @@ function gemm_tiles(me: usize, p: usize, block: usize, TILE_BYTES: u32, conv: bo
     if (inNext >= 0) dma_wait(inNext);
     inNext = i + 1 < tiles ? fetch(me, tile + TILE_BYTES) : -1;
     if (conv && word(tile, 160) != 0) im2col(me, p, tile);
+    if (conv && word(p, 112) == 1) {
+      // MaxPool: the max of each column goes straight to the output slot; no MLA, no epilogue.
+      if (outPrev2 >= 0) dma_wait(outPrev2);
+      pool_max(me, p, tile, me + <usize>word(tile, 28));
+      outPrev2 = outPrev;
+      outPrev = transfer(me, tile + 136, false);
+      continue;
+    }
     const rows = <i32>word(tile, 0);
     const cols = <i32>word(tile, 4);
     const kMajorA = (flags & 4) != 0;

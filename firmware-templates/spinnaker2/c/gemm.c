@@ -79,6 +79,14 @@ static void gemm_tiles(uint8_t *me, const uint8_t *p, const uint8_t *block, uint
     if (in_next >= 0) hal_dma_wait(in_next);
     in_next = i + 1 < tiles ? fetch(me, tile + TILE_BYTES) : -1;
     if (conv && s2_word(tile, 160) != 0) im2col(me, p, tile);
+    if (conv && s2_word(p, 112) == 1) {
+      /* MaxPool: the max of each column goes straight to the output slot; no MLA, no epilogue. */
+      if (out_prev2 >= 0) hal_dma_wait(out_prev2);
+      pool_max(me, p, tile, me + s2_word(tile, 28));
+      out_prev2 = out_prev;
+      out_prev = transfer(me, tile + 136, 0);
+      continue;
+    }
     const int32_t rows = (int32_t)s2_word(tile, 0), cols = (int32_t)s2_word(tile, 4);
     const int k_major_a = (flags & 4u) != 0, n_major_b = (flags & 8u) != 0;
     hal_mla_start(me + s2_word(tile, 8), me + s2_word(tile, 12), acc, rows, cols, K,

@@ -16,7 +16,7 @@ import { planGemm, type GemmPlan } from './gemm-plan.js';
 import { buildImage } from './image.js';
 import { encodeElementwise } from './elementwise.js';
 import { encodeRows } from './rows.js';
-import { convGeometry } from './conv-geometry.js';
+import { convGeometry, poolGeometry } from './conv-geometry.js';
 import { encodeConv } from './conv-plan.js';
 import { describeImage, type LayerSummary } from './describe.js';
 import { S2 } from './timing.js';
@@ -68,14 +68,15 @@ function planLayer(l: Layer, g: Graph, platform: Platform, workers: number): Pla
         },
       };
     }
-    if (l.kernel.name === 's2-conv') {
-      const geo = convGeometry(node, g);
+    if (l.kernel.name === 's2-conv' || l.kernel.name === 's2-pool') {
+      const geo = l.kernel.name === 's2-conv' ? convGeometry(node, g) : poolGeometry(node, g);
       const e = encodeConv(geo, node, workers, { requant: platform.costs.REQUANT, element: platform.costs.ELEMENT, copy: platform.costs.COPY_BYTE });
       return {
         layer: l,
         enc: e.enc,
         summary: {
-          kind: 'conv', engine: 'mla', macs: geo.N * geo.CO * geo.OH * geo.OW * geo.K, tiles: e.tiles, tileShape: e.shape,
+          kind: geo.pool ? 'maxpool' : 'conv', engine: geo.pool ? 'core' : 'mla', macs: geo.pool ? 0 : geo.N * geo.CO * geo.OH * geo.OW * geo.K,
+          tiles: e.tiles, tileShape: e.shape,
           sramBytes: e.sram, estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker,
         },
       };

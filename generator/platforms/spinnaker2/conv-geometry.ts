@@ -38,6 +38,8 @@ export interface ConvGeometry {
   yBytes: number;
   xSigned: boolean;
   wSigned: boolean;
+  /** MaxPool: no weights; each channel its own group; the max of the im2col column instead of the MLA. */
+  pool: boolean;
   /** Bias and requantization as tables over output channels (mode 'row' = per channel, or 'scalar'). */
   bias: ParamTable;
   requant?: { mul: ParamTable; add: ParamTable; shift: number; min: number; max: number };
@@ -57,6 +59,38 @@ export function convReason(node: Node, g: Graph): string | null {
   const autoPad = node.attrs.auto_pad;
   if (autoPad?.kind === 'string' && autoPad.value !== 'NOTSET') return `auto_pad ${autoPad.value} is not supported (give pads)`;
   return null;
+}
+
+/** MaxPool (ceil_mode 0, NCHW, 1-D or 2-D) as a depthwise window op: the conv layer in its pool mode. */
+export function poolReason(node: Node, g: Graph): string | null {
+  if (node.op !== 'MaxPool') return 'not a MaxPool';
+  const x = tensorOf(g, node.inputs[0]);
+  if (x.shape.length !== 3 && x.shape.length !== 4) return 'only 1-D and 2-D pools';
+  if (!eightBit(x)) return `the pool runs on 8-bit values; '${x.name}' is ${x.dtype}`;
+  if (attrInt(node, 'ceil_mode', 0) !== 0) return 'ceil_mode 1 is not supported';
+  if (node.outputs.length > 1 && node.outputs[1]) return 'the Indices output is not supported';
+  return null;
+}
+
+export function poolGeometry(node: Node, g: Graph): ConvGeometry {
+  const x = tensorOf(g, node.inputs[0]);
+  const y = tensorOf(g, node.outputs[0]);
+  const is1d = x.shape.length === 3;
+  const [N, C, H, W] = is1d ? [x.shape[0], x.shape[1], 1, x.shape[2]] : x.shape;
+  const [OH, OW] = is1d ? [1, y.shape[2]] : [y.shape[2], y.shape[3]];
+  const k = is1d ? 1 : 2;
+  const ks = attrInts(node, 'kernel_shape');
+  const pads = attrInts(node, 'pads', new Array<number>(2 * k).fill(0));
+  const strides = attrInts(node, 'strides', new Array<number>(k).fill(1));
+  const dil = attrInts(node, 'dilations', new Array<number>(k).fill(1));
+  const [KH, KW] = is1d ? [1, ks[0]] : ks;
+  return {
+    x, w: x, y, N, C, H, W, CO: C, G: C, CIG: 1, COG: 1, K: KH * KW, KH, KW, OH, OW,
+    PT: is1d ? 0 : pads[0], PL: is1d ? pads[0] : pads[1],
+    SY: is1d ? 1 : strides[0], SX: is1d ? strides[0] : strides[1],
+    DY: is1d ? 1 : dil[0], DX: is1d ? dil[0] : dil[1],
+    xBytes: 1, yBytes: bytesOf(y.dtype), xSigned: isSigned(x.dtype as IntType), wSigned: false, pool: true, bias: NONE,
+  };
 }
 
 export function convGeometry(node: Node, g: Graph): ConvGeometry {
@@ -98,7 +132,7 @@ export function convGeometry(node: Node, g: Graph): ConvGeometry {
     SY: is1d ? 1 : strides[0], SX: is1d ? strides[0] : strides[1],
     DY: is1d ? 1 : dil[0], DX: is1d ? dil[0] : dil[1],
     xBytes: bytesOf(x.dtype), yBytes: bytesOf(y.dtype),
-    xSigned: isSigned(x.dtype as IntType), wSigned: isSigned(w.dtype as IntType),
+    xSigned: isSigned(x.dtype as IntType), wSigned: isSigned(w.dtype as IntType), pool: false,
     bias: bias ? perChannel(bias, false) : NONE,
     requant: rq && {
       mul: perChannel(tensorOf(g, rq.mul), true),

@@ -11,11 +11,13 @@ import { int32Bytes, Words } from './words.js';
 /*
  * The conv layer (type 4; docs/spinnaker2.md "Conv layer"): the GEMM layer's parameters and tile descriptor
  * (gemm-encode.ts; A = the weights [channels][K], B = the im2col buffer [K][pixels]) plus, in the parameters at +64:
- * CIG, KH, KW, SY, SX, DY, DX, PT, PL, H, W, OW; and in the tile descriptor at +160: rebuild the im2col buffer (1) or
+ * CIG, KH, KW, SY, SX, DY, DX, PT, PL, H, W, OW, +112 mode (0 conv, 1 MaxPool: the max of each im2col column is the
+ * output, no MLA), +116 the byte im2col writes for padding (0; MaxPool: the input type's minimum, which never wins);
+ * and in the tile descriptor at +160: rebuild the im2col buffer (1) or
  * keep it (0), +164 SRAM offset of the input patch, +168 first output row, +172 first input row of the patch, +176
  * its rows. Tiles: per image and group, blocks of output rows (the pixels) by blocks of output channels.
  */
-export const CONV_PARAM_BYTES = GEMM_PARAM_BYTES + 48;
+export const CONV_PARAM_BYTES = GEMM_PARAM_BYTES + 64;
 export const CONV_TILE_BYTES = 192;
 
 interface Tile { n: number; g: number; oh0: number; nh: number; c0: number; mc: number }
@@ -59,7 +61,8 @@ export function encodeConv(geo: ConvGeometry, node: Node, maxWorkers: number, co
         const t = Math.ceil(T / w);
         const blockBytes = WORKER.first + t * CONV_TILE_BYTES;
         if (layout(mc, nh, align(workerBlockSram(CONV_PARAM_BYTES) + blockBytes, 16)).end > SRAM.bytes) continue;
-        const compute = mlaCycles(mc, P, geo.K) + mc * P * epi + (geo.K * P * costs.copy) / cBlocks;
+        // MaxPool: one compare per tap on the core (ELEMENT) instead of the MLA and the epilogue.
+        const compute = (geo.pool ? geo.K * P * costs.element : mlaCycles(mc, P, geo.K) + mc * P * epi) + (geo.K * P * costs.copy) / cBlocks;
         const inBytes = patchBytes(nh) / cBlocks + (cBlocks > 1 ? mc * geo.K : (mc * geo.K) / pBlocks) + 12 * mc;
         const dma = dmaCycles(inBytes, w) + dmaCycles(mc * P * geo.yBytes, w);
         const o = layerOverhead(w, CONV_PARAM_BYTES, blockBytes);
@@ -76,7 +79,7 @@ export function encodeConv(geo: ConvGeometry, node: Node, maxWorkers: number, co
   }
   const assignment = assign(tiles.length, best.w);
   const sram = layout(mc, nh, align(workerBlockSram(CONV_PARAM_BYTES) + blockBytes, 16));
-  const consts = [Uint8Array.from(geo.w.data!.data, (v) => v & 0xff), ...tables.flatMap((t) => (t && t.mode === 'row' ? [int32Bytes(t.values)] : []))];
+  const consts = [geo.pool ? new Uint8Array(0) : Uint8Array.from(geo.w.data!.data, (v) => v & 0xff), ...tables.flatMap((t) => (t && t.mode === 'row' ? [int32Bytes(t.values)] : []))];
   const tableBlob = tables.map((t, i) => (t && t.mode === 'row' ? 1 + tables.slice(0, i).filter((u) => u && u.mode === 'row').length : -1));
 
   const encode = (addr: Addresses) => {
@@ -86,6 +89,7 @@ export function encodeConv(geo: ConvGeometry, node: Node, maxWorkers: number, co
     tables.forEach((t, i) => p.u32(12 + 8 * i, PARAM_MODES[t?.mode ?? 'none']).i32(16 + 8 * i, t?.scalar ?? 0));
     p.u32(36, rq?.shift ?? 0).i32(40, rq?.min ?? 0).i32(44, rq?.max ?? 0).u32(48, sram.acc).u32(52, mc).u32(56, nh * geo.OW);
     [geo.CIG, geo.KH, geo.KW, geo.SY, geo.SX, geo.DY, geo.DX, geo.PT, geo.PL, geo.H, geo.W, geo.OW].forEach((v, i) => p.u32(64 + 4 * i, v));
+    p.u32(112, geo.pool ? 1 : 0).u32(116, geo.pool && geo.xSigned ? 0x80 : 0);
     const x = addr.tensor(geo.x.name);
     const y = addr.tensor(geo.y.name);
     const wAt = addr.constant(0);
@@ -103,7 +107,7 @@ export function encodeConv(geo: ConvGeometry, node: Node, maxWorkers: number, co
         const rowBytes = pr.rows * geo.W * geo.xBytes;
         const plane = geo.H * geo.W * geo.xBytes;
         const ops: (number[] | undefined)[] = [
-          [wAt + ch * geo.K, t.mc * geo.K, 0, 0],
+          geo.pool ? undefined : [wAt + ch * geo.K, t.mc * geo.K, 0, 0],
           // Output rows that read only padding need no patch: im2col writes zeros without reading it.
           pr.rows === 0 ? undefined
             : [x + ((t.n * geo.C + t.g * geo.CIG) * geo.H + pr.first) * geo.W * geo.xBytes, geo.CIG * rowBytes, rowBytes === plane ? 0 : rowBytes, rowBytes === plane ? 0 : plane],

@@ -3,7 +3,7 @@ import { GLOBAL, HEADER, LAYER_ELEMENTWISE, LAYER_FINISH, LAYER_GEMM, LAYER_ROWS
 
 /** What the generator decided for one layer, for firmware.json and the profile. */
 export interface LayerSummary {
-  kind: 'gemm' | 'elementwise' | 'rows' | 'conv';
+  kind: 'gemm' | 'elementwise' | 'rows' | 'conv' | 'maxpool';
   engine: string;
   macs: number;
   tiles: number;

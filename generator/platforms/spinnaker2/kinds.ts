@@ -4,7 +4,7 @@ import type { KernelDef } from '../../kernels/types.js';
 import { eightBit } from './gemm-geometry.js';
 import { elementwiseNest } from './elementwise.js';
 import { rowsAccepts } from './rows.js';
-import { convReason } from './conv-geometry.js';
+import { convReason, poolReason } from './conv-geometry.js';
 
 /**
  * The layer types of the SpiNNaker2 firmware, as the pipeline's kernel selection sees them: each accepts the nodes
@@ -49,4 +49,7 @@ export const S2_ROWS = layerKind('s2-rows', rowsAccepts);
 /** Conv on the MLA over an im2col buffer the worker builds (conv-plan.ts). */
 export const S2_CONV = layerKind('s2-conv', convReason);
 
-export const S2_KINDS: KernelDef[] = [S2_GEMM, S2_CONV, S2_ELEMENTWISE, S2_ROWS];
+/** MaxPool: the conv layer in its pool mode (the max of each im2col column). */
+export const S2_POOL = layerKind('s2-pool', poolReason);
+
+export const S2_KINDS: KernelDef[] = [S2_GEMM, S2_CONV, S2_POOL, S2_ELEMENTWISE, S2_ROWS];
