@@ -54,7 +54,7 @@ export function formatProfile(p: Profile): string {
   const mhz = p.clockHz > 0 ? `${p.clockHz / 1e6} MHz` : 'no clock given';
   const peak = p.peakMacsPerCycle > 0 ? `, utilisation against ${p.peakMacsPerCycle} MAC/cycle peak` : '';
   return [
-    `Profile of ${p.model || 'the model'} on ${p.platform} (${p.cores > 0 ? `${p.cores} cluster cores` : '1 core'}, ${mhz}${peak})`,
+    `Profile of ${p.model || 'the model'} on ${p.platform} (${p.cores > 0 ? `${p.cores} ${p.platform === 'spinnaker2' ? 'worker PEs' : 'cluster cores'}` : '1 core'}, ${mhz}${peak})`,
     `cycles from the ${p.cyclesFrom}`,
     line(head),
     rule,
