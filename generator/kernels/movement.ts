@@ -35,7 +35,7 @@ function normalizeAxis(axis: number, rank: number): number {
   return axis < 0 ? axis + rank : axis;
 }
 
-function partsOf(n: Node, g: Graph): PartSpec[] {
+export function partsOf(n: Node, g: Graph): PartSpec[] {
   const site = { node: n.name, op: n.op };
   const y = tensorOf(g, n.outputs[0]);
   const yStr = stridesOf(y.shape);

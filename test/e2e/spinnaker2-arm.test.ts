@@ -13,7 +13,7 @@ import { TEMPLATES, RUNTIME } from '../../generator/backend/paths.js';
 import { workDir } from '../helpers/kernel-check.js';
 
 const CC = 'arm-none-eabi-gcc';
-const SOURCES = ['scheduler.c', 'worker.c', 'gemm.c', 'elementwise.c', 'rows.c', 'im2col.c', 'main_board.c'];
+const SOURCES = ['scheduler.c', 'worker.c', 'gemm.c', 'elementwise.c', 'rows.c', 'im2col.c', 'movement.c', 'main_board.c'];
 
 function has(cmd: string): boolean {
   try {

@@ -14,7 +14,10 @@ export const S2_SUPPORTED: RegExp[] = [
   // Conv on the MLA over an im2col buffer.
   /^Kernels\/Integer\/(Conv|MaxPool)\//,
   // Whole networks of the layers above.
-  /^Models\/(miniMobileNet|miniMobileNetv2|CNN_Linear1|CNN_Linear2)$/,
+  // Data movement: copies of boxes through the worker's SRAM.
+  /^Kernels\/Integer\/(Pad\/.*|Slice|Concat|Attention)$/,
+  /^Others\/Backtracking$/,
+  /^Models\/(miniMobileNet|miniMobileNetv2|CNN_Linear1|CNN_Linear2|EEGFormer)$/,
 ];
 
 export const s2Supported = (name: string): boolean => S2_SUPPORTED.some((re) => re.test(name));

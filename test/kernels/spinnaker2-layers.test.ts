@@ -1,7 +1,7 @@
 /**
  * SpiNNaker2's row and elementwise layers on random shapes and parameters (the deeploy folders cover few of them):
  * iSoftmax with 32- and 64-bit intermediates, ITAMax, ITAPartialMax, broadcasting elementwise chains and
- * requantized convolutions and max pools of random geometry, each
+ * requantized convolutions and max pools of random geometry, and data movement, each
  * emulated and host-built C equal to the reference interpreter. Two PEs force one worker with many tiles.
  */
 import { join } from 'node:path';
@@ -94,6 +94,25 @@ for (let seed = 1; seed <= 3; seed++) {
     b.node('MaxPool', ['x'], ['y'], { kernel_shape: k, pads: [rng.int(0, k[0] - 1), rng.int(0, k[1] - 1), rng.int(0, k[0] - 1), rng.int(0, k[1] - 1)], strides: [rng.int(1, 2), rng.int(1, 3)], dilations: [1, rng.int(1, 2)] });
     b.output('y', 'float32');
     await checkS2Case(join(dir, `pool${seed}`), { builder: b, inputs: [randomValues(rng, dtype, shape)] }, { op: 'MaxPool', layer: 's2-pool' });
+  });
+}
+
+for (let seed = 1; seed <= 3; seed++) {
+  test(`data movement: Transpose, Slice with steps, Concat, Pad with a value, Gather (seed ${seed})`, async () => {
+    const rng = new Rng(seed * 1409);
+    const shape = [rng.int(1, 3), rng.int(2, 6), rng.int(2, 9), rng.int(2, 12)];
+    const perm = [0, 1, 2, 3].sort(() => rng.next() - 0.5);
+    const b = new OnnxBuilder('move').input('x', 'int8', shape).input('z', 'uint8', shape);
+    b.node('Transpose', ['x'], ['t'], { perm });
+    b.initializer('st', 'int64', [2], [1, 0]).initializer('en', 'int64', [2], [shape[1], shape[3]]).initializer('ax', 'int64', [2], [1, 3]).initializer('sp', 'int64', [2], [1, 2]);
+    b.node('Slice', ['z', 'st', 'en', 'ax', 'sp'], ['s']);
+    b.node('Concat', ['x', 'z'], ['c'], { axis: rng.int(0, 3) });
+    b.node('Pad', ['x'], ['p'], { mode: 'constant', pads: [0, 1, rng.int(0, 2), 1, 0, 0, 1, rng.int(0, 2)], value: float(rng.int(-5, 5)) });
+    b.initializer('ix', 'int64', [3], [2, 0, 1]);
+    b.node('Gather', ['x', 'ix'], ['g'], { axis: 2 });
+    for (const o of ['t', 's', 'c', 'p', 'g']) b.output(o, 'float32');
+    const inputs = [randomValues(rng, 'int8', shape), randomValues(rng, 'uint8', shape)];
+    await checkS2Case(join(dir, `move${seed}`), { builder: b, inputs }, { op: 'Transpose', layer: 's2-move', pes: seed === 1 ? 2 : undefined });
   });
 }
 

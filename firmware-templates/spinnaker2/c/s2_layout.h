@@ -50,6 +50,7 @@
 #define LAYER_ELEMENTWISE 2u
 #define LAYER_ROWS 3u
 #define LAYER_CONV 4u
+#define LAYER_MOVE 5u
 
 /* DMA descriptor in a worker block. */
 #define DMA_DRAM 0u

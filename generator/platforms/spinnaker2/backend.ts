@@ -16,6 +16,7 @@ import { planGemm, type GemmPlan } from './gemm-plan.js';
 import { buildImage } from './image.js';
 import { encodeElementwise } from './elementwise.js';
 import { encodeRows } from './rows.js';
+import { encodeMovement } from './movement.js';
 import { convGeometry, poolGeometry } from './conv-geometry.js';
 import { encodeConv } from './conv-plan.js';
 import { describeImage, type LayerSummary } from './describe.js';
@@ -79,6 +80,14 @@ function planLayer(l: Layer, g: Graph, platform: Platform, workers: number): Pla
           tiles: e.tiles, tileShape: e.shape,
           sramBytes: e.sram, estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker,
         },
+      };
+    }
+    if (l.kernel.name === 's2-move') {
+      const e = encodeMovement(node, g, workers, platform.costs.ELEMENT);
+      return {
+        layer: l,
+        enc: e.enc,
+        summary: { kind: 'movement', engine: 'core', macs: 0, tiles: e.tiles, tileShape: [], sramBytes: e.sram, estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker },
       };
     }
     if (l.kernel.name === 's2-rows') {

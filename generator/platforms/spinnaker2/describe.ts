@@ -1,9 +1,9 @@
 import type { DramImage } from './image.js';
-import { GLOBAL, HEADER, LAYER_ELEMENTWISE, LAYER_FINISH, LAYER_GEMM, LAYER_ROWS, LAYER_CONV, MAGIC, TIME_RUN, TIME_SCHED, TIME_SLOT, TIME_WORKER, VERSION } from './layout.js';
+import { GLOBAL, HEADER, LAYER_ELEMENTWISE, LAYER_FINISH, LAYER_GEMM, LAYER_ROWS, LAYER_CONV, LAYER_MOVE, MAGIC, TIME_RUN, TIME_SCHED, TIME_SLOT, TIME_WORKER, VERSION } from './layout.js';
 
 /** What the generator decided for one layer, for firmware.json and the profile. */
 export interface LayerSummary {
-  kind: 'gemm' | 'elementwise' | 'rows' | 'conv' | 'maxpool';
+  kind: 'gemm' | 'elementwise' | 'rows' | 'conv' | 'maxpool' | 'movement';
   engine: string;
   macs: number;
   tiles: number;
@@ -14,7 +14,7 @@ export interface LayerSummary {
   estimate: Record<string, number>;
 }
 
-const TYPE_NAMES: Record<number, string> = { [LAYER_FINISH]: 'finish', [LAYER_GEMM]: 'gemm', [LAYER_ELEMENTWISE]: 'elementwise', [LAYER_ROWS]: 'rows', [LAYER_CONV]: 'conv' };
+const TYPE_NAMES: Record<number, string> = { [LAYER_FINISH]: 'finish', [LAYER_GEMM]: 'gemm', [LAYER_ELEMENTWISE]: 'elementwise', [LAYER_ROWS]: 'rows', [LAYER_CONV]: 'conv', [LAYER_MOVE]: 'movement' };
 
 const hex = (n: number): string => `0x${n.toString(16).padStart(8, '0')}`;
 

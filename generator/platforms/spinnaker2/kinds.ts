@@ -5,6 +5,7 @@ import { eightBit } from './gemm-geometry.js';
 import { elementwiseNest } from './elementwise.js';
 import { rowsAccepts } from './rows.js';
 import { convReason, poolReason } from './conv-geometry.js';
+import { movementReason } from './movement.js';
 
 /**
  * The layer types of the SpiNNaker2 firmware, as the pipeline's kernel selection sees them: each accepts the nodes
@@ -52,4 +53,7 @@ export const S2_CONV = layerKind('s2-conv', convReason);
 /** MaxPool: the conv layer in its pool mode (the max of each im2col column). */
 export const S2_POOL = layerKind('s2-pool', poolReason);
 
-export const S2_KINDS: KernelDef[] = [S2_GEMM, S2_CONV, S2_POOL, S2_ELEMENTWISE, S2_ROWS];
+/** Data movement (Transpose, Slice, Concat, Gather, Pad): strided copies through the worker's SRAM (movement.ts). */
+export const S2_MOVE = layerKind('s2-move', movementReason);
+
+export const S2_KINDS: KernelDef[] = [S2_GEMM, S2_CONV, S2_POOL, S2_ELEMENTWISE, S2_ROWS, S2_MOVE];

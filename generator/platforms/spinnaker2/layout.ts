@@ -73,6 +73,7 @@ export const LAYER_GEMM = 1;
 export const LAYER_ELEMENTWISE = 2;
 export const LAYER_ROWS = 3;
 export const LAYER_CONV = 4;
+export const LAYER_MOVE = 5;
 
 /** A DMA descriptor in a worker block: DRAM address, SRAM offset (from the PE's SRAM base), bytes, rows (0: 1-D). */
 export const DMA = { dram: 0, sram: 4, bytes: 8, rowLength: 12, rowStride: 16, size: 20 } as const;

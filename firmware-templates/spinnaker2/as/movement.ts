@@ -1,0 +1,98 @@
+// The movement layer on a worker: Transpose, Slice, Concat, Gather, Pad as copies of boxes. Per tile: the source
+// span arrives by DMA, the core gathers it (or the fill value) into a dense staging buffer converting the type,
+// and DMAs write the staging buffer to the destination box. Two staging slots, so tile i+1's source arrives while
+// tile i copies. Format: generator/platforms/spinnaker2/movement.ts.
+
+import { compute } from "./hal/chip";
+import { CALL, ELEMENT } from "./hal/cost";
+import { dma_in, dma_out, dma_wait } from "./s2";
+import { WORKER_FIRST, WORKER_TILES } from "./layout";
+
+const TILE_BYTES: u32 = 128;
+const FILL: u32 = 255;
+
+@inline function word(p: usize, off: u32): u32 {
+  return load<u32>(p + <usize>off);
+}
+
+@inline function bytesOf(t: u32): u32 {
+  return t < 2 ? 1 : t < 4 ? 2 : 4;
+}
+
+function get(t: u32, p: usize): i32 {
+  if (t == 0) return <i32>load<u8>(p);
+  if (t == 1) return <i32>load<i8>(p);
+  if (t == 2) return <i32>load<u16>(p);
+  if (t == 3) return <i32>load<i16>(p);
+  return load<i32>(p);
+}
+
+function put(t: u32, p: usize, v: i32): void {
+  const n = bytesOf(t);
+  if (n == 1) store<u8>(p, <u8>v);
+  else if (n == 2) store<u16>(p, <u16>v);
+  else store<i32>(p, v);
+}
+
+function fetch(me: usize, tile: usize): i32 {
+  if (word(tile, 68) == 0) return -1;
+  return dma_in(me + <usize>word(tile, 76), word(tile, 72), word(tile, 80));
+}
+
+/** Gathers the tile into its staging buffer; returns the ticket of its last write-back. */
+function copy(me: usize, tile: usize): i32 {
+  const rows = word(tile, 0);
+  const d1 = word(tile, 4);
+  const d2 = word(tile, 8);
+  const d3 = word(tile, 12);
+  const st = word(tile, 16);
+  const dt = word(tile, 20);
+  const fill = <i32>word(tile, 56);
+  const src = me + <usize>word(tile, 60);
+  const staging = me + <usize>word(tile, 64);
+  const sb = bytesOf(st);
+  const db = bytesOf(dt);
+  let at = staging;
+  for (let i: u32 = 0; i < rows; i++) {
+    for (let j1: u32 = 0; j1 < d1; j1++) {
+      for (let j2: u32 = 0; j2 < d2; j2++) {
+        for (let j3: u32 = 0; j3 < d3; j3++) {
+          const idx = i * word(tile, 24) + j1 * word(tile, 28) + j2 * word(tile, 32) + j3 * word(tile, 36);
+          put(dt, at, st == FILL ? fill : get(st, src + <usize>(idx * sb)));
+          at += <usize>db;
+        }
+      }
+    }
+  }
+  compute(ELEMENT, <i32>(rows * d1 * d2 * d3));
+  const dst = word(tile, 92);
+  const run = d2 * d3 * db;
+  if (word(tile, 96) != 0) return dma_out(staging, dst, rows * d1 * run);
+  let ticket = -1;
+  for (let i: u32 = 0; i < rows; i++) {
+    for (let j1: u32 = 0; j1 < d1; j1++) {
+      const to = dst + (i * word(tile, 40) + j1 * word(tile, 44)) * db;
+      const from = staging + <usize>((i * d1 + j1) * run);
+      ticket = d2 > 1 ? dma_out(from, to, run, d3 * db, word(tile, 48) * db) : dma_out(from, to, run);
+    }
+  }
+  return ticket;
+}
+
+export function move_run(me: usize, p: usize, block: usize): void {
+  const tiles = <i32>word(block, WORKER_TILES);
+  let inNext = fetch(me, block + WORKER_FIRST);
+  let outPrev: i32 = -1;
+  let outPrev2: i32 = -1;
+  for (let i = 0; i < tiles; i++) {
+    const tile = block + WORKER_FIRST + <usize>(<u32>i * TILE_BYTES);
+    compute(CALL, 1);
+    if (inNext >= 0) dma_wait(inNext);
+    inNext = i + 1 < tiles ? fetch(me, tile + TILE_BYTES) : -1;
+    // Tile i reuses the staging slot of tile i-2: its write-backs must be done.
+    if (outPrev2 >= 0) dma_wait(outPrev2);
+    outPrev2 = outPrev;
+    outPrev = copy(me, tile);
+  }
+  if (outPrev >= 0) dma_wait(outPrev);
+}

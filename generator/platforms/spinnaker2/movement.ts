@@ -1,0 +1,133 @@
+import { GenError } from '../../errors.js';
+import { bytesOf, type DType } from '../../ir/dtype.js';
+import { tensorOf, type Graph, type Node } from '../../ir/graph.js';
+import { collapse } from '../../kernels/loops.js';
+import { copyKernel, partsOf } from '../../kernels/movement.js';
+import type { PartSpec } from '../../kernels/parts.js';
+import type { Addresses, LayerEncoding } from './encoding.js';
+import { assign } from './gemm-plan.js';
+import { align, LAYER_MOVE, SRAM, WORKER, workerBlockSram } from './layout.js';
+import { dmaCycles, layerOverhead, S2 } from './timing.js';
+import { Words } from './words.js';
+
+/*
+ * The movement layer (type 5): Transpose, Slice, Concat, Gather, Pad and reshapes that need a copy, as the disjoint
+ * output boxes ("parts") of kernels/movement.ts, each a copy from a strided source or a fill with a constant. No
+ * parameters; everything is in the tile descriptor (128 bytes): +0 rows of d0, +4/+8/+12 d1..d3, +16 source type
+ * (the elementwise codes; 255: a fill), +20 destination type, +24 source strides s0..s3, +40 destination strides
+ * o0..o3 (elements), +56 the fill value (i32), +60 SRAM offset of the source span, +64 of the staging buffer,
+ * +68 input transfers (0 or 1), +72 its DMA descriptor, +92 DRAM address of the tile's first destination element,
+ * +96 1 if the tile's destination is one dense run. The worker gathers the source into the dense staging buffer
+ * (converting the type), then writes it back in one DMA when dense, else one 2-D DMA per (row, j1): d2 runs of d3.
+ */
+const TYPE_CODES: Partial<Record<DType, number>> = { uint8: 0, bool: 0, int8: 1, uint16: 2, int16: 3, uint32: 4, int32: 5 };
+const FILL = 255;
+const TILE_BYTES = 128;
+
+interface Nest { dims: number[]; src?: number[]; dst: number[]; srcOff: number; dstOff: number }
+
+/** A part's loops, merged, with d0 the outermost real loop (tiles split it) and d3 the innermost. */
+function nestOf(p: PartSpec, site: { node: string; op: string }): Nest {
+  const leaf = p.leaves[0];
+  const c = collapse({ dims: p.dims, strides: leaf ? [leaf.strides, p.out.strides] : [p.out.strides] });
+  // A destination strided in the innermost loop (a Pad's column slab) gets a loop of one element inside, so that
+  // every write-back run is contiguous: runs of one element, 2-D DMA rows.
+  const last = c.strides[c.strides.length - 1];
+  if (c.dims.length > 0 && last[last.length - 1] !== 1) {
+    c.dims.push(1);
+    c.strides.forEach((s, k) => s.push(k === c.strides.length - 1 ? 1 : 0));
+  }
+  if (c.dims.length > 4) throw new GenError('unsupported', `a copy of ${c.dims.length} loops after merging; the spinnaker2 movement layer has 4`, site);
+  const n = Math.max(1, c.dims.length);
+  const place = <T>(v: T[], fill: T): T[] => (v.length === 0 ? [fill, fill, fill, fill] : [v[0], ...new Array<T>(4 - n).fill(fill), ...v.slice(1)]);
+  const dims = place(c.dims, 1);
+  const strides = c.strides.map((s) => place(s, 0));
+  const dst = strides[strides.length - 1];
+  if (dst[3] !== 1 && dims[3] > 1) throw new GenError('unsupported', 'the innermost loop of a copy writes a strided destination', site);
+  if (leaf && strides[0].some((s) => s < 0)) throw new GenError('unsupported', 'a copy reads with a negative stride', site);
+  return { dims, src: leaf ? strides[0] : undefined, dst, srcOff: leaf?.offset ?? 0, dstOff: p.out.offset };
+}
+
+export function movementReason(node: Node, g: Graph): string | null {
+  const why = copyKernel.accepts(node, g);
+  if (why) return why;
+  try {
+    const site = { node: node.name, op: node.op };
+    for (const p of partsOf(node, g)) {
+      nestOf(p, site);
+      for (const t of [...p.leaves.map((l) => l.dtype), p.out.dtype]) if (TYPE_CODES[t] === undefined) return `${t} is not a type the movement layer copies`;
+    }
+  } catch (e) {
+    if (e instanceof GenError) return e.reason;
+    throw e;
+  }
+  return null;
+}
+
+export function encodeMovement(node: Node, g: Graph, maxWorkers: number, elementCycles: number) {
+  const site = { node: node.name, op: node.op };
+  const y = tensorOf(g, node.outputs[0]);
+  const sources = node.op === 'Concat' ? node.inputs : [node.inputs[0]];
+  const parts = partsOf(node, g).map((p) => ({ p, n: nestOf(p, site), sb: p.leaves[0] ? bytesOf(p.leaves[0].dtype) : 0, db: bytesOf(p.out.dtype), src: p.leaves[0] ? sources[Number(p.leaves[0].field.slice(2))] : undefined }));
+  // Half of what is left after the configuration, with 8 KiB kept for the worker block (checked below).
+  const budget = Math.floor((SRAM.bytes - workerBlockSram(0) - 8192) / 2 / 16) * 16 - 32;
+  const inner = (n: Nest, s: number[]): number => 1 + [1, 2, 3].reduce((a, d) => a + (n.dims[d] - 1) * s[d], 0);
+  const span = (q: (typeof parts)[number], rows: number): number => (q.n.src ? ((rows - 1) * q.n.src[0] + inner(q.n, q.n.src)) * q.sb : 0);
+  const perRow = (n: Nest): number => n.dims[1] * n.dims[2] * n.dims[3];
+  // Tiles: per part, the most rows whose source span and staging buffer fit half the SRAM (two of each).
+  const tiles = parts.flatMap((q, k) => {
+    let rows = q.n.dims[0];
+    while (rows > 1 && span(q, rows) + rows * perRow(q.n) * q.db > budget) rows = Math.ceil(rows / 2);
+    if (span(q, rows) + rows * perRow(q.n) * q.db > budget) throw new GenError('capacity', `one row of a copy (${perRow(q.n)} elements) does not fit a PE's SRAM`, site);
+    return Array.from({ length: Math.ceil(q.n.dims[0] / rows) }, (_, t) => ({ k, r0: t * rows, rows: Math.min(rows, q.n.dims[0] - t * rows) }));
+  });
+  const dense = (n: Nest): boolean => n.dst[3] === 1 && (n.dims[2] === 1 || n.dst[2] === n.dims[3]) && (n.dims[1] === 1 || n.dst[1] === n.dims[2] * n.dims[3]);
+  const tileCost = (t: (typeof tiles)[number], w: number): number => {
+    const q = parts[t.k];
+    const outs = dense(q.n) && (t.rows === 1 || q.n.dst[0] === perRow(q.n)) ? 1 : t.rows * q.n.dims[1];
+    const dma = (q.n.src ? dmaCycles(span(q, t.rows), w) : 0) + outs * dmaCycles(t.rows * perRow(q.n) * q.db / outs, w);
+    return Math.max(t.rows * perRow(q.n) * elementCycles, dma);
+  };
+  let best = { w: 1, cycles: Infinity };
+  for (let w = 1; w <= Math.min(maxWorkers, tiles.length); w++) {
+    const t = Math.ceil(tiles.length / w);
+    const o = layerOverhead(w, 0, WORKER.first + t * TILE_BYTES);
+    const avg = tiles.reduce((s, x) => s + tileCost(x, w), 0) / tiles.length;
+    const cycles = o.before + S2.nocSend * (w - 1) + o.perWorker + o.after + t * avg;
+    if (cycles < best.cycles) best = { w, cycles };
+  }
+  const assignment = assign(tiles.length, best.w);
+  const blockBytes = WORKER.first + Math.max(...assignment.map((a) => a.length)) * TILE_BYTES;
+  const first = align(workerBlockSram(0) + blockBytes, 16);
+  const slot = Math.floor((SRAM.bytes - first) / 2 / 16) * 16;
+  if (slot < budget + 32) throw new GenError('capacity', `${tiles.length} copy tiles: the worker blocks leave too little SRAM`, site);
+  const encode = (addr: Addresses) => {
+    const blocks = assignment.map((ids) => {
+      const b = new Words(blockBytes);
+      b.u32(WORKER.tiles, ids.length);
+      ids.forEach((id, i) => {
+        const t = tiles[id];
+        const q = parts[t.k];
+        const n = q.n;
+        const d = WORKER.first + i * TILE_BYTES;
+        const srcSram = first + (i % 2) * slot;
+        const staging = srcSram + align(span(q, t.rows), 16);
+        b.u32(d, t.rows).u32(d + 4, n.dims[1]).u32(d + 8, n.dims[2]).u32(d + 12, n.dims[3]);
+        b.u32(d + 16, q.src ? TYPE_CODES[q.p.leaves[0].dtype]! : FILL).u32(d + 20, TYPE_CODES[q.p.out.dtype]!);
+        (n.src ?? [0, 0, 0, 0]).forEach((s, j) => b.u32(d + 24 + 4 * j, s));
+        n.dst.forEach((s, j) => b.u32(d + 40 + 4 * j, s));
+        b.i32(d + 56, q.src ? 0 : (q.p.expr.k === 'const' ? q.p.expr.v : 0)).u32(d + 60, srcSram).u32(d + 64, staging);
+        if (q.src) {
+          const from = addr.tensor(q.src) + (n.srcOff + t.r0 * n.src![0]) * q.sb;
+          b.u32(d + 68, 1).u32(d + 72, from).u32(d + 76, srcSram).u32(d + 80, span(q, t.rows));
+        }
+        b.u32(d + 92, addr.tensor(y.name) + (n.dstOff + t.r0 * n.dst[0]) * q.db);
+        b.u32(d + 96, dense(n) && (t.rows === 1 || n.dst[0] === perRow(n)) ? 1 : 0);
+      });
+      return b.bytes;
+    });
+    return { params: new Uint8Array(0), blocks };
+  };
+  const enc: LayerEncoding = { type: LAYER_MOVE, workers: best.w, paramBytes: 0, blockBytes, consts: [], encode };
+  return { enc, tiles: tiles.length, estimate: best.cycles, perWorker: assignment.map((a) => a.length), sram: SRAM.bytes };
+}
