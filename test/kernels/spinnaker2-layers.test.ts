@@ -1,7 +1,7 @@
 /**
  * SpiNNaker2's row and elementwise layers on random shapes and parameters (the deeploy folders cover few of them):
  * iSoftmax with 32- and 64-bit intermediates, ITAMax, ITAPartialMax, broadcasting elementwise chains and
- * requantized convolutions and max pools of random geometry, and data movement, each
+ * requantized convolutions and max pools of random geometry, data movement, reductions and iRMSNorm, each
  * emulated and host-built C equal to the reference interpreter. Two PEs force one worker with many tiles.
  */
 import { join } from 'node:path';
@@ -113,6 +113,23 @@ for (let seed = 1; seed <= 3; seed++) {
     for (const o of ['t', 's', 'c', 'p', 'g']) b.output(o, 'float32');
     const inputs = [randomValues(rng, 'int8', shape), randomValues(rng, 'uint8', shape)];
     await checkS2Case(join(dir, `move${seed}`), { builder: b, inputs }, { op: 'Transpose', layer: 's2-move', pes: seed === 1 ? 2 : undefined });
+  });
+}
+
+for (let seed = 1; seed <= 3; seed++) {
+  test(`ReduceSum and ReduceMean over a contiguous group of axes, iRMSNorm (seed ${seed})`, async () => {
+    const rng = new Rng(seed * 8191);
+    const shape = [rng.int(1, 3), rng.int(2, 7), rng.int(1, 6), rng.int(2, 9)];
+    const a0 = rng.int(0, 3);
+    const axes = Array.from({ length: rng.int(1, 4 - a0) }, (_, i) => a0 + i);
+    const b = new OnnxBuilder('reduce').input('x', 'int8', shape);
+    b.node('ReduceSum', ['x'], ['s'], { axes, keepdims: rng.int(0, 1) });
+    b.node('ReduceMean', ['x'], ['m'], { axes, keepdims: 0 });
+    const L = shape[3];
+    b.initializer('w', 'int32', [L], rng.ints(L, -300, 300));
+    b.node('iRMSNorm', ['x', 'w'], ['r'], { D: float(2 ** rng.int(4, 10)), n_levels: float(256) });
+    for (const o of ['s', 'm', 'r']) b.output(o, 'float32');
+    await checkS2Case(join(dir, `reduce${seed}`), { builder: b, inputs: [randomValues(rng, 'int8', shape)] }, { op: 'ReduceSum', layer: 's2-reduce', pes: seed === 1 ? 2 : undefined });
   });
 }
 

@@ -3,9 +3,11 @@
 // checked every intermediate fits). Format: generator/platforms/spinnaker2/rows.ts.
 
 import { compute } from "./hal/chip";
-import { CALL, DIV, SOFTMAX_ELEM } from "./hal/cost";
+import { CALL, DIV, NORM_ELEM, SOFTMAX_ELEM } from "./hal/cost";
+import { fg_isqrt64 } from "./hal/support";
 import { dma_in, dma_out, dma_wait } from "./s2";
-import { DMA_BYTES, DMA_DRAM, DMA_SRAM, WORKER_FIRST, WORKER_TILES } from "./layout";
+import { DMA_BYTES, DMA_DRAM, DMA_ROW_LENGTH, DMA_ROW_STRIDE, DMA_SRAM, WORKER_FIRST, WORKER_TILES } from "./layout";
+import { ELEMENT } from "./hal/cost";
 
 const TILE_BYTES: u32 = 64;
 
@@ -91,9 +93,45 @@ function itaPartialMax(x: usize, y: usize, L: i32, xt: u32, yt: u32, p: usize): 
   }
 }
 
+/** iRMSNorm: std = isqrt(tdiv(sum x^2, L) + 1); y = clip(tdiv(x*w, std) >> log2(D), -128, 127); weights from +48. */
+function rmsNorm(x: usize, y: usize, L: i32, xt: u32, yt: u32, p: usize): void {
+  const s = <i64>word(p, 40);
+  let sq: i64 = 0;
+  for (let j = 0; j < L; j++) {
+    const v = get(xt, x, j);
+    sq += v * v;
+  }
+  const std = fg_isqrt64(sq / <i64>L + 1);
+  for (let j = 0; j < L; j++) {
+    const v = (get(xt, x, j) * <i64><i32>load<u32>(p + 48 + (<usize>j << 2))) / std >> s;
+    put(yt, y, j, v < -128 ? -128 : v > 127 ? 127 : v);
+  }
+}
+
+/**
+ * Variant 4 (generator/platforms/spinnaker2/reduce.ts): the tile is R rows of `cols` values ([R][cols] in SRAM);
+ * each column's sum, or its mean by a rounding shift (mode 1) or a rounded truncating division (mode 2, sign(0) +1).
+ */
+function reduceColumns(x: usize, y: usize, cols: i32, xt: u32, yt: u32, p: usize): void {
+  const R = <i32>word(p, 4);
+  const mode = word(p, 16);
+  const s = <i64>word(p, 20);
+  for (let c = 0; c < cols; c++) {
+    let acc: i64 = 0;
+    for (let r = 0; r < R; r++) acc += get(xt, x, r * cols + c);
+    if (mode == 1) acc = (acc + ((<i64>1) << (s - 1))) >> s;
+    else if (mode == 2) acc = (acc + (acc >= 0 ? <i64>(R / 2) : -<i64>(R / 2))) / <i64>R;
+    put(yt, y, c, acc);
+  }
+  compute(ELEMENT, R * cols);
+  if (mode == 2) compute(DIV, cols);
+}
+
 function transfer(me: usize, d: usize, toLocal: bool): i32 {
   const local = me + <usize>word(d, DMA_SRAM);
-  return toLocal ? dma_in(local, word(d, DMA_DRAM), word(d, DMA_BYTES)) : dma_out(local, word(d, DMA_DRAM), word(d, DMA_BYTES));
+  const len = word(d, DMA_ROW_LENGTH);
+  const stride = word(d, DMA_ROW_STRIDE);
+  return toLocal ? dma_in(local, word(d, DMA_DRAM), word(d, DMA_BYTES), len, stride) : dma_out(local, word(d, DMA_DRAM), word(d, DMA_BYTES), len, stride);
 }
 
 export function rows_run(me: usize, p: usize, block: usize): void {
@@ -116,15 +154,22 @@ export function rows_run(me: usize, p: usize, block: usize): void {
     const rows = <i32>word(tile, 0);
     const x = me + <usize>word(tile, 4);
     const y = me + <usize>word(tile, 8);
+    if (variant == 4) {
+      reduceColumns(x, y, rows, xt, yt, p);
+      outPrev2 = outPrev;
+      outPrev = transfer(me, tile + 36, false);
+      continue;
+    }
     for (let r = 0; r < rows; r++) {
       const xr = x + <usize>(<u32>(r * L) * xb);
       const yr = y + <usize>(<u32>(r * L) * yb);
       if (variant == 0) iSoftmax(xr, yr, L, xt, yt, p);
       else if (variant == 1) itaMax(xr, yr, L, xt, yt, p);
+      else if (variant == 3) rmsNorm(xr, yr, L, xt, yt, p);
       else itaPartialMax(xr, yr, L, xt, yt, p);
     }
-    compute(SOFTMAX_ELEM, rows * L);
-    compute(DIV, variant == 0 ? 2 * rows * L : rows);
+    compute(variant == 3 ? NORM_ELEM : SOFTMAX_ELEM, rows * L);
+    compute(DIV, variant == 0 ? 2 * rows * L : variant == 3 ? rows * (2 + L) : rows);
     outPrev2 = outPrev;
     outPrev = transfer(me, tile + 36, false);
   }

@@ -74,10 +74,48 @@ static void itapartialmax(const uint8_t *x, uint8_t *y, int32_t L, uint32_t xt, 
   }
 }
 
+/* floor(sqrt(v)) for v >= 0, bit by bit (the core has no 64-bit square root). */
+static int64_t isqrt64(int64_t v) {
+  if (v <= 0) return 0;
+  uint64_t x = (uint64_t)v, r = 0, bit = (uint64_t)1 << 62;
+  while (bit > x) bit >>= 2;
+  for (; bit != 0; bit >>= 2) {
+    if (x >= r + bit) { x -= r + bit; r = (r >> 1) + bit; } else r >>= 1;
+  }
+  return (int64_t)r;
+}
+
+/* iRMSNorm: std = isqrt(tdiv(sum x^2, L) + 1); y = clip(tdiv(x*w, std) >> log2(D), -128, 127); weights from +48. */
+static void rmsnorm(const uint8_t *x, uint8_t *y, int32_t L, uint32_t xt, uint32_t yt, const uint8_t *p) {
+  const uint32_t s = s2_word(p, 40);
+  int64_t sq = 0;
+  for (int32_t j = 0; j < L; j++) sq += get(xt, x, j) * get(xt, x, j);
+  const int64_t std = isqrt64(sq / L + 1);
+  for (int32_t j = 0; j < L; j++) {
+    const int64_t v = (get(xt, x, j) * (int64_t)(int32_t)s2_word(p, 48 + 4 * (uint32_t)j)) / std >> s;
+    put(yt, y, j, v < -128 ? -128 : v > 127 ? 127 : v);
+  }
+}
+
+/* Variant 4 (generator/platforms/spinnaker2/reduce.ts): R rows of `cols` values; each column's sum, or its mean by
+   a rounding shift (mode 1) or a rounded truncating division (mode 2, sign(0) = +1). */
+static void reduce_columns(const uint8_t *x, uint8_t *y, int32_t cols, uint32_t xt, uint32_t yt, const uint8_t *p) {
+  const int32_t R = (int32_t)s2_word(p, 4);
+  const uint32_t mode = s2_word(p, 16), s = s2_word(p, 20);
+  for (int32_t c = 0; c < cols; c++) {
+    int64_t acc = 0;
+    for (int32_t r = 0; r < R; r++) acc += get(xt, x, r * cols + c);
+    if (mode == 1) acc = (acc + ((int64_t)1 << (s - 1))) >> s;
+    else if (mode == 2) acc = (acc + (acc >= 0 ? R / 2 : -(R / 2))) / R;
+    put(yt, y, c, acc);
+  }
+}
+
 static int transfer(uint8_t *me, const uint8_t *d, int to_local) {
   uint8_t *local = me + s2_word(d, DMA_SRAM);
-  return to_local ? hal_dma_in(local, s2_word(d, DMA_DRAM), s2_word(d, DMA_BYTES), 0, 0)
-                  : hal_dma_out(local, s2_word(d, DMA_DRAM), s2_word(d, DMA_BYTES), 0, 0);
+  const uint32_t len = s2_word(d, DMA_ROW_LENGTH), stride = s2_word(d, DMA_ROW_STRIDE);
+  return to_local ? hal_dma_in(local, s2_word(d, DMA_DRAM), s2_word(d, DMA_BYTES), len, stride)
+                  : hal_dma_out(local, s2_word(d, DMA_DRAM), s2_word(d, DMA_BYTES), len, stride);
 }
 
 void rows_run(uint8_t *me, const uint8_t *p, const uint8_t *block) {
@@ -95,11 +133,18 @@ void rows_run(uint8_t *me, const uint8_t *p, const uint8_t *block) {
     const int32_t rows = (int32_t)s2_word(tile, 0);
     const uint8_t *x = me + s2_word(tile, 4);
     uint8_t *y = me + s2_word(tile, 8);
+    if (variant == 4) {
+      reduce_columns(x, y, rows, xt, yt, p);
+      out_prev2 = out_prev;
+      out_prev = transfer(me, tile + 36, 0);
+      continue;
+    }
     for (int32_t r = 0; r < rows; r++) {
       const uint8_t *xr = x + (uint32_t)(r * L) * xb;
       uint8_t *yr = y + (uint32_t)(r * L) * yb;
       if (variant == 0) isoftmax(xr, yr, L, xt, yt, p);
       else if (variant == 1) itamax(xr, yr, L, xt, yt, p);
+      else if (variant == 3) rmsnorm(xr, yr, L, xt, yt, p);
       else itapartialmax(xr, yr, L, xt, yt, p);
     }
     out_prev2 = out_prev;

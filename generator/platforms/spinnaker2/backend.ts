@@ -17,6 +17,7 @@ import { buildImage } from './image.js';
 import { encodeElementwise } from './elementwise.js';
 import { encodeRows } from './rows.js';
 import { encodeMovement } from './movement.js';
+import { encodeReduce } from './reduce.js';
 import { convGeometry, poolGeometry } from './conv-geometry.js';
 import { encodeConv } from './conv-plan.js';
 import { describeImage, type LayerSummary } from './describe.js';
@@ -90,8 +91,16 @@ function planLayer(l: Layer, g: Graph, platform: Platform, workers: number): Pla
         summary: { kind: 'movement', engine: 'core', macs: 0, tiles: e.tiles, tileShape: [], sramBytes: e.sram, estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker },
       };
     }
+    if (l.kernel.name === 's2-reduce') {
+      const e = encodeReduce(node, g, workers, { element: platform.costs.ELEMENT, div: platform.costs.DIV });
+      return {
+        layer: l,
+        enc: e.enc,
+        summary: { kind: 'rows', engine: 'core', macs: 0, tiles: e.tiles, tileShape: [e.rows], sramBytes: e.sram, estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker },
+      };
+    }
     if (l.kernel.name === 's2-rows') {
-      const e = encodeRows(node, g, workers, { softmax: platform.costs.SOFTMAX_ELEM, div: platform.costs.DIV });
+      const e = encodeRows(node, g, workers, { softmax: platform.costs.SOFTMAX_ELEM, norm: platform.costs.NORM_ELEM, div: platform.costs.DIV });
       return {
         layer: l,
         enc: e.enc,
@@ -147,7 +156,7 @@ function emit({ graph, layers, plan: data, platform }: { graph: Graph; layers: L
   copyDir(join(TEMPLATES, 'spinnaker2', 'as'), 'as', files);
   copyDir(join(TEMPLATES, 'spinnaker2', 'c'), 'c', files);
   copyDir(join(RUNTIME, 'c', 'spinnaker2'), 'c/hal/spinnaker2', files);
-  for (const f of ['chip.ts', 'memory.ts', 'cost.ts']) files.set(`as/hal/${f}`, readFileSync(join(RUNTIME, 'as', f)));
+  for (const f of ['chip.ts', 'memory.ts', 'cost.ts', 'support.ts']) files.set(`as/hal/${f}`, readFileSync(join(RUNTIME, 'as', f)));
   files.set('memory/dram.bin', image.bytes);
   files.set('firmware.json', `${JSON.stringify({ ...manifest, spinnaker2: describeImage(image, planned.map((p) => p.summary)) }, null, 2)}\n`);
   return { files, manifest };

@@ -6,6 +6,7 @@ import { elementwiseNest } from './elementwise.js';
 import { rowsAccepts } from './rows.js';
 import { convReason, poolReason } from './conv-geometry.js';
 import { movementReason } from './movement.js';
+import { reduceReason } from './reduce.js';
 
 /**
  * The layer types of the SpiNNaker2 firmware, as the pipeline's kernel selection sees them: each accepts the nodes
@@ -56,4 +57,7 @@ export const S2_POOL = layerKind('s2-pool', poolReason);
 /** Data movement (Transpose, Slice, Concat, Gather, Pad): strided copies through the worker's SRAM (movement.ts). */
 export const S2_MOVE = layerKind('s2-move', movementReason);
 
-export const S2_KINDS: KernelDef[] = [S2_GEMM, S2_CONV, S2_POOL, S2_ELEMENTWISE, S2_ROWS, S2_MOVE];
+/** ReduceSum / ReduceMean over a contiguous group of axes: the row layer's column reduction (reduce.ts). */
+export const S2_REDUCE = layerKind('s2-reduce', reduceReason);
+
+export const S2_KINDS: KernelDef[] = [S2_GEMM, S2_CONV, S2_POOL, S2_ELEMENTWISE, S2_ROWS, S2_REDUCE, S2_MOVE];

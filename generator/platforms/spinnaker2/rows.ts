@@ -4,6 +4,10 @@ import { bytesOf, type DType } from '../../ir/dtype.js';
 import type { Graph, Node } from '../../ir/graph.js';
 import type { Platform } from '../types.js';
 import { iSoftmaxKernel, itaMaxKernel, itaPartialMaxKernel } from '../../kernels/softmax.js';
+import { iRMSNormKernel } from '../../kernels/norm.js';
+import { attrLog2 } from '../../ir/attrs.js';
+import { broadcastStrides } from '../../ir/broadcast.js';
+import { tensorOf } from '../../ir/graph.js';
 import { rowsOf } from '../../kernels/words.js';
 import type { Addresses, LayerEncoding } from './encoding.js';
 import { assign } from './gemm-plan.js';
@@ -12,8 +16,9 @@ import { chooseRows } from './row-tiles.js';
 import { Words } from './words.js';
 
 /*
- * The row layer (type 3): the integer softmaxes of SEMANTICS.md over rows of the last axis. Parameters, 48 bytes:
- * +0 variant (0 iSoftmax, 1 ITAMax, 2 ITAPartialMax), +4 row length L, +8/+12 input and output types (the codes of
+ * The row layer (type 3): the integer softmaxes and iRMSNorm of SEMANTICS.md over rows of the last axis. Parameters,
+ * 48 bytes (iRMSNorm: + 4 L, its weights per column as int32 from +48, and log2(D) at +40):
+ * +0 variant (0 iSoftmax, 1 ITAMax, 2 ITAPartialMax, 3 iRMSNorm; 4 is the reduction of reduce.ts), +4 row length L, +8/+12 input and output types (the codes of
  * the elementwise layer), +16 coeffA, +20 coeffB, +24 coeffC, +28 log2, +32 n_levels, +36 group_width (i32 each).
  * Tile descriptor, 64 bytes: +0 rows, +4/+8 SRAM offsets of x and y, +16 the input's DMA descriptor, +36 the
  * output's. The firmware computes in 64 bits; the core platforms' kernels (kernels/softmax.ts) check first that
@@ -23,16 +28,31 @@ const VARIANTS: Record<string, { id: number; kernel: typeof iSoftmaxKernel }> = 
   iSoftmax: { id: 0, kernel: iSoftmaxKernel },
   ITAMax: { id: 1, kernel: itaMaxKernel },
   ITAPartialMax: { id: 2, kernel: itaPartialMaxKernel },
+  iRMSNorm: { id: 3, kernel: iRMSNormKernel },
 };
+
+/** iRMSNorm's weights per column: a constant that varies at most along the last axis. */
+function rmsWeights(node: Node, g: Graph, L: number): Int32Array | string {
+  const x = tensorOf(g, node.inputs[0]);
+  const w = tensorOf(g, node.inputs[1]);
+  if (!w.data) return `the weights '${w.name}' are not a constant`;
+  const s = broadcastStrides(w.shape, x.shape);
+  if (s.slice(0, -1).some((v) => v !== 0)) return `the weights '${w.name}' vary across rows`;
+  return Int32Array.from({ length: L }, (_, j) => w.data!.data[j * s[s.length - 1]]);
+}
 const TYPE_CODES: Partial<Record<DType, number>> = { uint8: 0, int8: 1, uint16: 2, int16: 3, uint32: 4, int32: 5 };
 const PARAM_BYTES = 48;
 const TILE_BYTES = 64;
 
 export function rowsAccepts(node: Node, g: Graph): string | null {
   const v = VARIANTS[node.op];
-  if (!v) return 'not an iSoftmax, ITAMax or ITAPartialMax';
+  if (!v) return 'not an iSoftmax, ITAMax, ITAPartialMax or iRMSNorm';
   const why = v.kernel.accepts(node, g);
   if (why) return why;
+  if (v.id === 3) {
+    const w = rmsWeights(node, g, rowsOf(node, g).L);
+    if (typeof w === 'string') return w;
+  }
   try {
     // The softmax views only check ranges and read no platform data.
     v.kernel.view({ node, graph: g, platform: undefined as unknown as Platform });
@@ -43,18 +63,20 @@ export function rowsAccepts(node: Node, g: Graph): string | null {
   return null;
 }
 
-export function encodeRows(node: Node, g: Graph, maxWorkers: number, costs: { softmax: number; div: number }) {
+export function encodeRows(node: Node, g: Graph, maxWorkers: number, costs: { softmax: number; norm: number; div: number }) {
   const site = { node: node.name, op: node.op };
   const v = VARIANTS[node.op];
   const { x, y, L, rows: total } = rowsOf(node, g);
   const xb = bytesOf(x.dtype);
   const yb = bytesOf(y.dtype);
+  const weights = v.id === 3 ? rmsWeights(node, g, L) as Int32Array : undefined;
+  const paramBytes = PARAM_BYTES + (weights ? 4 * L : 0);
   const best = chooseRows({
-    rows: total, paramBytes: PARAM_BYTES, tileBytes: TILE_BYTES,
+    rows: total, paramBytes, tileBytes: TILE_BYTES,
     sram: (r) => 2 * align(r * L * xb, 16) + 2 * align(r * L * yb, 16),
     inBytes: (r) => r * L * xb,
     outBytes: (r) => r * L * yb,
-    compute: (r) => r * L * costs.softmax + (v.id === 0 ? 2 * r * L : r) * costs.div,
+    compute: (r) => r * L * (v.id === 3 ? costs.norm : costs.softmax) + (v.id === 0 ? 2 * r * L : v.id === 3 ? r * (2 + L) : r) * costs.div,
   }, maxWorkers);
   if (!best) throw new GenError('capacity', `one row of ${L} elements does not fit a PE's SRAM`, site);
   const word = (name: string): number => {
@@ -67,9 +89,13 @@ export function encodeRows(node: Node, g: Graph, maxWorkers: number, costs: { so
   const slots = { x: [0, 1].map((i) => best.base + i * align(best.rows * L * xb, 16)), y: [0, 0] };
   slots.y = [0, 1].map((i) => slots.x[1] + align(best.rows * L * xb, 16) + i * align(best.rows * L * yb, 16));
   const encode = (addr: Addresses) => {
-    const p = new Words(PARAM_BYTES);
+    const p = new Words(paramBytes);
     p.u32(0, v.id).u32(4, L).u32(8, TYPE_CODES[x.dtype]!).u32(12, TYPE_CODES[y.dtype]!);
     ['coeffA', 'coeffB', 'coeffC', 'log2', 'n_levels', 'group_width'].forEach((a, i) => p.i32(16 + 4 * i, word(a)));
+    if (weights) {
+      p.u32(40, attrLog2(node, 'D'));
+      weights.forEach((w, j) => p.i32(PARAM_BYTES + 4 * j, w));
+    }
     const xAt = addr.tensor(x.name);
     const yAt = addr.tensor(y.name);
     const blocks = assignment.map((ids) => {
@@ -87,6 +113,6 @@ export function encodeRows(node: Node, g: Graph, maxWorkers: number, costs: { so
     });
     return { params: p.bytes, blocks };
   };
-  const enc: LayerEncoding = { type: LAYER_ROWS, workers: best.workers, paramBytes: PARAM_BYTES, blockBytes: best.blockBytes, consts: [], encode };
+  const enc: LayerEncoding = { type: LAYER_ROWS, workers: best.workers, paramBytes, blockBytes: best.blockBytes, consts: [], encode };
   return { enc, tiles: T, rows: best.rows, estimate: best.cycles, perWorker: assignment.map((a) => a.length), sram: slots.y[1] + align(best.rows * L * yb, 16) };
 }
