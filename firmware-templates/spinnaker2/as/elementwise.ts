@@ -7,6 +7,7 @@ import { compute } from "./hal/chip";
 import { CALL, ELEMENT } from "./hal/cost";
 import { dma_in, dma_out, dma_wait } from "./s2";
 import { DMA_BYTES, DMA_DRAM, DMA_SIZE, DMA_SRAM, WORKER_FIRST, WORKER_TILES } from "./layout";
+import { loadElement, storeElement, typeBytes, word } from "./elements";
 
 const TILE_BYTES: u32 = 224;
 const LEAVES: u32 = 44;
@@ -31,30 +32,6 @@ const SIGN: u32 = 12;
 const SIGNP: u32 = 13;
 const WRAP8: u32 = 14;
 
-@inline function word(p: usize, off: u32): u32 {
-  return load<u32>(p + <usize>off);
-}
-
-@inline function typeBytes(t: u32): u32 {
-  return t < 2 ? 1 : t < 4 ? 2 : 4;
-}
-
-function loadAs(t: u32, p: usize): i64 {
-  if (t == 0) return <i64>load<u8>(p);
-  if (t == 1) return <i64>load<i8>(p);
-  if (t == 2) return <i64>load<u16>(p);
-  if (t == 3) return <i64>load<i16>(p);
-  if (t == 4) return <i64>load<u32>(p);
-  return <i64>load<i32>(p);
-}
-
-function storeAs(t: u32, p: usize, v: i64): void {
-  const n = typeBytes(t);
-  if (n == 1) store<u8>(p, <u8>v);
-  else if (n == 2) store<u16>(p, <u16>v);
-  else store<u32>(p, <u32>v);
-}
-
 @inline function push(sp: i32, v: i64): i32 {
   store<i64>(STACK + (<usize>sp << 3), v);
   return sp + 1;
@@ -74,7 +51,7 @@ function evaluate(code: usize, words: u32, i: u32, j1: u32, j2: u32, j3: u32): i
       const o = OPERANDS + <usize>((w >> 8) * 24);
       const idx = i * load<u32>(o, 8) + j1 * load<u32>(o, 12) + j2 * load<u32>(o, 16) + j3 * load<u32>(o, 20);
       const t = load<u32>(o, 4);
-      sp = push(sp, loadAs(t, <usize>load<u32>(o) + <usize>(idx * typeBytes(t))));
+      sp = push(sp, loadElement(t, <usize>load<u32>(o) + <usize>(idx * typeBytes(t))));
     } else if (op == CONST) {
       sp = push(sp, load<i64>(code + (<usize>(pc + 1) << 2)));
       pc += 2;
@@ -132,7 +109,7 @@ function run_tile(me: usize, p: usize, tile: usize): void {
       for (let j2: u32 = 0; j2 < d2; j2++) {
         for (let j3: u32 = 0; j3 < d3; j3++) {
           const idx = i * word(p, 20) + j1 * word(p, 24) + j2 * word(p, 28) + j3 * word(p, 32);
-          storeAs(outType, y + <usize>(idx * yBytes), evaluate(p + CODE, words, i, j1, j2, j3));
+          storeElement(outType, y + <usize>(idx * yBytes), evaluate(p + CODE, words, i, j1, j2, j3));
         }
       }
     }

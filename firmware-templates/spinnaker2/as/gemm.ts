@@ -8,6 +8,7 @@ import { CALL, ELEMENT, REQUANT } from "./hal/cost";
 import { dma_in, dma_out, dma_wait, mla_start, mla_wait } from "./s2";
 import { DMA_BYTES, DMA_DRAM, DMA_ROW_LENGTH, DMA_ROW_STRIDE, DMA_SIZE, DMA_SRAM, WORKER_FIRST, WORKER_TILES } from "./layout";
 import { im2col, pool_max } from "./im2col";
+import { word } from "./elements";
 
 const GEMM_TILE_BYTES: u32 = 160;
 const CONV_TILE_BYTES: u32 = 192;
@@ -15,10 +16,6 @@ const MODE_SCALAR: u32 = 1;
 const MODE_COL: u32 = 2;
 const MODE_ROW: u32 = 3;
 const MODE_FULL: u32 = 4;
-
-@inline function word(p: usize, off: u32): u32 {
-  return load<u32>(p + <usize>off);
-}
 
 function transfer(me: usize, d: usize, toLocal: bool): i32 {
   const local = me + <usize>word(d, DMA_SRAM);

@@ -4,10 +4,7 @@
 
 import { compute } from "./hal/chip";
 import { COPY_BYTE, ELEMENT } from "./hal/cost";
-
-@inline function word(p: usize, off: u32): u32 {
-  return load<u32>(p + <usize>off);
-}
+import { word } from "./elements";
 
 export function im2col(me: usize, p: usize, tile: usize): void {
   const CIG = <i32>word(p, 64);

@@ -7,32 +7,10 @@ import { compute } from "./hal/chip";
 import { CALL, ELEMENT } from "./hal/cost";
 import { dma_in, dma_out, dma_wait } from "./s2";
 import { WORKER_FIRST, WORKER_TILES } from "./layout";
+import { loadElement, storeElement, typeBytes, word } from "./elements";
 
 const TILE_BYTES: u32 = 128;
 const FILL: u32 = 255;
-
-@inline function word(p: usize, off: u32): u32 {
-  return load<u32>(p + <usize>off);
-}
-
-@inline function bytesOf(t: u32): u32 {
-  return t < 2 ? 1 : t < 4 ? 2 : 4;
-}
-
-function get(t: u32, p: usize): i32 {
-  if (t == 0) return <i32>load<u8>(p);
-  if (t == 1) return <i32>load<i8>(p);
-  if (t == 2) return <i32>load<u16>(p);
-  if (t == 3) return <i32>load<i16>(p);
-  return load<i32>(p);
-}
-
-function put(t: u32, p: usize, v: i32): void {
-  const n = bytesOf(t);
-  if (n == 1) store<u8>(p, <u8>v);
-  else if (n == 2) store<u16>(p, <u16>v);
-  else store<i32>(p, v);
-}
 
 function fetch(me: usize, tile: usize): i32 {
   if (word(tile, 68) == 0) return -1;
@@ -50,15 +28,15 @@ function copy(me: usize, tile: usize): i32 {
   const fill = <i32>word(tile, 56);
   const src = me + <usize>word(tile, 60);
   const staging = me + <usize>word(tile, 64);
-  const sb = bytesOf(st);
-  const db = bytesOf(dt);
+  const sb = typeBytes(st);
+  const db = typeBytes(dt);
   let at = staging;
   for (let i: u32 = 0; i < rows; i++) {
     for (let j1: u32 = 0; j1 < d1; j1++) {
       for (let j2: u32 = 0; j2 < d2; j2++) {
         for (let j3: u32 = 0; j3 < d3; j3++) {
           const idx = i * word(tile, 24) + j1 * word(tile, 28) + j2 * word(tile, 32) + j3 * word(tile, 36);
-          put(dt, at, st == FILL ? fill : get(st, src + <usize>(idx * sb)));
+          storeElement(dt, at, st == FILL ? <i64>fill : loadElement(st, src + <usize>(idx * sb)));
           at += <usize>db;
         }
       }

@@ -8,27 +8,9 @@ import { fg_isqrt64 } from "./hal/support";
 import { dma_in, dma_out, dma_wait } from "./s2";
 import { DMA_BYTES, DMA_DRAM, DMA_ROW_LENGTH, DMA_ROW_STRIDE, DMA_SRAM, WORKER_FIRST, WORKER_TILES } from "./layout";
 import { ELEMENT } from "./hal/cost";
+import { loadElement, storeElement, word } from "./elements";
 
 const TILE_BYTES: u32 = 64;
-
-@inline function word(p: usize, off: u32): u32 {
-  return load<u32>(p + <usize>off);
-}
-
-function get(t: u32, p: usize, j: i32): i64 {
-  if (t == 0) return <i64>load<u8>(p + <usize>j);
-  if (t == 1) return <i64>load<i8>(p + <usize>j);
-  if (t == 2) return <i64>load<u16>(p + (<usize>j << 1));
-  if (t == 3) return <i64>load<i16>(p + (<usize>j << 1));
-  if (t == 4) return <i64>load<u32>(p + (<usize>j << 2));
-  return <i64>load<i32>(p + (<usize>j << 2));
-}
-
-function put(t: u32, p: usize, j: i32, v: i64): void {
-  if (t < 2) store<u8>(p + <usize>j, <u8>v);
-  else if (t < 4) store<u16>(p + (<usize>j << 1), <u16>v);
-  else store<u32>(p + (<usize>j << 2), <u32>v);
-}
 
 @inline function shift(v: i64): i64 {
   return v < 31 ? v : 31;
@@ -40,12 +22,12 @@ function iSoftmax(x: usize, y: usize, L: i32, xt: u32, yt: u32, p: usize): void 
   const C = <i64><i32>word(p, 24);
   const log2 = <i64><i32>word(p, 28);
   const nm1 = <i64><i32>word(p, 32) - 1;
-  let mx = get(xt, x, 0);
-  for (let j = 1; j < L; j++) mx = max(mx, get(xt, x, j));
+  let mx = loadElement(xt, x, 0);
+  for (let j = 1; j < L; j++) mx = max(mx, loadElement(xt, x, j));
   let sum: i64 = 0;
   for (let pass = 0; pass < 2; pass++) {
     for (let j = 0; j < L; j++) {
-      const d = get(xt, x, j) - mx;
+      const d = loadElement(xt, x, j) - mx;
       let z = -d / log2;
       z = z < 0 ? 0 : z > 31 ? 31 : z;
       const q = d + z * log2 + B;
@@ -56,7 +38,7 @@ function iSoftmax(x: usize, y: usize, L: i32, xt: u32, yt: u32, p: usize): void 
         const num = e * nm1;
         let o = num / sum;
         if (num % sum != 0 && (num < 0) != (sum < 0)) o -= 1; // floor, not truncation
-        put(yt, y, j, o);
+        storeElement(yt, y, o, j);
       }
     }
   }
@@ -64,12 +46,12 @@ function iSoftmax(x: usize, y: usize, L: i32, xt: u32, yt: u32, p: usize): void 
 
 function itaMax(x: usize, y: usize, L: i32, xt: u32, yt: u32, p: usize): void {
   const num = (<i64><i32>word(p, 32) - 1) * 256;
-  let mx = get(xt, x, 0);
-  for (let j = 1; j < L; j++) mx = max(mx, get(xt, x, j));
+  let mx = loadElement(xt, x, 0);
+  for (let j = 1; j < L; j++) mx = max(mx, loadElement(xt, x, j));
   let s: i64 = 0;
-  for (let j = 0; j < L; j++) s += (<i64>256) >> shift((mx - get(xt, x, j) + 16) >> 5);
+  for (let j = 0; j < L; j++) s += (<i64>256) >> shift((mx - loadElement(xt, x, j) + 16) >> 5);
   const inv = num / s;
-  for (let j = 0; j < L; j++) put(yt, y, j, inv >> shift((mx - get(xt, x, j) + 16) >> 5));
+  for (let j = 0; j < L; j++) storeElement(yt, y, inv >> shift((mx - loadElement(xt, x, j) + 16) >> 5), j);
 }
 
 function itaPartialMax(x: usize, y: usize, L: i32, xt: u32, yt: u32, p: usize): void {
@@ -78,18 +60,18 @@ function itaPartialMax(x: usize, y: usize, L: i32, xt: u32, yt: u32, p: usize): 
   let g: i64 = -128;
   let s: i64 = 0;
   for (let k = 0; k + gw <= L; k += gw) {
-    let m = get(xt, x, k);
-    for (let j = 1; j < gw; j++) m = max(m, get(xt, x, k + j));
+    let m = loadElement(xt, x, k);
+    for (let j = 1; j < gw; j++) m = max(m, loadElement(xt, x, k + j));
     if (m > g) {
       s >>= shift((m - g + 16) >> 5);
       g = m;
     }
-    for (let j = 0; j < gw; j++) s += (<i64>256) >> shift((g - get(xt, x, k + j) + 16) >> 5);
+    for (let j = 0; j < gw; j++) s += (<i64>256) >> shift((g - loadElement(xt, x, k + j) + 16) >> 5);
   }
   const inv = num / s;
   for (let j = 0; j < L; j++) {
-    const sh = (g - get(xt, x, j) + 16) >> 5;
-    put(yt, y, j, sh < 0 ? 0 : inv >> shift(sh));
+    const sh = (g - loadElement(xt, x, j) + 16) >> 5;
+    storeElement(yt, y, sh < 0 ? 0 : inv >> shift(sh), j);
   }
 }
 
@@ -98,13 +80,13 @@ function rmsNorm(x: usize, y: usize, L: i32, xt: u32, yt: u32, p: usize): void {
   const s = <i64>word(p, 40);
   let sq: i64 = 0;
   for (let j = 0; j < L; j++) {
-    const v = get(xt, x, j);
+    const v = loadElement(xt, x, j);
     sq += v * v;
   }
   const std = fg_isqrt64(sq / <i64>L + 1);
   for (let j = 0; j < L; j++) {
-    const v = (get(xt, x, j) * <i64><i32>load<u32>(p + 48 + (<usize>j << 2))) / std >> s;
-    put(yt, y, j, v < -128 ? -128 : v > 127 ? 127 : v);
+    const v = (loadElement(xt, x, j) * <i64><i32>load<u32>(p + 48 + (<usize>j << 2))) / std >> s;
+    storeElement(yt, y, v < -128 ? -128 : v > 127 ? 127 : v, j);
   }
 }
 
@@ -118,10 +100,10 @@ function reduceColumns(x: usize, y: usize, cols: i32, xt: u32, yt: u32, p: usize
   const s = <i64>word(p, 20);
   for (let c = 0; c < cols; c++) {
     let acc: i64 = 0;
-    for (let r = 0; r < R; r++) acc += get(xt, x, r * cols + c);
+    for (let r = 0; r < R; r++) acc += loadElement(xt, x, r * cols + c);
     if (mode == 1) acc = (acc + ((<i64>1) << (s - 1))) >> s;
     else if (mode == 2) acc = (acc + (acc >= 0 ? <i64>(R / 2) : -<i64>(R / 2))) / <i64>R;
-    put(yt, y, c, acc);
+    storeElement(yt, y, acc, c);
   }
   compute(ELEMENT, R * cols);
   if (mode == 2) compute(DIV, cols);

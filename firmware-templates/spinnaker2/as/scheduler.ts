@@ -11,10 +11,7 @@ import {
   SCHED_WOKEN, SRAM_GLOBAL, SRAM_RUN_STAMPS, SRAM_SCHED_BLOCK, SRAM_SCHED_HEADER, SRAM_STAMPS,
 } from "./layout";
 import { worker_on_irq } from "./worker";
-
-@inline function word(p: usize, off: u32): u32 {
-  return load<u32>(p + <usize>off);
-}
+import { word } from "./elements";
 
 export function scheduler_main(): void {
   const me = sram();

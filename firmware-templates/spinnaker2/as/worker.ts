@@ -13,10 +13,7 @@ import { conv_run, gemm_run } from "./gemm";
 import { elementwise_run } from "./elementwise";
 import { rows_run } from "./rows";
 import { move_run } from "./movement";
-
-@inline function word(p: usize, off: u32): u32 {
-  return load<u32>(p + <usize>off);
-}
+import { word } from "./elements";
 
 export function worker_on_irq(): void {
   const me = sram();
