@@ -16,24 +16,6 @@ typedef struct {
   uint32_t type, s[4];
 } operand_t;
 
-static inline uint32_t type_bytes(uint32_t t) { return t < 2 ? 1 : t < 4 ? 2 : 4; }
-
-static int64_t load_as(uint32_t t, const uint8_t *p) {
-  switch (t) {
-    case 0: return *p;
-    case 1: return (int8_t)*p;
-    case 2: { uint16_t v; __builtin_memcpy(&v, p, 2); return v; }
-    case 3: { int16_t v; __builtin_memcpy(&v, p, 2); return v; }
-    case 4: { uint32_t v; __builtin_memcpy(&v, p, 4); return v; }
-    default: { int32_t v; __builtin_memcpy(&v, p, 4); return v; }
-  }
-}
-
-static void store_as(uint32_t t, uint8_t *p, int64_t v) {
-  const uint32_t n = type_bytes(t), w = (uint32_t)v;
-  __builtin_memcpy(p, &w, n); /* the low bytes: little-endian */
-}
-
 static int64_t imm64(const uint8_t *code, uint32_t word) {
   return (int64_t)((uint64_t)s2_word(code, 4 * word) | ((uint64_t)s2_word(code, 4 * word + 4) << 32));
 }
@@ -46,7 +28,7 @@ static int64_t evaluate(const uint8_t *code, uint32_t words, const operand_t *op
     if (op == LEAF) {
       const operand_t *o = &ops[w >> 8];
       const uint32_t idx = i * o->s[0] + j1 * o->s[1] + j2 * o->s[2] + j3 * o->s[3];
-      st[sp++] = load_as(o->type, o->base + idx * type_bytes(o->type));
+      st[sp++] = s2_load(o->type, o->base + idx * s2_type_bytes(o->type), 0);
     } else if (op == CONST) {
       st[sp++] = imm64(code, pc + 1);
       pc += 2;
@@ -89,13 +71,13 @@ static void run_tile(uint8_t *me, const uint8_t *p, const uint8_t *tile) {
     ops[k].type = s2_word(leaf, 0);
     for (int d = 0; d < 4; d++) ops[k].s[d] = s2_word(leaf, 4 + 4 * (uint32_t)d);
   }
-  const uint32_t rows = s2_word(tile, 0), y_bytes = type_bytes(out_type);
+  const uint32_t rows = s2_word(tile, 0), y_bytes = s2_type_bytes(out_type);
   uint8_t *y = me + s2_word(tile, 4);
   for (uint32_t i = 0; i < rows; i++)
     for (uint32_t j1 = 0; j1 < d1; j1++)
       for (uint32_t j2 = 0; j2 < d2; j2++)
         for (uint32_t j3 = 0; j3 < d3; j3++)
-          store_as(out_type, y + (i * o0 + j1 * o1 + j2 * o2 + j3 * o3) * y_bytes, evaluate(p + CODE, words, ops, i, j1, j2, j3));
+          s2_store(out_type, y + (i * o0 + j1 * o1 + j2 * o2 + j3 * o3) * y_bytes, 0, evaluate(p + CODE, words, ops, i, j1, j2, j3));
 }
 
 void elementwise_run(uint8_t *me, const uint8_t *p, const uint8_t *block) {

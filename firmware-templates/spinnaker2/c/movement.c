@@ -5,23 +5,6 @@
 #define TILE_BYTES 128u
 #define FILL 255u
 
-static inline uint32_t bytes_of(uint32_t t) { return t < 2 ? 1 : t < 4 ? 2 : 4; }
-
-static int32_t get(uint32_t t, const uint8_t *p) {
-  switch (t) {
-    case 0: return *p;
-    case 1: return (int8_t)*p;
-    case 2: { uint16_t v; __builtin_memcpy(&v, p, 2); return v; }
-    case 3: { int16_t v; __builtin_memcpy(&v, p, 2); return v; }
-    default: { int32_t v; __builtin_memcpy(&v, p, 4); return v; }
-  }
-}
-
-static void put(uint32_t t, uint8_t *p, int32_t v) {
-  const uint32_t w = (uint32_t)v;
-  __builtin_memcpy(p, &w, bytes_of(t));
-}
-
 static int fetch(uint8_t *me, const uint8_t *tile) {
   if (s2_word(tile, 68) == 0) return -1;
   return hal_dma_in(me + s2_word(tile, 76), s2_word(tile, 72), s2_word(tile, 80), 0, 0);
@@ -35,12 +18,12 @@ static int copy(uint8_t *me, const uint8_t *tile) {
   const int32_t fill = (int32_t)s2_word(tile, 56);
   const uint8_t *src = me + s2_word(tile, 60);
   uint8_t *staging = me + s2_word(tile, 64), *at = staging;
-  const uint32_t sb = bytes_of(st), db = bytes_of(dt);
+  const uint32_t sb = s2_type_bytes(st), db = s2_type_bytes(dt);
   for (uint32_t i = 0; i < rows; i++)
     for (uint32_t j1 = 0; j1 < d1; j1++)
       for (uint32_t j2 = 0; j2 < d2; j2++)
         for (uint32_t j3 = 0; j3 < d3; j3++, at += db)
-          put(dt, at, st == FILL ? fill : get(st, src + (i * s0 + j1 * s1 + j2 * s2 + j3 * s3) * sb));
+          s2_store(dt, at, 0, st == FILL ? fill : s2_load(st, src + (i * s0 + j1 * s1 + j2 * s2 + j3 * s3) * sb, 0));
   const uint32_t dst = s2_word(tile, 92), run = d2 * d3 * db;
   if (s2_word(tile, 96) != 0) return hal_dma_out(staging, dst, rows * d1 * run, 0, 0);
   int ticket = -1;

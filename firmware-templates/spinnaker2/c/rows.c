@@ -4,32 +4,16 @@
 
 #define TILE_BYTES 64u
 
-static int64_t get(uint32_t t, const uint8_t *p, int32_t j) {
-  switch (t) {
-    case 0: return p[j];
-    case 1: return (int8_t)p[j];
-    case 2: { uint16_t v; __builtin_memcpy(&v, p + 2 * j, 2); return v; }
-    case 3: { int16_t v; __builtin_memcpy(&v, p + 2 * j, 2); return v; }
-    case 4: { uint32_t v; __builtin_memcpy(&v, p + 4 * j, 4); return v; }
-    default: { int32_t v; __builtin_memcpy(&v, p + 4 * j, 4); return v; }
-  }
-}
-
-static void put(uint32_t t, uint8_t *p, int32_t j, int64_t v) {
-  const uint32_t w = (uint32_t)v, n = t < 2 ? 1 : t < 4 ? 2 : 4;
-  __builtin_memcpy(p + n * (uint32_t)j, &w, n);
-}
-
 static inline int64_t shift(int64_t v) { return v < 31 ? v : 31; }
 
 static void isoftmax(const uint8_t *x, uint8_t *y, int32_t L, uint32_t xt, uint32_t yt, const uint8_t *p) {
   const int64_t A = (int32_t)s2_word(p, 16), B = (int32_t)s2_word(p, 20), C = (int32_t)s2_word(p, 24);
   const int64_t log2 = (int32_t)s2_word(p, 28), nm1 = (int64_t)(int32_t)s2_word(p, 32) - 1;
-  int64_t mx = get(xt, x, 0), sum = 0;
-  for (int32_t j = 1; j < L; j++) mx = get(xt, x, j) > mx ? get(xt, x, j) : mx;
+  int64_t mx = s2_load(xt, x, 0), sum = 0;
+  for (int32_t j = 1; j < L; j++) mx = s2_load(xt, x, j) > mx ? s2_load(xt, x, j) : mx;
   for (int pass = 0; pass < 2; pass++) {
     for (int32_t j = 0; j < L; j++) {
-      const int64_t d = get(xt, x, j) - mx;
+      const int64_t d = s2_load(xt, x, j) - mx;
       int64_t z = -d / log2;
       z = z < 0 ? 0 : z > 31 ? 31 : z;
       const int64_t q = d + z * log2 + B, e = (A * (q * q) + C) >> z;
@@ -39,7 +23,7 @@ static void isoftmax(const uint8_t *x, uint8_t *y, int32_t L, uint32_t xt, uint3
         const int64_t num = e * nm1;
         int64_t o = num / sum;
         if (num % sum != 0 && (num < 0) != (sum < 0)) o -= 1; /* floor, not truncation */
-        put(yt, y, j, o);
+        s2_store(yt, y, j, o);
       }
     }
   }
@@ -47,11 +31,11 @@ static void isoftmax(const uint8_t *x, uint8_t *y, int32_t L, uint32_t xt, uint3
 
 static void itamax(const uint8_t *x, uint8_t *y, int32_t L, uint32_t xt, uint32_t yt, const uint8_t *p) {
   const int64_t num = ((int64_t)(int32_t)s2_word(p, 32) - 1) * 256;
-  int64_t mx = get(xt, x, 0), s = 0;
-  for (int32_t j = 1; j < L; j++) mx = get(xt, x, j) > mx ? get(xt, x, j) : mx;
-  for (int32_t j = 0; j < L; j++) s += (int64_t)256 >> shift((mx - get(xt, x, j) + 16) >> 5);
+  int64_t mx = s2_load(xt, x, 0), s = 0;
+  for (int32_t j = 1; j < L; j++) mx = s2_load(xt, x, j) > mx ? s2_load(xt, x, j) : mx;
+  for (int32_t j = 0; j < L; j++) s += (int64_t)256 >> shift((mx - s2_load(xt, x, j) + 16) >> 5);
   const int64_t inv = num / s;
-  for (int32_t j = 0; j < L; j++) put(yt, y, j, inv >> shift((mx - get(xt, x, j) + 16) >> 5));
+  for (int32_t j = 0; j < L; j++) s2_store(yt, y, j, inv >> shift((mx - s2_load(xt, x, j) + 16) >> 5));
 }
 
 static void itapartialmax(const uint8_t *x, uint8_t *y, int32_t L, uint32_t xt, uint32_t yt, const uint8_t *p) {
@@ -59,18 +43,18 @@ static void itapartialmax(const uint8_t *x, uint8_t *y, int32_t L, uint32_t xt, 
   const int64_t num = ((int64_t)((int32_t)s2_word(p, 32) / 2) - 1) * 256;
   int64_t g = -128, s = 0;
   for (int32_t k = 0; k + gw <= L; k += gw) {
-    int64_t m = get(xt, x, k);
-    for (int32_t j = 1; j < gw; j++) m = get(xt, x, k + j) > m ? get(xt, x, k + j) : m;
+    int64_t m = s2_load(xt, x, k);
+    for (int32_t j = 1; j < gw; j++) m = s2_load(xt, x, k + j) > m ? s2_load(xt, x, k + j) : m;
     if (m > g) {
       s >>= shift((m - g + 16) >> 5);
       g = m;
     }
-    for (int32_t j = 0; j < gw; j++) s += (int64_t)256 >> shift((g - get(xt, x, k + j) + 16) >> 5);
+    for (int32_t j = 0; j < gw; j++) s += (int64_t)256 >> shift((g - s2_load(xt, x, k + j) + 16) >> 5);
   }
   const int64_t inv = num / s;
   for (int32_t j = 0; j < L; j++) {
-    const int64_t sh = (g - get(xt, x, j) + 16) >> 5;
-    put(yt, y, j, sh < 0 ? 0 : inv >> shift(sh));
+    const int64_t sh = (g - s2_load(xt, x, j) + 16) >> 5;
+    s2_store(yt, y, j, sh < 0 ? 0 : inv >> shift(sh));
   }
 }
 
@@ -89,11 +73,11 @@ static int64_t isqrt64(int64_t v) {
 static void rmsnorm(const uint8_t *x, uint8_t *y, int32_t L, uint32_t xt, uint32_t yt, const uint8_t *p) {
   const uint32_t s = s2_word(p, 40);
   int64_t sq = 0;
-  for (int32_t j = 0; j < L; j++) sq += get(xt, x, j) * get(xt, x, j);
+  for (int32_t j = 0; j < L; j++) sq += s2_load(xt, x, j) * s2_load(xt, x, j);
   const int64_t std = isqrt64(sq / L + 1);
   for (int32_t j = 0; j < L; j++) {
-    const int64_t v = (get(xt, x, j) * (int64_t)(int32_t)s2_word(p, 48 + 4 * (uint32_t)j)) / std >> s;
-    put(yt, y, j, v < -128 ? -128 : v > 127 ? 127 : v);
+    const int64_t v = (s2_load(xt, x, j) * (int64_t)(int32_t)s2_word(p, 48 + 4 * (uint32_t)j)) / std >> s;
+    s2_store(yt, y, j, v < -128 ? -128 : v > 127 ? 127 : v);
   }
 }
 
@@ -104,10 +88,10 @@ static void reduce_columns(const uint8_t *x, uint8_t *y, int32_t cols, uint32_t 
   const uint32_t mode = s2_word(p, 16), s = s2_word(p, 20);
   for (int32_t c = 0; c < cols; c++) {
     int64_t acc = 0;
-    for (int32_t r = 0; r < R; r++) acc += get(xt, x, r * cols + c);
+    for (int32_t r = 0; r < R; r++) acc += s2_load(xt, x, r * cols + c);
     if (mode == 1) acc = (acc + ((int64_t)1 << (s - 1))) >> s;
     else if (mode == 2) acc = (acc + (acc >= 0 ? R / 2 : -(R / 2))) / R;
-    put(yt, y, c, acc);
+    s2_store(yt, y, c, acc);
   }
 }
 

@@ -11,6 +11,27 @@ static inline uint32_t s2_word(const uint8_t *p, uint32_t off) {
   return v;
 }
 
+/* Element types of the image (generator/platforms/spinnaker2): 0 u8, 1 i8, 2 u16, 3 i16, 4 u32, 5 i32. */
+static inline uint32_t s2_type_bytes(uint32_t t) { return t < 2 ? 1 : t < 4 ? 2 : 4; }
+
+/* Element j of an array of type t at p, widened exactly. */
+static inline int64_t s2_load(uint32_t t, const uint8_t *p, int32_t j) {
+  switch (t) {
+    case 0: return p[j];
+    case 1: return (int8_t)p[j];
+    case 2: { uint16_t v; __builtin_memcpy(&v, p + 2 * j, 2); return v; }
+    case 3: { int16_t v; __builtin_memcpy(&v, p + 2 * j, 2); return v; }
+    case 4: { uint32_t v; __builtin_memcpy(&v, p + 4 * j, 4); return v; }
+    default: { int32_t v; __builtin_memcpy(&v, p + 4 * j, 4); return v; }
+  }
+}
+
+/* Stores the low bytes of v as element j of type t (little-endian; the caller made sure the value fits). */
+static inline void s2_store(uint32_t t, uint8_t *p, int32_t j, int64_t v) {
+  const uint32_t w = (uint32_t)v, n = s2_type_bytes(t);
+  __builtin_memcpy(p + n * (uint32_t)j, &w, n);
+}
+
 static inline void s2_stamp(uint8_t *slot, uint32_t field) {
   uint32_t t = hal_cycles();
   __builtin_memcpy(slot + field, &t, 4);
