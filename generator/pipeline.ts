@@ -11,6 +11,8 @@ import type { IntRange } from './ir/dtype.js';
 import type { Graph } from './ir/graph.js';
 import { inferGraph, inputRangesFromArrays } from './ir/infer.js';
 import { planMemory, type MemoryPlan } from './midend/plan.js';
+import { planNms } from './midend/nms.js';
+import { siracusaWith, type EngineOptions } from './platforms/siracusa/engines.js';
 import { loadOnnxFile } from './onnx/load.js';
 import { readNpz } from './onnx/npy.js';
 import { platformByName } from './platforms/index.js';
@@ -37,6 +39,10 @@ export interface FirmwareOptions {
   untiled?: boolean;
   /** SpiNNaker2: processing elements of the chip to use, scheduler included (default: all 152). */
   pes?: number;
+  /** Siracusa: engines that run layers (default 'cluster'), where N-EUREKA weights live, cluster cores. */
+  engines?: EngineOptions['engines'];
+  weightsIn?: EngineOptions['weightsIn'];
+  cores?: number;
 }
 
 export interface Compiled {
@@ -47,6 +53,8 @@ export interface Compiled {
   tiling?: TilingPlan;
   platform: Platform;
   notes: string[];
+  /** N-EUREKA weights in the neural memory: offset by tensor. */
+  nms: Map<string, number>;
 }
 
 /** load -> infer -> lower -> select -> plan (DESIGN.md pipeline), without writing anything. */
@@ -54,7 +62,13 @@ export function compileModel(opts: Omit<FirmwareOptions, 'out'>): Compiled {
   const stage = opts.onStage ?? (() => undefined);
   const named = platformByName(opts.platform);
   if (opts.pes !== undefined && !named.backend) throw new GenError('input', `--pes applies to spinnaker2, not to ${named.name}`);
-  const platform = opts.pes === undefined || !named.backend ? named : named.backend.withCores(named, opts.pes);
+  let platform = opts.pes === undefined || !named.backend ? named : named.backend.withCores(named, opts.pes);
+  if (opts.engines !== undefined || opts.weightsIn !== undefined || opts.cores !== undefined) {
+    if (named.name !== 'siracusa') throw new GenError('input', `--engines, --weights-in and --cores apply to siracusa, not to ${named.name}`);
+    const engines = opts.engines ?? 'cluster';
+    if (engines !== 'cluster' && opts.untiled) throw new GenError('input', '--untiled cannot run N-EUREKA layers: the engine reads L1 only');
+    platform = siracusaWith(platform, { engines, weightsIn: opts.weightsIn ?? 'nms', cores: opts.cores });
+  }
   stage('load');
   const graph = loadOnnxFile(opts.model);
   const notes: string[] = [];
@@ -74,10 +88,11 @@ export function compileModel(opts: Omit<FirmwareOptions, 'out'>): Compiled {
   const tiling = opts.untiled ? undefined : withFile(opts.model, () =>
     planTiling(lowered, layers, platform, { l1: opts.l1, double: (opts.buffering ?? 'double') === 'double' }));
   const blobs = [...(tiling?.layers ?? [])].map(([id, tl]) => ({ name: tableName(id), bytes: tableBytes(tl) }));
+  const nms = withFile(opts.model, () => planNms(lowered, layers, platform));
   const plan = withFile(opts.model, () => platform.backend
     ? platform.backend.plan(lowered, layers, platform, { arenaSize: opts.l2 })
-    : planMemory(lowered, platform, (i) => layers[i].kernel === 'alias', { arenaSize: opts.l2, blobs }));
-  return { graph: inferred, lowered, layers, plan, tiling, platform, notes };
+    : planMemory(lowered, platform, (i) => layers[i].kernel === 'alias', { arenaSize: opts.l2, blobs, elsewhere: new Set(nms.keys()) }));
+  return { graph: inferred, lowered, layers, plan, tiling, platform, notes, nms };
 }
 
 export function generateFirmware(opts: FirmwareOptions): Compiled & { manifest: Manifest } {
@@ -85,7 +100,7 @@ export function generateFirmware(opts: FirmwareOptions): Compiled & { manifest: 
   opts.onStage?.('emit');
   const input = { graph: compiled.lowered, layers: compiled.layers, plan: compiled.plan, platform: compiled.platform };
   const { files, manifest } = withFile(opts.model, () =>
-    compiled.platform.backend ? compiled.platform.backend.emit(input) : emitFirmware({ ...input, tiling: compiled.tiling }),
+    compiled.platform.backend ? compiled.platform.backend.emit(input) : emitFirmware({ ...input, tiling: compiled.tiling, nms: compiled.nms }),
   );
   writeDirectoryAtomically(opts.out, files);
   return { ...compiled, manifest };

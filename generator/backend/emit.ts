@@ -12,7 +12,9 @@ import { renderKernel } from './kernel-closure.js';
 import { renderTiledLayer } from './tiled.js';
 import type { TilingPlan } from '../midend/tiling/plan-tiles.js';
 import { encodeTable } from '../midend/tiling/table.js';
-import { buildManifest, type Manifest } from './manifest.js';
+import { buildManifest, NMS_REGION, type Manifest } from './manifest.js';
+import { nmsImage } from './memory-image.js';
+import { renderNpuLayer } from './npu-layer.js';
 import { cArenaBytes, checkCImage } from './c-image.js';
 import { addCProject, copyTree } from './c-project.js';
 import { planPictures } from './plan-pictures.js';
@@ -29,6 +31,8 @@ export interface EmitInput {
   plan: MemoryPlan;
   platform: Platform;
   tiling?: TilingPlan;
+  /** N-EUREKA weights in the neural memory: offset inside NMS_SRAM by tensor (midend/nms.ts). */
+  nms?: Map<string, number>;
 }
 
 /** Name of a tiled layer's table among the plan's constant blobs. */
@@ -42,7 +46,7 @@ export interface Emitted {
 }
 
 /** Renders C and AS sources, the constant image and the manifest of one model (DESIGN.md, emit). */
-export function emitFirmware({ graph, layers, plan, platform, tiling }: EmitInput): Emitted {
+export function emitFirmware({ graph, layers, plan, platform, tiling, nms = new Map() }: EmitInput): Emitted {
   const symbols = new SymbolTable(['network', 'network_run', 'a', 'raw', 'args']);
   const symbolOf = (tensor: string): string => symbols.symbol(plan.placements.get(tensor)?.root ?? tensor, 't_');
   const regionIndex = platform.memories.findIndex((m) => m.name === plan.region);
@@ -54,17 +58,23 @@ export function emitFirmware({ graph, layers, plan, platform, tiling }: EmitInpu
     const site = { node: l.node.name, op: l.node.op };
     const fn = symbols.symbol(`${l.id}_${l.node.op}`, 'L');
     const comment = `layer ${l.id}: ${l.node.op} (${kernel.name}) ${(l.node.fusedFrom ?? [l.node.name]).join(' + ')}`;
-    const r = renderKernel(kernel, l.node, graph, platform, fn, comment, symbolOf);
     const tl = tiling?.layers.get(l.id);
+    const npu = kernel.engine === 'npu';
+    if (npu && !tl) throw new GenError('internal', 'an N-EUREKA layer without tiles (the engine reads L1 only)', site);
+    const r = npu
+      ? { view: kernel.view({ node: l.node, graph, platform }), as: '', c: '' }
+      : renderKernel(kernel, l.node, graph, platform, fn, comment, symbolOf);
     let code = { as: r.as, c: r.c };
-    if (tl) {
+    if (npu) {
+      code = renderNpuLayer(l.id, fn, tl!, graph, plan, platform, tableName(l.id), nms);
+    } else if (tl) {
       const t = renderTiledLayer(l.id, fn, tl, graph, plan, platform, tableName(l.id), comment, symbolOf);
       closures.push(...t.closures);
       code = { as: t.as, c: t.c };
     } else {
       closures.push({ fn, fields: r.view.args.map((a) => a.field), source: r.as });
     }
-    const args = r.view.args.map((a) => {
+    const args = r.view.args.filter((a) => !nms.has(a.tensor)).map((a) => {
       const p = plan.placements.get(a.tensor);
       if (!p) throw new GenError('internal', `tensor '${a.tensor}' has no memory`, site);
       return {
@@ -102,6 +112,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling }: EmitInpu
   const view = {
     ...header,
     launchFork: platform.launch === 'cluster-fork',
+    usesNpu: layers.some((l) => l.kernel !== 'alias' && l.kernel.engine === 'npu'),
     kernels: kernels.map((k) => ({ closureAs: k.code.as, closureC: k.code.c })),
     layers: kernels.map((k) => ({ id: k.id, fn: k.fn, args: k.args, tiled: k.tiled })),
     l1Size: tiling && tiling.layers.size > 0 ? Math.max(8, tiling.l1Peak) : false,
@@ -115,7 +126,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling }: EmitInpu
   };
 
   const image = constantImage(graph, plan, tableImages(tiling, plan, graph));
-  const manifest = buildManifest({ graph, layers, plan, platform, kernels, symbolOf, version: GENERATOR_VERSION, tiling });
+  const manifest = buildManifest({ graph, layers, plan, platform, kernels, symbolOf, version: GENERATOR_VERSION, tiling, nms });
   const files = new Map<string, string | Uint8Array>();
   files.set('as/network.ts', renderFile(templatePath(platform.name, 'as', 'network.ts.mustache'), view));
   const networkC = renderFile(templatePath(platform.name, 'c', 'network.c.mustache'), view);
@@ -125,6 +136,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling }: EmitInpu
   files.set('c/network.h', renderFile(templatePath(platform.name, 'c', 'network.h.mustache'), { ...view, io: ioView(graph, plan, symbolOf) }));
   files.set('c/network_data.c', renderFile(templatePath(platform.name, 'c', 'network_data.c.mustache'), { ...view, imageBytes: cBytes(image.subarray(plan.arenaOffset)) }));
   files.set(`memory/${plan.region.toLowerCase()}.bin`, image);
+  if (nms.size) files.set(`memory/${NMS_REGION.toLowerCase()}.bin`, nmsImage(graph, nms));
   files.set('firmware.json', `${JSON.stringify(manifest, null, 2)}\n`);
   for (const [name, text] of planPictures(manifest, plan, platform)) files.set(name, text);
   copyTree(join(RUNTIME, 'as'), 'as/hal', files);

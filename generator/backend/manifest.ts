@@ -63,7 +63,10 @@ export interface ManifestLayer {
   op: string;
   nodes: string[];
   kernel: string;
+  /** 'cores', 'npu' or 'none' (an alias). */
   engine: string;
+  /** Why engine selection put the node where it runs (Siracusa with --engines). */
+  engineNote?: string;
   macs: number;
   /** Tensors the layer's kernel reads and writes (each once, in argument order); empty for an alias. */
   reads: string[];
@@ -98,6 +101,9 @@ export interface ManifestTiling {
   planMs: number;
 }
 
+/** The half of the neural memory that holds N-EUREKA weights the firmware places (the SRAM: writable at load). */
+export const NMS_REGION = 'NMS_SRAM';
+
 export function buildManifest(a: {
   graph: Graph;
   layers: Layer[];
@@ -107,6 +113,8 @@ export function buildManifest(a: {
   symbolOf: (t: string) => string;
   version: string;
   tiling?: TilingPlan;
+  /** N-EUREKA weights placed in the neural memory's SRAM: offset by tensor. */
+  nms?: Map<string, number>;
 }): Manifest {
   const { graph, plan, platform } = a;
   const home = memoryOf(platform, plan.region);
@@ -129,7 +137,10 @@ export function buildManifest(a: {
       region: plan.region, arenaOffset: plan.arenaOffset, arenaSize: plan.arenaSize, used: plan.used, lowerBound: plan.lowerBound,
       distance: plan.used - plan.lowerBound, constants: plan.constants, activations: plan.activations, planMs: Math.round(plan.ms),
     },
-    images: [{ region: plan.region, file: `memory/${plan.region.toLowerCase()}.bin`, offset: 0 }],
+    images: [
+      { region: plan.region, file: `memory/${plan.region.toLowerCase()}.bin`, offset: 0 },
+      ...(a.nms?.size ? [{ region: NMS_REGION, file: `memory/${NMS_REGION.toLowerCase()}.bin`, offset: 0 }] : []),
+    ],
     inputs: [...graph.inputs],
     outputs: [...graph.outputs],
     tensors: [...plan.placements].map(([name, p]) => {
@@ -145,14 +156,22 @@ export function buildManifest(a: {
         address: home.chipBase + p.offset,
         bytes: p.bytes,
       };
-    }),
+    }).concat([...(a.nms ?? [])].map(([name, offset]) => {
+      const t = tensorOf(graph, name);
+      const nms = memoryOf(platform, NMS_REGION);
+      return {
+        name, symbol: a.symbolOf(name), role: 'const' as const, dtype: t.dtype, shape: [...t.shape], region: NMS_REGION,
+        offset, address: nms.chipBase + offset, bytes: t.shape.reduce((x, y) => x * y, 1),
+      };
+    })),
     layers: a.layers.map((l) => ({
       id: l.id,
       name: l.node.name,
       op: l.node.op,
       nodes: l.node.fusedFrom ?? [l.node.name],
       kernel: l.kernel === 'alias' ? 'alias' : l.kernel.name,
-      engine: l.kernel === 'alias' ? 'none' : 'cores',
+      engine: l.kernel === 'alias' ? 'none' : l.kernel.engine,
+      ...(l.node.engineNote ? { engineNote: l.node.engineNote } : {}),
       macs: byId.get(l.id)?.macs ?? 0,
       reads: byId.get(l.id)?.reads ?? [],
       writes: byId.get(l.id)?.writes ?? [],

@@ -22,3 +22,12 @@ export function constantImage(g: Graph, plan: MemoryPlan, blobs: Map<string, Uin
   for (const [name, bytes] of blobs) image.set(bytes, plan.blobs.get(name)!.offset);
   return image;
 }
+
+/** The neural memory's initial contents: N-EUREKA weights (uint8, already in the engine's format) at their offsets. */
+export function nmsImage(g: Graph, offsets: Map<string, number>): Uint8Array {
+  let end = 0;
+  for (const [name, at] of offsets) end = Math.max(end, at + g.tensors.get(name)!.data!.data.length);
+  const image = new Uint8Array(end);
+  for (const [name, at] of offsets) image.set(g.tensors.get(name)!.data!.data, at);
+  return image;
+}

@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { MemoryPlan } from '../midend/plan.js';
 import { generateFirmware } from '../pipeline.js';
 import { PLATFORMS } from '../platforms/index.js';
+import { ENGINE_CHOICES, type EngineOptions } from '../platforms/siracusa/engines.js';
 import { spinner } from './progress.js';
 import { addQuantizeOptions, quantizeForFirmware, type QuantizeFlags } from './quantize.js';
 
@@ -15,6 +16,21 @@ interface FirmwareFlags {
   doubleBuffer?: boolean;
   untiled?: boolean;
   pes?: number;
+  engines?: EngineOptions['engines'];
+  weightsIn?: EngineOptions['weightsIn'];
+  cores?: number;
+}
+
+function choice<T extends string>(flag: string, allowed: readonly T[]): (v: string) => T {
+  return (v) => {
+    if (!(allowed as readonly string[]).includes(v)) throw new InvalidArgumentError(`${flag} takes ${allowed.join(', ')}, not '${v}'`);
+    return v as T;
+  };
+}
+
+function count(v: string): number {
+  if (!/^\d+$/.test(v)) throw new InvalidArgumentError(`'${v}' is not a count`);
+  return Number(v);
 }
 
 /** "64000", "64k", "64KiB", "2MiB": a byte count, or a clear error. */
@@ -48,7 +64,10 @@ export function firmwareCommand(program: Command): void {
     .option('--single-buffer', 'wait for every DMA transfer before computing (default: double buffering)')
     .option('--double-buffer', 'prefetch tile i+1 and write back tile i-1 while tile i computes (the default)')
     .option('--untiled', 'no tiles and no DMA: kernels work on L2 directly (the first version; for comparison)')
-    .option('--pes <n>', 'spinnaker2: processing elements of the chip to use, the scheduler included (2..152; default 152)', (v: string) => Number(v));
+    .option('--pes <n>', 'spinnaker2: processing elements of the chip to use, the scheduler included (2..152; default 152)', (v: string) => Number(v))
+    .option('--engines <list>', 'siracusa: cluster (default), cluster+npu (N-EUREKA where estimated faster) or npu (N-EUREKA wherever it can run)', choice('--engines', ENGINE_CHOICES))
+    .option('--weights-in <memory>', 'siracusa with the NPU: nms (neural memory, read in place; default) or l2 (moved to L1 with the tiles)', choice('--weights-in', ['nms', 'l2'] as const))
+    .option('--cores <n>', 'siracusa: cluster cores to use (1..8; default 8)', count);
   addQuantizeOptions(c, false)
     .addHelpText('after', '\nExamples:\n  gen firmware --platform siracusa model.onnx -o out/\n  gen firmware --platform siracusa float.onnx --calibration calibration.npz -o out/')
     .action((given: string, o: Partial<QuantizeFlags> & FirmwareFlags) => {
@@ -62,12 +81,15 @@ export function firmwareCommand(program: Command): void {
         r = generateFirmware({
           model, platform: o.platform, out: o.out, sampleInputs: o.inputs, onStage: progress.stage,
           l1: o.l1, l2: o.l2, buffering: o.singleBuffer ? 'single' : 'double', untiled: o.untiled, pes: o.pes,
+          engines: o.engines, weightsIn: o.weightsIn, cores: o.cores,
         });
       } finally {
         progress.done();
         quantized?.keep(r !== undefined);
       }
       const kernels = r.layers.filter((l) => l.kernel !== 'alias').length;
+      const npu = r.layers.filter((l) => l.kernel !== 'alias' && l.kernel.engine === 'npu').length;
+      if (o.engines && o.engines !== 'cluster') console.log(`engines: ${npu} of ${kernels} kernels on N-EUREKA (why, per layer: firmware.json "engineNote")`);
       for (const n of r.notes) console.log(`note: ${n}`);
       if (r.tiling) {
         console.log(`tiling: ${r.tiling.layers.size} layers tiled into L1 (${o.singleBuffer ? 'single' : 'double'} buffering), L1 peak ${r.tiling.l1Peak} of ${r.tiling.l1Budget} bytes, planned in ${r.tiling.ms.toFixed(0)} ms`);

@@ -47,6 +47,23 @@ export interface Node {
   expr?: Expr;
   /** Names of the original nodes a fused node stands for (profile, error messages). */
   fusedFrom?: string[];
+  /** Set on op 'NeurekaConv' (domain firmgen): the NPU job the node runs (generator/npu/). */
+  npu?: NpuJob;
+  /** Why the node runs on the engine it runs on (engine selection; shown in the manifest). */
+  engineNote?: string;
+}
+
+/** A convolution as N-EUREKA runs it: NHWC input and output, weights already in the engine's format. */
+export interface NpuJob {
+  mode: '3x3' | '3x3dw' | '1x1';
+  bits: number;
+  signedInput: boolean;
+  /** Weights read from the neural memory (NMS SRAM) instead of L1. */
+  wmem: boolean;
+  pads: { top: number; left: number; bottom: number; right: number };
+  stage: { normQuant: boolean; scale32: boolean; bias: boolean; relu: boolean; shift: number };
+  cin: number;
+  cout: number;
 }
 
 export interface Tensor {

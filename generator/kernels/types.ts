@@ -30,8 +30,8 @@ export interface KernelDef {
   name: string;
   /** Template base name: firmware-templates/common/{c/<t>.c,as/<t>.ts}.mustache. */
   template: string;
-  /** Engine that runs it (the cluster cores on Siracusa, the core on generic). */
-  engine: 'cores';
+  /** Engine that runs it: the cores (the cluster on Siracusa, the core on generic) or Siracusa's N-EUREKA. */
+  engine: 'cores' | 'npu';
   /** null when this kernel runs the node; otherwise the reason it does not (shown when no kernel fits). */
   accepts(node: Node, g: Graph): string | null;
   view(ctx: KernelContext): KernelView;

@@ -41,6 +41,8 @@ export interface PlanOptions {
   blobs?: { name: string; bytes: number }[];
   /** The exact solver behind the greedy (offsets.ts). */
   solver?: SolverOptions;
+  /** Constants that live in another memory (N-EUREKA weights in the neural memory): no place in the arena. */
+  elsewhere?: Set<string>;
 }
 
 const ALIGN = 4;
@@ -58,7 +60,7 @@ export function planMemory(g: Graph, platform: Platform, isAliased: (nodeIndex: 
   if (opts.arenaSize !== undefined && opts.arenaSize > mem.size - arenaOffset) {
     throw new GenError('input', `--${mem.name.toLowerCase()} ${opts.arenaSize} is larger than the ${mem.size - arenaOffset} bytes ${mem.name} has for tensors`);
   }
-  const uses = [...bufferUses(g, isAliased).values()];
+  const uses = [...bufferUses(g, isAliased).values()].filter((u) => !opts.elsewhere?.has(u.root));
   const consts = uses.filter((u) => u.kind === 'const');
   const others = uses.filter((u) => u.kind !== 'const');
 

@@ -1,5 +1,7 @@
 import { attrInt, attrInts } from '../../ir/attrs.js';
-import type { Node } from '../../ir/graph.js';
+import type { Graph, Node } from '../../ir/graph.js';
+import { npuShapeOf } from '../../kernels/neureka.js';
+import { npuJobCycles } from '../../npu/cost.js';
 import type { KernelDef } from '../../kernels/types.js';
 import type { Platform } from '../../platforms/types.js';
 
@@ -21,8 +23,12 @@ export function parallelUnits(kernel: KernelDef, outShape: readonly number[]): n
   return elems / outShape[outShape.length - 1];
 }
 
-export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: Platform): number {
+/** Core 0's register writes and trigger per N-EUREKA job: 24 stores, ACQUIRE and TRIGGER, 1 cycle each. */
+const NPU_ISSUE = 26;
+
+export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: Platform, tile?: { node: Node; graph: Graph }): number {
   const c = p.costs;
+  if (kernel.engine === 'npu' && tile) return NPU_ISSUE + npuJobCycles(npuShapeOf(tile.node, tile.graph));
   let perMac = 0;
   let perOut = 0;
   switch (kernel.name) {

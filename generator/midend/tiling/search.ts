@@ -82,9 +82,17 @@ export interface SearchInput {
 
 /** Operands in the order the loop fetches them: inputs and requant parameters first, the output last. */
 export function operandsOf(node: Node): { tensor: string; write: boolean }[] {
-  const ins = node.inputs.filter((i) => i).map((tensor) => ({ tensor, write: false }));
+  // N-EUREKA reads weights kept in the neural memory through its own port: they never move.
+  const ins = node.inputs.filter((i, k) => i && !(k === 1 && node.npu?.wmem)).map((tensor) => ({ tensor, write: false }));
   const rq = node.requant ? [node.requant.mul, node.requant.add].map((tensor) => ({ tensor, write: false })) : [];
   return [...ins, ...rq, { tensor: node.outputs[0], write: true }];
+}
+
+/** The layer's node on the tensors of one tile (shapes from the geometry), for per-tile cost models. */
+export function tileOf(node: Node, graph: Graph, geo: TileGeometry): { node: Node; graph: Graph } {
+  const tensors = new Map(graph.tensors);
+  for (const [name, box] of geo.boxes) tensors.set(name, { ...tensorOf(graph, name), shape: [...box.size] });
+  return { node: { ...node, attrs: { ...node.attrs, ...geo.attrs } }, graph: { ...graph, tensors } };
 }
 
 function evaluate(inp: SearchInput, axes: number[], sizes: number[]): Candidate {
@@ -120,7 +128,7 @@ function evaluate(inp: SearchInput, axes: number[], sizes: number[]): Candidate 
   const outElems = boxElements(first);
   const fullElems = shape.reduce((a, b) => a * b, 1);
   const work = { macs: (inp.macs * outElems) / fullElems, outputs: outElems, units: parallelUnits(inp.kernel, first.size) };
-  const compute = computeCycles(inp.kernel, node, work, platform);
+  const compute = computeCycles(inp.kernel, node, work, platform, inp.kernel.engine === 'npu' ? tileOf(node, graph, zero) : undefined);
   let dmaIn = 0;
   let dmaOut = 0;
   for (const o of operands) {
@@ -152,7 +160,15 @@ export function searchTiles(inp: SearchInput): Candidate {
     const co = tensorOf(graph, node.inputs[1]).shape[0];
     if (group > 1 && group < co) multipleOfChannels = co / group;
   }
-  let lists = axes.map((a) => sizesFor(shape[a], node.op === 'Conv' && a === 1 ? multipleOfChannels : 1));
+  // N-EUREKA tiles: whole 6x6-pixel subtiles and whole channel subtiles (depthwise weights come in rows of 28).
+  const npu = node.npu;
+  const multipleOf = (a: number): number => {
+    if (node.op === 'Conv' && a === 1) return multipleOfChannels;
+    if (!npu) return 1;
+    if (a === 3) return npu.mode === '3x3dw' ? 28 : 32;
+    return 6;
+  };
+  let lists = axes.map((a) => sizesFor(shape[a], multipleOf(a)));
   const keep = Math.max(2, Math.floor(MAX_EVALUATIONS ** (1 / Math.max(1, axes.length))));
   lists = lists.map((l) => thin(l, keep));
   let best: Candidate | undefined;

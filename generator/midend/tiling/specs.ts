@@ -142,7 +142,43 @@ function broadcastSpec(keepLast: number): TilingSpec {
   };
 }
 
+/**
+ * NeurekaConv (NHWC): split output rows, columns and channels. The input tile is the rows and columns the output
+ * tile reads (halo included, the tile keeps only its share of the padding) with every input channel (depthwise:
+ * the tile's channels); weights, scale and bias follow the output channels (depthwise weights by 28-channel rows).
+ */
+const neurekaSpec: TilingSpec = {
+  axes: () => [1, 2, 3],
+  geometry: (node, g, out) => {
+    const job = node.npu!;
+    const x = tensorOf(g, node.inputs[0]);
+    const k = job.mode === '1x1' ? 1 : 3;
+    const span = (o0: number, n: number, before: number, size: number): [number, number, number, number] => {
+      const inStart = o0 - before;
+      const inEnd = o0 + n - 1 - before + k;
+      const a = Math.max(0, inStart);
+      const b = Math.min(size, inEnd);
+      return [a, b - a, a - inStart, inEnd - b];
+    };
+    const [r0, rn, pt, pb] = span(out.start[1], out.size[1], job.pads.top, x.shape[1]);
+    const [c0, cn, pl, pr] = span(out.start[2], out.size[2], job.pads.left, x.shape[2]);
+    const dw = job.mode === '3x3dw';
+    const boxes = new Map<string, Box>();
+    const [, w, scale, bias] = node.inputs;
+    boxes.set(node.inputs[0], {
+      start: [0, r0, c0, dw ? out.start[3] : 0], size: [1, rn, cn, dw ? out.size[3] : x.shape[3]],
+    });
+    const wt = tensorOf(g, w);
+    const rows = dw ? [out.start[3] / 28, Math.ceil(out.size[3] / 28)] : [out.start[3], out.size[3]];
+    boxes.set(w, { start: [rows[0], 0], size: [rows[1], wt.shape[1]] });
+    for (const p of [scale, bias]) if (p) boxes.set(p, { start: [out.start[3]], size: [out.size[3]] });
+    boxes.set(node.outputs[0], out);
+    return { boxes, attrs: { pads: { kind: 'ints', value: [pt, pl, pb, pr] } } };
+  },
+};
+
 const SPECS: Record<string, TilingSpec> = {
+  NeurekaConv: neurekaSpec,
   Conv: convSpec,
   MaxPool: maxPoolSpec,
   Gemm: gemmSpec,

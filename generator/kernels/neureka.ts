@@ -1,0 +1,61 @@
+import { GenError } from '../errors.js';
+import { attrInts } from '../ir/attrs.js';
+import type { Graph, Node, NpuJob } from '../ir/graph.js';
+import { tensorOf } from '../ir/graph.js';
+import { bytesOf } from '../ir/dtype.js';
+import { jobWords, type NpuJobShape } from '../npu/registers.js';
+import type { KernelDef } from './types.js';
+
+/** A NeurekaConv node's job on tensors of the given shapes (a tile or the whole layer): the register values. */
+export function npuShapeOf(node: Node, g: Graph): NpuJobShape {
+  const job: NpuJob | undefined = node.npu;
+  if (!job) throw new GenError('internal', 'NeurekaConv without its job', { node: node.name, op: node.op });
+  const x = tensorOf(g, node.inputs[0]);
+  const y = tensorOf(g, node.outputs[0]);
+  const p = attrInts(node, 'pads', [job.pads.top, job.pads.left, job.pads.bottom, job.pads.right]);
+  const [, , W, C] = x.shape;
+  const [, HO, WO, CO] = y.shape;
+  return {
+    mode: job.mode, bits: job.bits, signedInput: job.signedInput, wmem: job.wmem,
+    ho: HO, wo: WO, cin: job.mode === '3x3dw' ? CO : C, cout: CO,
+    pads: { top: p[0], left: p[1], bottom: p[2], right: p[3] },
+    inPixel: C * bytesOf(x.dtype), inRow: W * C * bytesOf(x.dtype),
+    outPixel: CO * bytesOf(y.dtype), outRow: WO * CO * bytesOf(y.dtype),
+    stage: job.stage,
+  };
+}
+
+/**
+ * A convolution on N-EUREKA (docs/neureka.md): core 0 writes the job registers of each tile and triggers the
+ * engine; the tile loop (firmware-templates/siracusa/{as,c}/neureka-layer.*) keeps two jobs queued while the DMA
+ * brings the next tile. The view's params are the whole layer's job; tiles get their own from their shapes.
+ */
+export const neurekaKernel: KernelDef = {
+  name: 'neureka',
+  template: 'neureka-job',
+  engine: 'npu',
+  accepts(node) {
+    return node.op === 'NeurekaConv' ? null : 'not a NeurekaConv';
+  },
+  view({ node, graph }) {
+    const s = npuShapeOf(node, graph);
+    const [x, w, scale, bias] = node.inputs;
+    const y = node.outputs[0];
+    const arg = (field: string, tensor: string, write = false) => ({ field, tensor, dtype: tensorOf(graph, tensor).dtype, write });
+    const { words, inputPadBytes } = jobWords(s);
+    const k = s.mode === '1x1' ? 1 : 3;
+    const macs = s.ho * s.wo * s.cout * k * k * (s.mode === '3x3dw' ? 1 : s.cin);
+    return {
+      args: [
+        arg('x', x), arg('w', w),
+        ...(scale ? [arg('scale', scale)] : []), ...(bias ? [arg('bias', bias)] : []),
+        arg('y', y, true),
+      ],
+      params: {
+        words: words.map((value, reg) => ({ reg, value: `0x${value.toString(16)}` })).filter((r) => r.reg > 5),
+        inputPadBytes, hasScale: scale !== '', hasBias: bias !== '', wmem: s.wmem,
+      },
+      macs,
+    };
+  },
+};
