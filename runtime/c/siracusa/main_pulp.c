@@ -14,11 +14,13 @@
 #include "network.h"
 #include "firmgen_hal.h"
 #include "firmgen_pulp.h"
+#include "firmgen_neureka.h"
 
 static struct pi_device cluster;
 
 static void cluster_entry(void *arg) {
   (void)arg;
+  hal_neureka_init(); /* the NPU's clock, interconnect priority and a soft clear (neureka_pulp.c) */
   pi_perf_conf(1 << PI_PERF_CYCLES);
   pi_perf_reset();
   pi_perf_start();
