@@ -134,7 +134,9 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, nms = new 
   const budget = checkCImage(platform, plan, tiling, networkC);
   files.set('c/network.c', networkC);
   files.set('c/network.h', renderFile(templatePath(platform.name, 'c', 'network.h.mustache'), { ...view, io: ioView(graph, plan, symbolOf) }));
-  files.set('c/network_data.c', renderFile(templatePath(platform.name, 'c', 'network_data.c.mustache'), { ...view, imageBytes: cBytes(image.subarray(plan.arenaOffset)) }));
+  files.set('c/network_data.c', renderFile(templatePath(platform.name, 'c', 'network_data.c.mustache'), {
+    ...view, imageBytes: cBytes(image.subarray(plan.arenaOffset)), nmsBytes: nms.size ? cBytes(nmsImage(graph, nms)) : false,
+  }));
   files.set(`memory/${plan.region.toLowerCase()}.bin`, image);
   if (nms.size) files.set(`memory/${NMS_REGION.toLowerCase()}.bin`, nmsImage(graph, nms));
   files.set('firmware.json', `${JSON.stringify(manifest, null, 2)}\n`);

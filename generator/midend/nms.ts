@@ -22,6 +22,7 @@ export function planNms(g: Graph, layers: Layer[], platform: Platform): Map<stri
     out.set(w, cursor);
     cursor += Math.ceil(g.tensors.get(w)!.data!.data.length / WORD) * WORD;
   }
+  if (out.size === 0) return out;
   const size = memoryOf(platform, NMS_REGION).size;
   if (cursor > size) throw new GenError('capacity', `N-EUREKA weights need ${cursor} bytes of the neural memory, ${size} are there (try --weights-in l2)`);
   return out;

@@ -32,7 +32,8 @@ export interface SizeReport {
 }
 
 /** Sections the generator sizes itself: the arena, the tile buffers, the stack (not code and data). */
-const PLANNED = new Set(['.fg_arena', '.fg_l1', '.stack']);
+// Planned by the generator, not code or data of the image: the arena, tile buffers, stack, N-EUREKA weights.
+const PLANNED = new Set(['.fg_arena', '.fg_l1', '.stack', '.fg_nms_sram', '.fg_nms_mram']);
 
 export function sizeReport(target: string, elf: string, image?: ImageFile): SizeReport {
   const sections: SectionSize[] = readElfSections(elf)
