@@ -7,6 +7,7 @@ import { NUM_CLASSES } from "../../runtime/as/cost";
 import { barrierCycles, costAt, forkCycles, joinCycles, Q } from "./cost";
 import { msgBegin, msgDec, msgText, raise } from "./fault";
 import { recordShare } from "./events";
+import { contentionExtra, npuBusyUntil } from "./npu-contention";
 
 import { MAX_AGENTS } from "./limits";
 export { MAX_CORES, MAX_AGENTS } from "./limits";
@@ -198,9 +199,13 @@ export function compute(cls: i32, units: i32): void {
     computeFault(cls, units);
     return;
   }
-  const q = <i64>units * costAt(cls);
+  let q = <i64>units * costAt(cls);
   const off = <usize>a << 3;
-  store<i64>(CLOCK + off, load<i64>(CLOCK + off) + q);
+  const clock = load<i64>(CLOCK + off);
+  // A cluster core working while an N-EUREKA job streams through L1 is slowed (npu-contention.ts); one compare
+  // when no job is running. Only Siracusa has jobs, so agents > 0 are its cluster cores.
+  if (npuBusyUntil > clock && a > 0) q += contentionExtra(clock, q);
+  store<i64>(CLOCK + off, clock + q);
   store<i64>(BUSY + off, load<i64>(BUSY + off) + q);
 }
 

@@ -12,7 +12,10 @@
 // (start = max(issue, engine free), end = completion). Direction 17 picks the engine: a trace draws one lane each.
 // On SpiNNaker2 the dma records are a PE's own DMA (pe-dma.ts): bit 17 = into the PE's SRAM, 19 = 2-D on the DRAM
 // side, no channel. Kind 3 mla: one MAC-array job (mla.ts) on PE `agent`, detail = its 4x16 output blocks,
-// start..end = the array's busy interval.
+// start..end = the array's busy interval. Kind 4 npu: one N-EUREKA job (neureka.ts); agent = the core that wrote
+// TRIGGER, layer = its open layer (else the master's, else -1), detail = bits 0..7 job id, 8..9 mode (0 3x3,
+// 1 3x3 depthwise, 2 1x1), 10 weights from the neural memory (WMEM), 12..15 weight bits, 16 int32 output
+// (norm/quant off); start..end = the engine's busy interval (start = max(trigger, previous job's end)).
 
 import { EVENT_LOG_BASE, EVENT_LOG_LIMIT } from "./layout";
 import { currentAgent, cyclesOf } from "./agents";
@@ -24,6 +27,7 @@ export const KIND_LAYER: i32 = 0;
 export const KIND_SHARE: i32 = 1;
 export const KIND_DMA: i32 = 2;
 export const KIND_MLA: i32 = 3;
+export const KIND_NPU: i32 = 4;
 const CAPACITY: i32 = <i32>((EVENT_LOG_LIMIT - EVENT_LOG_BASE) / <usize>EVENT_BYTES);
 const NO_LAYER: i32 = -1;
 
@@ -129,6 +133,11 @@ export function recordDma(agent: i32, layer: i32, detail: i32, start: i64, end: 
 /** One MLA job (mla.ts), in whole cycles. */
 export function recordMla(agent: i32, layer: i32, blocks: i32, start: i64, end: i64): void {
   record(KIND_MLA, agent, layer, blocks, start, end);
+}
+
+/** One N-EUREKA job (neureka.ts), in whole cycles. */
+export function recordNpu(agent: i32, layer: i32, detail: i32, start: i64, end: i64): void {
+  record(KIND_NPU, agent, layer, detail, start, end);
 }
 
 // --- runtime exports ---

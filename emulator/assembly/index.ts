@@ -9,11 +9,12 @@ import { resetDma } from "./dma";
 import { placeRegions, resetRegions } from "./regions";
 import { EVENT_LOG_BASE } from "./layout";
 import { genericRegions } from "./chips/generic";
-import { SIRACUSA_CORES, siracusaDma, siracusaRegions } from "./chips/siracusa";
+import { SIRACUSA_CORES, siracusaDma, siracusaNpu, siracusaRegions } from "./chips/siracusa";
 import { S2_DEFAULT_PES, S2_MAX_PES, spinnaker2Regions } from "./chips/spinnaker2";
 import { resetPes } from "./pes";
 import { resetPeDma } from "./pe-dma";
 import { resetMla } from "./mla";
+import { resetNpu } from "./neureka";
 
 const PLATFORM_GENERIC: i32 = 0;
 const PLATFORM_SIRACUSA: i32 = 1;
@@ -38,6 +39,7 @@ export function configure(platform: i32, cores: i32): i32 {
   resetPes();
   resetPeDma();
   resetMla();
+  resetNpu();
   let clusterCores = 0;
   let pes = false;
   if (platform == PLATFORM_GENERIC) {
@@ -50,6 +52,7 @@ export function configure(platform: i32, cores: i32): i32 {
     siracusaRegions();
     siracusaCosts();
     siracusaDma();
+    siracusaNpu();
   } else if (platform == PLATFORM_SPINNAKER2) {
     if (cores < 0 || cores == 1 || cores > S2_MAX_PES) badCores(platform, cores, S2_MAX_PES);
     const n = cores == 0 ? S2_DEFAULT_PES : cores;
@@ -101,3 +104,4 @@ export {
 export { irq_raise, irq_next, pe_wake, irq_key, irq_payload, pe_signal, pe_wait, pe_id, pe_count, pe_finish } from "./pes";
 export { pe_dma, pe_dma_wait, pe_dma_finish } from "./pe-dma";
 export { mla_start, mla_wait, mla_busy, mla_peak_macs } from "./mla";
+export { npu_write, npu_read, npu_event_wait, npu_finish, npu_register_cycles } from "./neureka";

@@ -73,3 +73,17 @@ export declare function dma_copy(
 /** Sleeps until every transfer on the channel is complete; their data has then landed. */
 @external("chip", "dma_wait")
 export declare function dma_wait(ch: i32): void;
+
+// N-EUREKA NPU (emulator/assembly/neureka.ts; Siracusa only); use the pulp-nnx-shaped wrappers in neureka.ts.
+
+/** Writes the NPU register at byte `offset` of 0x1020_1000 (docs/neureka.md). */
+@external("chip", "npu_write")
+export declare function npu_write(offset: i32, value: u32): void;
+
+/** Reads the NPU register at byte `offset`; a read at or after a job's end observes it (its outputs land). */
+@external("chip", "npu_read")
+export declare function npu_read(offset: i32): u32;
+
+/** Event unit "wait and clear" on the NPU completion event (one buffered event per core). */
+@external("chip", "npu_event_wait")
+export declare function npu_event_wait(): void;

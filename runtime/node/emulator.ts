@@ -76,6 +76,15 @@ export interface EmulatorExports {
   /** A PE with an MLA job never waited for, or -1. */
   mla_busy(): number;
   mla_peak_macs(): number;
+  // Siracusa's N-EUREKA NPU (emulator/assembly/neureka.ts; the firmware imports the first three through
+  // runtime/as/neureka.ts). Register offsets and semantics: docs/neureka.md.
+  npu_write(offset: number, value: number): void;
+  /** u32: JavaScript receives it as a signed i32 (apply `>>> 0`). */
+  npu_read(offset: number): number;
+  npu_event_wait(): void;
+  /** Faults if a job was never observed finished (or acquired and never triggered); else the jobs run. */
+  npu_finish(): number;
+  npu_register_cycles(): number;
 }
 
 /** Platform ids of configure() (emulator/assembly/index.ts). */
@@ -159,9 +168,10 @@ export interface EmulatorEvent {
   /**
    * layer: a layer_begin..layer_end span; share: one cluster core's work in one phase of a fork; dma: one cluster
    * DMA transfer issued by `agent` (SpiNNaker2: one PE DMA transfer), start..end the engine's busy interval,
-   * `detail` decoded by dmaDetail(); mla: one SpiNNaker2 MAC-array job on PE `agent`, detail = its 4x16 blocks.
+   * `detail` decoded by dmaDetail(); mla: one SpiNNaker2 MAC-array job on PE `agent`, detail = its 4x16 blocks;
+   * npu: one N-EUREKA job triggered by `agent`, start..end the engine's busy interval, `detail` decoded by npuDetail().
    */
-  kind: 'layer' | 'share' | 'dma' | 'mla';
+  kind: 'layer' | 'share' | 'dma' | 'mla' | 'npu';
   /** 0 = master, 1.. = cluster core agent - 1. */
   agent: number;
   /** The layer id (share: the master's open layer, -1 outside any). */
@@ -173,7 +183,7 @@ export interface EmulatorEvent {
 }
 
 const EVENT_BYTES = 32;
-const KINDS = ['layer', 'share', 'dma', 'mla'] as const;
+const KINDS = ['layer', 'share', 'dma', 'mla', 'npu'] as const;
 
 /** A `dma` event's detail word: mchan v7 command-word bits plus the channel (emulator/assembly/events.ts). */
 export interface DmaDetail {
@@ -193,6 +203,30 @@ export function dmaDetail(detail: number): DmaDetail {
     toL1: (detail & (1 << 17)) !== 0,
     ext2d: (detail & (1 << 19)) !== 0,
     l12d: (detail & (1 << 23)) !== 0,
+  };
+}
+
+/** An `npu` event's detail word (emulator/assembly/events.ts, kind 4). */
+export interface NpuDetail {
+  /** The job id the engine gave it (0..255). */
+  id: number;
+  mode: '3x3' | '3x3dw' | '1x1';
+  /** Weights read from the neural memory (WMEM) rather than L1. */
+  wmem: boolean;
+  weightBits: number;
+  /** int32 output (norm/quant off). */
+  out32: boolean;
+}
+
+const NPU_MODES = ['3x3', '3x3dw', '1x1', '1x1'] as const;
+
+export function npuDetail(detail: number): NpuDetail {
+  return {
+    id: detail & 255,
+    mode: NPU_MODES[(detail >>> 8) & 3],
+    wmem: (detail & (1 << 10)) !== 0,
+    weightBits: (detail >>> 12) & 15,
+    out32: (detail & (1 << 16)) !== 0,
   };
 }
 

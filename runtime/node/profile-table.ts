@@ -12,6 +12,11 @@ export function showsDma(p: Profile): boolean {
   return p.total.dma.in + p.total.dma.out > 0;
 }
 
+/** NPU columns only when the run used N-EUREKA. */
+export function showsNpu(p: Profile): boolean {
+  return p.total.npuJobs > 0;
+}
+
 export function pct(x: number | null): string {
   return x === null ? '-' : `${(x * 100).toFixed(1)}%`;
 }
@@ -27,24 +32,26 @@ function clip(s: string, n: number): string {
 export function formatProfile(p: Profile): string {
   const levels = memoryLevels(p);
   const dma = showsDma(p);
+  const npu = showsNpu(p);
   const head = ['id', 'layer', 'kernel', 'engine', 'MACs', ...levels.flatMap((l) => [`${l} read`, `${l} write`]),
-    ...(dma ? ['DMA in', 'DMA out'] : []), 'cycles', 'us', 'share', 'util'];
-  const bytes = (m: Record<string, Traffic>, d: DmaBytes): string[] => [
+    ...(dma ? ['DMA in', 'DMA out'] : []), ...(npu ? ['NPU jobs', 'NPU cycles'] : []), 'cycles', 'us', 'share', 'util'];
+  const bytes = (m: Record<string, Traffic>, d: DmaBytes, n: { npuJobs: number; npuCycles: number }): string[] => [
     ...levels.flatMap((l) => [String(m[l]?.read ?? 0), String(m[l]?.written ?? 0)]),
     ...(dma ? [String(d.in), String(d.out)] : []),
+    ...(npu ? [String(n.npuJobs), String(n.npuCycles)] : []),
   ];
   const rows: string[][] = p.layers.map((l) => [
-    String(l.layer), clip(l.name, NAME_WIDTH), l.kernel, l.engine, String(l.macs), ...bytes(l.memory, l.dma),
+    String(l.layer), clip(l.name, NAME_WIDTH), l.kernel, l.engine, String(l.macs), ...bytes(l.memory, l.dma, l),
     String(l.cycles), fmtUs(l.us), pct(l.share), pct(l.utilisation),
   ]);
-  const blank = bytes({}, { in: 0, out: 0 }).map(() => '');
+  const blank = bytes({}, { in: 0, out: 0 }, { npuJobs: 0, npuCycles: 0 }).map(() => '');
   const extra = (name: string, s: Span): string[] =>
     ['', name, '', '', '', ...blank, String(s.cycles), fmtUs(s.us), pct(s.share), ''];
   rows.push(extra('(setup)', p.setup));
   if (p.between.cycles !== 0) rows.push(extra('(between layers)', p.between));
   rows.push(extra('(teardown)', p.teardown));
-  rows.push(['', 'total', '', '', String(p.total.macs), ...bytes(p.total.memory, p.total.dma), String(p.total.cycles),
-    fmtUs(p.total.us), '100.0%', pct(p.total.utilisation)]);
+  rows.push(['', 'total', '', '', String(p.total.macs), ...bytes(p.total.memory, p.total.dma, p.total),
+    String(p.total.cycles), fmtUs(p.total.us), '100.0%', pct(p.total.utilisation)]);
   const width = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
   // Text columns (layer, kernel, engine) left-aligned, numbers right-aligned.
   const left = new Set([1, 2, 3]);

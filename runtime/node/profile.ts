@@ -30,6 +30,10 @@ export interface ProfileLayer {
   memory: Record<string, Traffic>;
   /** Bytes the cluster DMA moved for the layer (transfers issued while it was open): into L1 and out of L1. */
   dma: DmaBytes;
+  /** N-EUREKA jobs triggered while the layer was open (Siracusa; 0 elsewhere). */
+  npuJobs: number;
+  /** Their busy cycles on the NPU's own clock (sum of end - start): overlaps the layer's cycles, not added to them. */
+  npuCycles: number;
   start: number;
   end: number;
   cycles: number;
@@ -64,11 +68,15 @@ export interface Profile {
   setup: Span;
   between: Span;
   teardown: Span;
-  total: { cycles: number; us: number; macs: number; memory: Record<string, Traffic>; dma: DmaBytes; utilisation: number | null };
+  total: {
+    cycles: number; us: number; macs: number; memory: Record<string, Traffic>; dma: DmaBytes;
+    /** N-EUREKA jobs of the whole run and their busy cycles on the NPU's clock. */
+    npuJobs: number; npuCycles: number; utilisation: number | null;
+  };
   agents: { agent: number; name: string; cycles: number; busy: number }[];
 }
 
-export function buildProfile(m: Manifest, r: RunResult): Profile {
+export function buildProfile(m: Manifest, r: Omit<RunResult, 'profile'>): Profile {
   const clockHz = m.clockHz ?? 0;
   const us = (cycles: number): number => (clockHz > 0 ? (cycles * 1e6) / clockHz : 0);
   const total = r.cycles;
@@ -97,6 +105,15 @@ export function buildProfile(m: Manifest, r: RunResult): Profile {
     for (const t of r.dma) if (t.layer === layer) d[t.toL1 ? 'in' : 'out'] += t.bytes;
     return d;
   };
+  const npuOf = (layer?: number): { npuJobs: number; npuCycles: number } => {
+    const u = { npuJobs: 0, npuCycles: 0 };
+    for (const j of r.npu) {
+      if (layer !== undefined && j.layer !== layer) continue;
+      u.npuJobs++;
+      u.npuCycles += j.end - j.start;
+    }
+    return u;
+  };
   const layers: ProfileLayer[] = m.layers.map((l) => {
     const s = spans.get(l.id);
     const cycles = s?.cycles ?? 0;
@@ -110,6 +127,7 @@ export function buildProfile(m: Manifest, r: RunResult): Profile {
       macs,
       memory: traffic(l.reads ?? [], l.writes ?? [], tensors),
       dma: dmaOf(l.id),
+      ...npuOf(l.id),
       start: s?.start ?? 0,
       end: s?.end ?? 0,
       cycles,
@@ -146,6 +164,7 @@ export function buildProfile(m: Manifest, r: RunResult): Profile {
     teardown: span(teardown),
     total: {
       cycles: total, us: us(total), macs, memory, utilisation: util(macs, total),
+      ...npuOf(),
       dma: r.dma.reduce((d, t) => ({ in: d.in + (t.toL1 ? t.bytes : 0), out: d.out + (t.toL1 ? 0 : t.bytes) }), { in: 0, out: 0 }),
     },
     agents: [

@@ -9,10 +9,11 @@ import { GenError } from '../../generator/errors.js';
 import { formatShape, sizeOf, type NDArray } from '../../generator/ir/ndarray.js';
 import { buildFirmware, type FirmwareBuild } from './asc-build.js';
 import {
-  agentName as nameOfAgent, createEmulator, dmaDetail, faultError, readEvents, readRegions, type DmaDetail, type EmulatorExports,
-  type Region,
+  agentName as nameOfAgent, createEmulator, dmaDetail, faultError, npuDetail, readEvents, readRegions, type DmaDetail,
+  type EmulatorExports, type NpuDetail, type Region,
 } from './emulator.js';
 import { readManifest, type Manifest, type ManifestImage, type ManifestTensor } from './manifest.js';
+import { buildProfile, type Profile } from './profile.js';
 import { readTensor, writeTensor } from './tensor-io.js';
 import { wasmerHost, type WasiHost } from './wasi.js';
 import { liteHost, liteSupports } from './wasi-lite.js';
@@ -60,6 +61,16 @@ export interface DmaTiming extends DmaDetail {
   end: number;
 }
 
+/** One N-EUREKA job (emulator event kind `npu`): the engine's busy interval and what the job was. */
+export interface NpuTiming extends NpuDetail {
+  /** The agent that triggered it and its open layer (-1: none). */
+  agent: number;
+  agentName: string;
+  layer: number;
+  start: number;
+  end: number;
+}
+
 export interface RunResult {
   /** In the manifest's output order, with its dtype and shape. */
   outputs: NDArray[];
@@ -76,6 +87,8 @@ export interface RunResult {
   shares: ShareTiming[];
   /** Cluster DMA transfers, in issue order. */
   dma: DmaTiming[];
+  /** Siracusa N-EUREKA jobs, in trigger order (= run order). */
+  npu: NpuTiming[];
   /** Event records the ring buffer overwrote (the oldest ones). */
   eventsDropped: number;
   stdout: string;
@@ -86,6 +99,8 @@ export interface RunResult {
   execMs: number;
   /** SpiNNaker2: the time stamps the firmware wrote into the DRAM's time-measurement area. */
   spinnaker2?: S2Times;
+  /** The per-layer profile of this run (profile.ts; what `gen run` prints and writes to profile.json). */
+  profile: Profile;
   /** SpiNNaker2 MLA jobs, in the order they were started: the PE, its open layer, 4x16 blocks, busy interval. */
   mla: { agent: number; layer: number; blocks: number; start: number; end: number }[];
 }
@@ -141,6 +156,7 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
     emu.dma_finish(); // a transfer never waited for is a firmware bug: its data may not have arrived
     emu.pe_dma_finish();
     emu.pe_finish(); // SpiNNaker2: every interrupt taken, every completion signal waited for
+    emu.npu_finish(); // every N-EUREKA job observed finished: else its outputs never landed
     if (emu.mla_busy() >= 0) throw new GenError('run', `fault: mla: PE ${emu.mla_busy()} ended with an MLA job never waited for`);
   } catch (e) {
     throw faultError(emu, e);
@@ -159,7 +175,7 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
     ? readS2Times(readS2Description(outDir), new Uint8Array(emu.memory.buffer, dram.linear, dram.size), dram.chip,
       manifest.clockHz ?? 0, layerNames)
     : undefined;
-  return {
+  const result: Omit<RunResult, 'profile'> = {
     spinnaker2,
     mla: events.filter((e) => e.kind === 'mla').map((e) => ({ agent: e.agent, layer: e.layer, blocks: e.detail, start: e.start, end: e.end })),
     outputs,
@@ -183,12 +199,16 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
     dma: events.filter((e) => e.kind === 'dma').map((e) => ({
       ...dmaDetail(e.detail), agent: e.agent, agentName: agentName(e.agent), layer: e.layer, start: e.start, end: e.end,
     })),
+    npu: events.filter((e) => e.kind === 'npu').map((e) => ({
+      ...npuDetail(e.detail), agent: e.agent, agentName: agentName(e.agent), layer: e.layer, start: e.start, end: e.end,
+    })),
     eventsDropped: dropped,
     stdout: session.stdout(),
     build,
     runMs: performance.now() - t0,
     execMs,
   };
+  return { ...result, profile: buildProfile(manifest, result) };
 }
 
 /**

@@ -7,10 +7,11 @@
  * Slices: on the master, one per layer (and setup/teardown when they take time); on each core, per fork phase, its
  * kernel share (emulator `share` events) and the wait until the last core of the team finishes the phase; on each
  * cluster DMA engine (one per direction, HARDWARE.md "cluster DMA timing"), its transfers' busy intervals, so the
- * overlap of transfers with compute is visible.
+ * overlap of transfers with compute is visible; on the NPU track (Siracusa N-EUREKA, after the DMA lanes), each job's
+ * busy interval on the engine.
  */
 import type { Manifest } from './manifest.js';
-import type { DmaTiming, RunResult, ShareTiming } from './run.js';
+import type { DmaTiming, NpuTiming, RunResult, ShareTiming } from './run.js';
 import { CYCLE_SOURCE } from './profile.js';
 
 export interface TraceEvent {
@@ -43,6 +44,11 @@ export function dmaLane(cores: number, toL1: boolean): number {
   return cores + (toL1 ? 1 : 2);
 }
 
+/** Thread id of the NPU track: after both DMA lanes. */
+export function npuLane(cores: number): number {
+  return cores + 3;
+}
+
 export function buildTrace(m: Manifest, r: RunResult): Trace {
   // Without a clock (older manifests) one cycle is drawn as one microsecond.
   const hz = m.clockHz ?? 1e6;
@@ -59,6 +65,11 @@ export function buildTrace(m: Manifest, r: RunResult): Trace {
   for (const toL1 of lanes) {
     const tid = dmaLane(cores, toL1);
     events.push({ name: 'thread_name', ph: 'M', pid: PID, tid, args: { name: toL1 ? 'DMA in (to L1)' : 'DMA out (from L1)' } });
+    events.push({ name: 'thread_sort_index', ph: 'M', pid: PID, tid, args: { sort_index: tid } });
+  }
+  if (r.npu.length > 0) {
+    const tid = npuLane(cores);
+    events.push({ name: 'thread_name', ph: 'M', pid: PID, tid, args: { name: 'NPU' } });
     events.push({ name: 'thread_sort_index', ph: 'M', pid: PID, tid, args: { sort_index: tid } });
   }
   const slice = (tid: number, name: string, cat: string, start: number, end: number, args: Record<string, unknown> = {}): void => {
@@ -94,6 +105,12 @@ export function buildTrace(m: Manifest, r: RunResult): Trace {
       layer: d.layer, channel: d.channel, bytes: d.bytes, issuer: d.agentName, ext2d: d.ext2d, l12d: d.l12d,
     });
   }
+  for (const j of r.npu) {
+    slice(npuLane(cores), npuName(j), 'npu', j.start, j.end, {
+      layer: j.layer, job: j.id, mode: j.mode, weightBits: j.weightBits, weights: j.wmem ? 'WMEM' : 'L1',
+      output: j.out32 ? 'int32' : '8-bit', trigger: j.agentName,
+    });
+  }
   return {
     traceEvents: events,
     displayTimeUnit: 'ns',
@@ -109,6 +126,10 @@ export function buildTrace(m: Manifest, r: RunResult): Trace {
 
 function dmaName(d: DmaTiming): string {
   return `${d.bytes} B ${d.toL1 ? 'in' : 'out'} ch${d.channel}`;
+}
+
+function npuName(j: NpuTiming): string {
+  return `job ${j.id} ${j.mode} w${j.weightBits}${j.wmem ? ' WMEM' : ''}`;
 }
 
 /** Shares grouped by the fork phase they belong to: same layer, phase index and start clock. */

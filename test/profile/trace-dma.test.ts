@@ -69,6 +69,10 @@ test('each core moves its share: 16 transfers on two engine lanes, inside the la
   assert.equal(p.layers[0].dma, { in: 4096, out: 4096 });
   assert.equal(p.total.dma, { in: 4096, out: 4096 });
   assert.match(formatProfile(p), /DMA in\s+DMA out/);
+  // No N-EUREKA job: zero in the profile, no NPU columns, no NPU track (test/emulator/neureka-hal.test.ts has them).
+  assert.equal([p.layers[0].npuJobs, p.layers[0].npuCycles, p.total.npuJobs, p.total.npuCycles], [0, 0, 0, 0]);
+  assert.not.match(formatProfile(p), /NPU/);
+  assert.not.ok(trace.traceEvents.some((e) => e.cat === 'npu'));
   assert.match(reportHtml(m, p, trace), />DMA in \(to L1\)</);
 });
 

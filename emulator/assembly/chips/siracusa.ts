@@ -2,6 +2,7 @@
 
 import { addRegion } from "../regions";
 import { enableDma } from "../dma";
+import { enableNpu } from "../neureka";
 import { KiB, MiB } from "../layout";
 
 /** 8 cluster worker cores (pulp-sdk archi/chips/siracusa/properties.h). */
@@ -25,4 +26,35 @@ export function siracusaRegions(): void {
  */
 export function siracusaDma(): void {
   enableDma(0, (1 << 1) | (1 << 2), 14, 8, 2);
+}
+
+// N-EUREKA NPU (neureka.ts, neureka-job.ts; docs/neureka.md "Timing", docs/timing.md "N-EUREKA"). Cycle counts are
+// HARDWARE.md "N-EUREKA NPU", row "Throughput" (GVSoC model, derived), unless marked ASSUMPTION.
+/** Load phase of a (Ho, Wo, Ko, Ki) subtile: 6 cycles of setup, then one streamer access per input pixel. */
+export const NPU_LOAD_SETUP: i64 = 6;
+/** Input pixels of a subtile: 8 x 8 for 3x3 (6 x 6 outputs + halo), 6 x 6 for 1x1 (HARDWARE.md "Geometry"). */
+export const NPU_PIXELS_3X3: i64 = 64;
+export const NPU_PIXELS_1X1: i64 = 36;
+/** Matrix-vector phase per weight bit: 3x3 dense 32 (HARDWARE.md: "32*bits cycles per input-channel subtile"). */
+export const NPU_MV_3X3: i64 = 32;
+/** ASSUMPTION: 1x1 4 per bit, fitted to 1152 MAC/cycle at 8 bits: 36 px x 32 x 32 MACs / (4 x 8) cycles = 1152. */
+export const NPU_MV_1X1: i64 = 4;
+/** ASSUMPTION: depthwise 28 per bit, fitted to ~40 MAC/cycle at 8 bits: 36 px x 28 ch x 9 / (28 x 8) = 40.5. */
+export const NPU_MV_DW: i64 = 28;
+/** Normalisation/quantisation per (Ho, Wo, Ko) subtile: 9 + 8 (8-bit scale) or + 32 (32-bit scale). */
+export const NPU_NORM_BASE: i64 = 9;
+export const NPU_NORM_SCALE8: i64 = 8;
+export const NPU_NORM_SCALE32: i64 = 32;
+/** A core's register access: one store or load on its demux port (HARDWARE.md "core timing": load/store 1). */
+export const NPU_REG_CYCLES: i64 = 1;
+/**
+ * L1 contention (npu-contention.ts): a streamer access moves one 32-byte word (HARDWARE.md "Weight layout": the
+ * engine reads 32-byte words) of the TCDM's 16 banks x 4 bytes = 64 bytes per cycle (HARDWARE.md "L1 (TCDM)").
+ */
+export const NPU_STREAMER_BYTES: i64 = 32;
+export const TCDM_BYTES_PER_CYCLE: i64 = 64;
+
+/** N-EUREKA reaches L1 (region 0) and the neural memory: NMS_MRAM (3) at WMEM offset 0, NMS_SRAM (4) after it. */
+export function siracusaNpu(): void {
+  enableNpu(0, 3, 4);
 }
