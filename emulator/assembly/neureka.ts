@@ -1,5 +1,7 @@
 // N-EUREKA, Siracusa's NPU: the register file at chip 0x1020_1000 and the job queue (docs/neureka.md, the contract;
-// HARDWARE.md "N-EUREKA NPU"). The job itself (decoding, checks, cycles, the convolution) is neureka-job.ts.
+// HARDWARE.md "N-EUREKA NPU").
+//
+// The job itself: neureka-job.ts (decoding, checks, cycles) and neureka-conv.ts (the convolution).
 //
 // - Device API: npu_write(offset, value) and npu_read(offset) access the register at that byte offset, one cycle
 //   each on the calling core; npu_event_wait() is the event unit's "wait and clear" on the NPU's completion event.
@@ -21,7 +23,8 @@ import { currentLayer, msgLayer, recordNpu } from "./events";
 import { msgBegin, msgDec, msgHex, msgText, raise } from "./fault";
 import { MAX_AGENTS } from "./limits";
 import { addContention, resetContention } from "./npu-contention";
-import { decode, JOB_REGS, jobCycles, jobDetail, runJob, setNpuRegions, streamerCycles } from "./neureka-job";
+import { decode, JOB_REGS, jobCycles, jobDetail, setNpuRegions, streamerCycles } from "./neureka-job";
+import { runJob } from "./neureka-conv";
 import { NPU_REG_CYCLES, NPU_STREAMER_BYTES, TCDM_BYTES_PER_CYCLE } from "./chips/siracusa";
 
 const TRIGGER: i32 = 0x00;
