@@ -1,34 +1,33 @@
-// The generator's estimate of an N-EUREKA job's cycles: the emulator's timing model (docs/neureka.md "Timing";
-// emulator/assembly/neureka*.ts), used to choose the engine of a layer and the tile sizes of NPU layers.
+// The generator's figure for an N-EUREKA job's cycles: the emulator's timing model exactly (docs/neureka.md
+// "Timing"; emulator/assembly/neureka-job.ts jobCycles; test/npu/cost-agrees.test.ts keeps the two equal). Engine
+// selection and the tile search of NPU layers use it.
 
 import { subtileCounts, type NpuJobShape } from './registers.js';
-import { OUT_SUBTILE_HW, WORD_BYTES, encodedStride } from './weights.js';
+import { WORD_BYTES, encodedStride } from './weights.js';
 
-/** Per-subtile figures (HARDWARE.md "Throughput", GVSoC model, derived). */
+/** HARDWARE.md "Throughput" (GVSoC model, derived): per-subtile load setup, normalisation base and scale phases. */
 const LOAD_SETUP = 6;
 const NORM_BASE = 9;
+const NORM_SCALE8 = 8;
+const NORM_SCALE32 = 32;
 
 export function npuJobCycles(s: NpuJobShape): number {
   const c = subtileCounts(s);
-  const k = s.mode === '1x1' ? 1 : 3;
-  const streamerReads = (OUT_SUBTILE_HW + k - 1) ** 2;
-  const matvec = s.mode === '3x3' ? 32 * s.bits : s.mode === '1x1' ? 4 * s.bits : 28 * s.bits;
-  // Weight words one (Ko, Ki) subtile pair reads: 3x3 dense bits x 32 output channels, 1x1 32, depthwise bits.
-  const words = s.mode === '3x3' ? s.bits * 32 : s.mode === '1x1' ? 32 : s.bits;
-  const weightLoad = s.wmem ? 0 : words;
-  const matvecWithWeights = s.wmem ? Math.max(matvec, words) : matvec;
-  const perKi = LOAD_SETUP + streamerReads + weightLoad + matvecWithWeights;
-  const norm = s.stage.normQuant ? NORM_BASE + (s.stage.scale32 ? 32 : 8) : 0;
-  let total = 0;
-  for (let h = 0; h < c.nHo; h++) {
-    const rows = h === c.nHo - 1 ? c.remHo : OUT_SUBTILE_HW;
-    for (let w = 0; w < c.nWo; w++) {
-      const cols = w === c.nWo - 1 ? c.remWo : OUT_SUBTILE_HW;
-      const stores = rows * cols * (s.stage.normQuant ? 1 : 4);
-      total += c.nKo * (c.nKi * perKi + norm + stores);
-    }
+  const pixels = s.mode === '1x1' ? 36 : 64;
+  const mv = s.bits * (s.mode === '3x3' ? 32 : s.mode === '1x1' ? 4 : 28);
+  // Depthwise runs each channel subtile once: its input channels are its output channels.
+  const kiLoops = s.mode === '3x3dw' ? 1 : c.nKi;
+  const subKo = s.mode === '3x3dw' ? 28 : 32;
+  let perHw = 0;
+  for (let o = 0; o < c.nKo; o++) {
+    const channels = o === c.nKo - 1 ? c.remKo : subKo;
+    const words = s.mode === '3x3' ? channels * s.bits : s.mode === '1x1' ? channels : s.bits;
+    const load = LOAD_SETUP + pixels + (s.wmem ? 0 : words);
+    perHw += kiLoops * (load + (s.wmem ? Math.max(mv, words) : mv));
+    if (s.stage.normQuant) perHw += NORM_BASE + (s.stage.scale32 ? NORM_SCALE32 : NORM_SCALE8);
   }
-  return total;
+  const stores = c.nKo * s.ho * s.wo * (s.stage.normQuant ? 1 : 4);
+  return c.nHo * c.nWo * perHw + stores;
 }
 
 /** Bytes of encoded weights a job of this shape reads. */

@@ -76,6 +76,9 @@ export interface Profile {
   agents: { agent: number; name: string; cycles: number; busy: number }[];
 }
 
+/** N-EUREKA's peak MACs per cycle (3x3 dense, full subtiles, 8-bit weights; HARDWARE.md "Throughput"). */
+const NPU_PEAK_MACS = 1134;
+
 export function buildProfile(m: Manifest, r: Omit<RunResult, 'profile'>): Profile {
   const clockHz = m.clockHz ?? 0;
   const us = (cycles: number): number => (clockHz > 0 ? (cycles * 1e6) / clockHz : 0);
@@ -133,7 +136,9 @@ export function buildProfile(m: Manifest, r: Omit<RunResult, 'profile'>): Profil
       cycles,
       us: us(cycles),
       share: share(cycles),
-      utilisation: util(macs, cycles),
+      // An NPU layer is measured against the engine's peak: a 3x3 job of full subtiles at 8-bit weights does
+      // 36 pixels x 32 x 28 x 9 MACs in 32 x 8 cycles (1134 MAC/cycle, HARDWARE.md "Throughput").
+      utilisation: l.engine === 'npu' ? (macs > 0 && cycles > 0 ? macs / (cycles * NPU_PEAK_MACS) : null) : util(macs, cycles),
     };
   });
 
