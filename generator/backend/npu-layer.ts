@@ -37,19 +37,8 @@ export function renderNpuLayer(
     if (base === undefined) throw new GenError('internal', `weights ${w} have no place in the neural memory`, site);
     nmsOffset = NMS_SRAM_VIEW + base;
     const rowBytes = graph.tensors.get(w)!.shape[1];
-    const shape = graph.tensors.get(node.outputs[0])!.shape;
-    // Tiles in loop order (layer-plan.ts): the channel start of each tile's output box gives its first weight row.
-    const starts: number[] = [];
-    const index = tl.axes.map(() => 0);
-    for (let t = 0; t < tl.tiles.length; t++) {
-      const ci = tl.axes.indexOf(3);
-      const c0 = ci < 0 ? 0 : index[ci] * tl.choice.sizes[ci];
-      starts.push((job.mode === '3x3dw' ? c0 / 28 : c0) * rowBytes);
-      for (let i = tl.axes.length - 1; i >= 0; i--) {
-        if (++index[i] < tl.choice.counts[i]) break;
-        index[i] = 0;
-      }
-    }
+    // A tile's first weight row follows its first output channel (depthwise: rows of 28 channels).
+    const starts = tl.tiles.map((tile) => (job.mode === '3x3dw' ? tile.out.start[3] / 28 : tile.out.start[3]) * rowBytes);
     wofs = starts.join(', ');
   }
   const instances = tl.instances.map((inst, index) => {

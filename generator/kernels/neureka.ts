@@ -3,7 +3,7 @@ import { attrInts } from '../ir/attrs.js';
 import type { Graph, Node, NpuJob } from '../ir/graph.js';
 import { tensorOf } from '../ir/graph.js';
 import { bytesOf } from '../ir/dtype.js';
-import { jobWords, type NpuJobShape } from '../npu/registers.js';
+import type { NpuJobShape } from '../npu/registers.js';
 import type { KernelDef } from './types.js';
 
 /** A NeurekaConv node's job on tensors of the given shapes (a tile or the whole layer): the register values. */
@@ -28,11 +28,12 @@ export function npuShapeOf(node: Node, g: Graph): NpuJobShape {
 /**
  * A convolution on N-EUREKA (docs/neureka.md): core 0 writes the job registers of each tile and triggers the
  * engine; the tile loop (firmware-templates/siracusa/{as,c}/neureka-layer.*) keeps two jobs queued while the DMA
- * brings the next tile. The view's params are the whole layer's job; tiles get their own from their shapes.
+ * brings the next tile. It has no closure body: backend/npu-layer.ts renders the layer from the tile plan, each
+ * tile's registers from its shapes; the view gives the buffers and the work.
  */
 export const neurekaKernel: KernelDef = {
   name: 'neureka',
-  template: 'neureka-job',
+  template: 'neureka-layer',
   engine: 'npu',
   accepts(node) {
     return node.op === 'NeurekaConv' ? null : 'not a NeurekaConv';
@@ -42,7 +43,6 @@ export const neurekaKernel: KernelDef = {
     const [x, w, scale, bias] = node.inputs;
     const y = node.outputs[0];
     const arg = (field: string, tensor: string, write = false) => ({ field, tensor, dtype: tensorOf(graph, tensor).dtype, write });
-    const { words, inputPadBytes } = jobWords(s);
     const k = s.mode === '1x1' ? 1 : 3;
     const macs = s.ho * s.wo * s.cout * k * k * (s.mode === '3x3dw' ? 1 : s.cin);
     return {
@@ -51,10 +51,7 @@ export const neurekaKernel: KernelDef = {
         ...(scale ? [arg('scale', scale)] : []), ...(bias ? [arg('bias', bias)] : []),
         arg('y', y, true),
       ],
-      params: {
-        words: words.map((value, reg) => ({ reg, value: `0x${value.toString(16)}` })).filter((r) => r.reg > 5),
-        inputPadBytes, hasScale: scale !== '', hasBias: bias !== '', wmem: s.wmem,
-      },
+      params: {},
       macs,
     };
   },

@@ -3,7 +3,6 @@
 // selection and the tile search of NPU layers use it.
 
 import { subtileCounts, type NpuJobShape } from './registers.js';
-import { WORD_BYTES, encodedStride } from './weights.js';
 
 /** HARDWARE.md "Throughput" (GVSoC model, derived): per-subtile load setup, normalisation base and scale phases. */
 const LOAD_SETUP = 6;
@@ -30,7 +29,3 @@ export function npuJobCycles(s: NpuJobShape): number {
   return c.nHo * c.nWo * perHw + stores;
 }
 
-/** Bytes of encoded weights a job of this shape reads. */
-export function jobWeightBytes(s: NpuJobShape): number {
-  return s.mode === '3x3dw' ? Math.ceil(s.cout / 28) * s.bits * WORD_BYTES : s.cout * encodedStride(s.mode, s.bits, s.cin);
-}

@@ -4,11 +4,6 @@
 
 import { COUT_SUBTILE, DW_SUBTILE, OUT_SUBTILE_HW, WORD_BYTES, cinSubtileOf, encodedStride, type NpuMode } from './weights.js';
 
-/** Chip address of the register file (HARDWARE.md). */
-export const NEUREKA_BASE = 0x1020_1000;
-/** Where the engine's view of the neural memory starts (pulp-nnx Siracusa BSP: weight memory base). */
-export const NMS_BASE = 0x1040_0000;
-
 export const REG = {
   WEIGHTS_PTR: 0, INFEAT_PTR: 1, OUTFEAT_PTR: 2, SCALE_PTR: 3, SCALE_SHIFT_PTR: 4, SCALE_BIAS_PTR: 5,
   INFEAT_D0: 6, INFEAT_D1: 7, INFEAT_D2: 8, OUTFEAT_D0: 9, OUTFEAT_D1: 10, OUTFEAT_D2: 11,

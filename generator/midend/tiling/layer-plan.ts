@@ -16,6 +16,8 @@ export interface Instance {
 
 export interface TileStep {
   instance: number;
+  /** The tile's box of the layer's output. */
+  out: Box;
   /** L1 offset of every operand's buffer for this tile (operand order). */
   ptrs: number[];
   /** DMA commands that bring this tile's changed inputs in (L1 offsets absolute, L2 offsets inside the tensor). */
@@ -100,7 +102,7 @@ export function planLayerTiles(
     // completes, so a large weight tile issued before the small ones would hold core 0 (and the tile loop) for
     // its whole transfer instead of letting it stream behind the next tile's compute.
     fetch.sort((a, b) => a.bytes - b.bytes);
-    tiles.push({ instance: inst, ptrs: operands.map((o, k) => o.slotOffsets[slot[k]]), fetch, store });
+    tiles.push({ instance: inst, out, ptrs: operands.map((o, k) => o.slotOffsets[slot[k]]), fetch, store });
     for (let i = axes.length - 1; i >= 0; i--) {
       if (++index[i] < choice.counts[i]) break;
       index[i] = 0;
