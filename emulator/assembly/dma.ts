@@ -163,7 +163,7 @@ export function dma_copy(
   const l1Extent = extentOf(bytes, l1Length, l1Stride);
   const extExtent = extentOf(bytes, extLength, extStride);
   checkSide(ch, bytes, toL1, "L1", "L1", 1 << l1Region, l1, l1Extent);
-  checkSide(ch, bytes, toL1, "external", "L2 or L3", extMask, ext, extExtent);
+  checkSide(ch, bytes, toL1, "external", "L2", extMask, ext, extExtent);
   if (pending == POOL) fail("dma_copy", "more than 1024 transfers issued and not waited for");
 
   stallForQueue(a);

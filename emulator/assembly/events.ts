@@ -15,7 +15,9 @@
 // start..end = the array's busy interval. Kind 4 npu: one N-EUREKA job (neureka.ts); agent = the core that wrote
 // TRIGGER, layer = its open layer (else the master's, else -1), detail = bits 0..7 job id, 8..9 mode (0 3x3,
 // 1 3x3 depthwise, 2 1x1), 10 weights from the neural memory (WMEM), 12..15 weight bits, 16 int32 output
-// (norm/quant off); start..end = the engine's busy interval (start = max(trigger, previous job's end)).
+// (norm/quant off); start..end = the engine's busy interval (start = max(trigger, previous job's end)). Kind 5 l3:
+// one HyperRAM DMA copy (l3-dma.ts); agent = the caller, which slept through it; detail = bits 0..23 bytes, bit 24
+// set for L2 to L3; start..end = the copy, setup included.
 
 import { EVENT_LOG_BASE, EVENT_LOG_LIMIT } from "./layout";
 import { currentAgent, cyclesOf } from "./agents";
@@ -28,6 +30,7 @@ export const KIND_SHARE: i32 = 1;
 export const KIND_DMA: i32 = 2;
 export const KIND_MLA: i32 = 3;
 export const KIND_NPU: i32 = 4;
+export const KIND_L3: i32 = 5;
 const CAPACITY: i32 = <i32>((EVENT_LOG_LIMIT - EVENT_LOG_BASE) / <usize>EVENT_BYTES);
 const NO_LAYER: i32 = -1;
 
@@ -133,6 +136,11 @@ export function recordDma(agent: i32, layer: i32, detail: i32, start: i64, end: 
 /** One MLA job (mla.ts), in whole cycles. */
 export function recordMla(agent: i32, layer: i32, blocks: i32, start: i64, end: i64): void {
   record(KIND_MLA, agent, layer, blocks, start, end);
+}
+
+/** One HyperRAM DMA copy (l3-dma.ts). */
+export function recordL3(agent: i32, layer: i32, detail: i32, start: i64, end: i64): void {
+  record(KIND_L3, agent, layer, detail, start, end);
 }
 
 /** One N-EUREKA job (neureka.ts), in whole cycles. */

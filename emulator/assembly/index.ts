@@ -9,12 +9,13 @@ import { resetDma } from "./dma";
 import { placeRegions, resetRegions } from "./regions";
 import { EVENT_LOG_BASE } from "./layout";
 import { genericRegions } from "./chips/generic";
-import { SIRACUSA_CORES, siracusaDma, siracusaNpu, siracusaRegions } from "./chips/siracusa";
+import { SIRACUSA_CORES, siracusaDma, siracusaL3Dma, siracusaNpu, siracusaRegions } from "./chips/siracusa";
 import { S2_DEFAULT_PES, S2_MAX_PES, spinnaker2Regions } from "./chips/spinnaker2";
 import { resetPes } from "./pes";
 import { resetPeDma } from "./pe-dma";
 import { resetMla } from "./mla";
 import { resetNpu } from "./neureka";
+import { resetL3Dma } from "./l3-dma";
 
 const PLATFORM_GENERIC: i32 = 0;
 const PLATFORM_SIRACUSA: i32 = 1;
@@ -40,6 +41,7 @@ export function configure(platform: i32, cores: i32): i32 {
   resetPeDma();
   resetMla();
   resetNpu();
+  resetL3Dma();
   let clusterCores = 0;
   let pes = false;
   if (platform == PLATFORM_GENERIC) {
@@ -53,6 +55,7 @@ export function configure(platform: i32, cores: i32): i32 {
     siracusaCosts();
     siracusaDma();
     siracusaNpu();
+    siracusaL3Dma();
   } else if (platform == PLATFORM_SPINNAKER2) {
     if (cores < 0 || cores == 1 || cores > S2_MAX_PES) badCores(platform, cores, S2_MAX_PES);
     const n = cores == 0 ? S2_DEFAULT_PES : cores;
@@ -105,3 +108,4 @@ export { irq_raise, irq_next, pe_wake, irq_key, irq_payload, pe_signal, pe_wait,
 export { pe_dma, pe_dma_wait, pe_dma_finish } from "./pe-dma";
 export { mla_start, mla_wait, mla_busy, mla_peak_macs } from "./mla";
 export { npu_write, npu_read, npu_event_wait, npu_finish, npu_register_cycles } from "./neureka";
+export { l3_copy, l3_setup_cycles, l3_transfer_cycles } from "./l3-dma";

@@ -63,7 +63,7 @@ export declare function dma_alloc(): i32;
 @external("chip", "dma_free")
 export declare function dma_free(ch: i32): void;
 
-/** `bytes` between L1 and L2/L3; a side with length 0 is contiguous, else rows of `length` every `stride` bytes. */
+/** `bytes` between L1 and L2; a side with length 0 is contiguous, else rows of `length` every `stride` bytes. */
 @external("chip", "dma_copy")
 export declare function dma_copy(
   ch: i32, l1: usize, ext: usize, bytes: i32, toL1: i32,
@@ -73,6 +73,10 @@ export declare function dma_copy(
 /** Sleeps until every transfer on the channel is complete; their data has then landed. */
 @external("chip", "dma_wait")
 export declare function dma_wait(ch: i32): void;
+
+/** Siracusa's HyperRAM DMA: `bytes` between L2 and L3 (to L3 when toL3 != 0); blocks until the data is there. */
+@external("chip", "l3_copy")
+export declare function l3_copy(l2: usize, l3: usize, bytes: i32, toL3: i32): void;
 
 // N-EUREKA NPU (emulator/assembly/neureka.ts; Siracusa only); use the pulp-nnx-shaped wrappers in neureka.ts.
 

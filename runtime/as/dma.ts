@@ -7,7 +7,7 @@
 //   dma_wait(ch);                              // sleeps until every copy on ch is done: now the data has landed
 //   dma_channel_free(ch);
 //
-// Addresses are linear (memory.ts: region_base / chip_to_linear). `l1` must lie in L1, `ext` in L2 or L3. At most
+// Addresses are linear (memory.ts: region_base / chip_to_linear). `l1` must lie in L1, `ext` in L2 (L3: l3.ts). At most
 // 131071 bytes per copy. A copy may only name the channel its core allocated last (on the chip the command counts on
 // that channel whatever the driver is told). Every copy must be waited for before its data is used, before its
 // source is overwritten, before its channel is freed and before the firmware ends: the emulator faults or shows
@@ -25,7 +25,7 @@ export function dma_channel_free(ch: i32): void {
   chip.dma_free(ch);
 }
 
-/** Copies `bytes` contiguous bytes: external (L2/L3) to L1 when `toL1`, else L1 to external. */
+/** Copies `bytes` contiguous bytes: external (L2) to L1 when `toL1`, else L1 to external. */
 export function dma_copy_1d(ch: i32, l1: usize, ext: usize, bytes: i32, toL1: bool): void {
   chip.dma_copy(ch, l1, ext, bytes, toL1 ? 1 : 0, 0, 0, 0, 0);
 }

@@ -85,6 +85,10 @@ export interface EmulatorExports {
   /** Faults if a job was never observed finished (or acquired and never triggered); else the jobs run. */
   npu_finish(): number;
   npu_register_cycles(): number;
+  // Siracusa's HyperRAM DMA (emulator/assembly/l3-dma.ts; the firmware imports l3_copy through runtime/as/l3.ts).
+  l3_copy(l2: number, l3: number, bytes: number, toL3: number): void;
+  l3_setup_cycles(): number;
+  l3_transfer_cycles(bytes: number): number;
 }
 
 /** Platform ids of configure() (emulator/assembly/index.ts). */
@@ -169,9 +173,10 @@ export interface EmulatorEvent {
    * layer: a layer_begin..layer_end span; share: one cluster core's work in one phase of a fork; dma: one cluster
    * DMA transfer issued by `agent` (SpiNNaker2: one PE DMA transfer), start..end the engine's busy interval,
    * `detail` decoded by dmaDetail(); mla: one SpiNNaker2 MAC-array job on PE `agent`, detail = its 4x16 blocks;
-   * npu: one N-EUREKA job triggered by `agent`, start..end the engine's busy interval, `detail` decoded by npuDetail().
+   * npu: one N-EUREKA job triggered by `agent`, start..end the engine's busy interval, `detail` decoded by npuDetail();
+   * l3: one HyperRAM DMA copy by `agent`, which slept through it; `detail` decoded by l3Detail().
    */
-  kind: 'layer' | 'share' | 'dma' | 'mla' | 'npu';
+  kind: 'layer' | 'share' | 'dma' | 'mla' | 'npu' | 'l3';
   /** 0 = master, 1.. = cluster core agent - 1. */
   agent: number;
   /** The layer id (share: the master's open layer, -1 outside any). */
@@ -183,7 +188,12 @@ export interface EmulatorEvent {
 }
 
 const EVENT_BYTES = 32;
-const KINDS = ['layer', 'share', 'dma', 'mla', 'npu'] as const;
+const KINDS = ['layer', 'share', 'dma', 'mla', 'npu', 'l3'] as const;
+
+/** An `l3` event's detail word (emulator/assembly/events.ts, kind 5): the bytes and the direction. */
+export function l3Detail(detail: number): { bytes: number; toL3: boolean } {
+  return { bytes: detail & 0xffffff, toL3: (detail & (1 << 24)) !== 0 };
+}
 
 /** A `dma` event's detail word: mchan v7 command-word bits plus the channel (emulator/assembly/events.ts). */
 export interface DmaDetail {

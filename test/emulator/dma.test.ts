@@ -145,16 +145,16 @@ test('transfer faults name the size, the address, the region and the layer', asy
     '17-bit length of an mchan v7 command; split it');
   assert.is(await fault(11), `${at}64 bytes into L1: the L1 side must lie inside L1, got 64 bytes at 0x1c000000 ` +
     '(region L2) in layer 3');
-  assert.is(await fault(12), `${at}64 bytes into L1: the external side must lie inside L2 or L3, got 64 bytes at ` +
+  assert.is(await fault(12), `${at}64 bytes into L1: the external side must lie inside L2, got 64 bytes at ` +
     'linear 0x00500000 (no region) in layer 3');
-  assert.is(await fault(13), `${at}64 bytes out of L1: the external side must lie inside L2 or L3, got 64 bytes at ` +
+  assert.is(await fault(13), `${at}64 bytes out of L1: the external side must lie inside L2, got 64 bytes at ` +
     '0x10001000 (region L1) in layer 3');
   assert.is(await fault(14), `${at}64 bytes into L1: the L1 side must lie inside L1, got 64 bytes at 0x1003fff0 ` +
     '(region L1, runs past its end by 48 bytes) in layer 3');
-  assert.is(await fault(15), `${at}64 bytes into L1: the external side must lie inside L2 or L3, got 64 bytes at ` +
+  assert.is(await fault(15), `${at}64 bytes into L1: the external side must lie inside L2, got 64 bytes at ` +
     '0x10400000 (region NMS_MRAM) in layer 3');
   // Rows 0..15 of 64 bytes every 512: the last row ends 15 * 512 + 64 bytes after the start.
-  assert.is(await fault(16), `${at}1024 bytes into L1: the external side must lie inside L2 or L3, got 7744 bytes ` +
+  assert.is(await fault(16), `${at}1024 bytes into L1: the external side must lie inside L2, got 7744 bytes ` +
     'at 0x1c1ff000 (region L2, runs past its end by 3648 bytes) in layer 3');
 });
 

@@ -3,6 +3,7 @@
 import { addRegion } from "../regions";
 import { enableDma } from "../dma";
 import { enableNpu } from "../neureka";
+import { enableL3Dma } from "../l3-dma";
 import { KiB, MiB } from "../layout";
 
 /** 8 cluster worker cores (pulp-sdk archi/chips/siracusa/properties.h). */
@@ -21,11 +22,31 @@ export function siracusaRegions(): void {
 /**
  * Cluster DMA (mchan v7), HARDWARE.md "cluster DMA timing": 8 bytes/cycle each way into and out of L1 (two 32-bit L1
  * ports per direction), ~14 cycles of interconnect latency before data, 2 queued commands per core. The L1 side is
- * region 0; the external side L2 (1) or L3 (2). ASSUMPTION: L3 is reached at L2's speed (on the chip it sits behind
- * the separate HyperRAM DMA, HARDWARE.md "L3"; docs/timing.md says what this leaves out).
+ * region 0; the external side L2 (1). L3 is not on its bus: it sits behind the separate HyperRAM DMA (HARDWARE.md
+ * "L3"; siracusaL3Dma below).
  */
 export function siracusaDma(): void {
-  enableDma(0, (1 << 1) | (1 << 2), 14, 8, 2);
+  enableDma(0, 1 << 1, 14, 8, 2);
+}
+
+// HyperRAM DMA (l3-dma.ts; docs/timing.md "L3 (HyperRAM) DMA"). HARDWARE.md gives only "a separate, blocking DMA";
+// the figures below are the HyperRAM device's, from the HyperBus/HyperRAM datasheet class the Deeploy tutorial's
+// 16 MiB part belongs to (8-bit DDR bus at 166 MHz; 6-clock initial latency, doubled when the device asks for it
+// during refresh; 3 clocks of command/address; CS# low at most 4 us, which caps a burst). At the 360 MHz cluster
+// clock (HARDWARE.md "clock"):
+/** Link rate: 2 x 166 MB/s = 332 bytes every 360 cycles. */
+export const L3_BYTES_NUM: i64 = 332;
+export const L3_BYTES_DEN: i64 = 360;
+/** ASSUMPTION: worst-case initial latency 2 x 6 clocks + 3 command clocks = 15 HyperBus clocks = 90 ns = 33 cycles. */
+export const L3_BURST_LATENCY: i64 = 33;
+/** ASSUMPTION: bursts of 1 KiB: 4 us of CS# at 332 MB/s is 1328 bytes; the controller splits on 1 KiB boundaries. */
+export const L3_BURST_BYTES: i32 = 1024;
+/** ASSUMPTION: the caller programs the uDMA channel (address, size, config: a few register writes across the SoC
+ * bus) and takes the end-of-transfer event: 50 cycles. */
+export const L3_SETUP: i64 = 50;
+
+export function siracusaL3Dma(): void {
+  enableL3Dma(1, 2, L3_SETUP, L3_BURST_LATENCY, L3_BURST_BYTES, L3_BYTES_NUM, L3_BYTES_DEN);
 }
 
 // N-EUREKA NPU (neureka.ts, neureka-job.ts; docs/neureka.md "Timing", docs/timing.md "N-EUREKA"). Cycle counts are
