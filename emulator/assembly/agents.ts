@@ -8,6 +8,7 @@ import { barrierCycles, costAt, forkCycles, joinCycles, Q } from "./cost";
 import { msgBegin, msgDec, msgText, raise } from "./fault";
 import { recordShare } from "./events";
 import { contentionExtra, npuBusyUntil } from "./npu-contention";
+import { addStream, anyStreams, simulate, stallOf } from "./banks";
 
 import { MAX_AGENTS } from "./limits";
 export { MAX_CORES, MAX_AGENTS } from "./limits";
@@ -152,6 +153,7 @@ export function barrier(): void {
     faultState("barrier", "barrier outside a fork");
     return;
   }
+  chargeBankStalls();
   recordShares();
   const t = teamMax() + (barrierCycles << Q);
   for (let c = 0; c < team; c++) setClock(agentOf(c), t);
@@ -166,10 +168,41 @@ export function join(): void {
     faultState("join", "join without a fork");
     return;
   }
+  chargeBankStalls();
   recordShares();
   if (clusterCores != 0) setClock(MASTER, teamMax() + (joinCycles << Q));
   team = 0;
   current = MASTER;
+}
+
+/**
+ * The phase ends: the cores' declared L1 loops are replayed together (banks.ts) and each core's bank-conflict stalls
+ * go on its clock, as busy time (the core is stalled inside its loop, as under N-EUREKA contention).
+ */
+function chargeBankStalls(): void {
+  if (clusterCores == 0 || !anyStreams()) return;
+  simulate(team);
+  for (let c = 0; c < team; c++) {
+    const q = stallOf(c);
+    if (q > 0) spend(agentOf(c), q);
+  }
+}
+
+/**
+ * mem_stream(addr, step, count, period, index): stream `index` of the current core's inner loop, `count`
+ * iterations of `period` cycles with one access at `addr + i x step` each (docs/firmware-abi.md, "Memory streams").
+ * L2 accesses are charged at once; L1 streams at the end of the phase (banks.ts). The master's streams are not
+ * modelled (the fabric controller reaches L2 at its own speed, and does not share the cluster's banks).
+ */
+export function mem_stream(addr: usize, step: i32, count: i32, period: i32, index: i32): void {
+  const a = current;
+  if (a < 0) {
+    faultState("mem_stream", "no agent runs this loop: call enter(core) after fork() or barrier()");
+    return;
+  }
+  if (a == MASTER || peMode) return;
+  const q = addStream(a - 1, addr, step, count, period, index);
+  if (q > 0) spend(a, q);
 }
 
 /** The profile's per-core events for the phase that ends now (none without a cluster: the master's layer says it all). */

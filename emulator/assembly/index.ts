@@ -15,6 +15,8 @@ import { resetPes } from "./pes";
 import { resetPeDma } from "./pe-dma";
 import { resetMla } from "./mla";
 import { resetNpu } from "./neureka";
+import { resetBanks } from "./banks";
+import { siracusaMemory } from "./chips/siracusa-memory";
 import { resetL3Dma } from "./l3-dma";
 
 const PLATFORM_GENERIC: i32 = 0;
@@ -55,6 +57,7 @@ export function configure(platform: i32, cores: i32): i32 {
     siracusaCosts();
     siracusaDma();
     siracusaNpu();
+    siracusaMemory();
     siracusaL3Dma();
   } else if (platform == PLATFORM_SPINNAKER2) {
     if (cores < 0 || cores == 1 || cores > S2_MAX_PES) badCores(platform, cores, S2_MAX_PES);
@@ -95,6 +98,8 @@ export {
   fork, enter, barrier, join, compute, cycles, core_count, agent_count, total_cycles, agent_cycles, agent_busy,
 } from "./agents";
 export { check } from "./check";
+export { mem_stream } from "./agents";
+export { l1_stall_cycles, l2_stall_cycles, l2_access_cycles, l1_banks } from "./banks";
 export {
   layer_begin, layer_end, events_ptr, events_capacity, events_count, events_first, events_total,
 } from "./events";

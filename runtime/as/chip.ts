@@ -50,6 +50,13 @@ export declare function join(): void;
 @external("chip", "compute")
 export declare function compute(cls: i32, units: i32): void;
 
+/**
+ * Stream `index` (0, 1, ...) of the current core's inner loop: `count` iterations of `period` cycles, one access at
+ * `addr + i * step` each. Timing only (L1 bank conflicts, L2 latency; docs/firmware-abi.md "Memory streams").
+ */
+@external("chip", "mem_stream")
+export declare function mem_stream(addr: usize, step: i32, count: i32, period: i32, index: i32): void;
+
 /** The current agent's clock in cycles. */
 @external("chip", "cycles")
 export declare function cycles(): i64;
