@@ -104,6 +104,27 @@ export interface CImage {
   boardFiles: string[];
   /** Bare-metal rv32 build (qemu virt): the address of each memory the C uses, inside qemu's RAM. */
   rv32?: Record<string, number>;
+  /** Bare-metal images per PE role (SpiNNaker2's ARM build; generator/platforms/spinnaker2/pe-image.ts). */
+  pe?: PeImages;
+}
+
+/**
+ * A chip whose firmware is one image per role of its processing elements, each linked into the start of a PE's own
+ * memory: the generator checks each role's code, static data and stack against that window, and the run-time
+ * buffers behind it against the rest of the memory.
+ */
+export interface PeImages {
+  /** Bytes at the start of a PE's memory for the image (code, static data, stack); the buffers follow. */
+  window: number;
+  roles: PeRole[];
+}
+
+export interface PeRole {
+  name: string;
+  /** The ELF the build writes (out/c/<elf>). */
+  elf: string;
+  /** The firmware's C files whose code the image carries (estimated from their size, as network.c's). */
+  sources: string[];
 }
 
 export function memoryOf(p: Platform, name: string): MemoryLevel {

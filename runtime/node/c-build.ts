@@ -1,6 +1,7 @@
 /**
- * Builds out/c with make: `host` (the host compiler, the threads HAL) or `rv32` (riscv64-unknown-elf-gcc + picolibc,
- * one bare-metal hart, for qemu-system-riscv32 -machine virt). A build is reused while it is newer than every source,
+ * Builds out/c with make: `host` (the host compiler, the threads HAL), `rv32` (riscv64-unknown-elf-gcc + picolibc,
+ * one bare-metal hart, for qemu-system-riscv32 -machine virt) or `arm` (SpiNNaker2: arm-none-eabi-gcc, an image per
+ * PE role for the Cortex-M4F; built and measured, not run). A build is reused while it is newer than every source,
  * and a build of the same sources with the same compiler comes from the content-hashed cache beside the AS
  * firmware's (tests generate the same C into fresh directories on every run). A missing toolchain is an error that
  * says which Debian packages provide it, never a silent skip.
@@ -9,17 +10,21 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { ImageFile } from '../../generator/backend/c-project.js';
+import type { PeImageFile } from '../../generator/platforms/spinnaker2/pe-image.js';
 import { GenError } from '../../generator/errors.js';
 import { sizeReport, type SizeReport } from './c-sizes.js';
 import { hashFiles } from './hash.js';
 import { firmwareCacheDir } from './paths.js';
 
-export type CTarget = 'host' | 'rv32';
-export const C_TARGETS: CTarget[] = ['host', 'rv32'];
+export type CTarget = 'host' | 'rv32' | 'arm';
+export const C_TARGETS: CTarget[] = ['host', 'rv32', 'arm'];
 
-const OUTPUT: Record<CTarget, string> = { host: 'network_host', rv32: 'network_rv32.elf' };
+/** What each target's make goal writes into out/c; arm: one ELF per PE role, in image.json's order. */
+const OUTPUT: Record<Exclude<CTarget, 'arm'>, string> = { host: 'network_host', rv32: 'network_rv32.elf' };
 
 export const RV32_PACKAGES = 'gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc';
+export const ARM_PACKAGES = 'gcc-arm-none-eabi libnewlib-arm-none-eabi';
+const COMPILER: Record<Exclude<CTarget, 'host'>, string> = { rv32: 'riscv64-unknown-elf-gcc', arm: 'arm-none-eabi-gcc' };
 
 /** The tools a target needs, each with the command that proves it is there. */
 const TOOLS: Record<CTarget, { tool: string; args: string[]; hint: string }[]> = {
@@ -31,6 +36,10 @@ const TOOLS: Record<CTarget, { tool: string; args: string[]; hint: string }[]> =
     { tool: 'make', args: ['--version'], hint: 'install make' },
     { tool: 'riscv64-unknown-elf-gcc', args: ['--version'], hint: `apt-get install ${RV32_PACKAGES}` },
   ],
+  arm: [
+    { tool: 'make', args: ['--version'], hint: 'install make' },
+    { tool: 'arm-none-eabi-gcc', args: ['--version'], hint: `apt-get install ${ARM_PACKAGES}` },
+  ],
 };
 
 /** Why the target cannot be built here, or undefined when its tools are installed. */
@@ -41,6 +50,10 @@ export function missingToolchain(target: CTarget): string | undefined {
   if (target === 'rv32') {
     const specs = spawnSync('riscv64-unknown-elf-gcc', ['-print-file-name=picolibc.specs'], { encoding: 'utf8' }).stdout.trim();
     if (!specs.startsWith('/')) return `picolibc for riscv64-unknown-elf is not installed (apt-get install ${RV32_PACKAGES})`;
+  }
+  if (target === 'arm') {
+    const specs = spawnSync('arm-none-eabi-gcc', ['-print-file-name=nano.specs'], { encoding: 'utf8' }).stdout.trim();
+    if (!specs.startsWith('/')) return `newlib for arm-none-eabi is not installed (apt-get install ${ARM_PACKAGES})`;
   }
   return undefined;
 }
@@ -58,7 +71,7 @@ const compilerIds = new Map<CTarget, string>();
 function compilerId(target: CTarget): string {
   let id = compilerIds.get(target);
   if (id === undefined) {
-    const cc = target === 'rv32' ? 'riscv64-unknown-elf-gcc' : process.env.CC ?? 'cc';
+    const cc = target === 'host' ? process.env.CC ?? 'cc' : COMPILER[target];
     id = `${target} ${spawnSync(cc, ['--version'], { encoding: 'utf8' }).stdout?.split('\n')[0] ?? ''}`;
     compilerIds.set(target, id);
   }
@@ -67,8 +80,10 @@ function compilerId(target: CTarget): string {
 
 export interface CBuild {
   target: CTarget;
-  /** The executable: network_host, or network_rv32.elf. */
+  /** The executable: network_host, network_rv32.elf, or (arm) the first role's image. */
   path: string;
+  /** Every file the build made: one, or (arm) an ELF per PE role. */
+  paths: string[];
   /** Milliseconds the build took; 0 when an up-to-date or cached build was reused. */
   ms: number;
 }
@@ -76,16 +91,17 @@ export interface CBuild {
 export function buildC(outDir: string, target: CTarget): CBuild {
   const cDir = join(outDir, 'c');
   if (!existsSync(join(cDir, 'Makefile'))) throw new GenError('input', 'no c/Makefile: not an output directory of `gen firmware`', { file: outDir });
-  if (target === 'rv32' && !readImageFile(outDir).rv32) {
-    throw new GenError('input', 'this platform has no bare-metal rv32 build', { file: outDir });
-  }
-  const path = join(cDir, OUTPUT[target]);
+  const outputs = outputsOf(outDir, target);
+  const paths = outputs.map((o) => join(cDir, o));
+  const made = (ms: number): CBuild => ({ target, path: paths[0], paths, ms });
   const files = sources(cDir);
-  if (existsSync(path) && statSync(path).mtimeMs >= Math.max(...files.map((f) => statSync(f).mtimeMs))) return { target, path, ms: 0 };
-  const cached = join(firmwareCacheDir(), 'c', `${hashFiles(cDir, files, [compilerId(target)]).slice(0, 32)}-${OUTPUT[target]}`);
-  if (existsSync(cached)) {
-    copyFileSync(cached, path);
-    return { target, path, ms: 0 };
+  const newest = Math.max(...files.map((f) => statSync(f).mtimeMs));
+  if (paths.every((p) => existsSync(p) && statSync(p).mtimeMs >= newest)) return made(0);
+  const key = hashFiles(cDir, files, [compilerId(target)]).slice(0, 32);
+  const cached = outputs.map((o) => join(firmwareCacheDir(), 'c', `${key}-${o}`));
+  if (cached.every((c) => existsSync(c))) {
+    cached.forEach((c, i) => copyFileSync(c, paths[i]));
+    return made(0);
   }
   const missing = missingToolchain(target);
   if (missing) throw new GenError('run', `the ${target} build needs its toolchain: ${missing}`, { file: cDir });
@@ -99,19 +115,48 @@ export function buildC(outDir: string, target: CTarget): CBuild {
   }
   // Into the cache under a private name, then renamed: a concurrent build of the same sources never sees half a file.
   mkdirSync(join(firmwareCacheDir(), 'c'), { recursive: true });
-  const tmp = `${cached}.${process.pid}.tmp`;
-  copyFileSync(path, tmp);
-  renameSync(tmp, cached);
-  return { target, path, ms: performance.now() - t0 };
+  cached.forEach((c, i) => {
+    const tmp = `${c}.${process.pid}.tmp`;
+    copyFileSync(paths[i], tmp);
+    renameSync(tmp, c);
+  });
+  return made(performance.now() - t0);
 }
 
-export function readImageFile(outDir: string): ImageFile {
+/** The files a target makes in out/c, or why this output directory has no such build. */
+function outputsOf(outDir: string, target: CTarget): string[] {
+  const image = readImageFile(outDir);
+  if (target === 'arm') {
+    if (!image.arm) throw new GenError('input', 'this platform has no ARM build (only spinnaker2 has: its PEs are Cortex-M4F)', { file: outDir });
+    return image.arm.roles.map((r) => r.elf);
+  }
+  if (target === 'rv32' && !image.rv32) throw new GenError('input', 'this platform has no bare-metal rv32 build', { file: outDir });
+  return [OUTPUT[target]];
+}
+
+/** out/c/image.json: the core platforms' budget and rv32 map, or SpiNNaker2's PE images (`arm`). */
+export function readImageFile(outDir: string): ImageFile & Partial<PeImageFile> {
   const f = join(outDir, 'c', 'image.json');
-  return existsSync(f) ? (JSON.parse(readFileSync(f, 'utf8')) as ImageFile) : {};
+  return existsSync(f) ? (JSON.parse(readFileSync(f, 'utf8')) as ImageFile & Partial<PeImageFile>) : {};
 }
 
-/** Builds and reports the section sizes (per memory region for rv32). */
-export function buildWithSizes(outDir: string, target: CTarget): { build: CBuild; sizes: SizeReport } {
+/** Builds and reports the section sizes of each file made: per memory region for rv32, and per role and region for arm. */
+export function buildWithReports(outDir: string, target: CTarget): { build: CBuild; reports: SizeReport[] } {
   const build = buildC(outDir, target);
-  return { build, sizes: sizeReport(target, build.path, readImageFile(outDir)) };
+  const image = readImageFile(outDir);
+  if (target === 'arm') {
+    const roles = image.arm!.roles;
+    return {
+      build,
+      reports: roles.map((r, i) => sizeReport(target, build.paths[i], { role: r.role, regions: r.regions, estimatedCodeAndData: r.codeAndData })),
+    };
+  }
+  const map = target === 'rv32' ? { regions: image.rv32?.regions, estimatedCodeAndData: image.budget?.codeAndData } : { estimatedCodeAndData: image.budget?.codeAndData };
+  return { build, reports: [sizeReport(target, build.path, map)] };
+}
+
+/** Builds and reports the section sizes of a one-file build (host, rv32). */
+export function buildWithSizes(outDir: string, target: CTarget): { build: CBuild; sizes: SizeReport } {
+  const { build, reports } = buildWithReports(outDir, target);
+  return { build, sizes: reports[0] };
 }

@@ -31,13 +31,16 @@ test('gen build --target rv32: text, data, bss and the use of each memory region
   assert.equal(sizes.regions.map((x) => x.name), ['L2', 'L1']);
 });
 
-test('gen build --target host, and an unknown target', () => {
+test('gen build --target host, an unknown target, and arm on a platform without PE images', () => {
   const r = gen('build', out, '--target', 'host');
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stdout, /host build: .*network_host/);
-  const bad = gen('build', out, '--target', 'arm');
+  const bad = gen('build', out, '--target', 'x86');
   assert.is(bad.code, 2);
-  assert.match(bad.stderr, /expected host or rv32/);
+  assert.match(bad.stderr, /expected host, rv32 or arm/);
+  const arm = gen('build', out, '--target', 'arm');
+  assert.is.not(arm.code, 0);
+  assert.match(arm.stderr, /this platform has no ARM build \(only spinnaker2 has/);
 });
 
 test('gen run --on qemu prints the same Errors line as the other runs', () => {

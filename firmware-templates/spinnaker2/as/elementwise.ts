@@ -4,9 +4,10 @@
 // generator/platforms/spinnaker2/elementwise.ts and ew-code.ts.
 
 import { compute } from "./hal/chip";
-import { CALL, ELEMENT } from "./hal/cost";
-import { dma_in, dma_out, dma_wait } from "./s2";
-import { DMA_BYTES, DMA_DRAM, DMA_SIZE, DMA_SRAM, WORKER_FIRST, WORKER_TILES } from "./layout";
+import { ELEMENT } from "./hal/cost";
+import { dma_in, dma_out } from "./s2";
+import { DMA_BYTES, DMA_DRAM, DMA_SIZE, DMA_SRAM } from "./layout";
+import { tile_loop, wait } from "./tiles";
 import { loadElement, storeElement, typeBytes, word } from "./elements";
 
 const TILE_BYTES: u32 = 224;
@@ -88,7 +89,8 @@ function fetch(me: usize, tile: usize): i32 {
   return ticket;
 }
 
-function run_tile(me: usize, p: usize, tile: usize): void {
+/** One tile; it writes the output slot tile i-2 used, so that write-back must be done first. */
+function run_tile(me: usize, p: usize, tile: usize, slotWriteBack: i32): i32 {
   const n = word(p, 0);
   const outType = word(p, 4);
   const d1 = word(p, 8);
@@ -104,6 +106,7 @@ function run_tile(me: usize, p: usize, tile: usize): void {
   const rows = word(tile, 0);
   const y = me + <usize>word(tile, 4);
   const yBytes = typeBytes(outType);
+  wait(slotWriteBack);
   for (let i: u32 = 0; i < rows; i++) {
     for (let j1: u32 = 0; j1 < d1; j1++) {
       for (let j2: u32 = 0; j2 < d2; j2++) {
@@ -115,24 +118,10 @@ function run_tile(me: usize, p: usize, tile: usize): void {
     }
   }
   compute(ELEMENT, <i32>(rows * d1 * d2 * d3 * word(p, 40)));
+  const out = tile + 204;
+  return dma_out(me + <usize>word(out, DMA_SRAM), word(out, DMA_DRAM), word(out, DMA_BYTES));
 }
 
 export function elementwise_run(me: usize, p: usize, block: usize): void {
-  const tiles = <i32>word(block, WORKER_TILES);
-  let inNext = fetch(me, block + WORKER_FIRST);
-  let outPrev: i32 = -1;
-  let outPrev2: i32 = -1;
-  for (let i = 0; i < tiles; i++) {
-    const tile = block + WORKER_FIRST + <usize>(<u32>i * TILE_BYTES);
-    compute(CALL, 1);
-    if (inNext >= 0) dma_wait(inNext);
-    inNext = i + 1 < tiles ? fetch(me, tile + TILE_BYTES) : -1;
-    // Tile i writes the output slot tile i-2 used: its write-back must be done.
-    if (outPrev2 >= 0) dma_wait(outPrev2);
-    run_tile(me, p, tile);
-    outPrev2 = outPrev;
-    const out = tile + 204;
-    outPrev = dma_out(me + <usize>word(out, DMA_SRAM), word(out, DMA_DRAM), word(out, DMA_BYTES));
-  }
-  if (outPrev >= 0) dma_wait(outPrev);
+  tile_loop(me, p, block, TILE_BYTES, fetch, run_tile);
 }

@@ -4,9 +4,10 @@
 // generator/platforms/spinnaker2/gemm-encode.ts.
 
 import { compute } from "./hal/chip";
-import { CALL, ELEMENT, REQUANT } from "./hal/cost";
-import { dma_in, dma_out, dma_wait, mla_start, mla_wait } from "./s2";
-import { DMA_BYTES, DMA_DRAM, DMA_ROW_LENGTH, DMA_ROW_STRIDE, DMA_SIZE, DMA_SRAM, WORKER_FIRST, WORKER_TILES } from "./layout";
+import { ELEMENT, REQUANT } from "./hal/cost";
+import { dma_in, dma_out, mla_start, mla_wait } from "./s2";
+import { DMA_BYTES, DMA_DRAM, DMA_ROW_LENGTH, DMA_ROW_STRIDE, DMA_SIZE, DMA_SRAM } from "./layout";
+import { tile_loop, wait } from "./tiles";
 import { im2col, pool_max } from "./im2col";
 import { word } from "./elements";
 
@@ -78,51 +79,41 @@ function epilogue(me: usize, p: usize, tile: usize, acc: usize, rows: i32, cols:
   compute(requant ? REQUANT : ELEMENT, rows * cols);
 }
 
-export function gemm_run(me: usize, p: usize, block: usize): void {
-  gemm_tiles(me, p, block, GEMM_TILE_BYTES, false);
-}
-
-/** The conv layer: the GEMM tile loop with the im2col buffer as B, rebuilt where the tile says so. */
-export function conv_run(me: usize, p: usize, block: usize): void {
-  gemm_tiles(me, p, block, CONV_TILE_BYTES, true);
-}
-
-function gemm_tiles(me: usize, p: usize, block: usize, TILE_BYTES: u32, conv: bool): void {
+/** One GEMM tile: the MLA job, then (once tile i-2's write-back has left the output slot) the epilogue and the write-back. */
+function gemm_tile(me: usize, p: usize, tile: usize, slotWriteBack: i32): i32 {
   const K = <i32>word(p, 0);
   const flags = word(p, 4);
   const acc = me + <usize>word(p, 48);
-  const tiles = <i32>word(block, WORKER_TILES);
-  let inNext = fetch(me, block + WORKER_FIRST);
-  let outPrev: i32 = -1;
-  let outPrev2: i32 = -1;
-  for (let i = 0; i < tiles; i++) {
-    const tile = block + WORKER_FIRST + <usize>(<u32>i * TILE_BYTES);
-    compute(CALL, 1); // descriptor reads and loop bookkeeping on the core
-    if (inNext >= 0) dma_wait(inNext);
-    inNext = i + 1 < tiles ? fetch(me, tile + TILE_BYTES) : -1;
-    if (conv && word(tile, 160) != 0) im2col(me, p, tile);
-    if (conv && word(p, 112) == 1) {
-      // MaxPool: the max of each column goes straight to the output slot; no MLA, no epilogue.
-      if (outPrev2 >= 0) dma_wait(outPrev2);
-      pool_max(me, p, tile, me + <usize>word(tile, 28));
-      outPrev2 = outPrev;
-      outPrev = transfer(me, tile + 136, false);
-      continue;
-    }
-    const rows = <i32>word(tile, 0);
-    const cols = <i32>word(tile, 4);
-    const kMajorA = (flags & 4) != 0;
-    const nMajorB = (flags & 8) != 0;
-    mla_start(
-      me + <usize>word(tile, 8), me + <usize>word(tile, 12), acc, rows, cols, K,
-      kMajorA ? 1 : K, kMajorA ? rows : 1, nMajorB ? 1 : cols, nMajorB ? K : 1, cols << 2, <i32>(flags & 3),
-    );
-    mla_wait();
-    // Tile i writes the output slot tile i-2 used: its write-back must be done.
-    if (outPrev2 >= 0) dma_wait(outPrev2);
-    epilogue(me, p, tile, acc, rows, cols);
-    outPrev2 = outPrev;
-    outPrev = transfer(me, tile + 136, false);
-  }
-  if (outPrev >= 0) dma_wait(outPrev);
+  const rows = <i32>word(tile, 0);
+  const cols = <i32>word(tile, 4);
+  const kMajorA = (flags & 4) != 0;
+  const nMajorB = (flags & 8) != 0;
+  mla_start(
+    me + <usize>word(tile, 8), me + <usize>word(tile, 12), acc, rows, cols, K,
+    kMajorA ? 1 : K, kMajorA ? rows : 1, nMajorB ? 1 : cols, nMajorB ? K : 1, cols << 2, <i32>(flags & 3),
+  );
+  mla_wait();
+  wait(slotWriteBack);
+  epilogue(me, p, tile, acc, rows, cols);
+  return transfer(me, tile + 136, false);
+}
+
+/**
+ * One conv tile: the GEMM tile with the im2col buffer as B, rebuilt where the tile says so; MaxPool stores the max of
+ * each column straight to the output slot (no MLA, no epilogue).
+ */
+function conv_tile(me: usize, p: usize, tile: usize, slotWriteBack: i32): i32 {
+  if (word(tile, 160) != 0) im2col(me, p, tile);
+  if (word(p, 112) != 1) return gemm_tile(me, p, tile, slotWriteBack);
+  wait(slotWriteBack);
+  pool_max(me, p, tile, me + <usize>word(tile, 28));
+  return transfer(me, tile + 136, false);
+}
+
+export function gemm_run(me: usize, p: usize, block: usize): void {
+  tile_loop(me, p, block, GEMM_TILE_BYTES, fetch, gemm_tile);
+}
+
+export function conv_run(me: usize, p: usize, block: usize): void {
+  tile_loop(me, p, block, CONV_TILE_BYTES, fetch, conv_tile);
 }

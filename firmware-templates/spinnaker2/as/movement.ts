@@ -4,9 +4,9 @@
 // tile i copies. Format: generator/platforms/spinnaker2/movement.ts.
 
 import { compute } from "./hal/chip";
-import { CALL, ELEMENT } from "./hal/cost";
-import { dma_in, dma_out, dma_wait } from "./s2";
-import { WORKER_FIRST, WORKER_TILES } from "./layout";
+import { ELEMENT } from "./hal/cost";
+import { dma_in, dma_out } from "./s2";
+import { tile_loop, wait } from "./tiles";
 import { loadElement, storeElement, typeBytes, word } from "./elements";
 
 const TILE_BYTES: u32 = 128;
@@ -17,8 +17,11 @@ function fetch(me: usize, tile: usize): i32 {
   return dma_in(me + <usize>word(tile, 76), word(tile, 72), word(tile, 80));
 }
 
-/** Gathers the tile into its staging buffer; returns the ticket of its last write-back. */
-function copy(me: usize, tile: usize): i32 {
+/**
+ * Gathers the tile into its staging buffer, once the write-backs of tile i-2 (which used the same staging slot) are
+ * done; returns the ticket of its last write-back.
+ */
+function copy(me: usize, p: usize, tile: usize, slotWriteBack: i32): i32 {
   const rows = word(tile, 0);
   const d1 = word(tile, 4);
   const d2 = word(tile, 8);
@@ -31,6 +34,7 @@ function copy(me: usize, tile: usize): i32 {
   const sb = typeBytes(st);
   const db = typeBytes(dt);
   let at = staging;
+  wait(slotWriteBack);
   for (let i: u32 = 0; i < rows; i++) {
     for (let j1: u32 = 0; j1 < d1; j1++) {
       for (let j2: u32 = 0; j2 < d2; j2++) {
@@ -58,19 +62,5 @@ function copy(me: usize, tile: usize): i32 {
 }
 
 export function move_run(me: usize, p: usize, block: usize): void {
-  const tiles = <i32>word(block, WORKER_TILES);
-  let inNext = fetch(me, block + WORKER_FIRST);
-  let outPrev: i32 = -1;
-  let outPrev2: i32 = -1;
-  for (let i = 0; i < tiles; i++) {
-    const tile = block + WORKER_FIRST + <usize>(<u32>i * TILE_BYTES);
-    compute(CALL, 1);
-    if (inNext >= 0) dma_wait(inNext);
-    inNext = i + 1 < tiles ? fetch(me, tile + TILE_BYTES) : -1;
-    // Tile i reuses the staging slot of tile i-2: its write-backs must be done.
-    if (outPrev2 >= 0) dma_wait(outPrev2);
-    outPrev2 = outPrev;
-    outPrev = copy(me, tile);
-  }
-  if (outPrev >= 0) dma_wait(outPrev);
+  tile_loop(me, p, block, TILE_BYTES, fetch, copy);
 }

@@ -3,12 +3,12 @@
 // checked every intermediate fits). Format: generator/platforms/spinnaker2/rows.ts.
 
 import { compute } from "./hal/chip";
-import { CALL, DIV, NORM_ELEM, SOFTMAX_ELEM } from "./hal/cost";
+import { DIV, ELEMENT, NORM_ELEM, SOFTMAX_ELEM } from "./hal/cost";
 import { fg_isqrt64 } from "./hal/support";
-import { dma_in, dma_out, dma_wait } from "./s2";
-import { DMA_BYTES, DMA_DRAM, DMA_ROW_LENGTH, DMA_ROW_STRIDE, DMA_SRAM, WORKER_FIRST, WORKER_TILES } from "./layout";
-import { ELEMENT } from "./hal/cost";
-import { loadElement, storeElement, word } from "./elements";
+import { dma_in, dma_out } from "./s2";
+import { DMA_BYTES, DMA_DRAM, DMA_ROW_LENGTH, DMA_ROW_STRIDE, DMA_SRAM } from "./layout";
+import { loadElement, storeElement, typeBytes, word } from "./elements";
+import { tile_loop, wait } from "./tiles";
 
 const TILE_BYTES: u32 = 64;
 
@@ -116,44 +116,39 @@ function transfer(me: usize, d: usize, toLocal: bool): i32 {
   return toLocal ? dma_in(local, word(d, DMA_DRAM), word(d, DMA_BYTES), len, stride) : dma_out(local, word(d, DMA_DRAM), word(d, DMA_BYTES), len, stride);
 }
 
-export function rows_run(me: usize, p: usize, block: usize): void {
+function fetch(me: usize, tile: usize): i32 {
+  return transfer(me, tile + 16, true);
+}
+
+/** One tile of rows, written once tile i-2's write-back has left the output slot. */
+function run_tile(me: usize, p: usize, tile: usize, slotWriteBack: i32): i32 {
   const variant = word(p, 0);
   const L = <i32>word(p, 4);
   const xt = word(p, 8);
   const yt = word(p, 12);
-  const xb: u32 = xt < 2 ? 1 : xt < 4 ? 2 : 4;
-  const yb: u32 = yt < 2 ? 1 : yt < 4 ? 2 : 4;
-  const tiles = <i32>word(block, WORKER_TILES);
-  let inNext = transfer(me, block + WORKER_FIRST + 16, true);
-  let outPrev: i32 = -1;
-  let outPrev2: i32 = -1;
-  for (let i = 0; i < tiles; i++) {
-    const tile = block + WORKER_FIRST + <usize>(<u32>i * TILE_BYTES);
-    compute(CALL, 1);
-    dma_wait(inNext);
-    if (i + 1 < tiles) inNext = transfer(me, tile + TILE_BYTES + 16, true);
-    if (outPrev2 >= 0) dma_wait(outPrev2);
-    const rows = <i32>word(tile, 0);
-    const x = me + <usize>word(tile, 4);
-    const y = me + <usize>word(tile, 8);
-    if (variant == 4) {
-      reduceColumns(x, y, rows, xt, yt, p);
-      outPrev2 = outPrev;
-      outPrev = transfer(me, tile + 36, false);
-      continue;
-    }
-    for (let r = 0; r < rows; r++) {
-      const xr = x + <usize>(<u32>(r * L) * xb);
-      const yr = y + <usize>(<u32>(r * L) * yb);
-      if (variant == 0) iSoftmax(xr, yr, L, xt, yt, p);
-      else if (variant == 1) itaMax(xr, yr, L, xt, yt, p);
-      else if (variant == 3) rmsNorm(xr, yr, L, xt, yt, p);
-      else itaPartialMax(xr, yr, L, xt, yt, p);
-    }
-    compute(variant == 3 ? NORM_ELEM : SOFTMAX_ELEM, rows * L);
-    compute(DIV, variant == 0 ? 2 * rows * L : variant == 3 ? rows * (2 + L) : rows);
-    outPrev2 = outPrev;
-    outPrev = transfer(me, tile + 36, false);
+  const xb = typeBytes(xt);
+  const yb = typeBytes(yt);
+  wait(slotWriteBack);
+  const rows = <i32>word(tile, 0);
+  const x = me + <usize>word(tile, 4);
+  const y = me + <usize>word(tile, 8);
+  if (variant == 4) {
+    reduceColumns(x, y, rows, xt, yt, p);
+    return transfer(me, tile + 36, false);
   }
-  if (outPrev >= 0) dma_wait(outPrev);
+  for (let r = 0; r < rows; r++) {
+    const xr = x + <usize>(<u32>(r * L) * xb);
+    const yr = y + <usize>(<u32>(r * L) * yb);
+    if (variant == 0) iSoftmax(xr, yr, L, xt, yt, p);
+    else if (variant == 1) itaMax(xr, yr, L, xt, yt, p);
+    else if (variant == 3) rmsNorm(xr, yr, L, xt, yt, p);
+    else itaPartialMax(xr, yr, L, xt, yt, p);
+  }
+  compute(variant == 3 ? NORM_ELEM : SOFTMAX_ELEM, rows * L);
+  compute(DIV, variant == 0 ? 2 * rows * L : variant == 3 ? rows * (2 + L) : rows);
+  return transfer(me, tile + 36, false);
+}
+
+export function rows_run(me: usize, p: usize, block: usize): void {
+  tile_loop(me, p, block, TILE_BYTES, fetch, run_tile);
 }

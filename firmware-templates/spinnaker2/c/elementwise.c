@@ -60,7 +60,8 @@ static int fetch(uint8_t *me, const uint8_t *tile) {
   return ticket;
 }
 
-static void run_tile(uint8_t *me, const uint8_t *p, const uint8_t *tile) {
+/* Tile i writes the output slot tile i-2 used: its write-back must be done first. */
+static int run_tile(uint8_t *me, const uint8_t *p, const uint8_t *tile, int slot_write_back) {
   operand_t ops[8];
   const uint32_t n = s2_word(p, 0), out_type = s2_word(p, 4), words = s2_word(p, 36);
   const uint32_t d1 = s2_word(p, 8), d2 = s2_word(p, 12), d3 = s2_word(p, 16);
@@ -73,27 +74,16 @@ static void run_tile(uint8_t *me, const uint8_t *p, const uint8_t *tile) {
   }
   const uint32_t rows = s2_word(tile, 0), y_bytes = s2_type_bytes(out_type);
   uint8_t *y = me + s2_word(tile, 4);
+  s2_wait(slot_write_back);
   for (uint32_t i = 0; i < rows; i++)
     for (uint32_t j1 = 0; j1 < d1; j1++)
       for (uint32_t j2 = 0; j2 < d2; j2++)
         for (uint32_t j3 = 0; j3 < d3; j3++)
           s2_store(out_type, y + (i * o0 + j1 * o1 + j2 * o2 + j3 * o3) * y_bytes, 0, evaluate(p + CODE, words, ops, i, j1, j2, j3));
+  const uint8_t *out = tile + 204;
+  return hal_dma_out(me + s2_word(out, DMA_SRAM), s2_word(out, DMA_DRAM), s2_word(out, DMA_BYTES), 0, 0);
 }
 
 void elementwise_run(uint8_t *me, const uint8_t *p, const uint8_t *block) {
-  const int32_t tiles = (int32_t)s2_word(block, WORKER_TILES);
-  int in_next = fetch(me, block + WORKER_FIRST);
-  int out_prev = -1, out_prev2 = -1;
-  for (int32_t i = 0; i < tiles; i++) {
-    const uint8_t *tile = block + WORKER_FIRST + (uint32_t)i * TILE_BYTES;
-    if (in_next >= 0) hal_dma_wait(in_next);
-    in_next = i + 1 < tiles ? fetch(me, tile + TILE_BYTES) : -1;
-    /* Tile i writes the output slot tile i-2 used: its write-back must be done. */
-    if (out_prev2 >= 0) hal_dma_wait(out_prev2);
-    run_tile(me, p, tile);
-    out_prev2 = out_prev;
-    const uint8_t *out = tile + 204;
-    out_prev = hal_dma_out(me + s2_word(out, DMA_SRAM), s2_word(out, DMA_DRAM), s2_word(out, DMA_BYTES), 0, 0);
-  }
-  if (out_prev >= 0) hal_dma_wait(out_prev);
+  s2_tile_loop(me, p, block, TILE_BYTES, fetch, run_tile);
 }

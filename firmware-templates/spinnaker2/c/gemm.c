@@ -60,44 +60,33 @@ static void epilogue(uint8_t *me, const uint8_t *p, const uint8_t *tile, const i
   }
 }
 
-static void gemm_tiles(uint8_t *me, const uint8_t *p, const uint8_t *block, uint32_t TILE_BYTES, int conv);
-
-void gemm_run(uint8_t *me, const uint8_t *p, const uint8_t *block) { gemm_tiles(me, p, block, GEMM_TILE_BYTES, 0); }
-
-/* The conv layer: the GEMM tile loop with the im2col buffer as B, rebuilt where the tile says so. */
-void conv_run(uint8_t *me, const uint8_t *p, const uint8_t *block) { gemm_tiles(me, p, block, CONV_TILE_BYTES, 1); }
-
-static void gemm_tiles(uint8_t *me, const uint8_t *p, const uint8_t *block, uint32_t TILE_BYTES, int conv) {
+/* One GEMM tile: the MLA job, then (once tile i-2's write-back has left the output slot) the epilogue and the
+   write-back. */
+static int gemm_tile(uint8_t *me, const uint8_t *p, const uint8_t *tile, int slot_write_back) {
   const int32_t K = (int32_t)s2_word(p, 0);
   const uint32_t flags = s2_word(p, 4);
   int32_t *acc = (int32_t *)(me + s2_word(p, 48));
-  const int32_t tiles = (int32_t)s2_word(block, WORKER_TILES);
-  int in_next = fetch(me, block + WORKER_FIRST);
-  int out_prev = -1, out_prev2 = -1;
-  for (int32_t i = 0; i < tiles; i++) {
-    const uint8_t *tile = block + WORKER_FIRST + (uint32_t)i * TILE_BYTES;
-    if (in_next >= 0) hal_dma_wait(in_next);
-    in_next = i + 1 < tiles ? fetch(me, tile + TILE_BYTES) : -1;
-    if (conv && s2_word(tile, 160) != 0) im2col(me, p, tile);
-    if (conv && s2_word(p, 112) == 1) {
-      /* MaxPool: the max of each column goes straight to the output slot; no MLA, no epilogue. */
-      if (out_prev2 >= 0) hal_dma_wait(out_prev2);
-      pool_max(me, p, tile, me + s2_word(tile, 28));
-      out_prev2 = out_prev;
-      out_prev = transfer(me, tile + 136, 0);
-      continue;
-    }
-    const int32_t rows = (int32_t)s2_word(tile, 0), cols = (int32_t)s2_word(tile, 4);
-    const int k_major_a = (flags & 4u) != 0, n_major_b = (flags & 8u) != 0;
-    hal_mla_start(me + s2_word(tile, 8), me + s2_word(tile, 12), acc, rows, cols, K,
-                  k_major_a ? 1 : K, k_major_a ? rows : 1, n_major_b ? 1 : cols, n_major_b ? K : 1, cols * 4,
-                  (int32_t)(flags & 3u));
-    hal_mla_wait();
-    /* Tile i writes the output slot tile i-2 used: its write-back must be done. */
-    if (out_prev2 >= 0) hal_dma_wait(out_prev2);
-    epilogue(me, p, tile, acc, rows, cols);
-    out_prev2 = out_prev;
-    out_prev = transfer(me, tile + 136, 0);
-  }
-  if (out_prev >= 0) hal_dma_wait(out_prev);
+  const int32_t rows = (int32_t)s2_word(tile, 0), cols = (int32_t)s2_word(tile, 4);
+  const int k_major_a = (flags & 4u) != 0, n_major_b = (flags & 8u) != 0;
+  hal_mla_start(me + s2_word(tile, 8), me + s2_word(tile, 12), acc, rows, cols, K,
+                k_major_a ? 1 : K, k_major_a ? rows : 1, n_major_b ? 1 : cols, n_major_b ? K : 1, cols * 4,
+                (int32_t)(flags & 3u));
+  hal_mla_wait();
+  s2_wait(slot_write_back);
+  epilogue(me, p, tile, acc, rows, cols);
+  return transfer(me, tile + 136, 0);
 }
+
+/* One conv tile: the GEMM tile with the im2col buffer as B, rebuilt where the tile says so; MaxPool stores the max
+   of each column straight to the output slot (no MLA, no epilogue). */
+static int conv_tile(uint8_t *me, const uint8_t *p, const uint8_t *tile, int slot_write_back) {
+  if (s2_word(tile, 160) != 0) im2col(me, p, tile);
+  if (s2_word(p, 112) != 1) return gemm_tile(me, p, tile, slot_write_back);
+  s2_wait(slot_write_back);
+  pool_max(me, p, tile, me + s2_word(tile, 28));
+  return transfer(me, tile + 136, 0);
+}
+
+void gemm_run(uint8_t *me, const uint8_t *p, const uint8_t *block) { s2_tile_loop(me, p, block, GEMM_TILE_BYTES, fetch, gemm_tile); }
+
+void conv_run(uint8_t *me, const uint8_t *p, const uint8_t *block) { s2_tile_loop(me, p, block, CONV_TILE_BYTES, fetch, conv_tile); }

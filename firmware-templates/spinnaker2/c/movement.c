@@ -10,8 +10,10 @@ static int fetch(uint8_t *me, const uint8_t *tile) {
   return hal_dma_in(me + s2_word(tile, 76), s2_word(tile, 72), s2_word(tile, 80), 0, 0);
 }
 
-/* Gathers the tile into its staging buffer; returns the ticket of its last write-back. */
-static int copy(uint8_t *me, const uint8_t *tile) {
+/* Gathers the tile into its staging buffer, once the write-backs of tile i-2 (which used the same staging slot) are
+   done; returns the ticket of its last write-back. */
+static int copy(uint8_t *me, const uint8_t *p, const uint8_t *tile, int slot_write_back) {
+  (void)p;
   const uint32_t rows = s2_word(tile, 0), d1 = s2_word(tile, 4), d2 = s2_word(tile, 8), d3 = s2_word(tile, 12);
   const uint32_t st = s2_word(tile, 16), dt = s2_word(tile, 20);
   const uint32_t s0 = s2_word(tile, 24), s1 = s2_word(tile, 28), s2 = s2_word(tile, 32), s3 = s2_word(tile, 36);
@@ -19,6 +21,7 @@ static int copy(uint8_t *me, const uint8_t *tile) {
   const uint8_t *src = me + s2_word(tile, 60);
   uint8_t *staging = me + s2_word(tile, 64), *at = staging;
   const uint32_t sb = s2_type_bytes(st), db = s2_type_bytes(dt);
+  s2_wait(slot_write_back);
   for (uint32_t i = 0; i < rows; i++)
     for (uint32_t j1 = 0; j1 < d1; j1++)
       for (uint32_t j2 = 0; j2 < d2; j2++)
@@ -37,18 +40,5 @@ static int copy(uint8_t *me, const uint8_t *tile) {
 }
 
 void move_run(uint8_t *me, const uint8_t *p, const uint8_t *block) {
-  (void)p;
-  const int32_t tiles = (int32_t)s2_word(block, WORKER_TILES);
-  int in_next = fetch(me, block + WORKER_FIRST);
-  int out_prev = -1, out_prev2 = -1;
-  for (int32_t i = 0; i < tiles; i++) {
-    const uint8_t *tile = block + WORKER_FIRST + (uint32_t)i * TILE_BYTES;
-    if (in_next >= 0) hal_dma_wait(in_next);
-    in_next = i + 1 < tiles ? fetch(me, tile + TILE_BYTES) : -1;
-    /* Tile i reuses the staging slot of tile i-2: its write-backs must be done. */
-    if (out_prev2 >= 0) hal_dma_wait(out_prev2);
-    out_prev2 = out_prev;
-    out_prev = copy(me, tile);
-  }
-  if (out_prev >= 0) hal_dma_wait(out_prev);
+  s2_tile_loop(me, p, block, TILE_BYTES, fetch, copy);
 }

@@ -102,37 +102,32 @@ static int transfer(uint8_t *me, const uint8_t *d, int to_local) {
                   : hal_dma_out(local, s2_word(d, DMA_DRAM), s2_word(d, DMA_BYTES), len, stride);
 }
 
-void rows_run(uint8_t *me, const uint8_t *p, const uint8_t *block) {
+static int fetch(uint8_t *me, const uint8_t *tile) { return transfer(me, tile + 16, 1); }
+
+/* One tile of rows, written once tile i-2's write-back has left the output slot. */
+static int run_tile(uint8_t *me, const uint8_t *p, const uint8_t *tile, int slot_write_back) {
   const uint32_t variant = s2_word(p, 0), xt = s2_word(p, 8), yt = s2_word(p, 12);
   const int32_t L = (int32_t)s2_word(p, 4);
-  const uint32_t xb = xt < 2 ? 1 : xt < 4 ? 2 : 4, yb = yt < 2 ? 1 : yt < 4 ? 2 : 4;
-  const int32_t tiles = (int32_t)s2_word(block, WORKER_TILES);
-  int in_next = transfer(me, block + WORKER_FIRST + 16, 1);
-  int out_prev = -1, out_prev2 = -1;
-  for (int32_t i = 0; i < tiles; i++) {
-    const uint8_t *tile = block + WORKER_FIRST + (uint32_t)i * TILE_BYTES;
-    hal_dma_wait(in_next);
-    if (i + 1 < tiles) in_next = transfer(me, tile + TILE_BYTES + 16, 1);
-    if (out_prev2 >= 0) hal_dma_wait(out_prev2);
-    const int32_t rows = (int32_t)s2_word(tile, 0);
-    const uint8_t *x = me + s2_word(tile, 4);
-    uint8_t *y = me + s2_word(tile, 8);
-    if (variant == 4) {
-      reduce_columns(x, y, rows, xt, yt, p);
-      out_prev2 = out_prev;
-      out_prev = transfer(me, tile + 36, 0);
-      continue;
-    }
-    for (int32_t r = 0; r < rows; r++) {
-      const uint8_t *xr = x + (uint32_t)(r * L) * xb;
-      uint8_t *yr = y + (uint32_t)(r * L) * yb;
-      if (variant == 0) isoftmax(xr, yr, L, xt, yt, p);
-      else if (variant == 1) itamax(xr, yr, L, xt, yt, p);
-      else if (variant == 3) rmsnorm(xr, yr, L, xt, yt, p);
-      else itapartialmax(xr, yr, L, xt, yt, p);
-    }
-    out_prev2 = out_prev;
-    out_prev = transfer(me, tile + 36, 0);
+  const uint32_t xb = s2_type_bytes(xt), yb = s2_type_bytes(yt);
+  s2_wait(slot_write_back);
+  const int32_t rows = (int32_t)s2_word(tile, 0);
+  const uint8_t *x = me + s2_word(tile, 4);
+  uint8_t *y = me + s2_word(tile, 8);
+  if (variant == 4) {
+    reduce_columns(x, y, rows, xt, yt, p);
+    return transfer(me, tile + 36, 0);
   }
-  if (out_prev >= 0) hal_dma_wait(out_prev);
+  for (int32_t r = 0; r < rows; r++) {
+    const uint8_t *xr = x + (uint32_t)(r * L) * xb;
+    uint8_t *yr = y + (uint32_t)(r * L) * yb;
+    if (variant == 0) isoftmax(xr, yr, L, xt, yt, p);
+    else if (variant == 1) itamax(xr, yr, L, xt, yt, p);
+    else if (variant == 3) rmsnorm(xr, yr, L, xt, yt, p);
+    else itapartialmax(xr, yr, L, xt, yt, p);
+  }
+  return transfer(me, tile + 36, 0);
+}
+
+void rows_run(uint8_t *me, const uint8_t *p, const uint8_t *block) {
+  s2_tile_loop(me, p, block, TILE_BYTES, fetch, run_tile);
 }

@@ -37,6 +37,34 @@ static inline void s2_stamp(uint8_t *slot, uint32_t field) {
   __builtin_memcpy(slot + field, &t, 4);
 }
 
+/* Waits for a DMA ticket; -1 (no transfer) needs no wait. */
+static inline void s2_wait(int ticket) {
+  if (ticket >= 0) hal_dma_wait(ticket);
+}
+
+/* The double-buffered tile loop of every layer type (AS twin: as/tiles.ts). Per tile of the worker block: wait for
+   its inputs, start the next tile's (`fetch` returns the ticket of its last transfer, or -1), then `work`, which gets
+   the ticket of the write-back that last used this tile's output slot (tile i-2's: there are two slots), must
+   s2_wait() it before writing there, and returns the ticket of the tile's last write-back. */
+typedef int (*s2_fetch_fn)(uint8_t *me, const uint8_t *tile);
+typedef int (*s2_work_fn)(uint8_t *me, const uint8_t *params, const uint8_t *tile, int slot_write_back);
+
+static inline void s2_tile_loop(uint8_t *me, const uint8_t *params, const uint8_t *block, uint32_t tile_bytes,
+                                s2_fetch_fn fetch, s2_work_fn work) {
+  const int32_t tiles = (int32_t)s2_word(block, WORKER_TILES);
+  int in_next = fetch(me, block + WORKER_FIRST);
+  int out_prev = -1, out_prev2 = -1;
+  for (int32_t i = 0; i < tiles; i++) {
+    const uint8_t *tile = block + WORKER_FIRST + (uint32_t)i * tile_bytes;
+    s2_wait(in_next);
+    in_next = i + 1 < tiles ? fetch(me, tile + tile_bytes) : -1;
+    const int out = work(me, params, tile, out_prev2);
+    out_prev2 = out_prev;
+    out_prev = out;
+  }
+  s2_wait(out_prev);
+}
+
 /* The scheduler loop (PE 0): walks the layer chain until the finish layer. */
 void scheduler_main(void);
 /* A worker's interrupt handler: one layer. Returns 0 after the finish layer (the worker stops), else 1. */

@@ -23,6 +23,9 @@ import { encodeConv } from './conv-plan.js';
 import { describeImage, type LayerSummary } from './describe.js';
 import { S2 } from './timing.js';
 import { spinnaker2Memories } from './memories.js';
+import { checkPeImages, type PeBuffers } from './pe-image.js';
+import { addArmBuild } from './arm-build.js';
+import { SRAM } from './layout.js';
 
 
 /**
@@ -120,6 +123,7 @@ function emit({ graph, layers, plan: data, platform }: { graph: Graph; layers: L
   const dram = platform.memories[0];
   const pes = platform.cores;
   const planned = layers.filter((l) => l.kernel !== 'alias').map((l) => planLayer(l, graph, platform, pes - 1));
+  const budgets = checkPeImages(platform, peBuffers(planned, pes));
   const offsetOf = (name: string): number => {
     const p = data.placements.get(name);
     if (!p) throw new GenError('internal', `tensor '${name}' has no place in data memory`);
@@ -156,17 +160,33 @@ function emit({ graph, layers, plan: data, platform }: { graph: Graph; layers: L
   copyDir(join(TEMPLATES, 'spinnaker2', 'as'), 'as', files);
   copyDir(join(TEMPLATES, 'spinnaker2', 'c'), 'c', files);
   copyDir(join(RUNTIME, 'c', 'spinnaker2'), 'c/hal/spinnaker2', files);
+  // The host test driver's raw input/output file handling, shared with the core platforms' (runtime/c/host).
+  files.set('c/hal/host/fg_raw_io.h', readFileSync(join(RUNTIME, 'c', 'host', 'fg_raw_io.h')));
+  if (budgets) addArmBuild(files, budgets, graph.name);
   for (const f of ['chip.ts', 'memory.ts', 'cost.ts', 'support.ts']) files.set(`as/hal/${f}`, readFileSync(join(RUNTIME, 'as', f)));
   files.set('memory/dram.bin', image.bytes);
   files.set('firmware.json', `${JSON.stringify({ ...manifest, spinnaker2: describeImage(image, planned.map((p) => p.summary)) }, null, 2)}\n`);
   return { files, manifest };
 }
 
+/** What each role keeps behind its image at run time: a worker the largest layer's buffers, the scheduler its blocks. */
+function peBuffers(planned: Planned[], pes: number): Record<string, PeBuffers> {
+  const worker: PeBuffers = { end: 0, what: 'no layer buffers' };
+  for (const p of planned) {
+    if (p.summary.sramBytes <= worker.end) continue;
+    worker.end = p.summary.sramBytes;
+    worker.what = `the buffers of layer '${p.layer.node.name}' up to ${p.summary.sramBytes}`;
+  }
+  const sched = SRAM.schedBlock + 4 * (pes - 1);
+  return { worker, scheduler: { end: sched, what: `the layer header and a scheduler block of ${pes - 1} workers up to ${sched}` } };
+}
+
+/** Copies a folder of fixed files; templates (*.mustache) are rendered by their users instead. */
 function copyDir(src: string, dest: string, files: Map<string, string | Uint8Array>): void {
   if (!existsSync(src)) return;
   for (const e of readdirSync(src, { withFileTypes: true })) {
     if (e.isDirectory()) copyDir(join(src, e.name), `${dest}/${e.name}`, files);
-    else files.set(`${dest}/${e.name}`, readFileSync(join(src, e.name)));
+    else if (!e.name.endsWith('.mustache')) files.set(`${dest}/${e.name}`, readFileSync(join(src, e.name)));
   }
 }
 

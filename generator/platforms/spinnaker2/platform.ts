@@ -9,6 +9,10 @@ import { S2_KINDS } from './kinds.js';
 import { S2 } from './timing.js';
 
 import { spinnaker2Memories } from './memories.js';
+import { SRAM } from './layout.js';
+
+/** Both roles' images include these: the entry (one role by -DS2_ROLE_*) and the helpers inlined everywhere. */
+const COMMON = ['main_board.c', 's2_firmware.h'];
 
 const MiB = 1024 * 1024;
 
@@ -37,4 +41,19 @@ export const spinnaker2: Platform = {
     SOFTMAX_ELEM: 26, NORM_ELEM: 21, DIV: 12, CALL: 31, fork: 0, barrier: 0, join: 0,
   },
   backend: spinnaker2Backend,
+  // The ARM build (make arm; docs/c-builds.md): an image per role in the first SRAM.reserved bytes of a PE's SRAM,
+  // checked at generation by pe-image.ts. runtimeBytes: the board HAL, startup and vectors, newlib-nano's memcpy and
+  // memset and libgcc's 64-bit division measure 1.9 KiB with arm-none-eabi-gcc 12 -O2. stackBytes: gcc -fstack-usage
+  // gives 0.6 KiB for the deepest chain (main, worker_on_irq, elementwise_run, memcpy) plus 0.1 KiB for an
+  // interrupt's frame with the FPU state; 2 KiB leaves room.
+  image: {
+    memory: 'PE0', runtimeBytes: 3072, stackBytes: 2048, tileReserved: 0, tileLoadImage: false, boardFiles: [],
+    pe: {
+      window: SRAM.reserved,
+      roles: [
+        { name: 'scheduler', elf: 's2_scheduler.elf', sources: ['scheduler.c', ...COMMON] },
+        { name: 'worker', elf: 's2_worker.elf', sources: ['worker.c', 'gemm.c', 'elementwise.c', 'rows.c', 'im2col.c', 'movement.c', ...COMMON] },
+      ],
+    },
+  },
 };

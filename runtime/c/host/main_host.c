@@ -1,35 +1,12 @@
 /* Host test driver: reads the inputs (raw little-endian bytes, in graph order, concatenated) from argv[1] into
-   the arena, runs the network, writes the outputs the same way to argv[2]. The runtime converts .npz to and
-   from these files, so nothing is printed per value. */
-#include <stdio.h>
-#include <stdlib.h>
+   the arena, runs the network, writes the outputs the same way to argv[2] (fg_raw_io.h). */
 #include "network.h"
-
-static int fail(const char *what, const char *path) {
-  fprintf(stderr, "network_host: %s '%s'\n", what, path);
-  return 2;
-}
+#include "fg_raw_io.h"
 
 int main(int argc, char **argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: network_host <inputs.bin> <outputs.bin>\n");
-    return 2;
-  }
-  FILE *in = fopen(argv[1], "rb");
-  if (!in) return fail("cannot open", argv[1]);
-  for (int i = 0; i < NETWORK_INPUT_COUNT; i++) {
-    if (fread(fg_arena + network_inputs[i].offset, 1, network_inputs[i].bytes, in) != network_inputs[i].bytes) {
-      fclose(in);
-      return fail("too few input bytes in", argv[1]);
-    }
-  }
-  fclose(in);
-  network_run();
-  FILE *out = fopen(argv[2], "wb");
-  if (!out) return fail("cannot create", argv[2]);
-  for (int i = 0; i < NETWORK_OUTPUT_COUNT; i++) {
-    fwrite(fg_arena + network_outputs[i].offset, 1, network_outputs[i].bytes, out);
-  }
-  fclose(out);
-  return 0;
+  if (fg_raw_io_usage(argc) != 0) return 2;
+  fg_span_t in[NETWORK_INPUT_COUNT], out[NETWORK_OUTPUT_COUNT];
+  for (int i = 0; i < NETWORK_INPUT_COUNT; i++) in[i] = (fg_span_t){ fg_arena + network_inputs[i].offset, network_inputs[i].bytes };
+  for (int i = 0; i < NETWORK_OUTPUT_COUNT; i++) out[i] = (fg_span_t){ fg_arena + network_outputs[i].offset, network_outputs[i].bytes };
+  return fg_raw_io_run(argv[1], argv[2], in, NETWORK_INPUT_COUNT, out, NETWORK_OUTPUT_COUNT, network_run);
 }

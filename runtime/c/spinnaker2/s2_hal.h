@@ -2,8 +2,8 @@
    to DRAM, its MAC array (MLA), interrupt packets to and from other PEs, a cycle counter. The AS twin is the
    firmware's as/s2.ts over the emulator's device calls (docs/firmware-abi.md); the timing model of each call is in
    docs/timing.md, "SpiNNaker2". Implementations: host/hal_s2_host.c (runs the scheduler and, when it waits, the
-   interrupted workers' handlers in turn on this machine). A board port implements the same calls on the chip's
-   DMA, MLA and communication-controller registers. */
+   interrupted workers' handlers in turn on this machine); arm/hal_s2_arm.c (the ARM build for the board, on
+   register interfaces that are assumptions: arm/s2_arm.h). The build target picks the case below (-DFG_TARGET_...). */
 #ifndef S2_HAL_H
 #define S2_HAL_H
 #include <stdint.h>
@@ -37,8 +37,18 @@ void hal_signal(int pe);
 void hal_wait_workers(int n, int (*handler)(void));
 
 /* The PE's 32-bit cycle counter (the time stamps), and per-layer markers (nothing on the host). */
+#if defined(FG_TARGET_S2_ARM)
+/* The board: the Cortex-M4's DWT cycle counter (ARMv7-M ARM C1.8, DWT_CYCCNT at 0xE000_1004; the startup code
+   enables it), read inline so that a stamp is one load. */
+static inline uint32_t hal_cycles(void) { return *(volatile const uint32_t *)0xE0001004u; }
+#else
 uint32_t hal_cycles(void);
+#endif
 void hal_layer_begin(int32_t layer);
 void hal_layer_end(int32_t layer);
+
+/* A worker PE sleeps (WFI) until the scheduler's interrupt packet has arrived (main_board.c; not in the host build,
+   where the scheduler's wait runs the handlers). */
+void hal_sleep_until_irq(void);
 
 #endif
