@@ -10,7 +10,10 @@ import { selectKernels, type Layer } from './frontend/select.js';
 import type { IntRange } from './ir/dtype.js';
 import type { Graph } from './ir/graph.js';
 import { inferGraph, inputRangesFromArrays } from './ir/infer.js';
-import { planMemory, type MemoryPlan } from './midend/plan.js';
+import { overflowError, planMemory, type MemoryPlan } from './midend/plan.js';
+import { chooseSpills, stageThroughL2 } from './midend/l3.js';
+import { l3CopyKernel } from './kernels/l3copy.js';
+import { memoryOf } from './platforms/types.js';
 import { planNms } from './midend/nms.js';
 import { siracusaWith, type EngineOptions } from './platforms/siracusa/engines.js';
 import { loadOnnxFile } from './onnx/load.js';
@@ -33,6 +36,8 @@ export interface FirmwareOptions {
   l1?: number;
   /** Bytes of the home memory (L2) for tensors (default: the platform's arena). */
   l2?: number;
+  /** Bytes of the far memory (Siracusa L3) for tensors L2 cannot hold (default: all of it; 0: none). */
+  l3?: number;
   /** Double buffering (default) overlaps DMA with compute; single buffering waits for each transfer. */
   buffering?: 'single' | 'double';
   /** Keep every kernel on the home memory (no tiles, no DMA), as before tiling existed. */
@@ -69,6 +74,11 @@ export function compileModel(opts: Omit<FirmwareOptions, 'out'>): Compiled {
     if (engines !== 'cluster' && opts.untiled) throw new GenError('input', '--untiled cannot run N-EUREKA layers: the engine reads L1 only');
     platform = siracusaWith(platform, { engines, weightsIn: opts.weightsIn ?? 'nms', cores: opts.cores });
   }
+  if (opts.l3 !== undefined) {
+    const far = named.far ? memoryOf(named, named.far.memory) : undefined;
+    if (!far) throw new GenError('input', `--l3 applies to a platform with an L3 (siracusa), not to ${named.name}`);
+    if (!Number.isInteger(opts.l3) || opts.l3 < 0 || opts.l3 > far.size) throw new GenError('input', `--l3 ${opts.l3}: ${far.name} has 0..${far.size} bytes`);
+  }
   stage('load');
   const graph = loadOnnxFile(opts.model);
   const notes: string[] = [];
@@ -83,16 +93,50 @@ export function compileModel(opts: Omit<FirmwareOptions, 'out'>): Compiled {
   stage('lower');
   const inferred = withFile(opts.model, () => inferGraph(graph, ranges));
   const lowered = withFile(opts.model, () => platform.passes.reduce((g, pass) => pass(g), inferred));
-  const layers = withFile(opts.model, () => selectKernels(lowered, platform));
+  const first = withFile(opts.model, () => placeGraph(lowered, platform, opts, stage));
+  if (first.plan.used <= first.plan.arenaSize || platform.backend) return { graph: inferred, platform, notes, ...first };
+  // L2 cannot hold every tensor: move some to the far memory (L3) and stage them through L2 (midend/l3.ts).
+  const farBytes = opts.l3 ?? (platform.far ? memoryOf(platform, platform.far.memory).size : 0);
+  if (!platform.far || farBytes === 0) throw overflowError(first.plan, lowered);
+  const isAliased = (i: number): boolean => first.layers[i].kernel === 'alias';
+  let slack = 0;
+  for (let attempt = 0; ; attempt++) {
+    const spilled = withFile(opts.model, () => chooseSpills({
+      graph: lowered, isAliased, budget: first.plan.arenaSize, fixedBytes: blobBytes(first.tiling), elsewhere: new Set(first.nms.keys()),
+      align: 4, slack,
+    }));
+    const staged = stageThroughL2(lowered, spilled);
+    const next = withFile(opts.model, () => placeGraph(staged, platform, { ...opts, l3: farBytes }, stage, spilled));
+    const over = next.plan.used - next.plan.arenaSize;
+    if (over <= 0) {
+      notes.push(`${spilled.size} tensor(s) at home in ${platform.far.memory}, staged through ${next.plan.region} by copy layers`);
+      return { graph: inferred, platform, notes, ...next, lowered: staged };
+    }
+    // The greedy's offsets missed the live set by `over` bytes: aim lower (a few rounds at most).
+    if (attempt === 3) throw overflowError(next.plan, staged);
+    slack += over;
+  }
+}
+
+/** select -> tile -> place, on a graph that may carry L3 copy layers (`far`: the tensors at home in L3). */
+function placeGraph(g: Graph, platform: Platform, opts: Omit<FirmwareOptions, 'out'>, stage: (s: string) => void, far?: Set<string>) {
+  const withCopies = far ? { ...platform, kernels: [l3CopyKernel, ...platform.kernels] } : platform;
+  const layers = selectKernels(g, withCopies);
   stage('plan');
-  const tiling = opts.untiled ? undefined : withFile(opts.model, () =>
-    planTiling(lowered, layers, platform, { l1: opts.l1, double: (opts.buffering ?? 'double') === 'double' }));
+  const tiling = opts.untiled ? undefined : planTiling(g, layers, platform, { l1: opts.l1, double: (opts.buffering ?? 'double') === 'double' });
   const blobs = [...(tiling?.layers ?? [])].map(([id, tl]) => ({ name: tableName(id), bytes: tableBytes(tl) }));
-  const nms = withFile(opts.model, () => planNms(lowered, layers, platform));
-  const plan = withFile(opts.model, () => platform.backend
-    ? platform.backend.plan(lowered, layers, platform, { arenaSize: opts.l2 })
-    : planMemory(lowered, platform, (i) => layers[i].kernel === 'alias', { arenaSize: opts.l2, blobs, elsewhere: new Set(nms.keys()) }));
-  return { graph: inferred, lowered, layers, plan, tiling, platform, notes, nms };
+  const nms = planNms(g, layers, platform);
+  const plan = platform.backend
+    ? platform.backend.plan(g, layers, platform, { arenaSize: opts.l2 })
+    : planMemory(g, platform, (i) => layers[i].kernel === 'alias', {
+      arenaSize: opts.l2, blobs, elsewhere: new Set(nms.keys()), allowOverflow: true,
+      far: far && { roots: far, size: opts.l3 ?? 0 },
+    });
+  return { lowered: g, layers, tiling, nms, plan };
+}
+
+function blobBytes(tiling: TilingPlan | undefined): number {
+  return [...(tiling?.layers.values() ?? [])].reduce((sum, tl) => sum + Math.ceil(tableBytes(tl) / 4) * 4, 0);
 }
 
 export function generateFirmware(opts: FirmwareOptions): Compiled & { manifest: Manifest } {

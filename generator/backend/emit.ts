@@ -4,6 +4,7 @@ import { cType } from '../ir/dtype.js';
 import type { Graph } from '../ir/graph.js';
 import { tensorOf } from '../ir/graph.js';
 import type { Layer } from '../frontend/select.js';
+import type { KernelView } from '../kernels/types.js';
 import type { MemoryPlan } from '../midend/plan.js';
 import type { Platform } from '../platforms/types.js';
 import { memoryOf } from '../platforms/types.js';
@@ -47,6 +48,7 @@ export interface Emitted {
 
 /** Renders C and AS sources, the constant image and the manifest of one model (DESIGN.md, emit). */
 export function emitFirmware({ graph, layers, plan, platform, tiling, nms = new Map() }: EmitInput): Emitted {
+  const farImage = plan.far ? constantImage(graph, plan, undefined, plan.far.region) : undefined;
   const symbols = new SymbolTable(['network', 'network_run', 'a', 'raw', 'args']);
   const symbolOf = (tensor: string): string => symbols.symbol(plan.placements.get(tensor)?.root ?? tensor, 't_');
   const regionIndex = platform.memories.findIndex((m) => m.name === plan.region);
@@ -60,12 +62,15 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, nms = new 
     const comment = `layer ${l.id}: ${l.node.op} (${kernel.name}) ${(l.node.fusedFrom ?? [l.node.name]).join(' + ')}`;
     const tl = tiling?.layers.get(l.id);
     const npu = kernel.engine === 'npu';
+    const copy = kernel.engine === 'l3dma';
     if (npu && !tl) throw new GenError('internal', 'an N-EUREKA layer without tiles (the engine reads L1 only)', site);
-    const r = npu
+    const r = npu || copy
       ? { view: kernel.view({ node: l.node, graph, platform }), as: '', c: '' }
       : renderKernel(kernel, l.node, graph, platform, fn, comment, symbolOf);
     let code = { as: r.as, c: r.c };
-    if (npu) {
+    if (copy) {
+      // No code of its own: the skeleton calls the L3 HAL (copyView).
+    } else if (npu) {
       code = renderNpuLayer(l.id, fn, tl!, graph, plan, platform, tableName(l.id), nms);
     } else if (tl) {
       const t = renderTiledLayer(l.id, fn, tl, graph, plan, platform, tableName(l.id), comment, symbolOf);
@@ -74,7 +79,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, nms = new 
     } else {
       closures.push({ fn, fields: r.view.args.map((a) => a.field), source: r.as });
     }
-    const args = r.view.args.filter((a) => !nms.has(a.tensor)).map((a) => {
+    const args = r.view.args.filter((a) => !nms.has(a.tensor) && !copy).map((a) => {
       const p = plan.placements.get(a.tensor);
       if (!p) throw new GenError('internal', `tensor '${a.tensor}' has no memory`, site);
       return {
@@ -95,6 +100,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, nms = new 
       writes: [...new Set(r.view.args.filter((a) => a.write).map((a) => a.tensor))],
       code,
       tiled: tl !== undefined,
+      copy: copy ? copyView(r.view, plan, symbolOf, site) : false as const,
       args,
     };
   });
@@ -102,7 +108,8 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, nms = new 
 
   const buffers = [...new Set([...plan.placements.values()].map((p) => p.root))].map((root) => {
     const p = plan.placements.get(root)!;
-    return { symbol: symbolOf(root), region: regionIndex, offset: p.offset, comment: sanitizeComment(root) };
+    const region = platform.memories.findIndex((m) => m.name === p.region);
+    return { symbol: symbolOf(root), region, offset: p.offset, comment: sanitizeComment(root) };
   });
   const header = {
     version: GENERATOR_VERSION,
@@ -114,7 +121,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, nms = new 
     launchFork: platform.launch === 'cluster-fork',
     usesNpu: layers.some((l) => l.kernel !== 'alias' && l.kernel.engine === 'npu'),
     kernels: kernels.map((k) => ({ closureAs: k.code.as, closureC: k.code.c })),
-    layers: kernels.map((k) => ({ id: k.id, fn: k.fn, args: k.args, tiled: k.tiled })),
+    layers: kernels.map((k) => ({ id: k.id, fn: k.fn, args: k.args, tiled: k.tiled, copy: k.copy, forked: !k.tiled && !k.copy })),
     l1Size: tiling && tiling.layers.size > 0 ? Math.max(8, tiling.l1Peak) : false,
     l1Region: platform.tiling?.memory ?? '',
     buffers,
@@ -123,6 +130,8 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, nms = new 
     arenaOffset: plan.arenaOffset,
     region: plan.region,
     regionChipBase: `0x${(home.chipBase + plan.arenaOffset).toString(16)}`,
+    l3Size: plan.far ? Math.max(8, Math.ceil(plan.far.used / 8) * 8) : 0,
+    l3Image: farImage?.length ?? 0,
   };
 
   const image = constantImage(graph, plan, tableImages(tiling, plan, graph));
@@ -136,7 +145,9 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, nms = new 
   files.set('c/network.h', renderFile(templatePath(platform.name, 'c', 'network.h.mustache'), { ...view, io: ioView(graph, plan, symbolOf) }));
   files.set('c/network_data.c', renderFile(templatePath(platform.name, 'c', 'network_data.c.mustache'), {
     ...view, imageBytes: cBytes(image.subarray(plan.arenaOffset)), nmsBytes: nms.size ? cBytes(nmsImage(graph, nms)) : false,
+    l3Bytes: farImage ? cBytes(farImage) : '',
   }));
+  if (plan.far) files.set(`memory/${plan.far.region.toLowerCase()}.bin`, farImage!);
   files.set(`memory/${plan.region.toLowerCase()}.bin`, image);
   if (nms.size) files.set(`memory/${NMS_REGION.toLowerCase()}.bin`, nmsImage(graph, nms));
   files.set('firmware.json', `${JSON.stringify(manifest, null, 2)}\n`);
@@ -157,6 +168,22 @@ function tableImages(tiling: TilingPlan | undefined, plan: MemoryPlan, graph: Gr
     }));
   }
   return out;
+}
+
+/** An L3 copy layer as the skeletons call it: the L2 buffer (arena offset), the L3 offset, the bytes. */
+function copyView(view: KernelView, plan: MemoryPlan, symbolOf: (t: string) => string, site: { node: string; op: string }) {
+  const [src, dst] = view.args.map((a) => a.tensor);
+  const load = view.params.load === true;
+  const [l3, l2] = load ? [src, dst] : [dst, src];
+  const p3 = plan.placements.get(l3);
+  const p2 = plan.placements.get(l2);
+  if (!p3 || !p2 || p3.region !== plan.far?.region || p2.region !== plan.region) {
+    throw new GenError('internal', `an L3 copy between '${l3}' and '${l2}' whose buffers are not in L3 and L2`, site);
+  }
+  return {
+    load, bytes: view.params.bytes, l3Offset: p3.offset, l2Offset: p2.offset - plan.arenaOffset,
+    l3Symbol: symbolOf(l3), l2Symbol: symbolOf(l2),
+  };
 }
 
 function ioView(g: Graph, plan: MemoryPlan, symbolOf: (t: string) => string): Record<string, unknown> {

@@ -1,7 +1,7 @@
 import type { Graph } from '../ir/graph.js';
 import { tensorOf } from '../ir/graph.js';
 import type { Layer } from '../frontend/select.js';
-import type { MemoryPlan } from '../midend/plan.js';
+import type { FarPlan, MemoryPlan } from '../midend/plan.js';
 import type { OffsetReport } from '../midend/offsets.js';
 import type { Platform } from '../platforms/types.js';
 import type { TilingPlan } from '../midend/tiling/plan-tiles.js';
@@ -55,6 +55,8 @@ export interface ManifestMemory {
   /** The activations' placement: live-set bound, greedy peak, final peak, solver status and time. */
   activations: OffsetReport;
   planMs: number;
+  /** Tensors at home in the far memory (Siracusa L3), staged through this one by copy layers. */
+  far?: FarPlan;
 }
 
 export interface ManifestLayer {
@@ -117,7 +119,6 @@ export function buildManifest(a: {
   nms?: Map<string, number>;
 }): Manifest {
   const { graph, plan, platform } = a;
-  const home = memoryOf(platform, plan.region);
   const roleOf = (name: string): ManifestTensor['role'] => {
     if (graph.inputs.includes(name)) return 'input';
     if (graph.outputs.includes(name)) return 'output';
@@ -136,9 +137,11 @@ export function buildManifest(a: {
     memory: {
       region: plan.region, arenaOffset: plan.arenaOffset, arenaSize: plan.arenaSize, used: plan.used, lowerBound: plan.lowerBound,
       distance: plan.used - plan.lowerBound, constants: plan.constants, activations: plan.activations, planMs: Math.round(plan.ms),
+      ...(plan.far ? { far: plan.far } : {}),
     },
     images: [
       { region: plan.region, file: `memory/${plan.region.toLowerCase()}.bin`, offset: 0 },
+      ...(plan.far && plan.far.constants > 0 ? [{ region: plan.far.region, file: `memory/${plan.far.region.toLowerCase()}.bin`, offset: 0 }] : []),
       ...(a.nms?.size ? [{ region: NMS_REGION, file: `memory/${NMS_REGION.toLowerCase()}.bin`, offset: 0 }] : []),
     ],
     inputs: [...graph.inputs],
@@ -153,7 +156,7 @@ export function buildManifest(a: {
         shape: [...t.shape],
         region: p.region,
         offset: p.offset,
-        address: home.chipBase + p.offset,
+        address: memoryOf(platform, p.region).chipBase + p.offset,
         bytes: p.bytes,
       };
     }).concat([...(a.nms ?? [])].map(([name, offset]) => {

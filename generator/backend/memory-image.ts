@@ -3,23 +3,25 @@ import type { Graph } from '../ir/graph.js';
 import type { MemoryPlan } from '../midend/plan.js';
 
 /**
- * The home region's initial contents from offset 0 up to the last constant byte: what a loader (or the
- * runtime) copies into the chip before the firmware starts.
+ * A region's initial contents from offset 0 up to its last constant byte: what a loader (or the runtime) copies
+ * into the chip before the firmware starts. The home region (default) also holds the blobs (tile tables).
  */
-export function constantImage(g: Graph, plan: MemoryPlan, blobs: Map<string, Uint8Array> = new Map()): Uint8Array {
+export function constantImage(g: Graph, plan: MemoryPlan, blobs: Map<string, Uint8Array> = new Map(), region = plan.region): Uint8Array {
+  const home = region === plan.region;
+  const placed = [...plan.placements].filter(([, p]) => p.region === region);
   let end = 0;
-  for (const p of plan.placements.values()) if (p.kind === 'const') end = Math.max(end, p.offset + p.bytes);
-  for (const b of plan.blobs.values()) end = Math.max(end, b.offset + b.bytes);
+  for (const [, p] of placed) if (p.kind === 'const') end = Math.max(end, p.offset + p.bytes);
+  if (home) for (const b of plan.blobs.values()) end = Math.max(end, b.offset + b.bytes);
   const image = new Uint8Array(end);
   const view = new DataView(image.buffer);
-  for (const [name, p] of plan.placements) {
+  for (const [name, p] of placed) {
     if (p.kind !== 'const' || p.root !== name) continue;
     const t = g.tensors.get(name);
     if (!t?.data) continue;
     const width = p.bytes / Math.max(1, t.data.data.length);
     t.data.data.forEach((v, i) => writeElement(view, t.dtype, p.offset + i * width, v));
   }
-  for (const [name, bytes] of blobs) image.set(bytes, plan.blobs.get(name)!.offset);
+  if (home) for (const [name, bytes] of blobs) image.set(bytes, plan.blobs.get(name)!.offset);
   return image;
 }
 

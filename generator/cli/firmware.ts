@@ -12,6 +12,7 @@ interface FirmwareFlags {
   inputs?: string;
   l1?: number;
   l2?: number;
+  l3?: number;
   singleBuffer?: boolean;
   doubleBuffer?: boolean;
   untiled?: boolean;
@@ -48,7 +49,11 @@ export function planLine(p: MemoryPlan): string {
   const pct = p.lowerBound > 0 ? ` = ${((100 * gap) / p.lowerBound).toFixed(1)}%` : '';
   const solver = a.solver.status === 'not-needed' ? 'solver not needed' : `solver ${a.solver.status} in ${a.solver.ms} ms`;
   return `${p.region} ${p.used} bytes (lower bound ${p.lowerBound}, +${gap}${pct}; activations greedy ${a.greedy}, ` +
-    `final ${a.final}, ${solver}; available ${p.arenaSize})`;
+    `final ${a.final}, ${solver}; available ${p.arenaSize})${p.far ? `; ${farLine(p.far)}` : ''}`;
+}
+
+function farLine(f: NonNullable<MemoryPlan['far']>): string {
+  return `${f.region} ${f.used} bytes for ${f.tensors} tensor(s) (lower bound ${f.lowerBound}; available ${f.size})`;
 }
 
 export function firmwareCommand(program: Command): void {
@@ -61,6 +66,7 @@ export function firmwareCommand(program: Command): void {
     .option('--inputs <npz>', 'sample inputs whose value ranges set the input types (default: inputs.npz beside the model)')
     .option('--l1 <bytes>', 'L1 bytes for tile buffers (siracusa; default: 244 KiB, what the SDK leaves of 256 KiB; suffix k or KiB allowed)', parseBytes)
     .option('--l2 <bytes>', 'L2 bytes for whole tensors and constants (siracusa; default: the 1984 KiB shared L2)', parseBytes)
+    .option('--l3 <bytes>', 'siracusa: L3 (HyperRAM) bytes for the tensors L2 cannot hold, staged through L2 (default: all 16 MiB; 0: none)', parseBytes)
     .option('--single-buffer', 'wait for every DMA transfer before computing (default: double buffering)')
     .option('--double-buffer', 'prefetch tile i+1 and write back tile i-1 while tile i computes (the default)')
     .option('--untiled', 'no tiles and no DMA: kernels work on L2 directly (the first version; for comparison)')
@@ -80,7 +86,7 @@ export function firmwareCommand(program: Command): void {
       try {
         r = generateFirmware({
           model, platform: o.platform, out: o.out, sampleInputs: o.inputs, onStage: progress.stage,
-          l1: o.l1, l2: o.l2, buffering: o.singleBuffer ? 'single' : 'double', untiled: o.untiled, pes: o.pes,
+          l1: o.l1, l2: o.l2, l3: o.l3, buffering: o.singleBuffer ? 'single' : 'double', untiled: o.untiled, pes: o.pes,
           engines: o.engines, weightsIn: o.weightsIn, cores: o.cores,
         });
       } finally {

@@ -30,8 +30,11 @@ export interface KernelDef {
   name: string;
   /** Template base name: firmware-templates/common/{c/<t>.c,as/<t>.ts}.mustache. */
   template: string;
-  /** Engine that runs it: the cores (the cluster on Siracusa, the core on generic) or Siracusa's N-EUREKA. */
-  engine: 'cores' | 'npu';
+  /**
+   * Engine that runs it: the cores (the cluster on Siracusa, the core on generic), Siracusa's N-EUREKA, or
+   * Siracusa's HyperRAM DMA (an L2<->L3 copy the fabric controller issues and waits for; midend/l3.ts).
+   */
+  engine: 'cores' | 'npu' | 'l3dma';
   /** null when this kernel runs the node; otherwise the reason it does not (shown when no kernel fits). */
   accepts(node: Node, g: Graph): string | null;
   view(ctx: KernelContext): KernelView;

@@ -44,6 +44,21 @@ export interface TilingTarget {
   dma: { bytesPerCycle: number; latency: number; maxTransfer: number };
 }
 
+export interface FarMemory {
+  memory: string;
+  /** Caller's cycles to program a copy; each burst of up to `burstBytes` waits `burstLatency`; data at num/den B/cycle. */
+  setup: number;
+  burstLatency: number;
+  burstBytes: number;
+  bytesNum: number;
+  bytesDen: number;
+}
+
+/** Cycles of one blocking copy of `bytes` to or from the far memory (emulator/assembly/l3-dma.ts, the same formula). */
+export function farCopyCycles(f: FarMemory, bytes: number): number {
+  return f.setup + Math.ceil(bytes / f.burstBytes) * f.burstLatency + Math.ceil((bytes * f.bytesDen) / f.bytesNum);
+}
+
 /** A chip as the generator sees it: data, not behaviour (DESIGN.md, platform folder). */
 export interface Platform {
   name: string;
@@ -66,6 +81,12 @@ export interface Platform {
   costs: CoreCosts;
   /** Present on chips whose kernels compute in a small memory fed by DMA. */
   tiling?: TilingTarget;
+  /**
+   * Present on chips with a memory beyond the home memory that only a blocking DMA reaches (Siracusa's L3): tensors
+   * the home memory cannot hold live there and are staged through it (midend/l3.ts). The cost of a copy of `bytes`
+   * mirrors the emulator's model (emulator/assembly/l3-dma.ts).
+   */
+  far?: FarMemory;
   /** What the generated C may use on the board, and its bare-metal builds (generator/backend/c-image.ts). */
   image?: CImage;
   /**

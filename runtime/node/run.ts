@@ -9,7 +9,7 @@ import { GenError } from '../../generator/errors.js';
 import { formatShape, sizeOf, type NDArray } from '../../generator/ir/ndarray.js';
 import { buildFirmware, type FirmwareBuild } from './asc-build.js';
 import {
-  agentName as nameOfAgent, createEmulator, dmaDetail, faultError, npuDetail, readEvents, readRegions, type DmaDetail,
+  agentName as nameOfAgent, createEmulator, dmaDetail, faultError, l3Detail, npuDetail, readEvents, readRegions, type DmaDetail,
   type EmulatorExports, type NpuDetail, type Region,
 } from './emulator.js';
 import { readManifest, type Manifest, type ManifestImage, type ManifestTensor } from './manifest.js';
@@ -61,6 +61,17 @@ export interface DmaTiming extends DmaDetail {
   end: number;
 }
 
+/** One L3 copy (emulator event kind `l3`): its interval on the caller's clock, the bytes and the direction. */
+export interface L3Timing {
+  bytes: number;
+  toL3: boolean;
+  agent: number;
+  agentName: string;
+  layer: number;
+  start: number;
+  end: number;
+}
+
 /** One N-EUREKA job (emulator event kind `npu`): the engine's busy interval and what the job was. */
 export interface NpuTiming extends NpuDetail {
   /** The agent that triggered it and its open layer (-1: none). */
@@ -89,6 +100,8 @@ export interface RunResult {
   dma: DmaTiming[];
   /** Siracusa N-EUREKA jobs, in trigger order (= run order). */
   npu: NpuTiming[];
+  /** Siracusa's HyperRAM DMA copies (L2 <-> L3), each blocking its caller. */
+  l3: L3Timing[];
   /** Event records the ring buffer overwrote (the oldest ones). */
   eventsDropped: number;
   stdout: string;
@@ -201,6 +214,9 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
     })),
     npu: events.filter((e) => e.kind === 'npu').map((e) => ({
       ...npuDetail(e.detail), agent: e.agent, agentName: agentName(e.agent), layer: e.layer, start: e.start, end: e.end,
+    })),
+    l3: events.filter((e) => e.kind === 'l3').map((e) => ({
+      ...l3Detail(e.detail), agent: e.agent, agentName: agentName(e.agent), layer: e.layer, start: e.start, end: e.end,
     })),
     eventsDropped: dropped,
     stdout: session.stdout(),

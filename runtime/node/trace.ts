@@ -49,6 +49,11 @@ export function npuLane(cores: number): number {
   return cores + 3;
 }
 
+/** Thread id of the L3 (HyperRAM) DMA track: after the NPU's. */
+export function l3Lane(cores: number): number {
+  return cores + 4;
+}
+
 export function buildTrace(m: Manifest, r: RunResult): Trace {
   // Without a clock (older manifests) one cycle is drawn as one microsecond.
   const hz = m.clockHz ?? 1e6;
@@ -70,6 +75,11 @@ export function buildTrace(m: Manifest, r: RunResult): Trace {
   if (r.npu.length > 0) {
     const tid = npuLane(cores);
     events.push({ name: 'thread_name', ph: 'M', pid: PID, tid, args: { name: 'NPU' } });
+    events.push({ name: 'thread_sort_index', ph: 'M', pid: PID, tid, args: { sort_index: tid } });
+  }
+  if (r.l3.length > 0) {
+    const tid = l3Lane(cores);
+    events.push({ name: 'thread_name', ph: 'M', pid: PID, tid, args: { name: 'L3 DMA (HyperRAM)' } });
     events.push({ name: 'thread_sort_index', ph: 'M', pid: PID, tid, args: { sort_index: tid } });
   }
   const slice = (tid: number, name: string, cat: string, start: number, end: number, args: Record<string, unknown> = {}): void => {
@@ -110,6 +120,9 @@ export function buildTrace(m: Manifest, r: RunResult): Trace {
       layer: j.layer, job: j.id, mode: j.mode, weightBits: j.weightBits, weights: j.wmem ? 'WMEM' : 'L1',
       output: j.out32 ? 'int32' : '8-bit', trigger: j.agentName,
     });
+  }
+  for (const c of r.l3) {
+    slice(l3Lane(cores), `${c.bytes} B ${c.toL3 ? 'to' : 'from'} L3`, 'l3', c.start, c.end, { layer: c.layer, bytes: c.bytes, caller: c.agentName });
   }
   return {
     traceEvents: events,

@@ -1,6 +1,9 @@
 /** Siracusa's HyperRAM DMA driven directly from JS: blocking copies, their cycles (hand-worked), events, faults. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { siracusa as siracusaPlatform } from '../../generator/platforms/siracusa/platform.js';
+import { farCopyCycles } from '../../generator/platforms/types.js';
+import { Rng } from '../helpers/random.js';
 import { createEmulator, l3Detail, readEvents, readFault, readRegions, type EmulatorExports } from '../../runtime/node/emulator.js';
 
 async function siracusa(): Promise<{ emu: EmulatorExports; l1: number; l2: number; l3: number; mem: () => Uint8Array }> {
@@ -66,6 +69,14 @@ test('misuse is a fault naming the side: L1 is not on the HyperRAM DMA, the clus
   assert.match(faultOf(emu, () => emu.l3_copy(l2, l3, 0, 0)), /the length must be 1 \.\. 16 MiB - 1 bytes/);
   const ch = emu.dma_alloc();
   assert.match(faultOf(emu, () => emu.dma_copy(ch, l1, l3, 64, 1, 0, 0, 0, 0)), /the external side must lie inside L2, got 64 bytes at .*L3/);
+});
+
+test('the generator\'s model of a copy (platform description) equals the emulator\'s on random sizes', async () => {
+  const { emu } = await siracusa();
+  const rng = new Rng(11);
+  for (const bytes of [1, 1023, 1024, 1025, ...rng.ints(200, 1, 2 * 1024 * 1024)]) {
+    assert.is(farCopyCycles(siracusaPlatform.far!, bytes), emu.l3_setup_cycles() + emu.l3_transfer_cycles(bytes), `${bytes} bytes`);
+  }
 });
 
 test('generic has no L3 DMA', async () => {

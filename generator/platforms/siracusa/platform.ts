@@ -37,6 +37,9 @@ export const siracusa: Platform = {
   },
   // Cluster DMA (mchan v7): 8 bytes/cycle each way, ~14 cycles latency, 17-bit length (HARDWARE.md).
   tiling: { memory: 'L1', dma: { bytesPerCycle: 8, latency: 14, maxTransfer: 131071 } },
+  // HyperRAM DMA to L3 (emulator/assembly/chips/siracusa.ts siracusaL3Dma: the figures, their sources and
+  // assumptions; test/platforms keeps the two equal).
+  far: { memory: 'L3', setup: 50, burstLatency: 33, burstBytes: 1024, bytesNum: 332, bytesDen: 360 },
   // The C image on the board (pulp-sdk chips/siracusa/link.ld): the fabric controller's data and code fill the two
   // private L2 banks (64 KiB) and spill into the shared banks when larger; the arena is PI_L2 data (.l2_data, from
   // 0x1C01_0000); L1 data (the tile buffers, .bss_l1) also takes its size in L2 as a load image. runtimeBytes is an
@@ -46,6 +49,6 @@ export const siracusa: Platform = {
   image: {
     memory: 'L2', runtimeBytes: 32 * KiB, stackBytes: 8 * KiB, tileReserved: 12 * KiB, tileLoadImage: true,
     boardFiles: ['Makefile.pulp', 'CMakeLists.txt'],
-    rv32: { L2: 0x8000_0000, L1: 0x8020_0000 },
+    rv32: { L2: 0x8000_0000, L1: 0x8020_0000, L3: 0x8480_0000 },
   },
 };

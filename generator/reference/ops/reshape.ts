@@ -103,8 +103,9 @@ export const unsqueezeOp: OpSpec = {
   },
 };
 
+/** Identity, and firmgen's L3Load/L3Store (midend/l3.ts): the same values in another memory. */
 export const identityOp: OpSpec = {
-  ops: ['Identity'],
+  ops: ['Identity', 'L3Load', 'L3Store'],
   shape: (node, inputs) => [[...need(node, inputs, 0).shape]],
   range: keepRange,
   evaluate: (node, inputs) => [need(node, inputs, 0)],

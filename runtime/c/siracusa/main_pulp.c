@@ -15,6 +15,7 @@
 #include "firmgen_hal.h"
 #include "firmgen_pulp.h"
 #include "firmgen_neureka.h"
+#include "firmgen_l3.h"
 
 static struct pi_device cluster;
 
@@ -55,6 +56,10 @@ int main(void) {
   conf.id = 0;
   pi_open_from_conf(&cluster, &conf);
   if (pi_cluster_open(&cluster)) return 2;
+  if (fg_l3_open(NETWORK_L3_SIZE, NETWORK_L3_IMAGE)) {
+    printf("network: cannot load l3.bin into the HyperRAM\n");
+    return 2;
+  }
 #ifndef FG_NO_HOSTFS
   if (host_io("fg_inputs.bin", network_inputs, NETWORK_INPUT_COUNT, 0)) {
     printf("network: cannot read fg_inputs.bin\n");
