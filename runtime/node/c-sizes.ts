@@ -35,7 +35,7 @@ export interface SizeReport {
 
 /** Sections the generator sizes itself: the arena, the tile buffers, the stack (not code and data). */
 // Planned by the generator, not code or data of the image: the arena, tile buffers, stack, N-EUREKA weights.
-const PLANNED = new Set(['.fg_arena', '.fg_l1', '.stack', '.fg_nms_sram', '.fg_nms_mram']);
+const PLANNED = new Set(['.fg_arena', '.fg_l1', '.stack', '.fg_nms_sram', '.fg_nms_mram', '.fg_l3']);
 
 /** Where a bare-metal build's link script puts things, and what the generator estimated for its code and data. */
 export interface BuildMap {
