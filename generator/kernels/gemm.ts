@@ -7,6 +7,7 @@ import { accRange, epilogueOf } from './epilogue.js';
 import { byteWide, extOf, typeNames, valueRange } from './common.js';
 import { toRank } from './loops.js';
 import type { KernelDef } from './types.js';
+import { GEMM_LOOP } from './streams.js';
 
 /**
  * Integer GEMM for Gemm (alpha, beta, transA, transB, bias C) and batched, broadcasting MatMul (with an optional
@@ -97,6 +98,9 @@ export const gemmKernel: KernelDef = {
         rows: nest.dims[0] * nest.dims[1] * M,
         aB0: sa[0], aB1: sa[1], bB0: sb[0], bB1: sb[1], cB0: sc[0], cB1: sc[1], yB0: sy[0], yB1: sy[1],
         sAm: transA ? 1 : K, sAk, sBk, sBn,
+        // The linear loop's streams (streams.ts): B contiguous in k: A and two B columns, a word = 4 k apart; else
+        // (pulp-nn keeps B contiguous in n): one A element and two B words of 4 columns each per k.
+        loop: { ...GEMM_LOOP, aStep: sBk === 1 ? 4 * sAk : sAk, b1: sBk === 1 ? sBn : 4, bStep: sBk === 1 ? 4 : sBk },
         dotK, vecN, scalarK: !dotK && !vecN, aExt: extOf(A.dtype), bExt: extOf(B.dtype),
         sCm: cStr[cStr.length - 2], sCn: cStr[cStr.length - 1],
         alpha, beta, scaled: alpha !== 1,
