@@ -2,7 +2,8 @@
  * A one-line spinner with the current stage name on stderr, for commands that can take seconds (an uncached asc
  * build alone takes several). Only on a terminal: piped output, tests and CI see nothing. The generator's stages
  * are synchronous and block the event loop, so each stage change redraws at once; the animation advances whenever
- * the loop is free.
+ * the loop is free: during the asc build it is (the compiler runs in a worker thread, runtime/node/asc-thread.ts),
+ * and during emulation between the run's awaits.
  */
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const INTERVAL_MS = 80;

@@ -7,7 +7,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { GenError } from '../../generator/errors.js';
-import { ASC_VERSION, compileAs } from './asc.js';
+import { ASC_VERSION } from './asc.js';
+import { compileAsInWorker } from './asc-thread.js';
 import { hashFiles, listFiles } from './hash.js';
 import { firmwareCacheDir, REPO_ROOT } from './paths.js';
 
@@ -55,7 +56,8 @@ export async function buildFirmware(asDir: string): Promise<FirmwareBuild> {
   mkdirSync(dir, { recursive: true });
   // Build under a private name and rename: concurrent builds of the same sources never see a half-written file.
   const tmp = join(dir, `${key}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp.wasm`);
-  await compileAs([
+  // In a worker thread: the compiler's seconds of synchronous work would otherwise stop the CLI's spinner.
+  await compileAsInWorker([
     entry, '--outFile', tmp,
     // The config is explicit so that the repository's asconfig.json (the emulator's) is never picked up.
     '--baseDir', REPO_ROOT, '--config', SHIM_CONFIG,
