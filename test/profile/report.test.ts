@@ -48,5 +48,32 @@ for (const model of ['miniMobileNetv2', 'EEGFormer']) {
   });
 }
 
+test('CNN_Linear2 on cluster + NPU: NPU jobs and cycles per layer in the table, the NPU row in the timeline', async () => {
+  const dir = join(DEEPLOY, 'Models', 'CNN_Linear2');
+  const out = join(work, 'npu');
+  generateFirmware({ model: join(dir, 'network.onnx'), platform: 'siracusa', out, engines: 'cluster+npu' });
+  const m = readManifest(out);
+  const r = await runFirmware(out, arrays(join(dir, 'inputs.npz')).slice(0, m.inputs.length));
+  const p = buildProfile(m, r);
+  const html = reportHtml(m, p, buildTrace(m, r));
+  assert.ok(r.npu.length > 0, 'the model runs jobs on the NPU');
+  assert.match(html, /<th>NPU jobs<\/th><th>NPU cycles<\/th>/);
+  const npuLayers = m.layers.filter((l) => l.engine === 'npu');
+  assert.ok(npuLayers.length > 0);
+  for (const l of npuLayers) {
+    // The layer's row carries its own jobs and busy cycles, counted here from the run's job list.
+    const jobs = r.npu.filter((j) => j.layer === l.id);
+    const cycles = jobs.reduce((n, j) => n + j.end - j.start, 0);
+    assert.ok(jobs.length > 0, `layer ${l.name} ran jobs`);
+    const row = html.split('\n').find((line) => line.includes(`>${l.name}<`) && line.startsWith('<tr>'));
+    assert.ok(row, `row of ${l.name}`);
+    assert.ok(row!.includes(`<td>${jobs.length}</td><td>${cycles}</td>`), `NPU cells of ${l.name}: ${row}`);
+  }
+  assert.ok(html.includes(`<b>${r.npu.length} / ${r.npu.reduce((n, j) => n + j.end - j.start, 0)}</b>`), 'the NPU card');
+  // The timeline has an NPU row with one box per job.
+  assert.match(html, />NPU<\/text>/);
+  assert.is((html.match(/<title>[^<]*\(npu\)<\/title>/g) ?? []).length, r.npu.length);
+});
+
 test.after(() => rmSync(work, { recursive: true, force: true }));
 test.run();

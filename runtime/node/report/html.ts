@@ -40,7 +40,7 @@ ${cards(p)}
 <h2>Layers</h2>
 ${table(p)}
 <h2>Timeline</h2>
-<p class="note">One row per agent; hover a box for its cycles. Layers run on the master, which forks them onto the cluster.</p>
+<p class="note">One row per agent; hover a box for its cycles. Layers run on the master, which forks them onto the cluster${p.total.npuJobs > 0 ? '; the NPU row shows each N-EUREKA job on the engine\'s own clock, coloured by its layer (its cycles overlap the cores\', they are not added to them)' : ''}.</p>
 ${timelineSvg(trace)}
 <h2>Memory plan</h2>
 ${regions.map((r) => `<p class="note">Region ${esc(r)}: one box per buffer, from the step that first touches it to the last.</p>\n${memoryPlanSvg(m, r)}`).join('\n')}
@@ -52,6 +52,7 @@ function cards(p: Profile): string {
   const card = (v: string, what: string): string => `<div class="card"><b>${esc(v)}</b><span>${esc(what)}</span></div>`;
   const bytes = Object.entries(p.total.memory).map(([r, t]) => card(fmtBytes(t.read + t.written), `moved in ${r}`));
   if (showsDma(p)) bytes.push(card(fmtBytes(p.total.dma.in + p.total.dma.out), 'moved by the cluster DMA'));
+  if (showsNpu(p)) bytes.push(card(`${p.total.npuJobs} / ${p.total.npuCycles}`, 'N-EUREKA jobs / busy cycles'));
   return `<div class="cards">${[
     card(String(p.total.cycles), 'cycles'),
     card(`${fmtUs(p.total.us)} µs`, 'at the platform clock'),
@@ -61,23 +62,35 @@ function cards(p: Profile): string {
   ].join('')}</div>`;
 }
 
+/** N-EUREKA work of a layer or the run: jobs triggered and their busy cycles on the NPU's own clock. */
+interface NpuWork {
+  npuJobs: number;
+  npuCycles: number;
+}
+
+/** The NPU columns and card appear only when the run used the NPU. */
+function showsNpu(p: Profile): boolean {
+  return p.total.npuJobs > 0;
+}
+
 function table(p: Profile): string {
   const levels = memoryLevels(p);
   const maxShare = Math.max(1e-9, ...p.layers.map((l) => l.share));
   const dma = showsDma(p);
-  const bytes = (m: Record<string, Traffic>, d: DmaBytes): string =>
+  const npu = showsNpu(p);
+  const bytes = (m: Record<string, Traffic>, d: DmaBytes, n: NpuWork): string =>
     levels.map((r) => `<td>${m[r]?.read ?? 0}</td><td>${m[r]?.written ?? 0}</td>`).join('') +
-    (dma ? `<td>${d.in}</td><td>${d.out}</td>` : '');
+    (dma ? `<td>${d.in}</td><td>${d.out}</td>` : '') + (npu ? `<td>${n.npuJobs}</td><td>${n.npuCycles}</td>` : '');
   const head = ['id', 'layer', 'op', 'kernel', 'engine', 'MACs', ...levels.flatMap((r) => [`${r} read`, `${r} written`]),
-    ...(dma ? ['DMA in', 'DMA out'] : []), 'cycles', 'µs', 'share', 'utilisation'];
+    ...(dma ? ['DMA in', 'DMA out'] : []), ...(npu ? ['NPU jobs', 'NPU cycles'] : []), 'cycles', 'µs', 'share', 'utilisation'];
   const left = new Set(['layer', 'op', 'kernel', 'engine', 'share']);
   const rows = p.layers.map((l) => `<tr><td>${l.layer}</td>` +
     `<td class="l"><span class="sw" style="background:${indexColour(l.layer)}"></span>${esc(l.name)}</td>` +
     `<td class="l">${esc(l.op)}</td><td class="l">${esc(l.kernel)}</td><td class="l">${esc(l.engine)}</td><td>${l.macs}</td>` +
-    `${bytes(l.memory, l.dma)}<td>${l.cycles}</td><td>${fmtUs(l.us)}</td>` +
+    `${bytes(l.memory, l.dma, l)}<td>${l.cycles}</td><td>${fmtUs(l.us)}</td>` +
     `<td class="l"><span class="bar" style="width:${((l.share / maxShare) * 80).toFixed(1)}px"></span>${pct(l.share)}</td>` +
     `<td>${pct(l.utilisation)}</td></tr>`);
-  const blank = levels.map(() => '<td></td><td></td>').join('') + (dma ? '<td></td><td></td>' : '');
+  const blank = levels.map(() => '<td></td><td></td>').join('') + (dma ? '<td></td><td></td>' : '') + (npu ? '<td></td><td></td>' : '');
   const extra = (name: string, s: Span): string =>
     `<tr class="extra"><td></td><td class="l">${name}</td><td></td><td></td><td></td><td></td>${blank}` +
     `<td>${s.cycles}</td><td>${fmtUs(s.us)}</td><td class="l">${pct(s.share)}</td><td></td></tr>`;
@@ -88,7 +101,7 @@ ${rows.join('\n')}
 ${extra('(setup)', p.setup)}
 ${p.between.cycles !== 0 ? extra('(between layers)', p.between) : ''}
 ${extra('(teardown)', p.teardown)}
-<tr class="total"><td></td><td class="l">total</td><td></td><td></td><td></td><td>${p.total.macs}</td>${bytes(p.total.memory, p.total.dma)}` +
+<tr class="total"><td></td><td class="l">total</td><td></td><td></td><td></td><td>${p.total.macs}</td>${bytes(p.total.memory, p.total.dma, p.total)}` +
     `<td>${p.total.cycles}</td><td>${fmtUs(p.total.us)}</td><td class="l">100.0%</td><td>${pct(p.total.utilisation)}</td></tr>
 </tbody></table>`;
 }
