@@ -15,7 +15,9 @@ export interface SolverOptions {
   enabled?: boolean;
   /** Larger problems keep the greedy's plan: the ILP has a binary per overlapping pair (default 40). */
   maxBuffers?: number;
-  /** Seconds HiGHS may spend (default 2). */
+  /** Branch-and-bound nodes HiGHS may explore (default 500): the deterministic limit. */
+  maxNodes?: number;
+  /** Seconds HiGHS may spend (default 30): a safety net behind the node limit, which machine speed does not change. */
   timeLimit?: number;
 }
 
@@ -29,7 +31,7 @@ export interface OffsetReport {
   solver: {
     /**
      * 'not-needed' (greedy at the bound), 'too-large', 'disabled', or HiGHS's model status ('optimal',
-     * 'timeLimit', ...), or 'error' when the solver did not run.
+     * 'nodeLimit', 'timeLimit', ...), or 'error' when the solver did not run.
      */
     status: string;
     /** Wall time of the solve, process start and wasm load included. */
@@ -96,7 +98,10 @@ export function assignOffsets(items: readonly Interval[], align: number, opts: S
   }
   const t0 = performance.now();
   const model = offsetIlp(items, greedy, align, lowerBound, greedyPeak);
-  const r = solveSync({ lp: model.lp, start: model.start, timeLimit: opts.timeLimit ?? 2 });
+  // The branch-and-bound node limit ends the search the same way on every machine, so a plan is reproducible byte
+  // for byte; the time limit is only a safety net (a plan it stops says 'timeLimit').
+  const r = solveSync({ lp: model.lp, start: model.start, timeLimit: opts.timeLimit ?? 30, options: { mip_max_nodes: opts.maxNodes ?? 500 } });
+  if (r.status === 'solutionLimit') r.status = 'nodeLimit';
   report.solver = { status: r.status, ms: Math.round(performance.now() - t0), ...(r.message ? { message: r.message } : {}) };
   if (r.bound !== undefined) {
     // The dual bound is in alignment units; a peak is a whole number of them.

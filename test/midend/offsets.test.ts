@@ -14,6 +14,7 @@ import { offsetIlp } from '../../generator/midend/offsets-ilp.js';
 import { assignOffsets, greedyOffsets, isValidPlacement, peakOf, type Interval } from '../../generator/midend/offsets.js';
 import { generateFirmware } from '../../generator/pipeline.js';
 import { DEEPLOY } from '../helpers/deeploy.js';
+import { Rng } from '../helpers/random.js';
 
 /*
  * Greedy (largest first, lowest free offset): B at 0, C at 1200 (both live at step 1), D at 0 (alone at step 4),
@@ -106,6 +107,24 @@ test('firmware.json and the plan report the bound, the greedy, the final peak an
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+});
+
+test('a search the node limit stops ends the same way twice: plans are reproducible byte for byte', () => {
+  // 40 random lifetimes the greedy places above the live-set bound and 30 nodes cannot close.
+  const rng = new Rng(1);
+  const items: Interval[] = [];
+  for (let i = 0; i < 40; i++) {
+    const first = rng.ints(1, 0, 30)[0];
+    const last = first + rng.ints(1, 1, 8)[0];
+    items.push({ bytes: rng.ints(1, 1, 64)[0] * 64, first, last });
+  }
+  const a = assignOffsets(items, 4, { maxNodes: 30 });
+  const b = assignOffsets(items, 4, { maxNodes: 30 });
+  assert.is(a.report.solver.status, 'nodeLimit');
+  assert.ok(a.report.greedy > a.report.lowerBound);
+  assert.equal(b.offsets, a.offsets);
+  assert.ok(isValidPlacement(items, a.offsets));
+  assert.ok(a.report.final <= a.report.greedy);
 });
 
 test.run();
