@@ -10,9 +10,40 @@ import type { KernelDef } from './types.js';
 import { GEMM_LOOP } from './streams.js';
 
 /**
+ * How a GEMM's output splits over the cores: whole rows when there are at least as many rows as cores (as pulp-nn's
+ * linear kernels do), else each row in `chunks` column slices of `width` columns (the last one shorter), so a
+ * classifier's single row still runs on every core. Slices wider than 16 columns are whole multiples of 16, the AS
+ * kernel's SIMD block.
+ */
+export function gemmSplit(rows: number, N: number, cores: number): { chunks: number; width: number } {
+  if (rows >= cores || N < 2) return { chunks: 1, width: N };
+  let width = Math.ceil(N / Math.min(N, Math.ceil(cores / rows)));
+  if (width > 16) width = Math.ceil(width / 16) * 16;
+  return { chunks: Math.ceil(N / width), width };
+}
+
+/** Columns of work of the busiest core (share_begin/share_end: contiguous chunks of ceil(units / cores)). */
+export function gemmBusiestColumns(rows: number, N: number, cores: number): number {
+  const { chunks, width } = gemmSplit(rows, N, cores);
+  const units = rows * chunks;
+  const per = Math.ceil(units / cores);
+  let most = 0;
+  for (let c = 0; c * per < units; c++) {
+    let cols = 0;
+    for (let u = c * per; u < Math.min(units, (c + 1) * per); u++) {
+      const begin = (u % chunks) * width;
+      cols += Math.min(N, begin + width) - begin;
+    }
+    most = Math.max(most, cols);
+  }
+  return most;
+}
+
+/**
  * Integer GEMM for Gemm (alpha, beta, transA, transB, bias C) and batched, broadcasting MatMul (with an optional
  * bias folded in by frontend/passes/fold-bias-add.ts). Operands are addressed through strides, so transposes and
- * broadcast batches cost nothing. The work unit is one output row; cores take contiguous ranges of rows.
+ * broadcast batches cost nothing. The work unit is one output row, or a slice of one (gemmSplit); cores take
+ * contiguous ranges of units.
  */
 export const gemmKernel: KernelDef = {
   name: 'gemm',
@@ -26,7 +57,7 @@ export const gemmKernel: KernelDef = {
     if (a.shape.length < 1 || b.shape.length < 1) return 'scalar operands';
     return null;
   },
-  view({ node, graph }) {
+  view({ node, graph, platform }) {
     const site = { node: node.name, op: node.op };
     const A = tensorOf(graph, node.inputs[0]);
     const B = tensorOf(graph, node.inputs[1]);
@@ -96,6 +127,7 @@ export const gemmKernel: KernelDef = {
       params: {
         M, N, K, B1: nest.dims[1],
         rows: nest.dims[0] * nest.dims[1] * M,
+        split: gemmSplit(nest.dims[0] * nest.dims[1] * M, N, platform.cores),
         aB0: sa[0], aB1: sa[1], bB0: sb[0], bB1: sb[1], cB0: sc[0], cB1: sc[1], yB0: sy[0], yB1: sy[1],
         sAm: transA ? 1 : K, sAk, sBk, sBn,
         // The linear loop's streams (streams.ts): B contiguous in k: A and two B columns, a word = 4 k apart; else

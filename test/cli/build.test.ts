@@ -28,7 +28,8 @@ test('gen build --target rv32: text, data, bss and the use of each memory region
   assert.is(again.code, 0);
   const sizes = JSON.parse(again.stdout) as { text: number; regions: { name: string }[] };
   assert.ok(sizes.text > 0);
-  assert.equal(sizes.regions.map((x) => x.name), ['L2', 'L1']);
+  // L3 is listed on Siracusa whether or not the model keeps tensors there (then it holds nothing).
+  assert.equal(sizes.regions.map((x) => x.name), ['L2', 'L1', 'L3']);
 });
 
 test('gen build --target host, an unknown target, and arm on a platform without PE images', () => {

@@ -3,6 +3,7 @@ import type { Graph, Node } from '../../ir/graph.js';
 import { npuShapeOf } from '../../kernels/neureka.js';
 import { npuJobCycles } from '../../npu/cost.js';
 import type { KernelDef } from '../../kernels/types.js';
+import { gemmBusiestColumns } from '../../kernels/gemm.js';
 import type { Platform } from '../../platforms/types.js';
 
 /**
@@ -12,15 +13,23 @@ import type { Platform } from '../../platforms/types.js';
 export interface TileWork {
   macs: number;
   outputs: number;
-  /** Work units the kernel splits over the cores (output rows; single elements for elementwise kernels). */
-  units: number;
+  /** The busiest core's fraction of the work (busiestShare): it sets the tile's time. */
+  busiest: number;
 }
 
-/** How a kernel splits a tile over the cores: by whole rows of the output, or element by element. */
-export function parallelUnits(kernel: KernelDef, outShape: readonly number[]): number {
+/**
+ * The busiest core's share of a tile's work, as the kernel splits it (share_begin/share_end: contiguous chunks of
+ * ceil(units / cores)): element by element (elementwise), by rows or row slices (GEMM, gemmSplit), by whole rows.
+ */
+export function busiestShare(kernel: KernelDef, outShape: readonly number[], cores: number): number {
   const elems = outShape.reduce((a, b) => a * b, 1);
-  if (kernel.name === 'elementwise' || outShape.length === 0) return elems;
-  return elems / outShape[outShape.length - 1];
+  if (elems === 0) return 0;
+  if (kernel.name === 'gemm' && outShape.length > 0) {
+    const N = outShape[outShape.length - 1];
+    return gemmBusiestColumns(elems / N, N, cores) / elems;
+  }
+  const units = kernel.name === 'elementwise' || outShape.length === 0 ? elems : elems / outShape[outShape.length - 1];
+  return Math.ceil(units / cores) / units;
 }
 
 /** Core 0's register writes and trigger per N-EUREKA job: 24 stores, ACQUIRE and TRIGGER, 1 cycle each. */
@@ -51,9 +60,7 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
       perOut = c.ELEMENT;
   }
   if (node.requant) perOut += c.REQUANT;
-  // Cores take ceil(units / cores) units each (share_begin/share_end): the busiest core sets the tile's time.
-  const busiest = Math.ceil(work.units / p.cores) / Math.max(1, work.units);
-  return c.CALL + (work.macs * perMac + work.outputs * perOut) * busiest + 2 * c.barrier;
+  return c.CALL + (work.macs * perMac + work.outputs * perOut) * work.busiest + 2 * c.barrier;
 }
 
 /** Cycles of one DMA group: every transfer pays the latency, bytes stream at the DMA's rate. */

@@ -7,7 +7,7 @@ import type { KernelDef } from '../../kernels/types.js';
 import type { Platform } from '../../platforms/types.js';
 import { alignUp } from '../lifetimes.js';
 import { boxElements, boxEquals, type Box } from './box.js';
-import { computeCycles, dmaCycles, parallelUnits } from './cost.js';
+import { busiestShare, computeCycles, dmaCycles } from './cost.js';
 import type { TileGeometry, TilingSpec } from './specs.js';
 import { boxTransfers } from './transfers.js';
 
@@ -127,7 +127,7 @@ function evaluate(inp: SearchInput, axes: number[], sizes: number[]): Candidate 
   const first = tileBox(shape, axes, sizes, axes.map(() => 0));
   const outElems = boxElements(first);
   const fullElems = shape.reduce((a, b) => a * b, 1);
-  const work = { macs: (inp.macs * outElems) / fullElems, outputs: outElems, units: parallelUnits(inp.kernel, first.size) };
+  const work = { macs: (inp.macs * outElems) / fullElems, outputs: outElems, busiest: busiestShare(inp.kernel, first.size, platform.cores) };
   const compute = computeCycles(inp.kernel, node, work, platform, inp.kernel.engine === 'npu' ? tileOf(node, graph, zero) : undefined);
   let dmaIn = 0;
   let dmaOut = 0;
