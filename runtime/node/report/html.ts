@@ -24,6 +24,7 @@ tr.extra td { color: #666; } tr.total td { font-weight: 600; border-top: 2px sol
 .bar { display: inline-block; height: 9px; background: #6b8fd6; vertical-align: middle; margin-right: 6px; }
 .sw { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 6px; vertical-align: middle; }
 .note { color: #666; font-size: 12px; } svg { display: block; margin: 6px 0; }
+.scroll { overflow-x: auto; max-width: 100%; }
 `;
 
 export function reportHtml(m: Manifest, p: Profile, trace: Trace): string {
@@ -38,7 +39,7 @@ export function reportHtml(m: Manifest, p: Profile, trace: Trace): string {
 <p class="sub">${p.cores > 0 ? `${p.cores} cluster cores` : '1 core'}, ${mhz}. Cycles from the ${esc(p.cyclesFrom)}.</p>
 ${cards(p)}
 <h2>Layers</h2>
-${table(p)}
+<div class="scroll">${table(p)}</div>
 <h2>Timeline</h2>
 <p class="note">One row per agent; hover a box for its cycles. Layers run on the master, which forks them onto the cluster${p.total.npuJobs > 0 ? '; the NPU row shows each N-EUREKA job on the engine\'s own clock, coloured by its layer (its cycles overlap the cores\', they are not added to them)' : ''}.</p>
 ${timelineSvg(trace)}
