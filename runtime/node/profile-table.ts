@@ -59,7 +59,10 @@ export function formatProfile(p: Profile): string {
     r.map((v, c) => (left.has(c) ? v.padEnd(width[c]) : v.padStart(width[c]))).join('  ').trimEnd();
   const rule = '-'.repeat(line(head).length);
   const mhz = p.clockHz > 0 ? `${p.clockHz / 1e6} MHz` : 'no clock given';
-  const peak = p.peakMacsPerCycle > 0 ? `, utilisation against ${p.peakMacsPerCycle} MAC/cycle peak` : '';
+  const withNpu = p.totalPeakMacsPerCycle > p.peakMacsPerCycle;
+  const peak = p.peakMacsPerCycle <= 0 ? '' : withNpu
+    ? `, utilisation against each engine's peak: cluster ${p.peakMacsPerCycle}, N-EUREKA ${p.totalPeakMacsPerCycle - p.peakMacsPerCycle}, total ${p.totalPeakMacsPerCycle} MAC/cycle`
+    : `, utilisation against ${p.peakMacsPerCycle} MAC/cycle peak`;
   return [
     `Profile of ${p.model || 'the model'} on ${p.platform} (${p.cores > 0 ? `${p.cores} ${p.platform === 'spinnaker2' ? 'worker PEs' : 'cluster cores'}` : '1 core'}, ${mhz}${peak})`,
     `cycles from the ${p.cyclesFrom}`,

@@ -62,8 +62,10 @@ export interface Profile {
   cyclesFrom: string;
   /** Cluster cores in use (0: the master runs kernels itself). */
   cores: number;
-  /** Peak MACs per cycle of the kernel engine: cores x per-core peak (HARDWARE.md). */
+  /** Peak MACs per cycle of the cores: cores x per-core peak (HARDWARE.md); cluster layers' utilisation. */
   peakMacsPerCycle: number;
+  /** The whole run's peak: the cores', plus N-EUREKA's when the run used it (the total's utilisation). */
+  totalPeakMacsPerCycle: number;
   layers: ProfileLayer[];
   setup: Span;
   between: Span;
@@ -90,6 +92,8 @@ export function buildProfile(m: Manifest, r: Omit<RunResult, 'profile'>): Profil
   const util = (macs: number, cycles: number): number | null =>
     macs > 0 && cycles > 0 && peak > 0 ? macs / (cycles * peak) : null;
   const tensors = new Map(m.tensors.map((t) => [t.name, t]));
+  // With N-EUREKA in the run, the whole run's MACs are measured against both engines' peaks together.
+  const totalPeak = peak + (r.npu.length > 0 ? NPU_PEAK_MACS : 0);
 
   // Master spans per layer id; a layer marked more than once (never by generated code) adds up its spans.
   const spans = new Map<number, { start: number; end: number; cycles: number }>();
@@ -163,12 +167,13 @@ export function buildProfile(m: Manifest, r: Omit<RunResult, 'profile'>): Profil
     cyclesFrom: CYCLE_SOURCE,
     cores,
     peakMacsPerCycle: peak,
+    totalPeakMacsPerCycle: totalPeak,
     layers,
     setup: span(setup),
     between: span(between),
     teardown: span(teardown),
     total: {
-      cycles: total, us: us(total), macs, memory, utilisation: util(macs, total),
+      cycles: total, us: us(total), macs, memory, utilisation: macs > 0 && total > 0 && totalPeak > 0 ? macs / (total * totalPeak) : null,
       ...npuOf(),
       dma: r.dma.reduce((d, t) => ({ in: d.in + (t.toL1 ? t.bytes : 0), out: d.out + (t.toL1 ? 0 : t.bytes) }), { in: 0, out: 0 }),
     },

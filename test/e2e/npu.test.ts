@@ -36,6 +36,10 @@ async function runCase(name: string, engines: 'npu' | 'cluster+npu', weightsIn: 
   for (const l of manifest.layers) {
     if (l.engine !== 'none') assert.ok(l.engineNote === undefined || /^(npu|cluster): /.test(l.engineNote), l.engineNote);
   }
+  // Utilisation never exceeds its peak: NPU layers against the engine's, the whole run against cluster + NPU.
+  for (const l of r.profile.layers) if (l.utilisation !== null) assert.ok(l.utilisation > 0 && l.utilisation <= 1, `${l.name}: ${l.utilisation}`);
+  assert.ok(r.profile.total.utilisation !== null && r.profile.total.utilisation <= 1, `total ${r.profile.total.utilisation}`);
+  if (r.npu.length > 0) assert.is(r.profile.totalPeakMacsPerCycle, r.profile.peakMacsPerCycle + 1134);
   return {
     npuLayers: manifest.layers.filter((l) => l.engine === 'npu').length,
     npuJobs: r.profile.layers.reduce((n, l) => n + (l.npuJobs ?? 0), 0),

@@ -58,7 +58,7 @@ function cards(p: Profile): string {
     card(String(p.total.cycles), 'cycles'),
     card(`${fmtUs(p.total.us)} µs`, 'at the platform clock'),
     card(String(p.total.macs), 'MACs'),
-    card(pct(p.total.utilisation), `of ${p.peakMacsPerCycle} MAC/cycle peak`),
+    card(pct(p.total.utilisation), `of ${p.totalPeakMacsPerCycle} MAC/cycle peak${p.totalPeakMacsPerCycle > p.peakMacsPerCycle ? ' (cluster + N-EUREKA)' : ''}`),
     ...bytes,
   ].join('')}</div>`;
 }
