@@ -16,6 +16,7 @@ import type { Manifest } from './manifest.js';
 export function planPictures(m: Manifest, plan: MemoryPlan, platform: Platform): Map<string, string> {
   const files = new Map<string, string>();
   files.set(`memory-${plan.region}.svg`, `${memoryChartSvg(homeChart(m, plan, platform))}\n`);
+  if (plan.far) files.set(`memory-${plan.far.region}.svg`, `${memoryChartSvg(farChart(m, plan.far, platform))}\n`);
   if (m.tiling) {
     files.set(`memory-${m.tiling.memory}.svg`, `${memoryChartSvg(l1Chart(m, platform))}\n`);
     files.set('tiles.md', tilesMarkdown(m));
@@ -46,6 +47,24 @@ function homeChart(m: Manifest, plan: MemoryPlan, platform: Platform): MemoryCha
     region: plan.region, base: arena, steps, stepLabel: stepLabels(m), boxes, marks,
     caption: `${fmtBytes(plan.used)} used of ${fmtBytes(plan.arenaSize)}; constants at the bottom (grey; tile tables beige), ` +
       `activations above (greedy peak ${a.greedy} B, final ${a.final} B, solver ${a.solver.status}); x = step (in, layer ids, out)`,
+  };
+}
+
+/** Tensors at home in the far memory (L3): offsets from its start; each lives from its copy out to its last copy in. */
+function farChart(m: Manifest, far: NonNullable<MemoryPlan['far']>, platform: Platform): MemoryChart {
+  const region = memoryOf(platform, far.region);
+  const { buffers, base, steps } = plannedBuffers(m, far.region);
+  const boxes = bufferBoxes(buffers).map((b) => ({ ...b, offset: b.offset + base - region.chipBase }));
+  const marks = far.used === far.lowerBound
+    ? [{ offset: far.used, label: `peak ${far.used} B = lower bound`, colour: '#2a7d2a' }]
+    : [
+        { offset: far.lowerBound, label: `lower bound ${far.lowerBound} B`, colour: '#2a7d2a' },
+        { offset: far.used, label: `peak ${far.used} B (+${far.used - far.lowerBound})`, colour: '#b03030' },
+      ];
+  return {
+    region: far.region, base: region.chipBase, steps, stepLabel: stepLabels(m), boxes, marks,
+    caption: `${fmtBytes(far.used)} of ${fmtBytes(far.size)}: the ${far.tensors} tensor(s) L2 could not hold, staged through L2 ` +
+      `by the copy layers; constants at the bottom; x = step (in, layer ids, out)`,
   };
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -48,6 +48,9 @@ for (const c of CASES) {
     const far = m.memory.far;
     assert.ok(far && far.tensors > 0 && far.used <= far.size, 'some tensors at home in L3');
     const inL3 = m.tensors.filter((t) => t.region === 'L3');
+    // The plan is drawn for L3 too: one box per tensor there.
+    assert.ok(existsSync(join(out, 'memory-L3.svg')));
+    for (const t of inL3) assert.ok(readFileSync(join(out, 'memory-L3.svg'), 'utf8').includes(t.name), `${t.name} drawn`);
     assert.is(new Set(inL3.map((t) => t.name)).size, far.tensors);
     const copies = m.layers.filter((l) => l.kernel === 'l3copy');
     assert.ok(copies.length >= inL3.length, 'every L3 tensor is moved by a copy layer');
