@@ -17,7 +17,7 @@ export const elementwiseKernel: KernelDef = {
     const bad = all.find((t) => !isIntType(t.dtype));
     return bad ? `tensor '${bad.name}' is ${bad.dtype}, not an integer type` : null;
   },
-  view({ node, graph }) {
+  view({ node, graph, platform }) {
     const out = tensorOf(graph, node.outputs[0]);
     const leaves = node.inputs.map((n) => tensorOf(graph, n));
     const fields = leaves.map((_, k) => `in${k}`);
@@ -29,6 +29,7 @@ export const elementwiseKernel: KernelDef = {
         expr: node.expr!,
       },
       { node: node.name, op: node.op },
+      Math.ceil(platform.costs.ELEMENT),
     );
     return {
       args: [

@@ -135,7 +135,7 @@ export const copyKernel: KernelDef = {
     const bad = [node.inputs[0], node.outputs[0]].map((n) => tensorOf(g, n)).find((t) => !isIntType(t.dtype));
     return bad ? `tensor '${bad.name}' is ${bad.dtype}, not an integer type` : null;
   },
-  view({ node, graph }) {
+  view({ node, graph, platform }) {
     const site = { node: node.name, op: node.op };
     const specs = partsOf(node, graph);
     const y = tensorOf(graph, node.outputs[0]);
@@ -145,7 +145,7 @@ export const copyKernel: KernelDef = {
         ...sources.map((name, k) => ({ field: `in${k}`, tensor: name, dtype: tensorOf(graph, name).dtype, write: false })),
         { field: 'y', tensor: y.name, dtype: y.dtype, write: true },
       ],
-      params: { parts: specs.map((p) => renderPart(p, site)), cost: 'ELEMENT' },
+      params: { parts: specs.map((p) => renderPart(p, site, Math.ceil(platform.costs.ELEMENT))), cost: 'ELEMENT' },
       macs: 0,
     };
   },

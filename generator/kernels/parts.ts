@@ -25,7 +25,16 @@ export interface PartSpec {
   expr: Expr;
 }
 
-export function renderPart(p: PartSpec, site: { node: string; op: string }): Record<string, unknown> {
+/** Streams one inner loop may declare to the emulator (emulator/assembly/banks.ts MAX_STREAMS). */
+const MAX_STREAMS = 6;
+
+/**
+ * `period`: cycles of one element on the platform's cores (its ELEMENT cost, rounded up). The part declares its
+ * loop's accesses to the emulator for L1 bank conflicts and L2 latency (docs/timing.md): one per leaf and one store
+ * per element, in that order; a loop makes at most one access per cycle, so beyond period - 1 leaves the rest go
+ * undeclared (the cost table's element time is already short for such expressions).
+ */
+export function renderPart(p: PartSpec, site: { node: string; op: string }, period = 4): Record<string, unknown> {
   const nest = toRank({ dims: p.dims, strides: [...p.leaves.map((l) => l.strides), p.out.strides] }, 4, site);
   const emitted = emitExpr(p.expr, p.leaves.map((l, k) => ({ name: `v${k}`, range: l.range })));
   if (!isIntType(p.out.dtype)) throw new GenError('unsupported', `output type ${p.out.dtype} is not an integer type`, site);
@@ -41,6 +50,11 @@ export function renderPart(p: PartSpec, site: { node: string; op: string }): Rec
     leaves: p.leaves.map((l, k) => ({ k, field: l.field, ...typeNames(l.dtype) })),
     outField: p.out.field,
     outK: p.leaves.length,
+    period,
+    streams: [
+      ...p.leaves.slice(0, Math.max(0, Math.min(period, MAX_STREAMS) - 1)).map((l, k) => ({ k, field: l.field, shift: typeNames(l.dtype).shift })),
+      { k: p.leaves.length, field: p.out.field, shift: typeNames(p.out.dtype).shift },
+    ].map((x, index) => ({ ...x, index, s3: nest.strides[x.k][3] })),
     outAs: typeNames(p.out.dtype).as,
     outC: typeNames(p.out.dtype).c,
     outShift: typeNames(p.out.dtype).shift,

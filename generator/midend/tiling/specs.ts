@@ -177,7 +177,28 @@ const neurekaSpec: TilingSpec = {
   },
 };
 
+/**
+ * Transpose: split every output axis; the input tile is the same box with its axes put back (input axis perm[i]
+ * takes output axis i). Cores then read and write L1, and the DMA moves the strided boxes: a transpose on L2 would
+ * pay L2's latency on every element (docs/timing.md "L2 from the cluster").
+ */
+const transposeSpec: TilingSpec = {
+  axes: (node, g) => tensorOf(g, node.outputs[0]).shape.map((_, i) => i),
+  geometry: (node, g, out) => {
+    const rank = out.start.length;
+    const perm = attrInts(node, 'perm', Array.from({ length: rank }, (_, i) => rank - 1 - i)).map((p) => (p < 0 ? p + rank : p));
+    const start = new Array<number>(rank).fill(0);
+    const size = new Array<number>(rank).fill(1);
+    perm.forEach((j, i) => {
+      start[j] = out.start[i];
+      size[j] = out.size[i];
+    });
+    return { boxes: new Map([[node.inputs[0], { start, size }], [node.outputs[0], out]]), attrs: {} };
+  },
+};
+
 const SPECS: Record<string, TilingSpec> = {
+  Transpose: transposeSpec,
   NeurekaConv: neurekaSpec,
   Conv: convSpec,
   MaxPool: maxPoolSpec,
