@@ -40,6 +40,11 @@ export interface FirmwareOptions {
   l3?: number;
   /** Double buffering (default) overlaps DMA with compute; single buffering waits for each transfer. */
   buffering?: 'single' | 'double';
+  /**
+   * Keep tiled convs' weights dense in L1 (no padded filter rows against bank conflicts, tiling/filter-layout.ts):
+   * to measure what the padding buys.
+   */
+  denseFilters?: boolean;
   /** Keep every kernel on the home memory (no tiles, no DMA), as before tiling existed. */
   untiled?: boolean;
   /** SpiNNaker2: processing elements of the chip to use, scheduler included (default: all 152). */
@@ -123,7 +128,9 @@ function placeGraph(g: Graph, platform: Platform, opts: Omit<FirmwareOptions, 'o
   const withCopies = far ? { ...platform, kernels: [l3CopyKernel, ...platform.kernels] } : platform;
   const layers = selectKernels(g, withCopies);
   stage('plan');
-  const tiling = opts.untiled ? undefined : planTiling(g, layers, platform, { l1: opts.l1, double: (opts.buffering ?? 'double') === 'double' });
+  const tiling = opts.untiled ? undefined : planTiling(g, layers, platform, {
+    l1: opts.l1, double: (opts.buffering ?? 'double') === 'double', padFilters: !opts.denseFilters,
+  });
   const blobs = [...(tiling?.layers ?? [])].map(([id, tl]) => ({ name: tableName(id), bytes: tableBytes(tl) }));
   const nms = planNms(g, layers, platform);
   const plan = platform.backend

@@ -51,6 +51,12 @@ export interface Node {
   npu?: NpuJob;
   /** Why the node runs on the engine it runs on (engine selection; shown in the manifest). */
   engineNote?: string;
+  /**
+   * Set on the tile instances of a dense Conv whose weights sit in L1 with padded filter rows
+   * (midend/tiling/filter-layout.ts): weight elements from one output channel's filter to the next.
+   * Absent: the dense layout, CIG x KH x KW.
+   */
+  filterStride?: number;
 }
 
 /** A convolution as N-EUREKA runs it: NHWC input and output, weights already in the engine's format. */

@@ -1,3 +1,4 @@
+import { GenError } from '../errors.js';
 import { attrInt, attrInts } from '../ir/attrs.js';
 import { isIntType } from '../ir/dtype.js';
 import { tensorOf } from '../ir/graph.js';
@@ -62,6 +63,10 @@ export const convKernel: KernelDef = {
       bound += Math.max(Math.abs(br.min), Math.abs(br.max));
     }
     const ep = epilogueOf(node, graph, accRange(bound), () => 'co');
+    // Weight elements from one output channel's filter to the next: dense (per) unless the tile plan padded the
+    // filter rows in L1 against bank conflicts (midend/tiling/filter-layout.ts).
+    const WS = node.filterStride ?? per;
+    if (WS < per) throw new GenError('internal', `filter stride ${WS} is shorter than a filter (${per} elements)`, { node: node.name, op: node.op });
     // The AS kernel's SIMD path (emulation speed only; the C and the charged cycles do not change): 8-bit input and
     // weights, unit stride along x, and outputs [OX0, OX1) whose taps all fall inside the input row.
     const OX0 = PL;
@@ -76,7 +81,7 @@ export const convKernel: KernelDef = {
         { field: 'y', tensor: y.name, dtype: y.dtype, write: true },
       ],
       params: {
-        N, C, H, W, CO, CIG, KH, KW, HO, WO, PT, PL, SY, SX, DY, DX, simd, OX0, OX1, xExt: extOf(x.dtype),
+        N, C, H, W, CO, CIG, KH, KW, WS, HO, WO, PT, PL, SY, SX, DY, DX, simd, OX0, OX1, xExt: extOf(x.dtype),
         COG: CO / group,
         // Depthwise convs cannot use the SIMD dot product across input channels: a different cost class.
         macClass: CIG === 1 && group > 1 ? 'MAC_DW' : 'MAC_CONV',

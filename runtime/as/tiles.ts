@@ -1,7 +1,7 @@
 // The tile loop's table walker (format: generator/midend/tiling/table.ts). A tiled layer's loop calls these from
 // the core that drives the DMA; the kernels themselves never see the table.
 
-import { dma_channel_alloc, dma_channel_free, dma_copy_1d, dma_copy_2d, dma_wait } from "./dma";
+import { dma_channel_alloc, dma_channel_free, dma_copy_1d, dma_copy_2d, dma_copy_2d_l1, dma_wait } from "./dma";
 
 const WORDS: usize = 5;
 
@@ -37,8 +37,10 @@ function issue(table: usize, t: i32, nOperands: i32, store: bool, arena: usize, 
     const dst = l1 + <usize>load<i32>(p + 4);
     const bytes = load<i32>(p + 8);
     const stride = load<i32>(p + 12);
+    // A negative stride spreads the rows in L1 instead (padded conv filters, off their neighbours' banks).
     if (stride == 0) dma_copy_1d(ch, dst, ext, bytes, !store);
-    else dma_copy_2d(ch, dst, ext, bytes, stride, load<i32>(p + 16), !store);
+    else if (stride > 0) dma_copy_2d(ch, dst, ext, bytes, stride, load<i32>(p + 16), !store);
+    else dma_copy_2d_l1(ch, dst, ext, bytes, -stride, load<i32>(p + 16), !store);
     p += WORDS * 4;
   }
   return ch;

@@ -17,6 +17,8 @@ export interface EmulatorExports {
   core_count(): number;
   agent_count(): number;
   total_cycles(): bigint;
+  /** L1 bank-conflict stall cycles charged so far, all cores (docs/timing.md "L1 bank conflicts"). */
+  l1_stall_cycles(): bigint;
   agent_cycles(agent: number): bigint;
   agent_busy(agent: number): bigint;
   events_ptr(): number;

@@ -90,6 +90,8 @@ export interface RunResult {
   cycles: number;
   /** Cycles the master spent in compute() itself (not waiting for the cluster). */
   masterBusy: number;
+  /** L1 bank-conflict stalls charged to all cores over the run (0 on a chip without the bank model). */
+  l1StallCycles: number;
   /** Final clock and busy (compute) cycles of each cluster core; empty on a chip without a cluster. */
   coreCycles: number[];
   coreBusy: number[];
@@ -195,6 +197,7 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
     outputNames: [...manifest.outputs],
     cycles: Number(emu.total_cycles()),
     masterBusy: Number(emu.agent_busy(0)),
+    l1StallCycles: Number(emu.l1_stall_cycles()),
     coreCycles: cores.map((a) => Number(emu.agent_cycles(a))),
     coreBusy: cores.map((a) => Number(emu.agent_busy(a))),
     layers: events.filter((e) => e.kind === 'layer').map((e) => ({

@@ -63,8 +63,15 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
   return c.CALL + (work.macs * perMac + work.outputs * perOut) * work.busiest + 2 * c.barrier;
 }
 
-/** Cycles of one DMA group: every transfer pays the latency, bytes stream at the DMA's rate. */
-export function dmaCycles(p: Platform, bytes: number, transfers: number): number {
+/**
+ * Cycles of one DMA group: every transfer pays the latency, bytes stream at the DMA's rate. With `rowBytes`, the
+ * bytes go in rows of that length (a 2-D side), each its own burst: a partly filled port cycle is still a cycle.
+ */
+export function dmaCycles(p: Platform, bytes: number, transfers: number, rowBytes = 0): number {
   if (!p.tiling || transfers === 0) return 0;
-  return transfers * p.tiling.dma.latency + bytes / p.tiling.dma.bytesPerCycle;
+  const rate = p.tiling.dma.bytesPerCycle;
+  if (rowBytes <= 0) return transfers * p.tiling.dma.latency + bytes / rate;
+  const rows = Math.floor(bytes / rowBytes);
+  const rest = bytes - rows * rowBytes;
+  return transfers * p.tiling.dma.latency + rows * Math.ceil(rowBytes / rate) + Math.ceil(rest / rate);
 }

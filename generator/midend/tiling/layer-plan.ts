@@ -3,6 +3,7 @@ import type { Graph, Node, Tensor } from '../../ir/graph.js';
 import { tensorOf } from '../../ir/graph.js';
 import type { KernelDef } from '../../kernels/types.js';
 import { boxEquals, type Box } from './box.js';
+import { filterLayoutOf, paddedTransfers } from './filter-layout.js';
 import { type Candidate, type OperandPlan, operandsOf, tileBox } from './search.js';
 import type { TilingSpec } from './specs.js';
 import { boxTransfers, type Transfer } from './transfers.js';
@@ -50,6 +51,7 @@ function tileTensor(t: Tensor, box: Box): Tensor {
  */
 export function planLayerTiles(
   node: Node, graph: Graph, kernel: KernelDef, spec: TilingSpec, axes: number[], choice: Candidate, l1Base: number, double: boolean,
+  padFilters = true,
 ): TiledLayer {
   const shape = tensorOf(graph, node.outputs[0]).shape;
   const ops = operandsOf(node);
@@ -62,6 +64,10 @@ export function planLayerTiles(
     });
     return { ...o, slotOffsets };
   });
+  // Padded filter rows in L1 (filter-layout.ts): the weight tile is fetched row by row and the kernel instances
+  // index it with the padded stride.
+  const layout = padFilters ? filterLayoutOf(node, graph, kernel) : undefined;
+  const weightIndex = layout ? ops.findIndex((o) => o.tensor === node.inputs[1]) : -1;
   const instances: Instance[] = [];
   const byKey = new Map<string, number>();
   const tiles: TileStep[] = [];
@@ -80,7 +86,9 @@ export function planLayerTiles(
       byKey.set(key, inst);
       const tensors = new Map<string, Tensor>();
       ops.forEach((o, k) => tensors.set(o.tensor, tileTensor(tensorOf(graph, o.tensor), boxes[k])));
-      instances.push({ key, node: { ...node, attrs: { ...node.attrs, ...geo.attrs } }, graph: { ...graph, tensors } });
+      const instNode: Node = { ...node, attrs: { ...node.attrs, ...geo.attrs } };
+      if (layout) instNode.filterStride = layout.strideElements;
+      instances.push({ key, node: instNode, graph: { ...graph, tensors } });
     }
     const fetch: TileStep['fetch'] = [];
     const store: TileStep['store'] = [];
@@ -95,7 +103,8 @@ export function planLayerTiles(
       if (o.write) {
         for (const tr of boxTransfers(t0.shape, boxes[k], t0.dtype)) store.push({ ...tr, l1: base + tr.l1, operand: k });
       } else if (changed) {
-        for (const tr of boxTransfers(t0.shape, boxes[k], t0.dtype)) fetch.push({ ...tr, l1: base + tr.l1, operand: k });
+        const trs = k === weightIndex ? paddedTransfers(layout!, boxes[k]) : boxTransfers(t0.shape, boxes[k], t0.dtype);
+        for (const tr of trs) fetch.push({ ...tr, l1: base + tr.l1, operand: k });
       }
     });
     // Smallest first: mchan queues 2 commands per core and the issuing core stalls on the third until the oldest

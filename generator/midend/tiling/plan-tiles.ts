@@ -11,6 +11,8 @@ export interface TilingOptions {
   /** Bytes of L1 the tile buffers may use (default: L1 less what the board's SDK keeps, CImage.tileReserved). */
   l1?: number;
   double: boolean;
+  /** Padded filter rows for dense convs (filter-layout.ts; default true). */
+  padFilters?: boolean;
 }
 
 export interface TilingPlan {
@@ -43,8 +45,9 @@ export function planTiling(g: Graph, layers: Layer[], platform: Platform, opts: 
     const macs = kernel.view({ node: layer.node, graph: g, platform }).macs;
     const shape = g.tensors.get(layer.node.outputs[0])!.shape;
     const axes = spec.axes(layer.node, g).filter((a) => shape[a] > 1);
-    const choice = searchTiles({ node: layer.node, graph: g, kernel, spec, platform, l1Budget, double: opts.double, macs });
-    const tiled = planLayerTiles(layer.node, g, kernel, spec, axes, choice, 0, opts.double);
+    const padFilters = opts.padFilters ?? true;
+    const choice = searchTiles({ node: layer.node, graph: g, kernel, spec, platform, l1Budget, double: opts.double, macs, padFilters });
+    const tiled = planLayerTiles(layer.node, g, kernel, spec, axes, choice, 0, opts.double, padFilters);
     out.set(layer.id, tiled);
     l1Peak = Math.max(l1Peak, choice.l1Bytes);
   }

@@ -1,3 +1,4 @@
+import { GenError } from '../../errors.js';
 import type { TiledLayer } from './layer-plan.js';
 
 /*
@@ -5,7 +6,10 @@ import type { TiledLayer } from './layer-plan.js';
  * constants; runtime/as/tiles.ts and runtime/c/include/firmgen_tiles.h walk it):
  *   [T, record offset (bytes from the table start) of tile 0 .. T-1, records...]
  *   record: [instance, nFetch, nStore, ptr[nOperands] (L1 offsets), fetch[nFetch][5], store[nStore][5]]
- *   transfer: [external offset from the arena start, L1 offset, bytes, stride (0: 1-D), row length]
+ *   transfer: [external offset from the arena start, L1 offset, bytes, stride, row length]
+ *   stride: 0 for a 1-D copy; > 0: rows every stride bytes on the external side; < 0: rows every -stride bytes on
+ *   the L1 side, the external side contiguous (padded conv filters, filter-layout.ts). A sign rather than a sixth
+ *   word: the tables sit in L2 with the constants, and no command of the plan is 2-D on both sides.
  * Tables keep the loop code the same for every layer and the firmware small whatever the tile count.
  */
 const TRANSFER_WORDS = 5;
@@ -36,7 +40,8 @@ export function encodeTable(l: TiledLayer, arenaOffsetOf: (tensor: string) => nu
       words[at++] = arenaOffsetOf(l.operands[tr.operand].tensor) + tr.ext;
       words[at++] = tr.l1;
       words[at++] = tr.bytes;
-      words[at++] = tr.stride;
+      if (tr.stride !== 0 && tr.l1Stride !== 0) throw new GenError('internal', 'a tile transfer 2-D on both sides has no table encoding');
+      words[at++] = tr.l1Stride !== 0 ? -tr.l1Stride : tr.stride;
       words[at++] = tr.length;
     }
   });

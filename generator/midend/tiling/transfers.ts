@@ -2,7 +2,10 @@ import { bytesOf, type DType } from '../../ir/dtype.js';
 import { stridesOf } from '../../ir/ndarray.js';
 import type { Box } from './box.js';
 
-/** One cluster-DMA command: `bytes` in rows of `length` bytes that start `stride` bytes apart on the L2 side. */
+/**
+ * One cluster-DMA command: `bytes` in rows of `length` bytes that start `stride` bytes apart on the L2 side and
+ * `l1Stride` bytes apart on the L1 side (either 0: that side contiguous).
+ */
 export interface Transfer {
   /** Byte offset of the first element in the L2 tensor. */
   ext: number;
@@ -12,6 +15,8 @@ export interface Transfer {
   /** 0 for a contiguous (1-D) transfer. */
   stride: number;
   length: number;
+  /** 0 for a contiguous L1 side; else rows of `length` every `l1Stride` bytes (padded conv filters). */
+  l1Stride: number;
 }
 
 /** mchan: 17-bit length field (HARDWARE.md, cluster DMA command word bits 0..16). */
@@ -24,7 +29,7 @@ export const MAX_TRANSFER = 131071;
  */
 export function boxTransfers(shape: readonly number[], box: Box, dtype: DType): Transfer[] {
   const e = bytesOf(dtype);
-  if (shape.length === 0) return [{ ext: 0, l1: 0, bytes: e, stride: 0, length: e }];
+  if (shape.length === 0) return [{ ext: 0, l1: 0, bytes: e, stride: 0, length: e, l1Stride: 0 }];
   const strides = stridesOf(shape);
   const rank = shape.length;
   let d = rank - 1;
@@ -51,12 +56,12 @@ export function boxTransfers(shape: readonly number[], box: Box, dtype: DType): 
       if (rowBytes > MAX_TRANSFER) {
         for (let c = 0; c < rowBytes; c += MAX_TRANSFER) {
           const b = Math.min(MAX_TRANSFER, rowBytes - c);
-          out.push({ ext: ext + r * rowStride + c, l1: l1 + c, bytes: b, stride: 0, length: b });
+          out.push({ ext: ext + r * rowStride + c, l1: l1 + c, bytes: b, stride: 0, length: b, l1Stride: 0 });
         }
       } else if (n === 1 || rowStride === rowBytes) {
-        out.push({ ext: ext + r * rowStride, l1, bytes: n * rowBytes, stride: 0, length: n * rowBytes });
+        out.push({ ext: ext + r * rowStride, l1, bytes: n * rowBytes, stride: 0, length: n * rowBytes, l1Stride: 0 });
       } else {
-        out.push({ ext: ext + r * rowStride, l1, bytes: n * rowBytes, stride: rowStride, length: rowBytes });
+        out.push({ ext: ext + r * rowStride, l1, bytes: n * rowBytes, stride: rowStride, length: rowBytes, l1Stride: 0 });
       }
       l1 += n * rowBytes;
     }

@@ -28,8 +28,10 @@ static inline int fg_tile_issue(const int32_t *table, int32_t t, int32_t n_opera
   const int32_t *p = r + 3 + n_operands + (store ? n_fetch * FG_TILE_WORDS : 0);
   const int ch = hal_dma_channel_alloc();
   for (int32_t i = 0; i < n; i++, p += FG_TILE_WORDS) {
+    /* A negative stride spreads the rows in L1 instead (padded conv filters, off their neighbours' banks). */
     if (p[3] == 0) hal_dma_copy_1d(ch, l1 + p[1], arena + p[0], p[2], !store);
-    else hal_dma_copy_2d(ch, l1 + p[1], arena + p[0], p[2], p[3], p[4], !store);
+    else if (p[3] > 0) hal_dma_copy_2d(ch, l1 + p[1], arena + p[0], p[2], p[3], p[4], !store);
+    else hal_dma_copy_2d_l1(ch, l1 + p[1], arena + p[0], p[2], -p[3], p[4], !store);
   }
   return ch;
 }
