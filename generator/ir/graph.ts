@@ -52,9 +52,10 @@ export interface Node {
   /** Why the node runs on the engine it runs on (engine selection; shown in the manifest). */
   engineNote?: string;
   /**
-   * Set on the tile instances of a dense Conv whose weights sit in L1 with padded filter rows
-   * (midend/tiling/filter-layout.ts): weight elements from one output channel's filter to the next.
-   * Absent: the dense layout, CIG x KH x KW.
+   * Set on the tile instances of a dense Conv whose weights sit in L1 with padded filter rows, or of a Gemm/MatMul
+   * whose B does (midend/tiling/filter-layout.ts): weight elements from one output channel's filter to the next
+   * (conv), from one row of B to the next (GEMM: k rows, or n rows with transB). Absent: the dense layout
+   * (CIG x KH x KW; B's last dim).
    */
   filterStride?: number;
 }

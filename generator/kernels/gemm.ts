@@ -80,12 +80,17 @@ export const gemmKernel: KernelDef = {
     const batch = yShape.length > 0 ? yShape : [1];
     const batchStrides = (shape: number[], inner: number): number[] =>
       broadcastStrides(shape.slice(0, shape.length - 2), batch).map((s) => s * inner);
+    // Elements from one row of B to the next: B's last dim, or more when the tile plan padded B's rows in L1 against
+    // bank conflicts (midend/tiling/filter-layout.ts gemmRowLayoutOf). Every B index below goes through it.
+    const rowB = bShape[br - 1];
+    const WB = B.shape.length >= 2 ? (node.filterStride ?? rowB) : rowB;
+    if (WB < rowB) throw new GenError('internal', `B row stride ${WB} is shorter than a row (${rowB} elements)`, site);
     const fullY = [...batch, M, N];
     const cStr = C ? broadcastStrides(C.shape, fullY) : [...batch.map(() => 0), 0, 0];
     const nest = toRank(
       {
         dims: batch,
-        strides: [batchStrides(aShape, M * K), batchStrides(bShape, K * N), cStr.slice(0, batch.length), batch.map((_, i) => batch.slice(i + 1).reduce((x, y) => x * y, 1) * M * N)],
+        strides: [batchStrides(aShape, M * K), batchStrides(bShape, bShape[br - 2] * WB), cStr.slice(0, batch.length), batch.map((_, i) => batch.slice(i + 1).reduce((x, y) => x * y, 1) * M * N)],
       },
       2,
       site,
@@ -112,8 +117,8 @@ export const gemmKernel: KernelDef = {
     // 8-bit, and either both contiguous in k (dot products along k) or B contiguous in n (16 columns at a time).
     const bytes8 = byteWide(A.dtype) && byteWide(B.dtype);
     const sAk = transA ? M : 1;
-    const sBk = transB ? 1 : N;
-    const sBn = transB ? K : 1;
+    const sBk = transB ? 1 : WB;
+    const sBn = transB ? WB : 1;
     const dotK = bytes8 && sAk === 1 && sBk === 1;
     const vecN = bytes8 && !dotK && sBn === 1;
     return {

@@ -40,14 +40,22 @@ export function paddedFilterStride(filterBytes: number): number {
   return stride;
 }
 
-/** A dense conv's weights in L1 with each output channel's filter `stride` bytes after the previous one. */
+/**
+ * A weight operand in L1 as rows, each `stride` bytes after the previous one: a dense conv's filters (one row per
+ * output channel) or a tiled GEMM's B (one row per k, or per n with transB; gemmRowLayoutOf).
+ */
 export interface FilterLayout {
-  /** Bytes of one output channel's filter (CIG x KH x KW elements). */
+  /** Bytes of one row: an output channel's filter (CIG x KH x KW elements), or a row of B. */
   filterBytes: number;
-  /** L1 bytes from one channel's filter to the next (>= filterBytes). */
+  /** L1 bytes from one row to the next (>= filterBytes). */
   stride: number;
   /** The stride in weight elements, what the kernel indexes with. */
   strideElements: number;
+  /**
+   * The tensor's dims before the row (GEMM B: its batch dims and its row count), when a box's rows are indexed by
+   * more than its first dim. Absent: the box's first dim counts the rows and the rest is one row (conv filters).
+   */
+  outer?: readonly number[];
 }
 
 /**
@@ -72,6 +80,51 @@ export function paddedBytes(layout: FilterLayout, channels: number): number {
   return channels * layout.stride;
 }
 
+/** Rows of a box in the layout: its first dim, or with `outer`, the product of its dims before the row. */
+export function boxRows(layout: FilterLayout, box: Box): number {
+  const lead = layout.outer ? layout.outer.length : 1;
+  return box.size.slice(0, lead).reduce((a, b) => a * b, 1);
+}
+
+/**
+ * The padded L1 layout of a tiled GEMM's B, or undefined for the dense one. Each core reads two B words per
+ * iteration (streams.ts GEMM_LOOP). Without transB, B is k-major (B[k, n]) and both streams step down B's rows,
+ * `stride` bytes per iteration: a stride of s words with s = 0 mod 16 (rows a multiple of 64 bytes) keeps each
+ * stream in one bank for good, and as the cores read the same B (they split rows of A) it is every core's bank,
+ * however they are skewed; it serves one request a cycle and they stall. With transB the streams step 4 bytes along
+ * B's rows (k-contiguous), and when the cores split a row of A into column slices (gemmSplit, fewer rows than
+ * cores) each starts on its own B row: rows a multiple of 64 bytes apart start every core in the same bank, and
+ * stepping in step they stay there (Regular_RQPerColumn, B [10, 1024]: 21831 -> 63379 cycles with the bank model).
+ * The filters' rule covers both (paddedFilterStride: s mod 8 != 0, one word more than a multiple of 8 words, odd,
+ * so coprime with 16): a k-major stream then walks all 16 banks, so once the first stalls have skewed the cores
+ * they sit in different banks; transB rows j apart start j x s mod 16 banks apart, distinct for the 8 cores.
+ * When the cores read the same B columns in step (transB, rows >= cores) the padding changes nothing (GEMM/Regular,
+ * K = 32 -> 36: the same stall cycles) and costs only the row-by-row DMA bursts.
+ * Only when the box's rows are whole rows of the tensor (B's last dim not split): the L2 side is then contiguous
+ * and the L1 side takes the 2-D command, as the filters do.
+ */
+export function gemmRowLayoutOf(node: Node, graph: Graph, kernel: KernelDef, box: Box): FilterLayout | undefined {
+  if ((node.op !== 'Gemm' && node.op !== 'MatMul') || kernel.name !== 'gemm' || kernel.engine !== 'cores') return undefined;
+  // B also read as A or C (MatMul(x, x)): one L1 copy, which A's indexing needs dense.
+  if (node.inputs.some((t, i) => i !== 1 && t === node.inputs[1])) return undefined;
+  const b = tensorOf(graph, node.inputs[1]);
+  const r = b.shape.length;
+  if (r < 2 || box.size.length !== r || box.size[r - 1] !== b.shape[r - 1]) return undefined;
+  const e = bytesOf(b.dtype);
+  const filterBytes = b.shape[r - 1] * e;
+  // Rows that are not whole words already drift across banks from one k to the next; rows under a word would be
+  // padded for nothing (several k share a word).
+  if (filterBytes % 4 !== 0) return undefined;
+  const stride = paddedFilterStride(filterBytes);
+  if (stride === filterBytes || filterBytes > MAX_TRANSFER || stride % e !== 0) return undefined;
+  return { filterBytes, stride, strideElements: stride / e, outer: b.shape.slice(0, r - 1) };
+}
+
+/** The padded layout of a tile's weight operand (inputs[1]) for any kernel that has one: conv filters, GEMM's B. */
+export function weightLayoutOf(node: Node, graph: Graph, kernel: KernelDef, box: Box): FilterLayout | undefined {
+  return filterLayoutOf(node, graph, kernel) ?? gemmRowLayoutOf(node, graph, kernel, box);
+}
+
 /**
  * The commands that copy a weight box (whole filters of channels [start, start + n)) from the contiguous tensor in
  * L2 into the padded L1 layout: 2-D on the L1 side (mchan bit 23), rows of one filter every `stride` bytes, as many
@@ -79,15 +132,37 @@ export function paddedBytes(layout: FilterLayout, channels: number): number {
  */
 export function paddedTransfers(layout: FilterLayout, box: Box): Transfer[] {
   const { filterBytes, stride } = layout;
-  const channels = box.size[0];
-  const perCmd = Math.max(1, Math.floor(MAX_TRANSFER / filterBytes));
   const out: Transfer[] = [];
-  for (let c = 0; c < channels; c += perCmd) {
-    const n = Math.min(perCmd, channels - c);
-    out.push({
-      ext: (box.start[0] + c) * filterBytes, l1: c * stride, bytes: n * filterBytes,
-      stride: 0, length: filterBytes, l1Stride: n > 1 ? stride : 0,
-    });
+  // A run of `count` rows contiguous in L2 from row `first`, landing at L1 row `at`.
+  const run = (first: number, count: number, at: number): void => {
+    const perCmd = Math.max(1, Math.floor(MAX_TRANSFER / filterBytes));
+    for (let c = 0; c < count; c += perCmd) {
+      const n = Math.min(perCmd, count - c);
+      out.push({
+        ext: (first + c) * filterBytes, l1: (at + c) * stride, bytes: n * filterBytes,
+        stride: 0, length: filterBytes, l1Stride: n > 1 ? stride : 0,
+      });
+    }
+  };
+  const outer = layout.outer;
+  if (!outer) {
+    run(box.start[0], box.size[0], 0);
+    return out;
+  }
+  // GEMM B: the box's last outer dim (B's rows) runs contiguous in L2; its batch dims step through the tensor.
+  const lead = outer.length;
+  const count = box.size[lead - 1];
+  const idx = new Array<number>(lead - 1).fill(0);
+  for (let at = 0; ; at += count) {
+    let first = 0;
+    for (let d = 0; d < lead; d++) first = first * outer[d] + box.start[d] + (d < lead - 1 ? idx[d] : 0);
+    run(first, count, at);
+    let d = lead - 2;
+    for (; d >= 0; d--) {
+      if (++idx[d] < box.size[d]) break;
+      idx[d] = 0;
+    }
+    if (d < 0) break;
   }
   return out;
 }

@@ -3,7 +3,7 @@ import type { Graph, Node, Tensor } from '../../ir/graph.js';
 import { tensorOf } from '../../ir/graph.js';
 import type { KernelDef } from '../../kernels/types.js';
 import { boxEquals, type Box } from './box.js';
-import { filterLayoutOf, paddedTransfers } from './filter-layout.js';
+import { paddedTransfers, weightLayoutOf } from './filter-layout.js';
 import { type Candidate, type OperandPlan, operandsOf, tileBox } from './search.js';
 import type { TilingSpec } from './specs.js';
 import { boxTransfers, type Transfer } from './transfers.js';
@@ -64,10 +64,11 @@ export function planLayerTiles(
     });
     return { ...o, slotOffsets };
   });
-  // Padded filter rows in L1 (filter-layout.ts): the weight tile is fetched row by row and the kernel instances
-  // index it with the padded stride.
-  const layout = padFilters ? filterLayoutOf(node, graph, kernel) : undefined;
-  const weightIndex = layout ? ops.findIndex((o) => o.tensor === node.inputs[1]) : -1;
+  // Padded weight rows in L1 (filter-layout.ts: conv filters, GEMM's B): the weight tile is fetched row by row and
+  // the kernel instances index it with the padded stride. Chosen per box (GEMM's depends on the row length); the
+  // instance key holds the box sizes, so one instance has one stride.
+  const weightIndex = padFilters ? ops.findIndex((o) => o.tensor === node.inputs[1]) : -1;
+  const layoutOf = (k: number, box: Box) => (k === weightIndex ? weightLayoutOf(node, graph, kernel, box) : undefined);
   const instances: Instance[] = [];
   const byKey = new Map<string, number>();
   const tiles: TileStep[] = [];
@@ -87,6 +88,7 @@ export function planLayerTiles(
       const tensors = new Map<string, Tensor>();
       ops.forEach((o, k) => tensors.set(o.tensor, tileTensor(tensorOf(graph, o.tensor), boxes[k])));
       const instNode: Node = { ...node, attrs: { ...node.attrs, ...geo.attrs } };
+      const layout = weightIndex >= 0 ? layoutOf(weightIndex, boxes[weightIndex]) : undefined;
       if (layout) instNode.filterStride = layout.strideElements;
       instances.push({ key, node: instNode, graph: { ...graph, tensors } });
     }
@@ -103,7 +105,8 @@ export function planLayerTiles(
       if (o.write) {
         for (const tr of boxTransfers(t0.shape, boxes[k], t0.dtype)) store.push({ ...tr, l1: base + tr.l1, operand: k });
       } else if (changed) {
-        const trs = k === weightIndex ? paddedTransfers(layout!, boxes[k]) : boxTransfers(t0.shape, boxes[k], t0.dtype);
+        const layout = layoutOf(k, boxes[k]);
+        const trs = layout ? paddedTransfers(layout, boxes[k]) : boxTransfers(t0.shape, boxes[k], t0.dtype);
         for (const tr of trs) fetch.push({ ...tr, l1: base + tr.l1, operand: k });
       }
     });

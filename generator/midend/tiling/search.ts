@@ -9,7 +9,7 @@ import { alignUp } from '../lifetimes.js';
 import { boxElements, boxEquals, type Box } from './box.js';
 import { busiestShare, computeCycles, dmaCycles } from './cost.js';
 import type { TileGeometry, TilingSpec } from './specs.js';
-import { filterLayoutOf, type FilterLayout, paddedBytes, paddedTransfers } from './filter-layout.js';
+import { boxRows, type FilterLayout, paddedTransfers, weightLayoutOf } from './filter-layout.js';
 import { boxTransfers } from './transfers.js';
 
 /** An operand's share of L1: one buffer, or two when double buffering prefetches a box that changes. */
@@ -113,14 +113,15 @@ function evaluate(inp: SearchInput, axes: number[], sizes: number[]): Candidate 
   }
   const geos: TileGeometry[] = reps.map((r) => inp.spec.geometry(node, graph, tileBox(shape, axes, sizes, r)));
   const zero = geos[0];
-  // A dense conv's weights may sit in L1 with padded filter rows (filter-layout.ts): their L1 bytes include it.
-  const layout = inp.padFilters === false ? undefined : filterLayoutOf(node, graph, inp.kernel);
-  const padded = (tensor: string): FilterLayout | undefined => (layout && tensor === node.inputs[1] ? layout : undefined);
+  // A dense conv's weights or a GEMM's B may sit in L1 with padded rows (filter-layout.ts): their L1 bytes include
+  // it. GEMM's layout depends on the box (its row length, whether the row is whole), so it is chosen per box.
+  const padded = (tensor: string, box: Box): FilterLayout | undefined =>
+    inp.padFilters !== false && tensor === node.inputs[1] ? weightLayoutOf(node, graph, inp.kernel, box) : undefined;
   const operands: OperandPlan[] = operandsOf(node).map(({ tensor, write }) => {
     const t = tensorOf(graph, tensor);
     const l1Of = (box: Box): number => {
-      const p = padded(tensor);
-      return p ? paddedBytes(p, box.size[0]) : boxElements(box) * bytesOf(t.dtype);
+      const p = padded(tensor, box);
+      return p ? boxRows(p, box) * p.stride : boxElements(box) * bytesOf(t.dtype);
     };
     const bytes = Math.max(...geos.map((g) => l1Of(g.boxes.get(tensor)!)));
     // Fetched once per distinct box: the product of tile counts of the axes it follows.
@@ -144,9 +145,9 @@ function evaluate(inp: SearchInput, axes: number[], sizes: number[]): Candidate 
   for (const o of operands) {
     const t = tensorOf(graph, o.tensor);
     const box = zero.boxes.get(o.tensor)!;
-    const p = padded(o.tensor);
+    const p = padded(o.tensor, box);
     const n = p ? paddedTransfers(p, box).length : boxTransfers(t.shape, box, t.dtype).length;
-    // Padded filters move as rows of one filter each (2-D on the L1 side); the padding itself is not moved.
+    // Padded rows move one DMA row each (2-D on the L1 side); the padding itself is not moved.
     const cycles = dmaCycles(platform, boxElements(box) * bytesOf(t.dtype), n, p ? p.filterBytes : 0) * o.fetches;
     if (o.write) dmaOut += cycles;
     else dmaIn += cycles;
