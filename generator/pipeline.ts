@@ -12,6 +12,7 @@ import type { Graph } from './ir/graph.js';
 import { inferGraph, inputRangesFromArrays } from './ir/infer.js';
 import { overflowError, planMemory, type MemoryPlan } from './midend/plan.js';
 import { chooseSpills, stageThroughL2 } from './midend/l3.js';
+import { alignUp } from './midend/lifetimes.js';
 import { l3CopyKernel } from './kernels/l3copy.js';
 import { memoryOf } from './platforms/types.js';
 import { planNms } from './midend/nms.js';
@@ -143,7 +144,7 @@ function placeGraph(g: Graph, platform: Platform, opts: Omit<FirmwareOptions, 'o
 }
 
 function blobBytes(tiling: TilingPlan | undefined): number {
-  return [...(tiling?.layers.values() ?? [])].reduce((sum, tl) => sum + Math.ceil(tableBytes(tl) / 4) * 4, 0);
+  return [...(tiling?.layers.values() ?? [])].reduce((sum, tl) => sum + alignUp(tableBytes(tl), 4), 0);
 }
 
 export function generateFirmware(opts: FirmwareOptions): Compiled & { manifest: Manifest } {

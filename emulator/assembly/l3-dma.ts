@@ -42,10 +42,15 @@ export function enableL3Dma(l2: i32, l3: i32, setup: i64, latency: i64, burst: i
   bytesDen = den;
 }
 
-function fail(why: string, bytes: i32, toL3: i32): void {
+/** "l3_copy: <bytes> bytes L2 to L3: ", the start of every fault of a copy. */
+function msgCopy(bytes: i32, toL3: i32): void {
   msgBegin("l3_copy: ");
   msgDec(bytes);
   msgText(toL3 != 0 ? " bytes L2 to L3: " : " bytes L3 to L2: ");
+}
+
+function fail(why: string, bytes: i32, toL3: i32): void {
+  msgCopy(bytes, toL3);
   msgText(why);
   msgLayer();
   raise();
@@ -54,9 +59,8 @@ function fail(why: string, bytes: i32, toL3: i32): void {
 function checkSide(name: string, region: i32, ptr: usize, bytes: i32, toL3: i32): void {
   const r = regionAt(ptr);
   if (r == region && <i64>(ptr - region_linear_base(r)) + <i64>bytes <= <i64>region_size(r)) return;
-  msgBegin("l3_copy: ");
-  msgDec(bytes);
-  msgText(toL3 != 0 ? " bytes L2 to L3: the " : " bytes L3 to L2: the ");
+  msgCopy(bytes, toL3);
+  msgText("the ");
   msgText(name);
   msgText(" side must lie inside ");
   msgText(name);

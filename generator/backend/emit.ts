@@ -51,7 +51,6 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, nms = new 
   const farImage = plan.far ? constantImage(graph, plan, undefined, plan.far.region) : undefined;
   const symbols = new SymbolTable(['network', 'network_run', 'a', 'raw', 'args']);
   const symbolOf = (tensor: string): string => symbols.symbol(plan.placements.get(tensor)?.root ?? tensor, 't_');
-  const regionIndex = platform.memories.findIndex((m) => m.name === plan.region);
   const home = memoryOf(platform, plan.region);
 
   const closures: { fn: string; fields: string[]; source: string }[] = [];

@@ -24,6 +24,16 @@ export function planPictures(m: Manifest, plan: MemoryPlan, platform: Platform):
   return files;
 }
 
+/** A level's peak against its live-set lower bound: one green mark when they meet, else both. */
+function boundMarks(used: number, lowerBound: number): MemoryChart['marks'] {
+  return used === lowerBound
+    ? [{ offset: used, label: `peak ${used} B = lower bound`, colour: '#2a7d2a' }]
+    : [
+        { offset: lowerBound, label: `lower bound ${lowerBound} B`, colour: '#2a7d2a' },
+        { offset: used, label: `peak ${used} B (+${used - lowerBound})`, colour: '#b03030' },
+      ];
+}
+
 /** Whole tensors in the home memory, offsets from the arena's start, with the tile tables among the constants. */
 function homeChart(m: Manifest, plan: MemoryPlan, platform: Platform): MemoryChart {
   const arena = memoryOf(platform, plan.region).chipBase + plan.arenaOffset;
@@ -37,12 +47,7 @@ function homeChart(m: Manifest, plan: MemoryPlan, platform: Platform): MemoryCha
     });
   }
   const a = plan.activations;
-  const marks = plan.used === plan.lowerBound
-    ? [{ offset: plan.used, label: `peak ${plan.used} B = lower bound`, colour: '#2a7d2a' }]
-    : [
-        { offset: plan.lowerBound, label: `lower bound ${plan.lowerBound} B`, colour: '#2a7d2a' },
-        { offset: plan.used, label: `peak ${plan.used} B (+${plan.used - plan.lowerBound})`, colour: '#b03030' },
-      ];
+  const marks = boundMarks(plan.used, plan.lowerBound);
   return {
     region: plan.region, base: arena, steps, stepLabel: stepLabels(m), boxes, marks,
     caption: `${fmtBytes(plan.used)} used of ${fmtBytes(plan.arenaSize)}; constants at the bottom (grey; tile tables beige), ` +
@@ -55,12 +60,7 @@ function farChart(m: Manifest, far: NonNullable<MemoryPlan['far']>, platform: Pl
   const region = memoryOf(platform, far.region);
   const { buffers, base, steps } = plannedBuffers(m, far.region);
   const boxes = bufferBoxes(buffers).map((b) => ({ ...b, offset: b.offset + base - region.chipBase }));
-  const marks = far.used === far.lowerBound
-    ? [{ offset: far.used, label: `peak ${far.used} B = lower bound`, colour: '#2a7d2a' }]
-    : [
-        { offset: far.lowerBound, label: `lower bound ${far.lowerBound} B`, colour: '#2a7d2a' },
-        { offset: far.used, label: `peak ${far.used} B (+${far.used - far.lowerBound})`, colour: '#b03030' },
-      ];
+  const marks = boundMarks(far.used, far.lowerBound);
   return {
     region: far.region, base: region.chipBase, steps, stepLabel: stepLabels(m), boxes, marks,
     caption: `${fmtBytes(far.used)} of ${fmtBytes(far.size)}: the ${far.tensors} tensor(s) L2 could not hold, staged through L2 ` +

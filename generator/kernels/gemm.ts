@@ -4,7 +4,7 @@ import { broadcastStrides, requantParamShape, varyingAxes } from '../ir/broadcas
 import { isIntType } from '../ir/dtype.js';
 import { tensorOf, type Tensor } from '../ir/graph.js';
 import { accRange, epilogueOf } from './epilogue.js';
-import { byteWide, extOf, typeNames, valueRange } from './common.js';
+import { byteWide, chunkOf, extOf, typeNames, valueRange } from './common.js';
 import { toRank } from './loops.js';
 import type { KernelDef } from './types.js';
 import { GEMM_LOOP } from './streams.js';
@@ -22,15 +22,14 @@ export function gemmSplit(rows: number, N: number, cores: number): { chunks: num
   return { chunks: Math.ceil(N / width), width };
 }
 
-/** Columns of work of the busiest core (share_begin/share_end: contiguous chunks of ceil(units / cores)). */
+/** Columns of work of the busiest core (share_begin/share_end: chunkOf). */
 export function gemmBusiestColumns(rows: number, N: number, cores: number): number {
   const { chunks, width } = gemmSplit(rows, N, cores);
-  const units = rows * chunks;
-  const per = Math.ceil(units / cores);
   let most = 0;
-  for (let c = 0; c * per < units; c++) {
+  for (let c = 0; c < cores; c++) {
+    const [start, end] = chunkOf(rows * chunks, c, cores);
     let cols = 0;
-    for (let u = c * per; u < Math.min(units, (c + 1) * per); u++) {
+    for (let u = start; u < end; u++) {
       const begin = (u % chunks) * width;
       cols += Math.min(N, begin + width) - begin;
     }

@@ -39,7 +39,6 @@ export interface SpillInput {
 export function chooseSpills(s: SpillInput): Set<string> {
   const g = s.graph;
   const uses = [...bufferUses(g, s.isAliased).values()].filter((u) => !s.elsewhere.has(u.root));
-  const touches = touchSteps(g, s.isAliased);
   const viaRequant = requantTensors(g);
   const eligible = (u: BufferUse): boolean =>
     (u.kind === 'const' || u.kind === 'activation') && u.members.length === 1 && !viaRequant.has(u.root) && u.bytes >= MIN_SPILL_BYTES;
@@ -51,17 +50,17 @@ export function chooseSpills(s: SpillInput): Set<string> {
     for (const u of uses) {
       const bytes = alignUp(u.bytes, s.align);
       for (let t = 0; t < steps; t++) {
-        const inL2 = spilled.has(u.root) ? touches.get(u.root)?.has(t) : u.first <= t && t <= u.last;
+        const inL2 = spilled.has(u.root) ? u.steps.has(t) : u.first <= t && t <= u.last;
         if (inL2) live[t] += bytes;
       }
     }
     const peak = Math.max(...live);
     if (peak <= target) return spilled;
     const at = live.indexOf(peak);
-    const candidates = uses.filter((u) => eligible(u) && !spilled.has(u.root) && u.first <= at && at <= u.last && !touches.get(u.root)?.has(at));
+    const candidates = uses.filter((u) => eligible(u) && !spilled.has(u.root) && u.first <= at && at <= u.last && !u.steps.has(at));
     if (candidates.length === 0) {
       const node = at >= 1 && at <= g.nodes.length ? g.nodes[at - 1] : undefined;
-      const here = uses.filter((u) => (spilled.has(u.root) ? touches.get(u.root)?.has(at) : u.first <= at && at <= u.last));
+      const here = uses.filter((u) => (spilled.has(u.root) ? u.steps.has(at) : u.first <= at && at <= u.last));
       const biggest = here.sort((a, b) => b.bytes - a.bytes)[0];
       throw new GenError(
         'capacity',
@@ -76,10 +75,9 @@ export function chooseSpills(s: SpillInput): Set<string> {
     // peaks cannot lower that one); between equals the larger, then a constant, which needs no copy back.
     const excessAfter = (u: BufferUse): number => {
       const bytes = alignUp(u.bytes, s.align);
-      const mine = touches.get(u.root);
       let excess = 0;
       for (let t = 0; t < steps; t++) {
-        const idle = u.first <= t && t <= u.last && !mine?.has(t);
+        const idle = u.first <= t && t <= u.last && !u.steps.has(t);
         excess += Math.max(0, live[t] - (idle ? bytes : 0) - target);
       }
       return excess;
@@ -88,26 +86,6 @@ export function chooseSpills(s: SpillInput): Set<string> {
     scored.sort((a, b) => a.excess - b.excess || b.u.bytes - a.u.bytes || (a.u.kind === 'const' ? -1 : 1));
     spilled.add(scored[0].u.root);
   }
-}
-
-/** Steps (lifetimes.ts numbering: layer i at i + 1) at which each buffer root is read or written. */
-function touchSteps(g: Graph, isAliased: (i: number) => boolean): Map<string, Set<number>> {
-  const rootOf = new Map<string, string>();
-  const root = (t: string): string => rootOf.get(t) ?? t;
-  g.nodes.forEach((n, i) => {
-    if (isAliased(i)) rootOf.set(n.outputs[0], root(n.inputs[0]));
-  });
-  const out = new Map<string, Set<number>>();
-  const touch = (t: string, step: number): void => {
-    if (!t) return;
-    const r = root(t);
-    if (!out.has(r)) out.set(r, new Set());
-    out.get(r)!.add(step);
-  };
-  g.nodes.forEach((n, i) => {
-    for (const t of [...n.inputs, ...n.outputs]) touch(t, i + 1);
-  });
-  return out;
 }
 
 /** Tensors named by a fused requantization rather than as inputs: the kernels read them in place. */

@@ -14,6 +14,8 @@ export interface BufferUse {
   /** First and last execution step that touches the buffer (inclusive); constants span everything. */
   first: number;
   last: number;
+  /** The steps that read or write it (a constant's lifetime spans more: it is loaded before the run). */
+  steps: Set<number>;
   kind: 'const' | 'input' | 'output' | 'activation';
 }
 
@@ -42,11 +44,13 @@ export function bufferUses(g: Graph, isAliased: (nodeIndex: number) => boolean):
         bytes: sizeOf(tensor.shape) * bytesOf(tensor.dtype),
         first: isConst ? 0 : step,
         last: isConst ? end : step,
+        steps: new Set(),
         kind: isConst ? 'const' : 'activation',
       };
       uses.set(r, u);
     }
     if (!u.members.includes(t)) u.members.push(t);
+    u.steps.add(step);
     u.first = Math.min(u.first, step);
     u.last = Math.max(u.last, step);
   };
