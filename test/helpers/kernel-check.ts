@@ -36,8 +36,14 @@ export function workDir(prefix: string): { dir: string; cleanup: () => void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Writes the model and sample inputs (they fix the input device types), then checks both platforms. */
-export async function checkKernelCase(dir: string, c: KernelCase, opts: CheckOptions): Promise<void> {
+/** A case on disk: the model, its sample inputs (they fix the input device types) and the reference's outputs. */
+export interface WrittenCase {
+  model: string;
+  sample: string;
+  expected: NDArray[];
+}
+
+export function writeCase(dir: string, c: KernelCase): WrittenCase {
   mkdirSync(dir, { recursive: true });
   const model = join(dir, 'model.onnx');
   const sample = join(dir, 'in.npz');
@@ -45,7 +51,12 @@ export async function checkKernelCase(dir: string, c: KernelCase, opts: CheckOpt
   writeFileSync(sample, encodeNpz(new Map(c.inputs.map((a, i) => [`in${i}`, a]))));
   const graph = loadOnnxFile(model);
   const values = runReference(graph, c.inputs);
-  const expected = graph.outputs.map((o) => values.get(o)!);
+  return { model, sample, expected: graph.outputs.map((o) => values.get(o)!) };
+}
+
+/** Writes the case, then checks both platforms. */
+export async function checkKernelCase(dir: string, c: KernelCase, opts: CheckOptions): Promise<void> {
+  const { model, sample, expected } = writeCase(dir, c);
   for (const platform of ['generic', 'siracusa']) {
     const out = join(dir, platform);
     const { manifest, layers } = generateFirmware({ model, platform, out, sampleInputs: sample });
@@ -60,4 +71,32 @@ export async function checkKernelCase(dir: string, c: KernelCase, opts: CheckOpt
       assert.is(host.errors, 0, `${platform} host C: ${host.details.join('; ')}`);
     }
   }
+}
+
+export type SiracusaRun = { g: ReturnType<typeof generateFirmware>; r: Awaited<ReturnType<typeof runFirmware>> };
+
+/**
+ * The case on Siracusa three ways: with the bank-conflict-free L1 layouts (midend/tiling/filter-layout.ts), dense
+ * (denseFilters) and untiled; every run bit-exact against the reference, emulated and (tiled) host C. Both tiled
+ * runs must pick the same tiles of their first layer, so the loops compared are the same.
+ */
+export async function padVsDense(dir: string, c: KernelCase): Promise<{ padded: SiracusaRun; dense: SiracusaRun }> {
+  const { model, sample, expected } = writeCase(dir, c);
+  const run = async (name: string, opts: { denseFilters?: boolean; untiled?: boolean }): Promise<SiracusaRun> => {
+    const out = join(dir, name);
+    const g = generateFirmware({ model, platform: 'siracusa', out, sampleInputs: sample, ...opts });
+    const r = await runFirmware(out, c.inputs);
+    const emu = compareOutputs(g.manifest.outputs, r.outputs, expected);
+    assert.is(emu.errors, 0, `${name}: ${emu.details.join('; ')}`);
+    if (!opts.untiled) {
+      const host = compareOutputs(g.manifest.outputs, runHostC(out, c.inputs), expected);
+      assert.is(host.errors, 0, `${name} host C: ${host.details.join('; ')}`);
+    }
+    return { g, r };
+  };
+  const padded = await run('padded', {});
+  const dense = await run('dense', { denseFilters: true });
+  await run('untiled', { untiled: true });
+  assert.equal(dense.g.manifest.layers[0].tiling!.sizes, padded.g.manifest.layers[0].tiling!.sizes, 'the same tiles, so the same loops compared');
+  return { padded, dense };
 }

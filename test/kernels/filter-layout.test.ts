@@ -5,21 +5,17 @@
  * bit-exact: against the reference interpreter (generic, siracusa emulated and host C, siracusa untiled) and
  * against a Deeploy folder's outputs.npz.
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { filterWordsApart, paddedFilterStride, paddedTransfers } from '../../generator/midend/tiling/filter-layout.js';
 import type { NDArray } from '../../generator/ir/ndarray.js';
-import { encodeNpz } from '../../generator/onnx/npy.js';
-import { loadOnnxFile } from '../../generator/onnx/load.js';
 import { generateFirmware } from '../../generator/pipeline.js';
-import { runReference } from '../../generator/reference/interpreter.js';
 import { compareOutputs } from '../../runtime/node/compare.js';
 import { runHostC } from '../../runtime/node/host-c.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import { arrays, integerFolders } from '../helpers/deeploy.js';
-import { checkKernelCase, workDir } from '../helpers/kernel-check.js';
+import { checkKernelCase, padVsDense, workDir } from '../helpers/kernel-check.js';
 import { OnnxBuilder } from '../helpers/onnx-builder.js';
 import { Rng } from '../helpers/random.js';
 
@@ -102,29 +98,13 @@ test('64-byte filters: bit-exact on generic and siracusa (emulated, host C)', as
 test('64-byte filters: padded to 68 in L1, near zero bank stalls; dense: the stalls of one bank per iteration', async () => {
   const { dir, cleanup } = workDir('filter-layout-stalls');
   try {
-    const model = join(dir, 'model.onnx');
-    const sample = join(dir, 'in.npz');
-    writeFileSync(model, builder.bytes());
-    writeFileSync(sample, encodeNpz(new Map([['in0', x]])));
-    const graph = loadOnnxFile(model);
-    const expected = graph.outputs.map((o) => runReference(graph, [x]).get(o)!);
-    const run = async (name: string, opts: { denseFilters?: boolean; untiled?: boolean }) => {
-      const out = join(dir, name);
-      const g = generateFirmware({ model, platform: 'siracusa', out, sampleInputs: sample, ...opts });
-      const r = await runFirmware(out, [x]);
-      const c = compareOutputs(g.manifest.outputs, r.outputs, expected);
-      assert.is(c.errors, 0, `${name}: ${c.details.join('; ')}`);
-      return { g, r };
-    };
-    const padded = await run('padded', {});
-    const dense = await run('dense', { denseFilters: true });
-    await run('untiled', { untiled: true });
+    // padVsDense also checks every run bit-exact and both tiled runs on the same tiles.
+    const { padded, dense } = await padVsDense(dir, { builder, inputs: [x] });
 
     const tp = padded.g.manifest.layers[0].tiling!;
     const td = dense.g.manifest.layers[0].tiling!;
     // The same tiles (2 channels x 16 rows: 4 tiles), so the loops compared are the same.
     assert.equal(tp.sizes, [2, 16]);
-    assert.equal(td.sizes, tp.sizes);
     const wp = tp.operands.find((o) => o.tensor === 'w')!;
     const wd = td.operands.find((o) => o.tensor === 'w')!;
     assert.is(wd.bytes, 2 * 64);

@@ -6,21 +6,17 @@
  * results stay bit-exact: against the reference interpreter (generic, siracusa emulated and host C) and against
  * every Deeploy GEMM and MatMul folder's outputs.npz.
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { paddedFilterStride, paddedTransfers } from '../../generator/midend/tiling/filter-layout.js';
 import type { NDArray } from '../../generator/ir/ndarray.js';
-import { encodeNpz } from '../../generator/onnx/npy.js';
-import { loadOnnxFile } from '../../generator/onnx/load.js';
 import { generateFirmware } from '../../generator/pipeline.js';
-import { runReference } from '../../generator/reference/interpreter.js';
 import { compareOutputs } from '../../runtime/node/compare.js';
 import { runHostC } from '../../runtime/node/host-c.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import { arrays, integerFolders } from '../helpers/deeploy.js';
-import { checkKernelCase, workDir } from '../helpers/kernel-check.js';
+import { checkKernelCase, padVsDense, workDir, type SiracusaRun } from '../helpers/kernel-check.js';
 import { OnnxBuilder } from '../helpers/onnx-builder.js';
 import { Rng } from '../helpers/random.js';
 
@@ -105,34 +101,11 @@ for (const [name, builder, inputs] of [
   });
 }
 
-/** Generates and runs a one-GEMM model padded, dense (denseFilters) and untiled; every run bit-exact. */
-async function padVsDense(builder: OnnxBuilder, inputs: NDArray[], dir: string) {
-  const model = join(dir, 'model.onnx');
-  const sample = join(dir, 'in.npz');
-  writeFileSync(model, builder.bytes());
-  writeFileSync(sample, encodeNpz(new Map(inputs.map((a, i) => [`in${i}`, a]))));
-  const graph = loadOnnxFile(model);
-  const values = runReference(graph, inputs);
-  const expected = graph.outputs.map((o) => values.get(o)!);
-  const run = async (name: string, opts: { denseFilters?: boolean; untiled?: boolean }) => {
-    const out = join(dir, name);
-    const g = generateFirmware({ model, platform: 'siracusa', out, sampleInputs: sample, ...opts });
-    const r = await runFirmware(out, inputs);
-    const c = compareOutputs(g.manifest.outputs, r.outputs, expected);
-    assert.is(c.errors, 0, `${name}: ${c.details.join('; ')}`);
-    if (!opts.untiled) {
-      const host = compareOutputs(g.manifest.outputs, runHostC(out, inputs), expected);
-      assert.is(host.errors, 0, `${name} host C: ${host.details.join('; ')}`);
-    }
-    return { g, r };
-  };
-  const padded = await run('padded', {});
-  const dense = await run('dense', { denseFilters: true });
-  await run('untiled', { untiled: true });
-  const tp = padded.g.manifest.layers[0].tiling!;
-  const td = dense.g.manifest.layers[0].tiling!;
-  assert.equal(td.sizes, tp.sizes, 'the same tiles, so the same loops compared');
-  return { padded, dense, wp: tp.operands[1].bytes, wd: td.operands[1].bytes };
+/** The one-GEMM case padded, dense and untiled (padVsDense), with B's L1 bytes in the padded and the dense tile. */
+async function gemmLayouts(builder: OnnxBuilder, inputs: NDArray[], dir: string) {
+  const { padded, dense } = await padVsDense(dir, { builder, inputs });
+  const bytesOfB = (x: SiracusaRun): number => x.g.manifest.layers[0].tiling!.operands[1].bytes;
+  return { padded, dense, wp: bytesOfB(padded), wd: bytesOfB(dense) };
 }
 
 test('k-major B split into column tiles: rows not whole in the tile, B stays dense', async () => {
@@ -140,7 +113,7 @@ test('k-major B split into column tiles: rows not whole in the tile, B stays den
   // tensor, which one tile-table command cannot both gather (L2 side 2-D) and pad (L1 side 2-D).
   const { dir, cleanup } = workDir('gemm-layout-split');
   try {
-    const { padded, wp, wd } = await padVsDense(kMajor, [kMajorA], dir);
+    const { padded, wp, wd } = await gemmLayouts(kMajor, [kMajorA], dir);
     assert.equal(padded.g.manifest.layers[0].tiling!.sizes, [8, 32]);
     assert.is(wp, wd);
     assert.is(padded.r.dma.filter((d) => d.l12d).length, 0);
@@ -152,7 +125,7 @@ test('k-major B split into column tiles: rows not whole in the tile, B stays den
 test('batched k-major B, 64-byte rows whole in the tile: padded to 68, far fewer bank stalls than dense', async () => {
   const { dir, cleanup } = workDir('gemm-layout-kmajor');
   try {
-    const { padded, dense, wp, wd } = await padVsDense(batched, [batchedA, batchedB], dir);
+    const { padded, dense, wp, wd } = await gemmLayouts(batched, [batchedA, batchedB], dir);
     // Tiles of 4 batches x 2 rows x 64 columns: B's box is [4, 32, 64], 128 rows of 64 bytes (68 padded).
     assert.equal(padded.g.manifest.layers[0].tiling!.sizes, [4, 2, 64]);
     assert.is(wd, 4 * 32 * 64);
@@ -172,7 +145,7 @@ test('batched k-major B, 64-byte rows whole in the tile: padded to 68, far fewer
 test('transB, 64-byte B^T rows, cores on different rows: padded to 68, far fewer bank stalls than dense', async () => {
   const { dir, cleanup } = workDir('gemm-layout-transb');
   try {
-    const { padded, dense, wp, wd } = await padVsDense(transB, [transBA], dir);
+    const { padded, dense, wp, wd } = await gemmLayouts(transB, [transBA], dir);
     // Tiles of 2 rows x 8 columns: B's box is 8 rows of 64 bytes.
     assert.is(wd, 8 * 64);
     assert.is(wp, 8 * 68);

@@ -5,17 +5,13 @@
  * L2's latency twice (docs/timing.md "L2 from the cluster").
  */
 import { join } from 'node:path';
-import { writeFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { encodeNpz } from '../../generator/onnx/npy.js';
 import { generateFirmware } from '../../generator/pipeline.js';
-import { loadOnnxFile } from '../../generator/onnx/load.js';
-import { runReference } from '../../generator/reference/interpreter.js';
 import { compareOutputs } from '../../runtime/node/compare.js';
 import { runHostC } from '../../runtime/node/host-c.js';
 import { runFirmware } from '../../runtime/node/run.js';
-import { workDir } from '../helpers/kernel-check.js';
+import { workDir, writeCase } from '../helpers/kernel-check.js';
 import { OnnxBuilder } from '../helpers/onnx-builder.js';
 import { Rng } from '../helpers/random.js';
 
@@ -31,16 +27,10 @@ for (const c of cases) {
     try {
       const n = c.shape.reduce((a, b) => a * b, 1);
       const x = { shape: c.shape, dtype: 'int8' as const, data: Float64Array.from(new Rng(n).ints(n, -128, 127)) };
-      const model = join(dir, 'model.onnx');
-      const sample = join(dir, 'in.npz');
-      writeFileSync(model, new OnnxBuilder('transpose')
-        .input('x', 'int8', c.shape)
-        .node('Transpose', ['x'], ['y'], { perm: c.perm })
-        .output('y', 'int8')
-        .bytes());
-      writeFileSync(sample, encodeNpz(new Map([['in0', x]])));
-      const g = loadOnnxFile(model);
-      const want = [runReference(g, [x]).get(g.outputs[0])!];
+      const { model, sample, expected: want } = writeCase(dir, {
+        builder: new OnnxBuilder('transpose').input('x', 'int8', c.shape).node('Transpose', ['x'], ['y'], { perm: c.perm }).output('y', 'int8'),
+        inputs: [x],
+      });
 
       const tiled = generateFirmware({ model, platform: 'siracusa', out: join(dir, 'tiled'), sampleInputs: sample, l1: c.l1 });
       const layer = tiled.manifest.layers.find((l) => l.op === 'Transpose')!;
