@@ -154,7 +154,7 @@ export function generateFirmware(opts: FirmwareOptions): Compiled & { manifest: 
   const { files, manifest } = withFile(opts.model, () =>
     compiled.platform.backend ? compiled.platform.backend.emit(input) : emitFirmware({ ...input, tiling: compiled.tiling, nms: compiled.nms }),
   );
-  writeDirectoryAtomically(opts.out, files);
+  writeDirectoryAtomically(opts.out, files, { model: opts.model });
   return { ...compiled, manifest };
 }
 

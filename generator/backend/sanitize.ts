@@ -35,3 +35,9 @@ export class SymbolTable {
     return s;
   }
 }
+
+/** A file or folder name from model text: letters, digits, `.`, `_` and `-` only, never `.`/`..`, at most 64 characters. */
+export function safeFileName(name: string, fallback = 'model'): string {
+  const s = name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[.]+/, '_').slice(0, 64);
+  return s.length === 0 ? fallback : s;
+}

@@ -1,4 +1,8 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { basename, join } from 'node:path';
+import { printable } from '../errors.js';
+import { checkOutputFolder } from '../backend/output-folder.js';
+import { safeFileName } from '../backend/sanitize.js';
 import type { MemoryPlan } from '../midend/plan.js';
 import { generateFirmware } from '../pipeline.js';
 import { PLATFORMS } from '../platforms/index.js';
@@ -8,7 +12,7 @@ import { addQuantizeOptions, quantizeForFirmware, type QuantizeFlags } from './q
 
 interface FirmwareFlags {
   platform: string;
-  out: string;
+  out?: string;
   inputs?: string;
   l1?: number;
   l2?: number;
@@ -27,6 +31,12 @@ function choice<T extends string>(flag: string, allowed: readonly T[]): (v: stri
     if (!(allowed as readonly string[]).includes(v)) throw new InvalidArgumentError(`${flag} takes ${allowed.join(', ')}, not '${v}'`);
     return v as T;
   };
+}
+
+/** out/<model file stem>-<platform>, so that generating another model never replaces an earlier output. */
+export function defaultOutFolder(model: string, platform: string): string {
+  const stem = basename(model).replace(/\.onnx$/i, '');
+  return join('out', `${safeFileName(stem)}-${safeFileName(platform)}`);
 }
 
 function count(v: string): number {
@@ -62,7 +72,7 @@ export function firmwareCommand(program: Command): void {
     .description('generate firmware for a platform: out/c (C for the board + host build), out/as (AssemblyScript for the emulator), firmware.json, memory images')
     .argument('<model>', 'quantized ONNX model (integer dialect or standard QDQ)')
     .requiredOption('-p, --platform <name>', `target platform: ${Object.keys(PLATFORMS).join(', ')}`)
-    .option('-o, --out <dir>', 'output directory (replaced atomically)', 'out')
+    .option('-o, --out <dir>', 'output folder: new, empty, or an earlier firmgen output, replaced atomically (default: out/<model>-<platform>)')
     .option('--inputs <npz>', 'sample inputs whose value ranges set the input types (default: inputs.npz beside the model)')
     .option('--l1 <bytes>', 'L1 bytes for tile buffers (siracusa; default: 244 KiB, what the SDK leaves of 256 KiB; suffix k or KiB allowed)', parseBytes)
     .option('--l2 <bytes>', 'L2 bytes for whole tensors and constants (siracusa; default: the 1984 KiB shared L2)', parseBytes)
@@ -77,6 +87,9 @@ export function firmwareCommand(program: Command): void {
   addQuantizeOptions(c, false)
     .addHelpText('after', '\nExamples:\n  gen firmware --platform siracusa model.onnx -o out/\n  gen firmware --platform siracusa float.onnx --calibration calibration.npz -o out/')
     .action((given: string, o: Partial<QuantizeFlags> & FirmwareFlags) => {
+      o.out ??= defaultOutFolder(given, o.platform);
+      // Refused before any work (and checked again at the swap): never a folder holding a user's files.
+      checkOutputFolder(o.out, { model: given });
       // A float model with --calibration is quantized first (gen quantize); its integer model lands in out/.
       const quantized = o.calibration ? quantizeForFirmware(given, o as QuantizeFlags, o.out) : undefined;
       const model = quantized?.model ?? given;
@@ -96,7 +109,7 @@ export function firmwareCommand(program: Command): void {
       const kernels = r.layers.filter((l) => l.kernel !== 'alias').length;
       const npu = r.layers.filter((l) => l.kernel !== 'alias' && l.kernel.engine === 'npu').length;
       if (o.engines && o.engines !== 'cluster') console.log(`engines: ${npu} of ${kernels} kernels on N-EUREKA (why, per layer: firmware.json "engineNote")`);
-      for (const n of r.notes) console.log(`note: ${n}`);
+      for (const n of r.notes) console.log(`note: ${printable(n, 400)}`);
       if (r.tiling) {
         console.log(`tiling: ${r.tiling.layers.size} layers tiled into L1 (${o.singleBuffer ? 'single' : 'double'} buffering), L1 peak ${r.tiling.l1Peak} of ${r.tiling.l1Budget} bytes, planned in ${r.tiling.ms.toFixed(0)} ms`);
       }
