@@ -32,11 +32,33 @@ export class GenError extends Error {
 
 function formatMessage(reason: string, site: ErrorSite): string {
   const parts: string[] = [];
-  if (site.file) parts.push(site.file);
-  if (site.node) parts.push(`node '${site.node}'${site.op ? ` (${site.op})` : ''}`);
-  else if (site.op) parts.push(site.op);
-  if (site.tensor) parts.push(`tensor '${site.tensor}'`);
-  return parts.length > 0 ? `${parts.join(': ')}: ${reason}` : reason;
+  if (site.file) parts.push(printable(site.file));
+  if (site.node) parts.push(`node ${quoted(site.node)}${site.op ? ` (${printable(site.op, 64)})` : ''}`);
+  else if (site.op) parts.push(printable(site.op, 64));
+  if (site.tensor) parts.push(`tensor ${quoted(site.tensor)}`);
+  return parts.length > 0 ? `${parts.join(': ')}: ${printable(reason, 2000)}` : printable(reason, 2000);
+}
+
+/**
+ * Text from a model or a user's file made safe for one terminal line: control characters (newlines, ANSI escapes,
+ * DEL, C1 controls, line/paragraph separators, bidirectional overrides) shown as escapes, so a name can neither forge
+ * a second line nor move the cursor; long text is cut with a mark.
+ */
+export function printable(text: string, max = 200): string {
+  // eslint-disable-next-line no-control-regex
+  const s = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    const code = c.charCodeAt(0);
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    if (c === '\t') return '\\t';
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+  return s.length > max ? `${s.slice(0, max)}...(${s.length - max} more)` : s;
+}
+
+/** A model name in quotes, printable, with its quotes escaped so it cannot end the quoting early. */
+export function quoted(name: string): string {
+  return `'${printable(name, 120).replace(/'/g, "\\'")}'`;
 }
 
 /** Exit codes shared by every command: 0 ok, 1 outputs differ, 2 bad input or failure. */

@@ -53,8 +53,8 @@ export interface ManifestMemory {
   distance: number;
   constants: number;
   /** The activations' placement: live-set bound, greedy peak, final peak, solver status and time. */
-  activations: OffsetReport;
-  planMs: number;
+  /** As the planner reported it, less the solver's wall time: firmware.json is the same on every run. */
+  activations: TimelessReport;
   /** Tensors at home in the far memory (Siracusa L3), staged through this one by copy layers. */
   far?: FarPlan;
 }
@@ -100,7 +100,6 @@ export interface ManifestTiling {
   l1Budget: number;
   /** The largest L1 footprint of any layer: what the plan needs (layers run one at a time). */
   l1Peak: number;
-  planMs: number;
 }
 
 /** The half of the neural memory that holds N-EUREKA weights the firmware places (the SRAM: writable at load). */
@@ -136,7 +135,7 @@ export function buildManifest(a: {
     regions: platform.memories.map((m) => ({ name: m.name, address: m.chipBase, size: m.size })),
     memory: {
       region: plan.region, arenaOffset: plan.arenaOffset, arenaSize: plan.arenaSize, used: plan.used, lowerBound: plan.lowerBound,
-      distance: plan.used - plan.lowerBound, constants: plan.constants, activations: plan.activations, planMs: Math.round(plan.ms),
+      distance: plan.used - plan.lowerBound, constants: plan.constants, activations: withoutTime(plan.activations),
       ...(plan.far ? { far: plan.far } : {}),
     },
     images: [
@@ -181,7 +180,7 @@ export function buildManifest(a: {
       ...(a.tiling?.layers.get(l.id) ? { tiling: layerTiling(a.tiling.layers.get(l.id)!) } : {}),
     })),
     ...(a.tiling && platform.tiling
-      ? { tiling: { memory: platform.tiling.memory, l1Budget: a.tiling.l1Budget, l1Peak: a.tiling.l1Peak, planMs: Math.round(a.tiling.ms) } }
+      ? { tiling: { memory: platform.tiling.memory, l1Budget: a.tiling.l1Budget, l1Peak: a.tiling.l1Peak } }
       : {}),
   };
 }
@@ -208,3 +207,11 @@ export function layerTiling(tl: TiledLayer): ManifestLayerTiling {
     })),
   };
 }
+
+/** A plan report without its wall time (times go to the terminal, never into generated files). */
+function withoutTime(r: OffsetReport): TimelessReport {
+  const { ms: _ms, ...solver } = r.solver;
+  return { ...r, solver };
+}
+
+type TimelessReport = Omit<OffsetReport, 'solver'> & { solver: Omit<OffsetReport['solver'], 'ms'> };

@@ -4,6 +4,7 @@
  * layer). Everything is drawn from the manifest, the same data `gen run --report` reads, so the files can never
  * disagree with firmware.json.
  */
+import { printable } from '../errors.js';
 import type { MemoryPlan } from '../midend/plan.js';
 import type { Platform } from '../platforms/types.js';
 import { memoryOf } from '../platforms/types.js';
@@ -97,7 +98,7 @@ function l1Chart(m: Manifest, platform: Platform): MemoryChart {
   };
 }
 
-const cell = (s: string | number): string => String(s).replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/\r?\n/g, ' ');
+const cell = (s: string | number): string => printable(String(s)).replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/\r?\n/g, ' ');
 const row = (cells: (string | number)[]): string => `| ${cells.map(cell).join(' | ')} |`;
 
 /** out/tiles.md: per layer what the tiler chose and what the cost model expects of it. */
@@ -108,8 +109,8 @@ export function tilesMarkdown(m: Manifest): string {
   const lines = [
     `# Tiles of ${cell(m.model || 'model')} on ${m.platform}`,
     '',
-    `${tiled.length} of ${m.layers.length} layers run in tiles through ${t.memory} (budget ${t.l1Budget} bytes, peak ${t.l1Peak}); ` +
-      `planned in ${t.planMs} ms. Layers not listed work on ${m.memory.region} directly. Cycles are the cost model's ` +
+    `${tiled.length} of ${m.layers.length} layers run in tiles through ${t.memory} (budget ${t.l1Budget} bytes, peak ${t.l1Peak}). ` +
+      `Layers not listed work on ${m.memory.region} directly. Cycles are the cost model's ` +
       'estimate (compute over all tiles; DMA in and out over the whole layer); `gen run` measures the real ones.',
     '',
     row(['layer', 'op', 'output', 'axes split', 'tile', 'tiles per axis', 'tiles', 'instances', 'buffering', 'L1 bytes', 'est. cycles', 'compute', 'DMA in', 'DMA out']),

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { EXIT_ERROR, GenError } from '../errors.js';
+import { EXIT_ERROR, GenError, printable } from '../errors.js';
 import { GENERATOR_VERSION } from '../backend/emit.js';
 import { firmwareCommand } from './firmware.js';
 import { runCommand } from './run.js';
@@ -33,7 +33,7 @@ try {
   if (e instanceof GenError) {
     console.error(`error: ${e.message}`);
   } else {
-    console.error(`internal error: ${(e as Error).message ?? String(e)}`);
+    console.error(`internal error: ${printable((e as Error).message ?? String(e), 2000)}`);
   }
   if (verbose) console.error((e as Error).stack);
   process.exit(EXIT_ERROR);

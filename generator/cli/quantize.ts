@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { GenError } from '../errors.js';
+import { GenError, quoted } from '../errors.js';
 import { sidecarPath, quantizeFile } from '../quantize/files.js';
 import type { Quantized } from '../quantize/index.js';
 import { formatReport } from '../quantize/report.js';
@@ -53,9 +53,9 @@ export function printQuantization(q: Quantized, out: string, ms: number): void {
     + (bc ? `; bias correction: output SQNR ${db(bc.before)} -> ${db(bc.after)} (${bc.kept ? 'kept' : 'reverted'})` : ''));
   for (const t of q.intGraph.inputs) {
     const a = q.plan.act.get(t)!;
-    console.log(`input '${t}': quantize as q = clamp(round_half_even(x / ${a.scale}), ${a.signed ? -(a.qmax + 1) : 0}, ${a.qmax})`);
+    console.log(`input ${quoted(t)}: quantize as q = clamp(round_half_even(x / ${a.scale}), ${a.signed ? -(a.qmax + 1) : 0}, ${a.qmax})`);
   }
-  for (const t of q.intGraph.outputs) console.log(`output '${t}': real value = q * ${q.plan.act.get(t)!.scale}`);
+  for (const t of q.intGraph.outputs) console.log(`output ${quoted(t)}: real value = q * ${q.plan.act.get(t)!.scale}`);
   console.log(`${(ms / 1000).toFixed(2)} s -> ${out}, ${sidecarPath(out)}`);
 }
 

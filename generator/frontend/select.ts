@@ -1,4 +1,5 @@
-import { GenError } from '../errors.js';
+import { GenError, quoted } from '../errors.js';
+import { isIntType } from '../ir/dtype.js';
 import type { Graph, Node } from '../ir/graph.js';
 import { tensorOf } from '../ir/graph.js';
 import type { KernelDef } from '../kernels/types.js';
@@ -21,6 +22,15 @@ export function selectKernels(g: Graph, platform: Platform): Layer[] {
       const why = k.accepts(node, g);
       if (why === null) return { id, node, kernel: k };
       reasons.push(`${k.name}: ${why}`);
+    }
+    const float = [...node.inputs, ...node.outputs].find((t) => t !== '' && !isIntType(tensorOf(g, t).dtype) && tensorOf(g, t).dtype !== 'bool');
+    if (float !== undefined) {
+      throw new GenError(
+        'unsupported',
+        `computes in floating point (tensor ${quoted(float)} is ${tensorOf(g, float).dtype}); firmgen runs integer models: ` +
+          'quantize it first, e.g. gen firmware --calibration <inputs.npz> ..., or gen quantize',
+        { node: node.name, op: node.op },
+      );
     }
     const relevant = reasons.filter((r) => !/: not an? /.test(r));
     throw new GenError(

@@ -1,4 +1,5 @@
 import type { Graph } from '../ir/graph.js';
+import { printable } from '../errors.js';
 import { ndarray, type NDArray } from '../ir/ndarray.js';
 import { runReference } from '../reference/interpreter.js';
 import { quantizeValue } from '../reference/ops/quantize.js';
@@ -115,7 +116,7 @@ const fmt = (v: number): string => (Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-3 &&
 export function formatReport(rows: LayerReport[]): string {
   const head = ['layer', 'ops', 'type', 'scale', 'clip range', 'observed range', 'weight scale', 'mul / shift', 'SQNR dB'];
   const body = rows.map((r) => [
-    r.layer, r.ops, r.dtype, fmt(r.scale), `[${fmt(r.clip[0])}, ${fmt(r.clip[1])}]`, `[${fmt(r.observed[0])}, ${fmt(r.observed[1])}]`,
+    printable(r.layer, 40), printable(r.ops, 40), r.dtype, fmt(r.scale), `[${fmt(r.clip[0])}, ${fmt(r.clip[1])}]`, `[${fmt(r.observed[0])}, ${fmt(r.observed[1])}]`,
     r.weightScale ? (r.weightScale[0] === r.weightScale[1] ? fmt(r.weightScale[0]) : `${fmt(r.weightScale[0])}..${fmt(r.weightScale[1])}`) : '',
     r.requant ? `${r.requant.mul[0] === r.requant.mul[1] ? r.requant.mul[0] : `${r.requant.mul[0]}..${r.requant.mul[1]}`} / ${r.requant.shift}` : '',
     r.sqnrDb === null ? 'exact' : r.sqnrDb.toFixed(1),

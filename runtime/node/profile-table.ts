@@ -1,4 +1,5 @@
 /** The profile as a plain-text table for the terminal (`gen run`): one row per layer, then setup, teardown, total. */
+import { printable } from '../../generator/errors.js';
 import type { DmaBytes, Profile, Span, Traffic } from './profile.js';
 
 const NAME_WIDTH = 28;
@@ -25,7 +26,8 @@ export function fmtUs(us: number): string {
   return us >= 100 ? us.toFixed(1) : us >= 1 ? us.toFixed(2) : us.toFixed(3);
 }
 
-function clip(s: string, n: number): string {
+function clip(text: string, n: number): string {
+  const s = printable(text, 1000); // a layer name is model text: no control characters reach the terminal
   return s.length <= n ? s : `${s.slice(0, n - 1)}~`;
 }
 
@@ -64,7 +66,7 @@ export function formatProfile(p: Profile): string {
     ? `, utilisation against each engine's peak: cluster ${p.peakMacsPerCycle}, N-EUREKA ${p.totalPeakMacsPerCycle - p.peakMacsPerCycle}, total ${p.totalPeakMacsPerCycle} MAC/cycle`
     : `, utilisation against ${p.peakMacsPerCycle} MAC/cycle peak`;
   return [
-    `Profile of ${p.model || 'the model'} on ${p.platform} (${p.cores > 0 ? `${p.cores} ${p.platform === 'spinnaker2' ? 'worker PEs' : 'cluster cores'}` : '1 core'}, ${mhz}${peak})`,
+    `Profile of ${printable(p.model || 'the model', 80)} on ${p.platform} (${p.cores > 0 ? `${p.cores} ${p.platform === 'spinnaker2' ? 'worker PEs' : 'cluster cores'}` : '1 core'}, ${mhz}${peak})`,
     `cycles from the ${p.cyclesFrom}`,
     line(head),
     rule,

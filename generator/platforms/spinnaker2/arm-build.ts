@@ -1,3 +1,4 @@
+import { sanitizeComment } from '../../backend/sanitize.js';
 import { renderFile } from '../../backend/render.js';
 import { GENERATOR_VERSION } from '../../backend/emit.js';
 import { TEMPLATES } from '../../backend/paths.js';
@@ -21,7 +22,7 @@ export function addArmBuild(files: Map<string, string | Uint8Array>, budgets: Pe
     }));
   }
   files.set('c/README.md', renderFile(template('README.md.mustache'), {
-    version: GENERATOR_VERSION, model, window: budgets[0]?.available ?? 0, roles: budgets.map((b) => ({ ...b, window: b.available })),
+    version: GENERATOR_VERSION, model: sanitizeComment(model), window: budgets[0]?.available ?? 0, roles: budgets.map((b) => ({ ...b, window: b.available })),
   }));
   const image: PeImageFile = { arm: { roles: budgets } };
   files.set('c/image.json', `${JSON.stringify(image, null, 2)}\n`);
