@@ -66,10 +66,9 @@ export function buildTrace(m: Manifest, r: RunResult): Trace {
     events.push({ name: 'thread_name', ph: 'M', pid: PID, tid: a, args: { name: agentLabel(m.platform, a, cores) } });
     events.push({ name: 'thread_sort_index', ph: 'M', pid: PID, tid: a, args: { sort_index: a } });
   }
-  const lanes = [true, false].filter((toL1) => r.dma.some((d) => d.toL1 === toL1));
-  for (const toL1 of lanes) {
-    const tid = dmaLane(cores, toL1);
-    events.push({ name: 'thread_name', ph: 'M', pid: PID, tid, args: { name: toL1 ? 'DMA in (to L1)' : 'DMA out (from L1)' } });
+  const dmaTracks = dmaLanes(r.dma, cores);
+  for (const [tid, name] of dmaTracks.names) {
+    events.push({ name: 'thread_name', ph: 'M', pid: PID, tid, args: { name } });
     events.push({ name: 'thread_sort_index', ph: 'M', pid: PID, tid, args: { sort_index: tid } });
   }
   if (r.npu.length > 0) {
@@ -111,7 +110,7 @@ export function buildTrace(m: Manifest, r: RunResult): Trace {
     }
   }
   for (const d of r.dma) {
-    slice(dmaLane(cores, d.toL1), dmaName(d), 'dma', d.start, d.end, {
+    slice(dmaTracks.lane(d), dmaName(d), 'dma', d.start, d.end, {
       layer: d.layer, channel: d.channel, bytes: d.bytes, issuer: d.agentName, ext2d: d.ext2d, l12d: d.l12d,
     });
   }
@@ -135,6 +134,32 @@ export function buildTrace(m: Manifest, r: RunResult): Trace {
       cyclesFrom: CYCLE_SOURCE,
     },
   };
+}
+
+/**
+ * The DMA tracks: one per direction while the transfers of a direction never overlap (one engine, as Siracusa's
+ * cluster DMA); a direction whose transfers overlap in time came from engines of their own (SpiNNaker2's per-PE DMA),
+ * so it gets one track per issuing agent instead of slices drawn over each other.
+ */
+function dmaLanes(dma: DmaTiming[], cores: number): { names: Map<number, string>; lane(d: DmaTiming): number } {
+  const names = new Map<number, string>();
+  const perAgent = new Map<string, number>();
+  const split = new Set<boolean>();
+  for (const toL1 of [true, false]) {
+    const ds = dma.filter((d) => d.toL1 === toL1).sort((a, b) => a.start - b.start);
+    if (ds.length === 0) continue;
+    let end = -Infinity;
+    const overlaps = ds.some((d) => { const o = d.start < end; end = Math.max(end, d.end); return o; });
+    const what = toL1 ? 'DMA in (to L1)' : 'DMA out (from L1)';
+    if (!overlaps) { names.set(dmaLane(cores, toL1), what); continue; }
+    split.add(toL1);
+    for (const agent of [...new Set(ds.map((d) => d.agent))].sort((a, b) => a - b)) {
+      const tid = l3Lane(cores) + 1 + perAgent.size;
+      perAgent.set(`${toL1}:${agent}`, tid);
+      names.set(tid, `${what}, ${ds.find((d) => d.agent === agent)!.agentName}`);
+    }
+  }
+  return { names, lane: (d) => (split.has(d.toL1) ? perAgent.get(`${d.toL1}:${d.agent}`)! : dmaLane(cores, d.toL1)) };
 }
 
 function dmaName(d: DmaTiming): string {

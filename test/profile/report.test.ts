@@ -76,4 +76,28 @@ test('CNN_Linear2 on cluster + NPU: NPU jobs and cycles per layer in the table, 
 });
 
 test.after(() => rmSync(work, { recursive: true, force: true }));
+for (const [folder, pes] of [['Kernels/Integer/GEMM/Regular', undefined], ['Models/CNN_Linear1', 5]] as const) {
+  test(`spinnaker2 ${folder} (${pes ?? 'all'} PEs): rows only for the agents that worked, each PE DMA on its own track, never drawn over itself`, async () => {
+    const dir = join(DEEPLOY, folder);
+    const out = join(work, `s2-${pes}`);
+    generateFirmware({ model: join(dir, 'network.onnx'), platform: 'spinnaker2', out, pes });
+    const m = readManifest(out);
+    const r = await runFirmware(out, arrays(join(dir, 'inputs.npz')).slice(0, m.inputs.length));
+    const trace = buildTrace(m, r);
+    const html = reportHtml(m, buildProfile(m, r), trace);
+    assert.not.match(html, /cluster cores/);
+    const slices = trace.traceEvents.filter((e) => e.ph === 'X');
+    const busy = new Set(slices.map((e) => e.tid));
+    const named = trace.traceEvents.filter((e) => e.ph === 'M' && e.name === 'thread_name').length;
+    const rows = (/<svg[^>]*class="timeline"[\s\S]*?<\/svg>/.exec(html)![0].match(/text-anchor="end">(?!µs)/g) ?? []).length;
+    assert.is(rows, busy.size, 'one timeline row per busy agent');
+    if (pes === undefined) assert.ok(rows < named / 4, `${rows} rows of ${named} agents: the idle PEs get none`);
+    const dmaTids = new Set(slices.filter((e) => e.cat === 'dma').map((e) => e.tid));
+    for (const tid of dmaTids) {
+      const ds = slices.filter((e) => e.tid === tid).sort((a, b) => a.ts! - b.ts!);
+      for (let i = 1; i < ds.length; i++) assert.ok(ds[i].ts! >= ds[i - 1].ts! + ds[i - 1].dur! - 1e-6, `track ${tid}: slice ${i} starts after the one before ends`);
+    }
+  });
+}
+
 test.run();

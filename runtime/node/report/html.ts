@@ -36,7 +36,7 @@ export function reportHtml(m: Manifest, p: Profile, trace: Trace): string {
 <style>${CSS}</style></head>
 <body>
 <h1>firmgen profile: ${esc(title)}</h1>
-<p class="sub">${p.cores > 0 ? `${p.cores} cluster cores` : '1 core'}, ${mhz}. Cycles from the ${esc(p.cyclesFrom)}.</p>
+<p class="sub">${esc(agents(p))}, ${mhz}. Cycles from the ${esc(p.cyclesFrom)}.</p>
 ${cards(p)}
 <h2>Layers</h2>
 <div class="scroll">${table(p)}</div>
@@ -47,6 +47,12 @@ ${timelineSvg(trace)}
 ${regions.map((r) => `<p class="note">Region ${esc(r)}: one box per buffer, from the step that first touches it to the last.</p>\n${memoryPlanSvg(m, r)}`).join('\n')}
 </body></html>
 `;
+}
+
+/** What ran the layers, in the profile table's words. */
+function agents(p: Profile): string {
+  if (p.cores === 0) return '1 core';
+  return `${p.cores} ${p.platform === 'spinnaker2' ? 'worker PEs available' : 'cluster cores'}`;
 }
 
 function cards(p: Profile): string {

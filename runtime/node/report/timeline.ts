@@ -13,8 +13,10 @@ const TOP = 24;
 export function timelineSvg(trace: Trace, width = 1200): string {
   const names = new Map<number, string>();
   for (const e of trace.traceEvents) if (e.ph === 'M' && e.name === 'thread_name') names.set(e.tid, String(e.args?.name));
-  const tids = [...names.keys()].sort((a, b) => a - b);
   const slices = trace.traceEvents.filter((e) => e.ph === 'X');
+  // Only agents that did something get a row: a chip of 151 worker PEs running a model on 4 draws 5 rows, not 152.
+  const busy = new Set(slices.map((e) => e.tid));
+  const tids = [...names.keys()].filter((t) => busy.has(t)).sort((a, b) => a - b);
   const total = Math.max(1e-9, Number(trace.otherData.totalCycles) * 1e6 / Number(trace.otherData.clockHz));
   const plot = width - LABEL - 12;
   const x = (us: number): number => LABEL + (us / total) * plot;
