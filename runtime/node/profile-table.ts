@@ -2,7 +2,15 @@
 import { printable } from '../../generator/errors.js';
 import type { DmaBytes, Profile, Span, Traffic } from './profile.js';
 
-const NAME_WIDTH = 28;
+const NAME_WIDTH = 20;
+
+/** Bytes and MACs in at most 6 characters (the table fits a 100-column terminal); cycles stay exact. */
+export function compact(n: number): string {
+  if (n < 10000) return String(n);
+  if (n < 1e6) return `${(n / 1e3).toFixed(n < 1e5 ? 1 : 0)}k`;
+  if (n < 1e9) return `${(n / 1e6).toFixed(n < 1e7 ? 2 : 1)}M`;
+  return `${(n / 1e9).toFixed(2)}G`;
+}
 
 export function memoryLevels(p: Profile): string[] {
   return Object.keys(p.total.memory);
@@ -35,15 +43,17 @@ export function formatProfile(p: Profile): string {
   const levels = memoryLevels(p);
   const dma = showsDma(p);
   const npu = showsNpu(p);
-  const head = ['id', 'layer', 'kernel', 'engine', 'MACs', ...levels.flatMap((l) => [`${l} read`, `${l} write`]),
-    ...(dma ? ['DMA in', 'DMA out'] : []), ...(npu ? ['NPU jobs', 'NPU cycles'] : []), 'cycles', 'us', 'share', 'util'];
+  // A memory's read or write column appears when the run read or wrote it at all (the NPU only reads its memory).
+  const cols = levels.flatMap((l) => (['read', 'written'] as const).filter((k) => p.total.memory[l][k] > 0).map((k) => ({ l, k })));
+  const head = ['id', 'layer', 'kernel', 'engine', 'MACs', ...cols.map((c) => `${c.l} ${c.k === 'read' ? 'rd' : 'wr'}`),
+    ...(dma ? ['DMA in', 'DMA out'] : []), ...(npu ? ['NPU jobs', 'NPU cyc'] : []), 'cycles', 'us', 'share', 'util'];
   const bytes = (m: Record<string, Traffic>, d: DmaBytes, n: { npuJobs: number; npuCycles: number }): string[] => [
-    ...levels.flatMap((l) => [String(m[l]?.read ?? 0), String(m[l]?.written ?? 0)]),
-    ...(dma ? [String(d.in), String(d.out)] : []),
+    ...cols.map((c) => compact(m[c.l]?.[c.k] ?? 0)),
+    ...(dma ? [compact(d.in), compact(d.out)] : []),
     ...(npu ? [String(n.npuJobs), String(n.npuCycles)] : []),
   ];
   const rows: string[][] = p.layers.map((l) => [
-    String(l.layer), clip(l.name, NAME_WIDTH), l.kernel, l.engine, String(l.macs), ...bytes(l.memory, l.dma, l),
+    String(l.layer), clip(l.name, NAME_WIDTH), l.kernel, l.engine, compact(l.macs), ...bytes(l.memory, l.dma, l),
     String(l.cycles), fmtUs(l.us), pct(l.share), pct(l.utilisation),
   ]);
   const blank = bytes({}, { in: 0, out: 0 }, { npuJobs: 0, npuCycles: 0 }).map(() => '');
@@ -52,13 +62,16 @@ export function formatProfile(p: Profile): string {
   rows.push(extra('(setup)', p.setup));
   if (p.between.cycles !== 0) rows.push(extra('(between layers)', p.between));
   rows.push(extra('(teardown)', p.teardown));
-  rows.push(['', 'total', '', '', String(p.total.macs), ...bytes(p.total.memory, p.total.dma, p.total),
+  rows.push(['', 'total', '', '', compact(p.total.macs), ...bytes(p.total.memory, p.total.dma, p.total),
     String(p.total.cycles), fmtUs(p.total.us), '100.0%', pct(p.total.utilisation)]);
   const width = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
   // Text columns (layer, kernel, engine) left-aligned, numbers right-aligned.
   const left = new Set([1, 2, 3]);
+  // The engine column only when layers ran on more than one engine (the NPU beside the cores).
+  const engines = new Set(p.layers.map((l) => l.engine).filter((e) => e !== 'none'));
+  const shown = head.map((_, c) => c !== 3 || engines.size > 1);
   const line = (r: string[]): string =>
-    r.map((v, c) => (left.has(c) ? v.padEnd(width[c]) : v.padStart(width[c]))).join('  ').trimEnd();
+    r.map((v, c) => (left.has(c) ? v.padEnd(width[c]) : v.padStart(width[c]))).filter((_, c) => shown[c]).join('  ').trimEnd();
   const rule = '-'.repeat(line(head).length);
   const mhz = p.clockHz > 0 ? `${p.clockHz / 1e6} MHz` : 'no clock given';
   const withNpu = p.totalPeakMacsPerCycle > p.peakMacsPerCycle;
@@ -66,8 +79,10 @@ export function formatProfile(p: Profile): string {
     ? `, utilisation against each engine's peak: cluster ${p.peakMacsPerCycle}, N-EUREKA ${p.totalPeakMacsPerCycle - p.peakMacsPerCycle}, total ${p.totalPeakMacsPerCycle} MAC/cycle`
     : `, utilisation against ${p.peakMacsPerCycle} MAC/cycle peak`;
   return [
-    `Profile of ${printable(p.model || 'the model', 80)} on ${p.platform} (${p.cores > 0 ? `${p.cores} ${p.platform === 'spinnaker2' ? 'worker PEs' : 'cluster cores'}` : '1 core'}, ${mhz}${peak})`,
+    `Profile of ${printable(p.model || 'the model', 80)} on ${p.platform} (${p.cores > 0 ? `${p.cores} ${p.platform === 'spinnaker2' ? 'worker PEs' : 'cluster cores'}` : '1 core'}, ${mhz})`,
+    ...(peak ? [peak.slice(2)] : []),
     `cycles from the ${p.cyclesFrom}`,
+    'bytes and MACs: k = 10^3, M = 10^6',
     line(head),
     rule,
     ...rows.slice(0, p.layers.length).map(line),

@@ -22,7 +22,8 @@ test('gen run prints the table and writes profile.json', () => {
   assert.is(r.code, 0, r.stderr);
   assert.is(r.stderr, '', 'nothing on stderr when it is not a terminal');
   // DMA columns appear when the firmware moves tiles (Siracusa's tiled layers).
-  assert.match(r.stdout, /^id\s+layer\s+kernel\s+engine\s+MACs\s+L2 read\s+L2 write(\s+DMA in\s+DMA out)?\s+cycles\s+us\s+share\s+util$/m);
+  assert.match(r.stdout, /^id\s+layer\s+kernel\s+MACs\s+L2 rd\s+L2 wr(\s+DMA in\s+DMA out)?\s+cycles\s+us\s+share\s+util$/m);
+  for (const l of r.stdout.split('\n')) assert.ok(l.length <= 100, `fits a 100-column terminal: ${l.length} '${l}'`);
   assert.match(r.stdout, /^\s+\(setup\)/m);
   assert.match(r.stdout, /^\s+\(teardown\)/m);
   assert.match(r.stdout, /^Errors: 0 out of 10$/m);

@@ -106,7 +106,7 @@ test('one job through the HAL: outputs, its event, the profile row and the NPU t
   assert.equal([p.total.npuJobs, p.total.npuCycles], [1, documentedCycles(spec)]);
   assert.equal(r.profile, p, 'the run carries the same profile');
   const table = formatProfile(p);
-  assert.match(table, /NPU jobs\s+NPU cycles/);
+  assert.match(table, /NPU jobs\s+NPU cyc/);
   const trace = buildTrace(m, r);
   // Named threads: the master, 8 cores and the NPU (no DMA lanes: the firmware moves no data by DMA).
   const slices = checkTraceStructure(JSON.stringify(trace), { agents: 1 + 8 + 1, layers: ['conv'], totalUs: r.cycles });
