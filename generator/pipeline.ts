@@ -16,16 +16,15 @@ import { alignUp } from './midend/lifetimes.js';
 import { l3CopyKernel } from './kernels/l3copy.js';
 import { memoryOf } from './platforms/types.js';
 import { planNms } from './midend/nms.js';
-import { siracusaWith, type EngineOptions } from './platforms/siracusa/engines.js';
 import { loadOnnxFile } from './onnx/load.js';
 import { readNpz } from './onnx/npy.js';
-import { platformByName } from './platforms/index.js';
+import { platformByName, PLATFORMS } from './platforms/index.js';
+import { configurePlatform } from './platforms/options.js';
 import type { Platform } from './platforms/types.js';
 
-export interface FirmwareOptions {
+export interface CompileOptions {
   model: string;
   platform: string;
-  out: string;
   /**
    * Sample inputs (.npz) whose value ranges give the graph inputs their device types. The integer dialect
    * declares inputs FLOAT; without samples firmgen looks for inputs.npz beside the model, then assumes int8.
@@ -48,12 +47,16 @@ export interface FirmwareOptions {
   denseFilters?: boolean;
   /** Keep every kernel on the home memory (no tiles, no DMA), as before tiling existed. */
   untiled?: boolean;
-  /** SpiNNaker2: processing elements of the chip to use, scheduler included (default: all 152). */
-  pes?: number;
-  /** Siracusa: engines that run layers (default 'cluster'), where N-EUREKA weights live, cluster cores. */
-  engines?: EngineOptions['engines'];
-  weightsIn?: EngineOptions['weightsIn'];
-  cores?: number;
+  /**
+   * The platform's own options by key, as it declares them (Platform.options; e.g. engines, weightsIn, cores, pes):
+   * from the command line as text, from code as text or numbers. The platform parses and checks them.
+   */
+  [platformOption: string]: unknown;
+}
+
+export interface FirmwareOptions extends CompileOptions {
+  /** The output folder (backend/output-folder.ts says which folders may be written). */
+  out: string;
 }
 
 export interface Compiled {
@@ -69,20 +72,13 @@ export interface Compiled {
 }
 
 /** load -> infer -> lower -> select -> plan (DESIGN.md pipeline), without writing anything. */
-export function compileModel(opts: Omit<FirmwareOptions, 'out'>): Compiled {
+export function compileModel(opts: CompileOptions): Compiled {
   const stage = opts.onStage ?? (() => undefined);
   const named = platformByName(opts.platform);
-  if (opts.pes !== undefined && !named.backend) throw new GenError('input', `--pes applies to spinnaker2, not to ${named.name}`);
-  let platform = opts.pes === undefined || !named.backend ? named : named.backend.withCores(named, opts.pes);
-  if (opts.engines !== undefined || opts.weightsIn !== undefined || opts.cores !== undefined) {
-    if (named.name !== 'siracusa') throw new GenError('input', `--engines, --weights-in and --cores apply to siracusa, not to ${named.name}`);
-    const engines = opts.engines ?? 'cluster';
-    if (engines !== 'cluster' && opts.untiled) throw new GenError('input', '--untiled cannot run N-EUREKA layers: the engine reads L1 only');
-    platform = siracusaWith(platform, { engines, weightsIn: opts.weightsIn ?? 'nms', cores: opts.cores });
-  }
+  const platform = configurePlatform(named, opts, { untiled: opts.untiled === true }, Object.values(PLATFORMS));
   if (opts.l3 !== undefined) {
     const far = named.far ? memoryOf(named, named.far.memory) : undefined;
-    if (!far) throw new GenError('input', `--l3 applies to a platform with an L3 (siracusa), not to ${named.name}`);
+    if (!far) throw new GenError('input', `--l3 applies to a platform with a far memory (L3), not to ${named.name}`);
     if (!Number.isInteger(opts.l3) || opts.l3 < 0 || opts.l3 > far.size) throw new GenError('input', `--l3 ${opts.l3}: ${far.name} has 0..${far.size} bytes`);
   }
   stage('load');
@@ -125,7 +121,7 @@ export function compileModel(opts: Omit<FirmwareOptions, 'out'>): Compiled {
 }
 
 /** select -> tile -> place, on a graph that may carry L3 copy layers (`far`: the tensors at home in L3). */
-function placeGraph(g: Graph, platform: Platform, opts: Omit<FirmwareOptions, 'out'>, stage: (s: string) => void, far?: Set<string>) {
+function placeGraph(g: Graph, platform: Platform, opts: CompileOptions, stage: (s: string) => void, far?: Set<string>) {
   const withCopies = far ? { ...platform, kernels: [l3CopyKernel, ...platform.kernels] } : platform;
   const layers = selectKernels(g, withCopies);
   stage('plan');

@@ -6,7 +6,6 @@ import { safeFileName } from '../backend/sanitize.js';
 import type { MemoryPlan } from '../midend/plan.js';
 import { generateFirmware } from '../pipeline.js';
 import { PLATFORMS } from '../platforms/index.js';
-import { ENGINE_CHOICES, type EngineOptions } from '../platforms/siracusa/engines.js';
 import { spinner } from './progress.js';
 import { addQuantizeOptions, quantizeForFirmware, type QuantizeFlags } from './quantize.js';
 
@@ -20,28 +19,20 @@ interface FirmwareFlags {
   singleBuffer?: boolean;
   doubleBuffer?: boolean;
   untiled?: boolean;
-  pes?: number;
-  engines?: EngineOptions['engines'];
-  weightsIn?: EngineOptions['weightsIn'];
-  cores?: number;
+  /** The platforms' own options (text, parsed by the platform), by their keys. */
+  [platformOption: string]: unknown;
 }
 
-function choice<T extends string>(flag: string, allowed: readonly T[]): (v: string) => T {
-  return (v) => {
-    if (!(allowed as readonly string[]).includes(v)) throw new InvalidArgumentError(`${flag} takes ${allowed.join(', ')}, not '${v}'`);
-    return v as T;
-  };
+/** The values of the platforms' own options among the parsed flags (by the keys the platforms declare). */
+function platformValues(flags: Record<string, unknown>): Record<string, unknown> {
+  const keys = new Set(Object.values(PLATFORMS).flatMap((p) => (p.options ?? []).map((o) => o.key)));
+  return Object.fromEntries(Object.entries(flags).filter(([k, v]) => keys.has(k) && v !== undefined));
 }
 
 /** out/<model file stem>-<platform>, so that generating another model never replaces an earlier output. */
 export function defaultOutFolder(model: string, platform: string): string {
   const stem = basename(model).replace(/\.onnx$/i, '');
   return join('out', `${safeFileName(stem)}-${safeFileName(platform)}`);
-}
-
-function count(v: string): number {
-  if (!/^\d+$/.test(v)) throw new InvalidArgumentError(`'${v}' is not a count`);
-  return Number(v);
 }
 
 /** "64000", "64k", "64KiB", "2MiB": a byte count, or a clear error. */
@@ -74,16 +65,21 @@ export function firmwareCommand(program: Command): void {
     .requiredOption('-p, --platform <name>', `target platform: ${Object.keys(PLATFORMS).join(', ')}`)
     .option('-o, --out <dir>', 'output folder: new, empty, or an earlier firmgen output, replaced atomically (default: out/<model>-<platform>)')
     .option('--inputs <npz>', 'sample inputs whose value ranges set the input types (default: inputs.npz beside the model)')
-    .option('--l1 <bytes>', 'L1 bytes for tile buffers (siracusa; default: 244 KiB, what the SDK leaves of 256 KiB; suffix k or KiB allowed)', parseBytes)
-    .option('--l2 <bytes>', 'L2 bytes for whole tensors and constants (siracusa; default: the 1984 KiB shared L2)', parseBytes)
-    .option('--l3 <bytes>', 'siracusa: L3 (HyperRAM) bytes for the tensors L2 cannot hold, staged through L2 (default: all 16 MiB; 0: none)', parseBytes)
+    .option('--l1 <bytes>', 'bytes of the tile memory (L1) for tile buffers, on platforms that tile (default: what the board SDK leaves; suffix k or KiB allowed)', parseBytes)
+    .option('--l2 <bytes>', 'bytes of the home memory for whole tensors and constants (default: the platform\'s arena)', parseBytes)
+    .option('--l3 <bytes>', 'on platforms with a far memory (L3): bytes for the tensors the home memory cannot hold, staged through it (default: all of it; 0: none)', parseBytes)
     .option('--single-buffer', 'wait for every DMA transfer before computing (default: double buffering)')
     .option('--double-buffer', 'prefetch tile i+1 and write back tile i-1 while tile i computes (the default)')
-    .option('--untiled', 'no tiles and no DMA: kernels work on L2 directly (the first version; for comparison)')
-    .option('--pes <n>', 'spinnaker2: processing elements of the chip to use, the scheduler included (2..152; default 152)', (v: string) => Number(v))
-    .option('--engines <list>', 'siracusa: cluster (default), cluster+npu (N-EUREKA where estimated faster) or npu (N-EUREKA wherever it can run)', choice('--engines', ENGINE_CHOICES))
-    .option('--weights-in <memory>', 'siracusa with the NPU: nms (neural memory, read in place; default) or l2 (moved to L1 with the tiles)', choice('--weights-in', ['nms', 'l2'] as const))
-    .option('--cores <n>', 'siracusa: cluster cores to use (1..8; default 8)', count);
+    .option('--untiled', 'no tiles and no DMA: kernels work on the home memory directly (for comparison)');
+  // Each platform's own options, from its declaration (generator/platforms/options.ts): one flag, the platforms that take it.
+  const declared = new Map<string, { help: string; takers: string[] }>();
+  for (const p of Object.values(PLATFORMS)) {
+    for (const opt of p.options ?? []) {
+      const d = declared.get(opt.flag) ?? declared.set(opt.flag, { help: opt.help, takers: [] }).get(opt.flag)!;
+      d.takers.push(p.name);
+    }
+  }
+  for (const [flag, d] of declared) c.option(flag, `${d.takers.join(', ')}: ${d.help}`);
   addQuantizeOptions(c, false)
     .addHelpText('after', '\nExamples:\n  gen firmware --platform siracusa model.onnx -o out/\n  gen firmware --platform siracusa float.onnx --calibration calibration.npz -o out/')
     .action((given: string, o: Partial<QuantizeFlags> & FirmwareFlags) => {
@@ -97,18 +93,21 @@ export function firmwareCommand(program: Command): void {
       const progress = spinner();
       let r;
       try {
+        const { platform, inputs, l1, l2, l3, untiled, singleBuffer, out, ...rest } = o;
         r = generateFirmware({
-          model, platform: o.platform, out: o.out, sampleInputs: o.inputs, onStage: progress.stage,
-          l1: o.l1, l2: o.l2, l3: o.l3, buffering: o.singleBuffer ? 'single' : 'double', untiled: o.untiled, pes: o.pes,
-          engines: o.engines, weightsIn: o.weightsIn, cores: o.cores,
+          ...platformValues(rest), model, platform, out: out!, sampleInputs: inputs, onStage: progress.stage,
+          l1, l2, l3, buffering: singleBuffer ? 'single' : 'double', untiled,
         });
       } finally {
         progress.done();
         quantized?.keep(r !== undefined);
       }
       const kernels = r.layers.filter((l) => l.kernel !== 'alias').length;
-      const npu = r.layers.filter((l) => l.kernel !== 'alias' && l.kernel.engine === 'npu').length;
-      if (o.engines && o.engines !== 'cluster') console.log(`engines: ${npu} of ${kernels} kernels on N-EUREKA (why, per layer: firmware.json "engineNote")`);
+      const engines = new Map<string, number>();
+      for (const l of r.layers) if (l.kernel !== 'alias') engines.set(l.kernel.engine, (engines.get(l.kernel.engine) ?? 0) + 1);
+      if (engines.size > 1 || r.lowered.nodes.some((n) => n.engineNote !== undefined)) {
+        console.log(`engines: ${[...engines].map(([e, n]) => `${n} of ${kernels} kernels on ${e}`).join(', ')} (why, per layer: firmware.json "engineNote")`);
+      }
       for (const n of r.notes) console.log(`note: ${printable(n, 400)}`);
       if (r.tiling) {
         console.log(`tiling: ${r.tiling.layers.size} layers tiled into L1 (${o.singleBuffer ? 'single' : 'double'} buffering), L1 peak ${r.tiling.l1Peak} of ${r.tiling.l1Budget} bytes, planned in ${r.tiling.ms.toFixed(0)} ms`);

@@ -3,6 +3,7 @@ import type { KernelDef } from '../kernels/types.js';
 import type { Layer } from '../frontend/select.js';
 import type { MemoryPlan } from '../midend/plan.js';
 import type { Emitted } from '../backend/emit.js';
+import type { ConfigureContext, PlatformOption } from './options.js';
 
 /** A memory of the chip. Figures carry their source in the platform file. */
 export interface MemoryLevel {
@@ -94,6 +95,10 @@ export interface Platform {
    * driven by a DRAM image, so it plans its memory and writes its output its own way.
    */
   backend?: PlatformBackend;
+  /** The command-line options this platform accepts beyond the common ones (generator/platforms/options.ts). */
+  options?: PlatformOption[];
+  /** The platform as its options configure it (only its own options are given, already present). */
+  configure?(self: Platform, given: Record<string, unknown>, context: ConfigureContext): Platform;
 }
 
 export interface PlatformBackend {
@@ -101,8 +106,6 @@ export interface PlatformBackend {
   plan(g: Graph, layers: Layer[], platform: Platform, opts: { arenaSize?: number }): MemoryPlan;
   /** Sources, images and manifest (the pipeline's emit step). */
   emit(input: { graph: Graph; layers: Layer[]; plan: MemoryPlan; platform: Platform }): Emitted;
-  /** The same chip with `cores` processing elements (gen firmware --pes). */
-  withCores(platform: Platform, cores: number): Platform;
 }
 
 /**

@@ -7,6 +7,7 @@ import { sinkTransposes } from '../../frontend/passes/sink-transposes.js';
 import { GenError } from '../../errors.js';
 import { neurekaKernel } from '../../kernels/neureka.js';
 import { CORE_KERNELS } from '../kernel-table.js';
+import { oneOf, wholeNumber, type ConfigureContext, type PlatformOption } from '../options.js';
 import type { Platform } from '../types.js';
 
 /** What runs the layers of a Siracusa firmware (gen firmware --engines, --weights-in, --cores). */
@@ -20,6 +21,23 @@ export interface EngineOptions {
 }
 
 export const ENGINE_CHOICES = ['cluster', 'cluster+npu', 'npu'] as const;
+
+/** gen firmware --engines, --weights-in, --cores: Siracusa's options (generator/platforms/options.ts). */
+export const SIRACUSA_OPTIONS: PlatformOption[] = [
+  { flag: '--engines <list>', key: 'engines', help: 'cluster (default), cluster+npu (N-EUREKA where estimated faster) or npu (N-EUREKA wherever it can run)' },
+  { flag: '--weights-in <memory>', key: 'weightsIn', help: 'with the NPU: nms (neural memory, read in place; default) or l2 (moved to L1 with the tiles)' },
+  { flag: '--cores <n>', key: 'cores', help: 'cluster cores to use (1..8; default 8)' },
+];
+
+/** Siracusa as its options configure it: unchanged when none is given. */
+export function configureSiracusa(self: Platform, given: Record<string, unknown>, context: ConfigureContext): Platform {
+  if (given.engines === undefined && given.weightsIn === undefined && given.cores === undefined) return self;
+  const engines = given.engines === undefined ? 'cluster' : oneOf('--engines', given.engines, ENGINE_CHOICES);
+  const weightsIn = given.weightsIn === undefined ? 'nms' : oneOf('--weights-in', given.weightsIn, ['nms', 'l2'] as const);
+  const cores = given.cores === undefined ? undefined : wholeNumber('--cores', given.cores, 1, self.cores, `${self.name} has 1..${self.cores} cluster cores`);
+  if (engines !== 'cluster' && context.untiled) throw new GenError('input', '--untiled cannot run N-EUREKA layers: the engine reads L1 only');
+  return siracusaWith(self, { engines, weightsIn, cores });
+}
 
 /** The Siracusa platform configured for a set of engines: the lowering and the kernels change, the chip does not. */
 export function siracusaWith(base: Platform, o: EngineOptions): Platform {

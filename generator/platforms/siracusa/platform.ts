@@ -1,6 +1,7 @@
 import { CORE_KERNELS } from '../kernel-table.js';
 import { CORE_PASSES } from '../passes.js';
 import type { Platform } from '../types.js';
+import { configureSiracusa, SIRACUSA_OPTIONS } from './engines.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -30,6 +31,8 @@ export const siracusa: Platform = {
   home: { memory: 'L2', offset: 64 * KiB, size: 1984 * KiB },
   passes: CORE_PASSES,
   kernels: CORE_KERNELS,
+  options: SIRACUSA_OPTIONS,
+  configure: configureSiracusa,
   // The emulator's Siracusa cost table (docs/timing.md; test/platforms/emulator-agrees.test.ts keeps them equal).
   costs: {
     MAC_CONV: 14 / 32, MAC_DW: 0.75, MAC_GEMM: 0.625, ELEMENT: 4, REQUANT: 7, COPY_BYTE: 0.5,

@@ -191,9 +191,4 @@ function copyDir(src: string, dest: string, files: Map<string, string | Uint8Arr
 }
 
 /** The chip with `pes` PEs (2..152): its memories and the workers the cost model may use. */
-function withCores(platform: Platform, pes: number): Platform {
-  if (!Number.isInteger(pes) || pes < 2 || pes > S2.pes) throw new GenError('input', `--pes ${pes}: SpiNNaker2 has 2 to ${S2.pes} PEs (one scheduler, the rest workers)`);
-  return { ...platform, cores: pes, memories: spinnaker2Memories(pes) };
-}
-
-export const spinnaker2Backend: PlatformBackend = { plan, emit, withCores };
+export const spinnaker2Backend: PlatformBackend = { plan, emit };

@@ -2,6 +2,7 @@ import { foldBiasAdd } from '../../frontend/passes/fold-bias-add.js';
 import { foldTrueIntegerDivPass } from '../../frontend/passes/fold-true-integer-div.js';
 import { fuseElementwise } from '../../frontend/passes/fuse-elementwise.js';
 import { fuseRequant } from '../../frontend/passes/fuse-requant.js';
+import { wholeNumber } from '../options.js';
 import type { Platform } from '../types.js';
 import { spinnaker2Backend } from './backend.js';
 import { fuseRequantGemm } from './fuse-requant-gemm.js';
@@ -41,6 +42,12 @@ export const spinnaker2: Platform = {
     SOFTMAX_ELEM: 26, NORM_ELEM: 21, DIV: 12, CALL: 31, fork: 0, barrier: 0, join: 0,
   },
   backend: spinnaker2Backend,
+  options: [{ flag: '--pes <n>', key: 'pes', help: `processing elements of the chip to use, the scheduler included (2..${S2.pes}; default ${S2.pes})` }],
+  configure(self, given) {
+    if (given.pes === undefined) return self;
+    const pes = wholeNumber('--pes', given.pes, 2, S2.pes, `SpiNNaker2 has 2 to ${S2.pes} PEs (one scheduler, the rest workers)`);
+    return { ...self, cores: pes, memories: spinnaker2Memories(pes) };
+  },
   // The ARM build (make arm; docs/c-builds.md): an image per role in the first SRAM.reserved bytes of a PE's SRAM,
   // checked at generation by pe-image.ts. runtimeBytes: the board HAL, startup and vectors, newlib-nano's memcpy and
   // memset and libgcc's 64-bit division measure 1.9 KiB with arm-none-eabi-gcc 12 -O2. stackBytes: gcc -fstack-usage
