@@ -5,6 +5,7 @@ import { planTiling, type TilingPlan } from './midend/tiling/plan-tiles.js';
 import { tableBytes } from './midend/tiling/table.js';
 import type { Manifest } from './backend/manifest.js';
 import { writeDirectoryAtomically } from './backend/write.js';
+import type { Emitted } from './backend/emit.js';
 import { GenError } from './errors.js';
 import { selectKernels, type Layer } from './frontend/select.js';
 import type { IntRange } from './ir/dtype.js';
@@ -143,15 +144,15 @@ function blobBytes(tiling: TilingPlan | undefined): number {
   return [...(tiling?.layers.values() ?? [])].reduce((sum, tl) => sum + alignUp(tableBytes(tl), 4), 0);
 }
 
-export function generateFirmware(opts: FirmwareOptions): Compiled & { manifest: Manifest } {
+export function generateFirmware(opts: FirmwareOptions): Compiled & Omit<Emitted, 'files'> {
   const compiled = compileModel(opts);
   opts.onStage?.('emit');
   const input = { graph: compiled.lowered, layers: compiled.layers, plan: compiled.plan, platform: compiled.platform };
-  const { files, manifest } = withFile(opts.model, () =>
+  const { files, manifest, closures } = withFile(opts.model, () =>
     compiled.platform.backend ? compiled.platform.backend.emit(input) : emitFirmware({ ...input, tiling: compiled.tiling, nms: compiled.nms }),
   );
   writeDirectoryAtomically(opts.out, files, { model: opts.model });
-  return { ...compiled, manifest };
+  return { ...compiled, manifest, closures };
 }
 
 function withFile<T>(file: string, f: () => T): T {

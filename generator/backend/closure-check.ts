@@ -1,8 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { Project, SourceFile } from 'ts-morph';
 import { GenError } from '../errors.js';
+import { readClosure } from './closure-scan.js';
 import { RUNTIME } from './paths.js';
 
 /*
@@ -10,9 +9,11 @@ import { RUNTIME } from './paths.js';
  * variable of the surrounding network (a buffer, a loop counter of the caller) would either fail to compile or,
  * worse, silently read a global. Every identifier a closure body uses must be its own local, a field of its
  * argument struct (`a.<field>`, declared by the generator), an AssemblyScript builtin or an export of the HAL.
+ * The reading is closure-scan.ts's token-level one (milliseconds); test/helpers/closure-lint.ts reads the same closures with
+ * ts-morph, and a test keeps the two verdicts equal.
  */
 
-const AS_BUILTINS = new Set([
+export const AS_BUILTINS = new Set([
   'load', 'store', 'changetype', 'unchecked', 'min', 'max', 'abs', 'sqrt', 'floor', 'select', 'memory', 'v128',
   'i8', 'u8', 'i16', 'u16', 'i32', 'u32', 'i64', 'u64', 'isize', 'usize', 'bool', 'f32', 'f64', 'void',
   'StaticArray', 'Math', 'NaN', 'Infinity', 'true', 'false', 'null', 'abort', 'unreachable',
@@ -23,7 +24,7 @@ const AS_BUILTINS = new Set([
 let halExports: Set<string> | undefined;
 
 /** Names the HAL (runtime/as) exports: what generated code may call from inside a closure. */
-function halNames(): Set<string> {
+export function halNames(): Set<string> {
   if (halExports) return halExports;
   halExports = new Set();
   const dir = join(RUNTIME, 'as');
@@ -42,52 +43,26 @@ export interface ClosureSource {
   source: string;
 }
 
-let project: Project | undefined;
-/** ts-morph loads the TypeScript compiler (~1 s): only when firmware is generated, never for `gen run`. */
-let morph: typeof import('ts-morph') | undefined;
-
 export function checkClosures(closures: ClosureSource[]): void {
-  morph ??= createRequire(import.meta.url)('ts-morph') as typeof import('ts-morph');
-  project ??= new morph.Project({ useInMemoryFileSystem: true, compilerOptions: { noLib: true } });
   for (const c of closures) {
-    const file = project.createSourceFile(`/${c.fn}.ts`, c.source, { overwrite: true });
-    try {
-      checkOne(file, c);
-    } finally {
-      project.removeSourceFile(file);
-    }
+    const why = closureFault(c);
+    if (why) throw new GenError('closure', `closure ${c.fn}: ${why}`);
   }
 }
 
-function fail(c: ClosureSource, why: string): never {
-  throw new GenError('closure', `closure ${c.fn}: ${why}`);
-}
-
-function checkOne(file: SourceFile, c: ClosureSource): void {
-  const { Node, SyntaxKind } = morph!;
-  const struct = file.getClass(`${c.fn}_args`) ?? fail(c, 'has no argument struct');
-  const declared = struct.getProperties().map((p) => p.getName());
-  if (declared.join(',') !== c.fields.join(',')) {
-    fail(c, `argument struct holds [${declared.join(', ')}] but the generator declared [${c.fields.join(', ')}]`);
+/** Why a closure is not closed (null when it is): the check's verdict, shared with the ts-morph lint's wording. */
+export function closureFault(c: ClosureSource): string | null {
+  const s = readClosure(c.source, c.fn);
+  if (!s.fields) return 'has no argument struct';
+  if (s.fields.join(',') !== c.fields.join(',')) {
+    return `argument struct holds [${s.fields.join(', ')}] but the generator declared [${c.fields.join(', ')}]`;
   }
-  const fn = file.getFunction(c.fn) ?? fail(c, 'function missing');
-  const locals = new Set<string>(fn.getParameters().map((p) => p.getName()));
-  fn.forEachDescendant((n) => {
-    if (Node.isVariableDeclaration(n)) locals.add(n.getName());
-  });
+  if (!s.hasFunction) return 'function missing';
+  if (s.unsupported.length > 0) return `uses ${s.unsupported[0]}, which the check does not follow`;
+  const field = s.structReads.find((f) => !c.fields.includes(f));
+  if (field !== undefined) return `uses a.${field}, which its argument struct does not declare`;
   const allowed = halNames();
-  fn.getBody()?.forEachDescendant((n) => {
-    if (!Node.isIdentifier(n)) return;
-    const parent = n.getParent();
-    if (Node.isPropertyAccessExpression(parent) && parent.getNameNode() === n) {
-      // a.<field>: the struct is the only object a closure reads fields of.
-      const target = parent.getExpression().getText();
-      if (target === 'a' && !c.fields.includes(n.getText())) fail(c, `uses a.${n.getText()}, which its argument struct does not declare`);
-      return;
-    }
-    const name = n.getText();
-    if (locals.has(name) || AS_BUILTINS.has(name) || allowed.has(name) || name === `${c.fn}_args`) return;
-    if (parent && parent.getKind() === SyntaxKind.TypeReference) return;
-    fail(c, `captures '${name}', which is neither a local, a field of its argument struct, nor a HAL function`);
-  });
+  const captured = s.names.find((n) => !s.locals.has(n) && !AS_BUILTINS.has(n) && !allowed.has(n) && n !== `${c.fn}_args`);
+  if (captured !== undefined) return `captures '${captured}', which is neither a local, a field of its argument struct, nor a HAL function`;
+  return null;
 }

@@ -8,7 +8,7 @@ import type { KernelView } from '../kernels/types.js';
 import type { MemoryPlan } from '../midend/plan.js';
 import type { Platform } from '../platforms/types.js';
 import { memoryOf } from '../platforms/types.js';
-import { checkClosures } from './closure-check.js';
+import { checkClosures, type ClosureSource } from './closure-check.js';
 import { renderKernel } from './kernel-closure.js';
 import { renderTiledLayer } from './tiled.js';
 import type { TilingPlan } from '../midend/tiling/plan-tiles.js';
@@ -44,6 +44,8 @@ export function tableName(layerId: number): string {
 export interface Emitted {
   files: Map<string, string | Uint8Array>;
   manifest: Manifest;
+  /** The kernel closures, as checked (closure-check.ts); firmware without per-layer closures has none. */
+  closures?: ClosureSource[];
 }
 
 /** Renders C and AS sources, the constant image and the manifest of one model (DESIGN.md, emit). */
@@ -153,7 +155,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, nms = new 
   for (const [name, text] of planPictures(manifest, plan, platform)) files.set(name, text);
   copyTree(join(RUNTIME, 'as'), 'as/hal', files);
   addCProject(files, platform, budget, header);
-  return { files, manifest };
+  return { files, manifest, closures };
 }
 
 /** The encoded tile tables, by blob name, once the plan has given every tensor its offset. */

@@ -1,6 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkClosures } from '../../generator/backend/closure-check.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkClosures, closureFault, type ClosureSource } from '../../generator/backend/closure-check.js';
+import { lintClosure } from '../helpers/closure-lint.js';
+import { generateFirmware } from '../../generator/pipeline.js';
+import { integerFolders } from '../helpers/deeploy.js';
 import { renderClosure } from '../../generator/backend/closure.js';
 import { GenError } from '../../generator/errors.js';
 
@@ -47,6 +53,66 @@ test('a struct that differs from the declared free variables fails', () => {
   const src = closure('  store<i8>(a.y, 0);', ['x', 'y']);
   const e = failure(() => checkClosures([{ fn: 'L_0_Test', fields: ['x', 'w', 'y'], source: src }]));
   assert.match(e.message, /argument struct holds \[x, y\] but the generator declared \[x, w, y\]/);
+});
+
+test('labels, ternaries, typed locals and casts read as the syntax tree reads them', () => {
+  const body = [
+    '  const n: i32 = <i32>share_begin(8);',
+    '  outer: for (let i = 0; i < n; i++) {',
+    '    for (let j = 0; j < 2; j++) { if (j == i) continue outer; }',
+    '    const v = i > 2 ? load<i8>(a.x + <usize>i) : <i8>0;',
+    '    store<i8>(a.y + <usize>i, v);',
+    '  }',
+  ].join('\n');
+  const c = { fn: 'L_0_Test', fields: ['x', 'y'], source: closure(body) };
+  assert.is(closureFault(c), null);
+  assert.is(lintClosure(c), null);
+  const arrow = { fn: 'L_0_Test', fields: ['x', 'y'], source: closure('  const f = (q: i32): i32 => q;\n  store<i8>(a.y, <i8>f(1));') };
+  assert.match(closureFault(arrow)!, /arrow function/, 'what the token reader does not follow is refused');
+});
+
+/** Every closure the test models produce: the fast check and the ts-morph lint agree, on it and on its mutants. */
+test('the token-level check and the ts-morph lint agree on every generated closure and its mutants', () => {
+  const work = mkdtempSync(join(tmpdir(), 'firmgen-closures-'));
+  const closures: ClosureSource[] = [];
+  try {
+    let i = 0;
+    for (const f of integerFolders()) {
+      for (const o of [{ platform: 'siracusa' }, { platform: 'generic' }, { platform: 'siracusa', untiled: true }]) {
+        try {
+          closures.push(...(generateFirmware({ model: f.model, out: join(work, String(i++)), ...o }).closures ?? []));
+        } catch (e) {
+          if (!(e instanceof GenError) || e.kind === 'closure') throw e;
+        }
+      }
+    }
+    for (const m of ['CNN_Linear2', 'miniMobileNetv2']) {
+      const model = integerFolders().find((f) => f.name === `Models/${m}`)!.model;
+      closures.push(...(generateFirmware({ model, platform: 'siracusa', engines: 'cluster+npu', out: join(work, String(i++)) }).closures ?? []));
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  assert.ok(closures.length > 200, `${closures.length} closures`);
+  let mutants = 0;
+  for (const c of closures) {
+    assert.is(closureFault(c), null, c.fn);
+    assert.is(lintClosure(c), null, c.fn);
+    const end = c.source.lastIndexOf('}');
+    const variants: ClosureSource[] = [
+      { ...c, source: `${c.source.slice(0, end)}  store<i32>(fg_capture_probe, 0);\n${c.source.slice(end)}` },
+      { ...c, fields: c.fields.slice(1) },
+    ];
+    const read = /\ba\.([A-Za-z_]\w*)/.exec(c.source.slice(c.source.indexOf(`function ${c.fn}(`)));
+    if (read) variants.push({ ...c, source: c.source.replace(`a.${read[1]}`, 'a.no_such_field') });
+    for (const v of variants) {
+      const fast = closureFault(v);
+      assert.ok(fast !== null, `${c.fn}: a mutant passed`);
+      assert.is(fast, lintClosure(v), `${c.fn}: the two readings give the same verdict`);
+      mutants++;
+    }
+  }
+  assert.ok(mutants >= 2 * closures.length);
 });
 
 test.run();
