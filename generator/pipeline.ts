@@ -16,7 +16,6 @@ import { chooseSpills, stageThroughL2 } from './midend/l3.js';
 import { alignUp } from './midend/lifetimes.js';
 import { l3CopyKernel } from './kernels/l3copy.js';
 import { memoryOf } from './platforms/types.js';
-import { planNms } from './midend/nms.js';
 import { loadOnnxFile } from './onnx/load.js';
 import { readNpz } from './onnx/npy.js';
 import { platformByName, PLATFORMS } from './platforms/index.js';
@@ -130,7 +129,7 @@ function placeGraph(g: Graph, platform: Platform, opts: CompileOptions, stage: (
     l1: opts.l1, double: (opts.buffering ?? 'double') === 'double', padFilters: !opts.denseFilters,
   });
   const blobs = [...(tiling?.layers ?? [])].map(([id, tl]) => ({ name: tableName(id), bytes: tableBytes(tl) }));
-  const nms = planNms(g, layers, platform);
+  const nms = platform.placeElsewhere?.(g, layers, platform) ?? new Map<string, number>();
   const plan = platform.backend
     ? platform.backend.plan(g, layers, platform, { arenaSize: opts.l2 })
     : planMemory(g, platform, (i) => layers[i].kernel === 'alias', {

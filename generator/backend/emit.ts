@@ -15,7 +15,6 @@ import type { TilingPlan } from '../midend/tiling/plan-tiles.js';
 import { encodeTable } from '../midend/tiling/table.js';
 import { buildManifest, NMS_REGION, type Manifest } from './manifest.js';
 import { nmsImage } from './memory-image.js';
-import { renderNpuLayer } from './npu-layer.js';
 import { cArenaBytes, checkCImage } from './c-image.js';
 import { addCProject, copyTree } from './c-project.js';
 import { planPictures } from './plan-pictures.js';
@@ -62,17 +61,17 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, nms = new 
     const fn = symbols.symbol(`${l.id}_${l.node.op}`, 'L');
     const comment = `layer ${l.id}: ${l.node.op} (${kernel.name}) ${(l.node.fusedFrom ?? [l.node.name]).join(' + ')}`;
     const tl = tiling?.layers.get(l.id);
-    const npu = kernel.engine === 'npu';
+    const accelerator = kernel.renderLayer !== undefined;
     const copy = kernel.engine === 'l3dma';
-    if (npu && !tl) throw new GenError('internal', 'an N-EUREKA layer without tiles (the engine reads L1 only)', site);
-    const r = npu || copy
+    if (accelerator && !tl) throw new GenError('internal', `a ${kernel.name} layer without tiles (its engine reads the tile memory only)`, site);
+    const r = accelerator || copy
       ? { view: kernel.view({ node: l.node, graph, platform }), as: '', c: '' }
       : renderKernel(kernel, l.node, graph, platform, fn, comment, symbolOf);
     let code = { as: r.as, c: r.c };
     if (copy) {
       // No code of its own: the skeleton calls the L3 HAL (copyView).
-    } else if (npu) {
-      code = renderNpuLayer(l.id, fn, tl!, graph, plan, platform, tableName(l.id), nms);
+    } else if (accelerator) {
+      code = kernel.renderLayer!({ id: l.id, fn, tiles: tl!, graph, plan, platform, tableName: tableName(l.id), elsewhere: nms });
     } else if (tl) {
       const t = renderTiledLayer(l.id, fn, tl, graph, plan, platform, tableName(l.id), comment, symbolOf);
       closures.push(...t.closures);

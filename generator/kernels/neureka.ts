@@ -3,8 +3,13 @@ import { attrInts } from '../ir/attrs.js';
 import type { Graph, Node, NpuJob } from '../ir/graph.js';
 import { tensorOf } from '../ir/graph.js';
 import { bytesOf } from '../ir/dtype.js';
+import { renderNpuLayer } from '../backend/npu-layer.js';
+import { npuJobCycles } from '../npu/cost.js';
 import type { NpuJobShape } from '../npu/registers.js';
 import type { KernelDef } from './types.js';
+
+/** Core 0's register writes and trigger per N-EUREKA job: 24 stores, ACQUIRE and TRIGGER, 1 cycle each. */
+const NPU_ISSUE = 26;
 
 /** A NeurekaConv node's job on tensors of the given shapes (a tile or the whole layer): the register values. */
 export function npuShapeOf(node: Node, g: Graph): NpuJobShape {
@@ -55,4 +60,6 @@ export const neurekaKernel: KernelDef = {
       macs,
     };
   },
+  tileCycles: (tile) => NPU_ISSUE + npuJobCycles(npuShapeOf(tile.node, tile.graph)),
+  renderLayer: (l) => renderNpuLayer(l.id, l.fn, l.tiles, l.graph, l.plan, l.platform, l.tableName, l.elsewhere),
 };

@@ -1,6 +1,8 @@
 import type { DType } from '../ir/dtype.js';
 import type { Graph, Node } from '../ir/graph.js';
 import type { Platform } from '../platforms/types.js';
+import type { TiledLayer } from '../midend/tiling/layer-plan.js';
+import type { MemoryPlan } from '../midend/plan.js';
 
 /** A buffer a kernel reads or writes: one field of its closure's argument struct (a free variable). */
 export interface BufferArg {
@@ -38,4 +40,29 @@ export interface KernelDef {
   /** null when this kernel runs the node; otherwise the reason it does not (shown when no kernel fits). */
   accepts(node: Node, g: Graph): string | null;
   view(ctx: KernelContext): KernelView;
+  /**
+   * An accelerator's kernel: one tile's cycles from the engine's own timing model (what the tiler weighs against the
+   * DMA), instead of the cores' cost table.
+   */
+  tileCycles?(tile: { node: Node; graph: Graph }): number;
+  /**
+   * An accelerator's kernel has no closure body: it renders its whole layer (job set-up and tile loop) from the tile
+   * plan. Such a kernel runs in tiles only.
+   */
+  renderLayer?(layer: AcceleratorLayer): { as: string; c: string };
+}
+
+/** What an accelerator kernel's layer renderer gets from the emitter. */
+export interface AcceleratorLayer {
+  id: number;
+  /** The layer's function symbol. */
+  fn: string;
+  tiles: TiledLayer;
+  graph: Graph;
+  plan: MemoryPlan;
+  platform: Platform;
+  /** Symbol of the layer's tile table. */
+  tableName: string;
+  /** Constants the platform placed outside the plan's memories (Platform.placeElsewhere): offset by tensor. */
+  elsewhere: Map<string, number>;
 }

@@ -95,6 +95,11 @@ export interface Platform {
    * driven by a DRAM image, so it plans its memory and writes its output its own way.
    */
   backend?: PlatformBackend;
+  /**
+   * Constants the platform keeps outside the memories the planner places (Siracusa's N-EUREKA weights in the neural
+   * memory, midend/nms.ts): offset by tensor; the plan leaves them out.
+   */
+  placeElsewhere?(g: Graph, layers: Layer[], platform: Platform): Map<string, number>;
   /** The command-line options this platform accepts beyond the common ones (generator/platforms/options.ts). */
   options?: PlatformOption[];
   /** The platform as its options configure it (only its own options are given, already present). */

@@ -1,7 +1,5 @@
 import { attrInt, attrInts } from '../../ir/attrs.js';
 import type { Graph, Node } from '../../ir/graph.js';
-import { npuShapeOf } from '../../kernels/neureka.js';
-import { npuJobCycles } from '../../npu/cost.js';
 import type { KernelDef } from '../../kernels/types.js';
 import { gemmBusiestColumns } from '../../kernels/gemm.js';
 import type { Platform } from '../../platforms/types.js';
@@ -32,12 +30,9 @@ export function busiestShare(kernel: KernelDef, outShape: readonly number[], cor
   return Math.ceil(units / cores) / units;
 }
 
-/** Core 0's register writes and trigger per N-EUREKA job: 24 stores, ACQUIRE and TRIGGER, 1 cycle each. */
-const NPU_ISSUE = 26;
-
 export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: Platform, tile?: { node: Node; graph: Graph }): number {
   const c = p.costs;
-  if (kernel.engine === 'npu' && tile) return NPU_ISSUE + npuJobCycles(npuShapeOf(tile.node, tile.graph));
+  if (kernel.tileCycles && tile) return kernel.tileCycles(tile);
   let perMac = 0;
   let perOut = 0;
   switch (kernel.name) {

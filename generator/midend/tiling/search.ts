@@ -139,7 +139,7 @@ function evaluate(inp: SearchInput, axes: number[], sizes: number[]): Candidate 
   const outElems = boxElements(first);
   const fullElems = shape.reduce((a, b) => a * b, 1);
   const work = { macs: (inp.macs * outElems) / fullElems, outputs: outElems, busiest: busiestShare(inp.kernel, first.size, platform.cores) };
-  const compute = computeCycles(inp.kernel, node, work, platform, inp.kernel.engine === 'npu' ? tileOf(node, graph, zero) : undefined);
+  const compute = computeCycles(inp.kernel, node, work, platform, inp.kernel.tileCycles ? tileOf(node, graph, zero) : undefined);
   let dmaIn = 0;
   let dmaOut = 0;
   for (const o of operands) {

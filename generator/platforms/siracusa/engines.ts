@@ -5,6 +5,7 @@ import { fuseRequant } from '../../frontend/passes/fuse-requant.js';
 import { lowerNpuPass } from '../../frontend/passes/lower-npu.js';
 import { sinkTransposes } from '../../frontend/passes/sink-transposes.js';
 import { GenError } from '../../errors.js';
+import { planNms } from '../../midend/nms.js';
 import { neurekaKernel } from '../../kernels/neureka.js';
 import { CORE_KERNELS } from '../kernel-table.js';
 import { oneOf, wholeNumber, type ConfigureContext, type PlatformOption } from '../options.js';
@@ -52,5 +53,6 @@ export function siracusaWith(base: Platform, o: EngineOptions): Platform {
     ...p,
     passes: [foldTrueIntegerDivPass, foldBiasAdd, fuseRequant, lower, fuseElementwise, sinkTransposes],
     kernels: [neurekaKernel, ...CORE_KERNELS],
+    placeElsewhere: planNms,
   };
 }
