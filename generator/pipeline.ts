@@ -20,7 +20,7 @@ import { loadOnnxFile } from './onnx/load.js';
 import { readNpz } from './onnx/npy.js';
 import { platformByName, PLATFORMS } from './platforms/index.js';
 import { configurePlatform } from './platforms/options.js';
-import type { Platform } from './platforms/types.js';
+import type { Elsewhere, Platform } from './platforms/types.js';
 
 export interface CompileOptions {
   model: string;
@@ -68,7 +68,8 @@ export interface Compiled {
   platform: Platform;
   notes: string[];
   /** N-EUREKA weights in the neural memory: offset by tensor. */
-  nms: Map<string, number>;
+  /** Constants the platform placed outside the plan (Platform.placeElsewhere). */
+  elsewhere?: Elsewhere;
 }
 
 /** load -> infer -> lower -> select -> plan (DESIGN.md pipeline), without writing anything. */
@@ -104,7 +105,7 @@ export function compileModel(opts: CompileOptions): Compiled {
   let slack = 0;
   for (let attempt = 0; ; attempt++) {
     const spilled = withFile(opts.model, () => chooseSpills({
-      graph: lowered, isAliased, budget: first.plan.arenaSize, fixedBytes: blobBytes(first.tiling), elsewhere: new Set(first.nms.keys()),
+      graph: lowered, isAliased, budget: first.plan.arenaSize, fixedBytes: blobBytes(first.tiling), elsewhere: new Set(first.elsewhere?.offsets.keys()),
       align: 4, slack,
     }));
     const staged = stageThroughL2(lowered, spilled);
@@ -129,14 +130,14 @@ function placeGraph(g: Graph, platform: Platform, opts: CompileOptions, stage: (
     l1: opts.l1, double: (opts.buffering ?? 'double') === 'double', padFilters: !opts.denseFilters,
   });
   const blobs = [...(tiling?.layers ?? [])].map(([id, tl]) => ({ name: tableName(id), bytes: tableBytes(tl) }));
-  const nms = platform.placeElsewhere?.(g, layers, platform) ?? new Map<string, number>();
+  const elsewhere = platform.placeElsewhere?.(g, layers, platform);
   const plan = platform.backend
     ? platform.backend.plan(g, layers, platform, { arenaSize: opts.l2 })
     : planMemory(g, platform, (i) => layers[i].kernel === 'alias', {
-      arenaSize: opts.l2, blobs, elsewhere: new Set(nms.keys()), allowOverflow: true,
+      arenaSize: opts.l2, blobs, elsewhere: new Set(elsewhere?.offsets.keys()), allowOverflow: true,
       far: far && { roots: far, size: opts.l3 ?? 0 },
     });
-  return { lowered: g, layers, tiling, nms, plan };
+  return { lowered: g, layers, tiling, elsewhere, plan };
 }
 
 function blobBytes(tiling: TilingPlan | undefined): number {
@@ -148,7 +149,7 @@ export function generateFirmware(opts: FirmwareOptions): Compiled & Omit<Emitted
   opts.onStage?.('emit');
   const input = { graph: compiled.lowered, layers: compiled.layers, plan: compiled.plan, platform: compiled.platform };
   const { files, manifest, closures } = withFile(opts.model, () =>
-    compiled.platform.backend ? compiled.platform.backend.emit(input) : emitFirmware({ ...input, tiling: compiled.tiling, nms: compiled.nms }),
+    compiled.platform.backend ? compiled.platform.backend.emit(input) : emitFirmware({ ...input, tiling: compiled.tiling, elsewhere: compiled.elsewhere }),
   );
   writeDirectoryAtomically(opts.out, files, { model: opts.model });
   return { ...compiled, manifest, closures };

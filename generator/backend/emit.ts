@@ -6,14 +6,14 @@ import { tensorOf } from '../ir/graph.js';
 import type { Layer } from '../frontend/select.js';
 import type { KernelView } from '../kernels/types.js';
 import type { MemoryPlan } from '../midend/plan.js';
-import type { Platform } from '../platforms/types.js';
+import type { Elsewhere, Platform } from '../platforms/types.js';
 import { memoryOf } from '../platforms/types.js';
 import { checkClosures, type ClosureSource } from './closure-check.js';
 import { renderKernel } from './kernel-closure.js';
 import { renderTiledLayer } from './tiled.js';
 import type { TilingPlan } from '../midend/tiling/plan-tiles.js';
 import { encodeTable } from '../midend/tiling/table.js';
-import { buildManifest, NMS_REGION, type Manifest } from './manifest.js';
+import { buildManifest, type Manifest } from './manifest.js';
 import { nmsImage } from './memory-image.js';
 import { cArenaBytes, checkCImage } from './c-image.js';
 import { addCProject, copyTree } from './c-project.js';
@@ -31,8 +31,8 @@ export interface EmitInput {
   plan: MemoryPlan;
   platform: Platform;
   tiling?: TilingPlan;
-  /** N-EUREKA weights in the neural memory: offset inside NMS_SRAM by tensor (midend/nms.ts). */
-  nms?: Map<string, number>;
+  /** Constants the platform placed outside the plan (Platform.placeElsewhere; Siracusa's N-EUREKA weights). */
+  elsewhere?: Elsewhere;
 }
 
 /** Name of a tiled layer's table among the plan's constant blobs. */
@@ -48,7 +48,8 @@ export interface Emitted {
 }
 
 /** Renders C and AS sources, the constant image and the manifest of one model (DESIGN.md, emit). */
-export function emitFirmware({ graph, layers, plan, platform, tiling, nms = new Map() }: EmitInput): Emitted {
+export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere }: EmitInput): Emitted {
+  const nms = elsewhere?.offsets ?? new Map<string, number>();
   const farImage = plan.far ? constantImage(graph, plan, undefined, plan.far.region) : undefined;
   const symbols = new SymbolTable(['network', 'network_run', 'a', 'raw', 'args']);
   const symbolOf = (tensor: string): string => symbols.symbol(plan.placements.get(tensor)?.root ?? tensor, 't_');
@@ -119,7 +120,9 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, nms = new 
   const view = {
     ...header,
     launchFork: platform.launch === 'cluster-fork',
-    usesNpu: layers.some((l) => l.kernel !== 'alias' && l.kernel.engine === 'npu'),
+    // The HAL modules the layers' kernels call beyond the common ones (KernelDef.hal), once each.
+    halC: [...new Set(layers.flatMap((l) => (l.kernel !== 'alias' && l.kernel.hal ? [l.kernel.hal.c] : [])))],
+    halAs: [...new Set(layers.flatMap((l) => (l.kernel !== 'alias' && l.kernel.hal ? [l.kernel.hal.as] : [])))],
     kernels: kernels.map((k) => ({ closureAs: k.code.as, closureC: k.code.c })),
     layers: kernels.map((k) => ({ id: k.id, fn: k.fn, args: k.args, tiled: k.tiled, copy: k.copy, forked: !k.tiled && !k.copy })),
     l1Size: tiling && tiling.layers.size > 0 ? Math.max(8, tiling.l1Peak) : false,
@@ -135,7 +138,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, nms = new 
   };
 
   const image = constantImage(graph, plan, tableImages(tiling, plan, graph));
-  const manifest = buildManifest({ graph, layers, plan, platform, kernels, symbolOf, version: GENERATOR_VERSION, tiling, nms });
+  const manifest = buildManifest({ graph, layers, plan, platform, kernels, symbolOf, version: GENERATOR_VERSION, tiling, elsewhere });
   const files = new Map<string, string | Uint8Array>();
   files.set('as/network.ts', renderFile(templatePath(platform.name, 'as', 'network.ts.mustache'), view));
   const networkC = renderFile(templatePath(platform.name, 'c', 'network.c.mustache'), view);
@@ -144,12 +147,13 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, nms = new 
   files.set('c/network.c', networkC);
   files.set('c/network.h', renderFile(templatePath(platform.name, 'c', 'network.h.mustache'), { ...view, io: ioView(graph, plan, symbolOf) }));
   files.set('c/network_data.c', renderFile(templatePath(platform.name, 'c', 'network_data.c.mustache'), {
-    ...view, imageBytes: cBytes(image.subarray(plan.arenaOffset)), nmsBytes: nms.size ? cBytes(nmsImage(graph, nms)) : false,
+    ...view, imageBytes: cBytes(image.subarray(plan.arenaOffset)),
+    elsewhereData: nms.size ? renderFile(templatePath(platform.name, 'c', 'elsewhere-data.c.mustache'), { bytes: cBytes(nmsImage(graph, nms)) }).replace(/\n$/, '') : false,
     l3Bytes: farImage ? cBytes(farImage) : '',
   }));
   if (plan.far) files.set(`memory/${plan.far.region.toLowerCase()}.bin`, farImage!);
   files.set(`memory/${plan.region.toLowerCase()}.bin`, image);
-  if (nms.size) files.set(`memory/${NMS_REGION.toLowerCase()}.bin`, nmsImage(graph, nms));
+  if (elsewhere && nms.size) files.set(`memory/${elsewhere.region.toLowerCase()}.bin`, nmsImage(graph, nms));
   files.set('firmware.json', `${JSON.stringify(manifest, null, 2)}\n`);
   for (const [name, text] of planPictures(manifest, plan, platform)) files.set(name, text);
   copyTree(join(RUNTIME, 'as'), 'as/hal', files);

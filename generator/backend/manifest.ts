@@ -3,7 +3,7 @@ import { tensorOf } from '../ir/graph.js';
 import type { Layer } from '../frontend/select.js';
 import type { FarPlan, MemoryPlan } from '../midend/plan.js';
 import type { OffsetReport } from '../midend/offsets.js';
-import type { Platform } from '../platforms/types.js';
+import type { Elsewhere, Platform } from '../platforms/types.js';
 import type { TilingPlan } from '../midend/tiling/plan-tiles.js';
 import type { TiledLayer } from '../midend/tiling/layer-plan.js';
 import { memoryOf } from '../platforms/types.js';
@@ -102,9 +102,6 @@ export interface ManifestTiling {
   l1Peak: number;
 }
 
-/** The half of the neural memory that holds N-EUREKA weights the firmware places (the SRAM: writable at load). */
-export const NMS_REGION = 'NMS_SRAM';
-
 export function buildManifest(a: {
   graph: Graph;
   layers: Layer[];
@@ -115,7 +112,8 @@ export function buildManifest(a: {
   version: string;
   tiling?: TilingPlan;
   /** N-EUREKA weights placed in the neural memory's SRAM: offset by tensor. */
-  nms?: Map<string, number>;
+  /** Constants the platform placed outside the plan (Platform.placeElsewhere). */
+  elsewhere?: Elsewhere;
 }): Manifest {
   const { graph, plan, platform } = a;
   const roleOf = (name: string): ManifestTensor['role'] => {
@@ -141,7 +139,7 @@ export function buildManifest(a: {
     images: [
       { region: plan.region, file: `memory/${plan.region.toLowerCase()}.bin`, offset: 0 },
       ...(plan.far && plan.far.constants > 0 ? [{ region: plan.far.region, file: `memory/${plan.far.region.toLowerCase()}.bin`, offset: 0 }] : []),
-      ...(a.nms?.size ? [{ region: NMS_REGION, file: `memory/${NMS_REGION.toLowerCase()}.bin`, offset: 0 }] : []),
+      ...(a.elsewhere?.offsets.size ? [{ region: a.elsewhere.region, file: `memory/${a.elsewhere.region.toLowerCase()}.bin`, offset: 0 }] : []),
     ],
     inputs: [...graph.inputs],
     outputs: [...graph.outputs],
@@ -158,12 +156,12 @@ export function buildManifest(a: {
         address: memoryOf(platform, p.region).chipBase + p.offset,
         bytes: p.bytes,
       };
-    }).concat([...(a.nms ?? [])].map(([name, offset]) => {
+    }).concat([...(a.elsewhere?.offsets ?? [])].map(([name, offset]) => {
       const t = tensorOf(graph, name);
-      const nms = memoryOf(platform, NMS_REGION);
+      const region = a.elsewhere!.region;
       return {
-        name, symbol: a.symbolOf(name), role: 'const' as const, dtype: t.dtype, shape: [...t.shape], region: NMS_REGION,
-        offset, address: nms.chipBase + offset, bytes: t.shape.reduce((x, y) => x * y, 1),
+        name, symbol: a.symbolOf(name), role: 'const' as const, dtype: t.dtype, shape: [...t.shape], region,
+        offset, address: memoryOf(platform, region).chipBase + offset, bytes: t.shape.reduce((x, y) => x * y, 1),
       };
     })),
     layers: a.layers.map((l) => ({

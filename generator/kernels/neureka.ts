@@ -60,6 +60,10 @@ export const neurekaKernel: KernelDef = {
       macs,
     };
   },
+  hal: {
+    c: '#include "firmgen_neureka.h"',
+    as: "import { neureka_acquire, neureka_set, neureka_trigger, neureka_wait } from './hal/neureka';",
+  },
   tileCycles: (tile) => NPU_ISSUE + npuJobCycles(npuShapeOf(tile.node, tile.graph)),
   renderLayer: (l) => renderNpuLayer(l.id, l.fn, l.tiles, l.graph, l.plan, l.platform, l.tableName, l.elsewhere),
 };

@@ -50,6 +50,8 @@ export interface KernelDef {
    * plan. Such a kernel runs in tiles only.
    */
   renderLayer?(layer: AcceleratorLayer): { as: string; c: string };
+  /** A HAL module the kernel's code calls beyond the common ones: the C #include line and the AS import line. */
+  hal?: { c: string; as: string };
 }
 
 /** What an accelerator kernel's layer renderer gets from the emitter. */

@@ -1,9 +1,11 @@
 import { GenError } from '../errors.js';
 import type { Graph } from '../ir/graph.js';
 import type { Layer } from '../frontend/select.js';
-import { NMS_REGION } from '../backend/manifest.js';
-import type { Platform } from '../platforms/types.js';
+import type { Elsewhere, Platform } from '../platforms/types.js';
 import { memoryOf } from '../platforms/types.js';
+
+/** The half of the neural memory that holds N-EUREKA weights the firmware places (the SRAM: writable at load). */
+export const NMS_REGION = 'NMS_SRAM';
 
 /** The engine reads weights in 32-byte words (HARDWARE.md, 256-bit port): every layer's weights start on one. */
 const WORD = 32;
@@ -12,7 +14,11 @@ const WORD = 32;
  * Places the weights of N-EUREKA layers that read them from the neural memory (--weights-in nms) in its SRAM half,
  * one after another: they are constants, loaded once, read by no one else.
  */
-export function planNms(g: Graph, layers: Layer[], platform: Platform): Map<string, number> {
+export function planNms(g: Graph, layers: Layer[], platform: Platform): Elsewhere {
+  return { region: NMS_REGION, offsets: nmsOffsets(g, layers, platform) };
+}
+
+function nmsOffsets(g: Graph, layers: Layer[], platform: Platform): Map<string, number> {
   const out = new Map<string, number>();
   let cursor = 0;
   for (const l of layers) {

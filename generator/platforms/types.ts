@@ -60,6 +60,16 @@ export function farCopyCycles(f: FarMemory, bytes: number): number {
   return f.setup + Math.ceil(bytes / f.burstBytes) * f.burstLatency + Math.ceil((bytes * f.bytesDen) / f.bytesNum);
 }
 
+/**
+ * Constants a platform keeps in a memory of its own, outside the planner's: the region, each tensor's offset in it,
+ * and the C data block that holds them on the board (firmware-templates/<platform>/c/elsewhere-data.c.mustache,
+ * rendered with the bytes).
+ */
+export interface Elsewhere {
+  region: string;
+  offsets: Map<string, number>;
+}
+
 /** A chip as the generator sees it: data, not behaviour (DESIGN.md, platform folder). */
 export interface Platform {
   name: string;
@@ -99,7 +109,7 @@ export interface Platform {
    * Constants the platform keeps outside the memories the planner places (Siracusa's N-EUREKA weights in the neural
    * memory, midend/nms.ts): offset by tensor; the plan leaves them out.
    */
-  placeElsewhere?(g: Graph, layers: Layer[], platform: Platform): Map<string, number>;
+  placeElsewhere?(g: Graph, layers: Layer[], platform: Platform): Elsewhere;
   /** The command-line options this platform accepts beyond the common ones (generator/platforms/options.ts). */
   options?: PlatformOption[];
   /** The platform as its options configure it (only its own options are given, already present). */
