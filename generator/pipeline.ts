@@ -79,7 +79,8 @@ export function compileModel(opts: CompileOptions): Compiled {
   const platform = configurePlatform(named, opts, { untiled: opts.untiled === true }, Object.values(PLATFORMS));
   if (opts.l3 !== undefined) {
     const far = named.far ? memoryOf(named, named.far.memory) : undefined;
-    if (!far) throw new GenError('input', `--l3 applies to a platform with a far memory (L3), not to ${named.name}`);
+    const takers = Object.values(PLATFORMS).filter((p) => p.far).map((p) => p.name);
+    if (!far) throw new GenError('input', `--l3 applies to a platform with a far memory (${takers.join(', ')}), not to ${named.name}`);
     if (!Number.isInteger(opts.l3) || opts.l3 < 0 || opts.l3 > far.size) throw new GenError('input', `--l3 ${opts.l3}: ${far.name} has 0..${far.size} bytes`);
   }
   stage('load');

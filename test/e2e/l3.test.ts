@@ -95,7 +95,7 @@ test('without L3 (--l3 0) the same model is rejected at generation, naming L2 an
   assert.throws(() => generateFirmware({ model: f.model, platform: 'siracusa', out, l2: 100000, l3: 0 }),
     (e: Error) => /the model needs \d+ bytes of L2 .*largest tensor '.+' \d+ bytes\), 100000 bytes are available/.test(e.message));
   assert.throws(() => generateFirmware({ model: f.model, platform: 'generic', out, l3: 1000 }),
-    (e: Error) => /--l3 applies to a platform with an L3 \(siracusa\), not to generic/.test(e.message));
+    (e: Error) => /--l3 applies to a platform with a far memory \(siracusa\), not to generic/.test(e.message));
 });
 
 test('a model that fits L2 keeps everything there: no copy layers, no L3 image', () => {
