@@ -94,8 +94,9 @@ export function compileModel(opts: CompileOptions): Compiled {
   } else if (graph.inputs.some((i) => graph.tensors.get(i)?.dtype === 'float32')) {
     notes.push('no sample inputs: FLOAT-declared inputs are taken as int8 (give --inputs to set their types)');
   }
-  stage('lower');
+  stage('infer');
   const inferred = withFile(opts.model, () => inferGraph(graph, ranges));
+  stage('lower');
   const lowered = withFile(opts.model, () => platform.passes.reduce((g, pass) => pass(g), inferred));
   const first = withFile(opts.model, () => placeGraph(lowered, platform, opts, stage));
   if (first.plan.used <= first.plan.arenaSize || platform.backend) return { graph: inferred, platform, notes, ...first };
@@ -125,12 +126,14 @@ export function compileModel(opts: CompileOptions): Compiled {
 /** select -> tile -> place, on a graph that may carry L3 copy layers (`far`: the tensors at home in L3). */
 function placeGraph(g: Graph, platform: Platform, opts: CompileOptions, stage: (s: string) => void, far?: Set<string>) {
   const withCopies = far ? { ...platform, kernels: [l3CopyKernel, ...platform.kernels] } : platform;
+  stage('select');
   const layers = selectKernels(g, withCopies);
-  stage('plan');
+  stage('tile');
   const tiling = opts.untiled ? undefined : planTiling(g, layers, platform, {
     l1: opts.l1, double: (opts.buffering ?? 'double') === 'double', padFilters: !opts.denseFilters,
   });
   const blobs = [...(tiling?.layers ?? [])].map(([id, tl]) => ({ name: tableName(id), bytes: tableBytes(tl) }));
+  stage('plan');
   const elsewhere = platform.placeElsewhere?.(g, layers, platform);
   const plan = platform.backend
     ? platform.backend.plan(g, layers, platform, { arenaSize: opts.l2 })
@@ -152,6 +155,7 @@ export function generateFirmware(opts: FirmwareOptions): Compiled & Omit<Emitted
   const { files, manifest, closures } = withFile(opts.model, () =>
     compiled.platform.backend ? compiled.platform.backend.emit(input) : emitFirmware({ ...input, tiling: compiled.tiling, elsewhere: compiled.elsewhere }),
   );
+  opts.onStage?.('write');
   writeDirectoryAtomically(opts.out, files, { model: opts.model });
   return { ...compiled, manifest, closures };
 }
