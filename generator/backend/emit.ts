@@ -23,7 +23,8 @@ import { RUNTIME, templatePath } from './paths.js';
 import { renderFile } from './render.js';
 import { sanitizeComment, SymbolTable } from './sanitize.js';
 
-export const GENERATOR_VERSION = '0.1.0';
+export { GENERATOR_VERSION } from '../version.js';
+import { GENERATOR_VERSION } from '../version.js';
 
 export interface EmitInput {
   graph: Graph;

@@ -7,7 +7,7 @@ import type { MemoryPlan } from '../midend/plan.js';
 import { generateFirmware } from '../pipeline.js';
 import { PLATFORMS } from '../platforms/index.js';
 import { spinner } from './progress.js';
-import { addQuantizeOptions, quantizeForFirmware, type QuantizeFlags } from './quantize.js';
+import { addQuantizeOptions, type QuantizeFlags } from './quantize-options.js';
 
 interface FirmwareFlags {
   platform: string;
@@ -82,12 +82,12 @@ export function firmwareCommand(program: Command): void {
   for (const [flag, d] of declared) c.option(flag, `${d.takers.join(', ')}: ${d.help}`);
   addQuantizeOptions(c, false)
     .addHelpText('after', '\nExamples:\n  gen firmware --platform siracusa model.onnx -o out/\n  gen firmware --platform siracusa float.onnx --calibration calibration.npz -o out/')
-    .action((given: string, o: Partial<QuantizeFlags> & FirmwareFlags) => {
+    .action(async (given: string, o: Partial<QuantizeFlags> & FirmwareFlags) => {
       o.out ??= defaultOutFolder(given, o.platform);
       // Refused before any work (and checked again at the swap): never a folder holding a user's files.
       checkOutputFolder(o.out, { model: given });
       // A float model with --calibration is quantized first (gen quantize); its integer model lands in out/.
-      const quantized = o.calibration ? quantizeForFirmware(given, o as QuantizeFlags, o.out) : undefined;
+      const quantized = o.calibration ? (await import('./quantize.js')).quantizeForFirmware(given, o as QuantizeFlags, o.out) : undefined;
       const model = quantized?.model ?? given;
       const t0 = performance.now();
       const progress = spinner();

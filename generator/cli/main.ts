@@ -1,8 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT_ERROR, GenError, printable } from '../errors.js';
-import { GENERATOR_VERSION } from '../backend/emit.js';
-import { firmwareCommand } from './firmware.js';
-import { runCommand } from './run.js';
+import { GENERATOR_VERSION } from '../version.js';
 
 /** `gen`: one clear line on failure (stack only with --verbose), exit codes 0 ok / 1 outputs differ / 2 error. */
 const program = new Command();
@@ -18,10 +16,19 @@ Examples:
   gen run out/ --inputs inputs.npz --expect outputs.npz
 `);
 program.exitOverride();
-firmwareCommand(program);
-runCommand(program);
-(await import('./quantize.js')).quantizeCommand(program);
-(await import('./build.js')).buildCommand(program);
+// Each command's module is loaded only when that command runs (help lists them all): `gen firmware` never loads
+// the emulator's runtime, `gen run` never loads the generator's planners.
+const COMMANDS: Record<string, () => Promise<(p: Command) => void>> = {
+  firmware: async () => (await import('./firmware.js')).firmwareCommand,
+  run: async () => (await import('./run.js')).runCommand,
+  quantize: async () => (await import('./quantize.js')).quantizeCommand,
+  build: async () => (await import('./build.js')).buildCommand,
+};
+const words = process.argv.slice(2);
+const asked = words.find((a) => !a.startsWith('-'));
+const versionOnly = asked === undefined && words.some((w) => w === '-V' || w === '--version');
+const wanted = versionOnly ? [] : asked !== undefined && asked in COMMANDS ? [asked] : Object.keys(COMMANDS);
+for (const name of wanted) (await COMMANDS[name]())(program);
 
 try {
   await program.parseAsync(process.argv);
