@@ -116,6 +116,25 @@ for (let seed = 1; seed <= 3; seed++) {
   });
 }
 
+for (let seed = 1; seed <= 4; seed++) {
+  test(`Slice with negative steps, starts and ends past the ends (seed ${seed})`, async () => {
+    const rng = new Rng(seed * 2203);
+    const rank = rng.int(1, 4);
+    const shape = Array.from({ length: rank }, () => rng.int(1, 9));
+    const dtype = rng.pick<IntType>(['int8', 'uint8', 'int16', 'int32']);
+    let axes = shape.map((_, i) => i).filter(() => rng.next() < 0.6);
+    if (axes.length === 0) axes = [rank - 1];
+    const steps = axes.map((_, i) => (i === 0 ? -rng.int(1, 3) : rng.pick([-3, -2, -1, 1, 2])));
+    const starts = axes.map((a, i) => (steps[i] < 0 ? rng.pick([shape[a] - 1, 1000, -1, rng.int(0, shape[a] - 1)]) : rng.int(0, shape[a] - 1)));
+    const ends = axes.map((a, i) => (steps[i] < 0 ? rng.pick([-1000, -shape[a] - 1, rng.int(-1, starts[i] < 0 ? 0 : Math.min(starts[i], shape[a] - 1) - 1)]) : shape[a]));
+    const b = new OnnxBuilder('slice').input('x', dtype, shape);
+    b.initializer('st', 'int64', [axes.length], starts).initializer('en', 'int64', [axes.length], ends);
+    b.initializer('ax', 'int64', [axes.length], axes).initializer('sp', 'int64', [axes.length], steps);
+    b.node('Slice', ['x', 'st', 'en', 'ax', 'sp'], ['y']).output('y', 'float32');
+    await checkS2Case(join(dir, `nslice${seed}`), { builder: b, inputs: [randomValues(rng, dtype, shape)] }, { op: 'Slice', layer: 's2-move', pes: seed === 1 ? 2 : undefined });
+  });
+}
+
 for (let seed = 1; seed <= 3; seed++) {
   test(`ReduceSum and ReduceMean over a contiguous group of axes, iRMSNorm (seed ${seed})`, async () => {
     const rng = new Rng(seed * 8191);
