@@ -1,7 +1,8 @@
 /**
  * SpiNNaker2's row and elementwise layers on random shapes and parameters (the deeploy folders cover few of them):
  * iSoftmax with 32- and 64-bit intermediates, ITAMax, ITAPartialMax, broadcasting elementwise chains and
- * requantized convolutions and max pools of random geometry, data movement, reductions and iRMSNorm, each
+ * requantized convolutions and max pools of random geometry, data movement (Slices stepping backwards too),
+ * reductions, iRMSNorm and iLayerNorm, each
  * emulated and host-built C equal to the reference interpreter. Two PEs force one worker with many tiles.
  */
 import { join } from 'node:path';
@@ -113,6 +114,20 @@ for (let seed = 1; seed <= 3; seed++) {
     for (const o of ['t', 's', 'c', 'p', 'g']) b.output(o, 'float32');
     const inputs = [randomValues(rng, 'int8', shape), randomValues(rng, 'uint8', shape)];
     await checkS2Case(join(dir, `move${seed}`), { builder: b, inputs }, { op: 'Transpose', layer: 's2-move', pes: seed === 1 ? 2 : undefined });
+  });
+}
+
+for (let seed = 1; seed <= 4; seed++) {
+  test(`iLayerNorm with per-column weights and biases (seed ${seed})`, async () => {
+    const rng = new Rng(seed * 3571);
+    const shape = seed === 1 ? [1] : rowShape(rng);
+    const L = shape[shape.length - 1];
+    const dtype = rng.pick<IntType>(['int8', 'uint8', 'int16']);
+    const b = new OnnxBuilder('layernorm').input('x', dtype, shape);
+    const full = rng.next() < 0.5;
+    b.initializer('w', 'int32', full ? [L] : [1, L], rng.ints(L, -3000, 3000)).initializer('c', 'int32', [L], rng.ints(L, -20000, 20000));
+    b.node('iLayerNorm', ['x', 'w', 'c'], ['y'], { D: float(2 ** rng.int(4, 12)), n_levels: float(256) }).output('y', 'float32');
+    await checkS2Case(join(dir, `layernorm${seed}`), { builder: b, inputs: [randomValues(rng, dtype, shape)] }, { op: 'iLayerNorm', layer: 's2-rows', pes: seed === 2 ? 2 : undefined });
   });
 }
 
