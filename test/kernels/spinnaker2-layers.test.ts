@@ -167,5 +167,27 @@ for (let seed = 1; seed <= 3; seed++) {
   });
 }
 
+for (let seed = 1; seed <= 4; seed++) {
+  test(`ReduceSum, ReduceMean and IntegerMean over axes that are not contiguous (seed ${seed})`, async () => {
+    const rng = new Rng(seed * 6521);
+    const rank = rng.int(3, 4);
+    const shape = Array.from({ length: rank }, () => rng.int(1, 6));
+    // Two or more axes with a gap: {0, 2}, {1, 3}, {0, 3}, {0, 1, 3}, ...
+    const sets = rank === 3 ? [[0, 2]] : [[0, 2], [1, 3], [0, 3], [0, 1, 3], [0, 2, 3]];
+    const axes = rng.pick(sets);
+    const spelled = axes.map((a) => (rng.next() < 0.3 ? a - rank : a));
+    const dtype = rng.pick<IntType>(['int8', 'uint8', 'int16', 'int32']);
+    const keepdims = rng.int(0, 1);
+    const b = new OnnxBuilder('reduce-gap').input('x', dtype, shape);
+    b.initializer('ax', 'int64', [axes.length], spelled);
+    b.node('ReduceSum', ['x', 'ax'], ['s'], { keepdims });
+    b.node('ReduceMean', ['x'], ['m'], { axes: spelled, keepdims: 1 - keepdims });
+    b.node('IntegerMean', ['x'], ['i'], { axes, keepdims });
+    for (const o of ['s', 'm', 'i']) b.output(o, 'float32');
+    const limit = Math.floor(2147483647 / shape.reduce((a, d) => a * d, 1));
+    await checkS2Case(join(dir, `reduce-gap${seed}`), { builder: b, inputs: [randomValues(rng, dtype, shape, limit)] }, { op: 'ReduceSum', layer: 's2-reduce', pes: seed === 1 ? 2 : undefined });
+  });
+}
+
 test.after(cleanup);
 test.run();

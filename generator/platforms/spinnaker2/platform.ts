@@ -5,6 +5,7 @@ import { fuseRequant } from '../../frontend/passes/fuse-requant.js';
 import type { Platform } from '../types.js';
 import { spinnaker2Backend } from './backend.js';
 import { fuseRequantGemm } from './fuse-requant-gemm.js';
+import { transposeReductions } from './transpose-reductions.js';
 import { S2_KINDS } from './kinds.js';
 import { S2 } from './timing.js';
 
@@ -31,8 +32,9 @@ export const spinnaker2: Platform = {
   launch: 'call',
   memories: spinnaker2Memories(S2.pes),
   home: { memory: 'DRAM', offset: 0, size: 64 * MiB },
-  // fuseRequantGemm first (any broadcast parameters), then the core platforms' fusion for Conv (per channel).
-  passes: [foldTrueIntegerDivPass, foldBiasAdd, fuseRequantGemm, fuseRequant, fuseElementwise],
+  // fuseRequantGemm first (any broadcast parameters), then the core platforms' fusion for Conv (per channel);
+  // reductions over scattered axes get their reduced axes moved last (transpose-reductions.ts).
+  passes: [foldTrueIntegerDivPass, foldBiasAdd, fuseRequantGemm, fuseRequant, fuseElementwise, transposeReductions],
   kernels: S2_KINDS,
   // The emulator's Cortex-M4 cost table (emulator/assembly/cost.ts spinnaker2Costs; docs/timing.md), kept equal by
   // test/platforms/emulator-agrees.test.ts.
