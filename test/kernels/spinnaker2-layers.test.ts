@@ -98,6 +98,32 @@ for (let seed = 1; seed <= 3; seed++) {
   });
 }
 
+for (let seed = 1; seed <= 4; seed++) {
+  test(`MaxPool of 16- and 32-bit values: padded, strided, dilated, 1-D and 2-D (seed ${seed})`, async () => {
+    const rng = new Rng(seed * 9029);
+    const dtype = rng.pick<IntType>(['int16', 'uint16', 'int32']);
+    const oneD = seed === 4;
+    const shape = oneD ? [rng.int(1, 2), rng.int(1, 5), rng.int(5, 17)] : [rng.int(1, 2), rng.int(1, 5), rng.int(3, 11), rng.int(3, 13)];
+    const k = oneD ? [rng.int(2, 5)] : [rng.int(1, 3), seed === 1 ? 3 : rng.int(2, 3)];
+    const pads = [...k.map((v) => rng.int(0, v - 1)), ...k.map((v) => rng.int(0, v - 1))];
+    const b = new OnnxBuilder('wide-pool').input('x', dtype, shape);
+    b.node('MaxPool', ['x'], ['y'], { kernel_shape: k, pads, strides: k.map(() => rng.int(1, 2)), dilations: k.map(() => rng.int(1, 2)) });
+    b.output('y', 'float32');
+    await checkS2Case(join(dir, `wpool${seed}`), { builder: b, inputs: [randomValues(rng, dtype, shape)] }, { op: 'MaxPool', layer: 's2-elementwise', pes: seed === 2 ? 2 : undefined });
+  });
+}
+
+test('MaxPool 3x3 of int32 values, pads 1: nine taps in two elementwise layers; a 1x1 image with pads', async () => {
+  const rng = new Rng(4441);
+  const shape = [1, 3, 7, 5];
+  const b = new OnnxBuilder('wide-pool9').input('x', 'int32', shape);
+  b.node('MaxPool', ['x'], ['y'], { kernel_shape: [3, 3], pads: [1, 1, 1, 1], strides: [2, 1] }).output('y', 'float32');
+  await checkS2Case(join(dir, 'wpool9'), { builder: b, inputs: [randomValues(rng, 'int32', shape)] }, { op: 'MaxPool', layer: 's2-elementwise' });
+  const one = new OnnxBuilder('wide-pool1').input('x', 'int16', [1, 1, 1, 1]);
+  one.node('MaxPool', ['x'], ['y'], { kernel_shape: [2, 2], pads: [1, 1, 0, 0] }).output('y', 'float32');
+  await checkS2Case(join(dir, 'wpool1'), { builder: one, inputs: [randomValues(rng, 'int16', [1, 1, 1, 1])] }, { op: 'MaxPool', layer: 's2-elementwise' });
+});
+
 for (let seed = 1; seed <= 3; seed++) {
   test(`data movement: Transpose, Slice with steps, Concat, Pad with a value, Gather (seed ${seed})`, async () => {
     const rng = new Rng(seed * 1409);

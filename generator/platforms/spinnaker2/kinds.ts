@@ -51,7 +51,7 @@ export const S2_ROWS = layerKind('s2-rows', rowsAccepts);
 /** Conv on the MLA over an im2col buffer the worker builds (conv-plan.ts). */
 export const S2_CONV = layerKind('s2-conv', convReason);
 
-/** MaxPool: the conv layer in its pool mode (the max of each im2col column). */
+/** MaxPool of 8-bit values: the conv layer in its pool mode (the max of each im2col column); wider values: wide-maxpool.ts. */
 export const S2_POOL = layerKind('s2-pool', poolReason);
 
 /** Data movement (Transpose, Slice, Concat, Gather, Pad): strided copies through the worker's SRAM (movement.ts). */
