@@ -2,6 +2,7 @@ import { attrInt, attrInts, hasAttr } from '../../ir/attrs.js';
 import type { Graph, Node, Tensor } from '../../ir/graph.js';
 import { tensorOf } from '../../ir/graph.js';
 import { ndarray } from '../../ir/ndarray.js';
+import { freshTensorName } from '../../frontend/edit.js';
 
 /*
  * The reduction layer (reduce.ts) sums one contiguous group of axes, [O][R][I]. A reduction over axes that are not
@@ -26,12 +27,6 @@ function axesOf(g: Graph, n: Node, rank: number): number[] | undefined {
   return [...new Set(axes.map((a) => (a < 0 ? a + rank : a)))].sort((a, b) => a - b);
 }
 
-function freshName(g: Graph, base: string): string {
-  let name = base;
-  for (let k = 1; g.tensors.has(name); k++) name = `${base}_${k}`;
-  return name;
-}
-
 export function transposeReductions(g: Graph): Graph {
   const tensors = new Map(g.tensors);
   const out: Graph = { ...g, tensors };
@@ -47,17 +42,17 @@ export function transposeReductions(g: Graph): Graph {
     const rank = x.shape.length;
     const kept = x.shape.map((_, i) => i).filter((i) => !axes.includes(i));
     const perm = [...kept, ...axes];
-    const moved: Tensor = { ...x, name: freshName(out, `${n.name}__reduced_last`), shape: perm.map((p) => x.shape[p]), data: undefined };
+    const moved: Tensor = { ...x, name: freshTensorName(out, `${n.name}__reduced_last`), shape: perm.map((p) => x.shape[p]), data: undefined };
     tensors.set(moved.name, moved);
     nodes.push({ name: `${n.name}__transpose`, op: 'Transpose', domain: '', inputs: [x.name], outputs: [moved.name], attrs: { perm: { kind: 'ints', value: perm } } });
     const keepdims = attrInt(n, 'keepdims', 1) !== 0;
     const last = axes.map((_, i) => kept.length + i);
-    const reduced: Tensor = keepdims ? { ...y, name: freshName(out, `${n.name}__kept`), shape: kept.map((i) => x.shape[i]) } : y;
+    const reduced: Tensor = keepdims ? { ...y, name: freshTensorName(out, `${n.name}__kept`), shape: kept.map((i) => x.shape[i]) } : y;
     if (keepdims) tensors.set(reduced.name, reduced);
     const attrs = { ...n.attrs, axes: { kind: 'ints' as const, value: last }, keepdims: { kind: 'int' as const, value: 0 } };
     nodes.push({ ...n, inputs: [moved.name], outputs: [reduced.name], attrs, fusedFrom: n.fusedFrom ?? [n.name] });
     if (keepdims) {
-      const shape: Tensor = { name: freshName(out, `${n.name}__shape`), dtype: 'int64', shape: [rank], data: ndarray('int64', [rank], y.shape) };
+      const shape: Tensor = { name: freshTensorName(out, `${n.name}__shape`), dtype: 'int64', shape: [rank], data: ndarray('int64', [rank], y.shape) };
       tensors.set(shape.name, shape);
       nodes.push({ name: `${n.name}__reshape`, op: 'Reshape', domain: '', inputs: [reduced.name, shape.name], outputs: [y.name], attrs: {} });
     }

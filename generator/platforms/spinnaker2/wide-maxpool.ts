@@ -1,8 +1,9 @@
 import { attrInt, attrInts, hasAttr } from '../../ir/attrs.js';
-import { isIntType, rangeOf } from '../../ir/dtype.js';
+import { isIntType, rangeOf, type IntType } from '../../ir/dtype.js';
 import type { Expr, Graph, Node, Tensor } from '../../ir/graph.js';
 import { tensorOf } from '../../ir/graph.js';
 import { ndarray } from '../../ir/ndarray.js';
+import { freshTensorName } from '../../frontend/edit.js';
 import { eightBit } from './gemm-geometry.js';
 import { MAX_LEAVES } from './elementwise.js';
 
@@ -14,17 +15,14 @@ import { MAX_LEAVES } from './elementwise.js';
  */
 
 function int64s(g: Graph, name: string, values: number[]): string {
-  let n = name;
-  for (let k = 1; g.tensors.has(n); k++) n = `${name}_${k}`;
+  const n = freshTensorName(g, name);
   g.tensors.set(n, { name: n, dtype: 'int64', shape: [values.length], data: ndarray('int64', [values.length], values) });
   return n;
 }
 
 function fresh(g: Graph, t: Tensor): Tensor {
-  let n = t.name;
-  for (let k = 1; g.tensors.has(n); k++) n = `${t.name}_${k}`;
-  const out = { ...t, name: n };
-  g.tensors.set(n, out);
+  const out = { ...t, name: freshTensorName(g, t.name) };
+  g.tensors.set(out.name, out);
   return out;
 }
 
@@ -50,7 +48,7 @@ function lower(g: Graph, n: Node): Node[] {
   const site = (what: string): string => `${n.name}__${what}`;
   let src = x;
   if (pads.some((p) => p > 0)) {
-    const lowest = rangeOf(x.dtype as Parameters<typeof rangeOf>[0]).min;
+    const lowest = rangeOf(x.dtype as IntType).min;
     const shape = x.shape.map((d, i) => (i < 2 ? d : d + pads[i - 2] + pads[i - 2 + k]));
     src = fresh(g, { ...x, name: site('padded'), shape, data: undefined, range: x.range && { min: lowest, max: x.range.max } });
     const p = int64s(g, site('pads'), [0, 0, ...pads.slice(0, k), 0, 0, ...pads.slice(k)]);
