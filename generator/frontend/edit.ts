@@ -29,3 +29,10 @@ export function soleConsumer(g: Graph, tensor: string, consumers = consumersOf(g
 export function fusedNames(...nodes: Node[]): string[] {
   return nodes.flatMap((n) => n.fusedFrom ?? [n.name]);
 }
+
+/** `base`, or `base_1`, `base_2`, ...: the first name no tensor of the graph has. */
+export function freshTensorName(g: Graph, base: string): string {
+  let name = base;
+  for (let k = 1; g.tensors.has(name); k++) name = `${base}_${k}`;
+  return name;
+}

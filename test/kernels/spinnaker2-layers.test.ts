@@ -1,7 +1,8 @@
 /**
  * SpiNNaker2's row and elementwise layers on random shapes and parameters (the deeploy folders cover few of them):
  * iSoftmax with 32- and 64-bit intermediates, ITAMax, ITAPartialMax, broadcasting elementwise chains and
- * requantized convolutions and max pools of random geometry, data movement, reductions and iRMSNorm, each
+ * requantized convolutions and max pools of random geometry, data movement (Slices stepping backwards too),
+ * reductions, iRMSNorm and iLayerNorm, each
  * emulated and host-built C equal to the reference interpreter. Two PEs force one worker with many tiles.
  */
 import { join } from 'node:path';
@@ -97,6 +98,32 @@ for (let seed = 1; seed <= 3; seed++) {
   });
 }
 
+for (let seed = 1; seed <= 4; seed++) {
+  test(`MaxPool of 16- and 32-bit values: padded, strided, dilated, 1-D and 2-D (seed ${seed})`, async () => {
+    const rng = new Rng(seed * 9029);
+    const dtype = rng.pick<IntType>(['int16', 'uint16', 'int32']);
+    const oneD = seed === 4;
+    const shape = oneD ? [rng.int(1, 2), rng.int(1, 5), rng.int(5, 17)] : [rng.int(1, 2), rng.int(1, 5), rng.int(3, 11), rng.int(3, 13)];
+    const k = oneD ? [rng.int(2, 5)] : [rng.int(1, 3), seed === 1 ? 3 : rng.int(2, 3)];
+    const pads = [...k.map((v) => rng.int(0, v - 1)), ...k.map((v) => rng.int(0, v - 1))];
+    const b = new OnnxBuilder('wide-pool').input('x', dtype, shape);
+    b.node('MaxPool', ['x'], ['y'], { kernel_shape: k, pads, strides: k.map(() => rng.int(1, 2)), dilations: k.map(() => rng.int(1, 2)) });
+    b.output('y', 'float32');
+    await checkS2Case(join(dir, `wpool${seed}`), { builder: b, inputs: [randomValues(rng, dtype, shape)] }, { op: 'MaxPool', layer: 's2-elementwise', pes: seed === 2 ? 2 : undefined });
+  });
+}
+
+test('MaxPool 3x3 of int32 values, pads 1: nine taps in two elementwise layers; a 1x1 image with pads', async () => {
+  const rng = new Rng(4441);
+  const shape = [1, 3, 7, 5];
+  const b = new OnnxBuilder('wide-pool9').input('x', 'int32', shape);
+  b.node('MaxPool', ['x'], ['y'], { kernel_shape: [3, 3], pads: [1, 1, 1, 1], strides: [2, 1] }).output('y', 'float32');
+  await checkS2Case(join(dir, 'wpool9'), { builder: b, inputs: [randomValues(rng, 'int32', shape)] }, { op: 'MaxPool', layer: 's2-elementwise' });
+  const one = new OnnxBuilder('wide-pool1').input('x', 'int16', [1, 1, 1, 1]);
+  one.node('MaxPool', ['x'], ['y'], { kernel_shape: [2, 2], pads: [1, 1, 0, 0] }).output('y', 'float32');
+  await checkS2Case(join(dir, 'wpool1'), { builder: one, inputs: [randomValues(rng, 'int16', [1, 1, 1, 1])] }, { op: 'MaxPool', layer: 's2-elementwise' });
+});
+
 for (let seed = 1; seed <= 3; seed++) {
   test(`data movement: Transpose, Slice with steps, Concat, Pad with a value, Gather (seed ${seed})`, async () => {
     const rng = new Rng(seed * 1409);
@@ -116,6 +143,39 @@ for (let seed = 1; seed <= 3; seed++) {
   });
 }
 
+for (let seed = 1; seed <= 4; seed++) {
+  test(`iLayerNorm with per-column weights and biases (seed ${seed})`, async () => {
+    const rng = new Rng(seed * 3571);
+    const shape = seed === 1 ? [1] : rowShape(rng);
+    const L = shape[shape.length - 1];
+    const dtype = rng.pick<IntType>(['int8', 'uint8', 'int16']);
+    const b = new OnnxBuilder('layernorm').input('x', dtype, shape);
+    const full = rng.next() < 0.5;
+    b.initializer('w', 'int32', full ? [L] : [1, L], rng.ints(L, -3000, 3000)).initializer('c', 'int32', [L], rng.ints(L, -20000, 20000));
+    b.node('iLayerNorm', ['x', 'w', 'c'], ['y'], { D: float(2 ** rng.int(4, 12)), n_levels: float(256) }).output('y', 'float32');
+    await checkS2Case(join(dir, `layernorm${seed}`), { builder: b, inputs: [randomValues(rng, dtype, shape)] }, { op: 'iLayerNorm', layer: 's2-rows', pes: seed === 2 ? 2 : undefined });
+  });
+}
+
+for (let seed = 1; seed <= 4; seed++) {
+  test(`Slice with negative steps, starts and ends past the ends (seed ${seed})`, async () => {
+    const rng = new Rng(seed * 2203);
+    const rank = rng.int(1, 4);
+    const shape = Array.from({ length: rank }, () => rng.int(1, 9));
+    const dtype = rng.pick<IntType>(['int8', 'uint8', 'int16', 'int32']);
+    let axes = shape.map((_, i) => i).filter(() => rng.next() < 0.6);
+    if (axes.length === 0) axes = [rank - 1];
+    const steps = axes.map((_, i) => (i === 0 ? -rng.int(1, 3) : rng.pick([-3, -2, -1, 1, 2])));
+    const starts = axes.map((a, i) => (steps[i] < 0 ? rng.pick([shape[a] - 1, 1000, -1, rng.int(0, shape[a] - 1)]) : rng.int(0, shape[a] - 1)));
+    const ends = axes.map((a, i) => (steps[i] < 0 ? rng.pick([-1000, -shape[a] - 1, rng.int(-1, starts[i] < 0 ? 0 : Math.min(starts[i], shape[a] - 1) - 1)]) : shape[a]));
+    const b = new OnnxBuilder('slice').input('x', dtype, shape);
+    b.initializer('st', 'int64', [axes.length], starts).initializer('en', 'int64', [axes.length], ends);
+    b.initializer('ax', 'int64', [axes.length], axes).initializer('sp', 'int64', [axes.length], steps);
+    b.node('Slice', ['x', 'st', 'en', 'ax', 'sp'], ['y']).output('y', 'float32');
+    await checkS2Case(join(dir, `nslice${seed}`), { builder: b, inputs: [randomValues(rng, dtype, shape)] }, { op: 'Slice', layer: 's2-move', pes: seed === 1 ? 2 : undefined });
+  });
+}
+
 for (let seed = 1; seed <= 3; seed++) {
   test(`ReduceSum and ReduceMean over a contiguous group of axes, iRMSNorm (seed ${seed})`, async () => {
     const rng = new Rng(seed * 8191);
@@ -130,6 +190,28 @@ for (let seed = 1; seed <= 3; seed++) {
     b.node('iRMSNorm', ['x', 'w'], ['r'], { D: float(2 ** rng.int(4, 10)), n_levels: float(256) });
     for (const o of ['s', 'm', 'r']) b.output(o, 'float32');
     await checkS2Case(join(dir, `reduce${seed}`), { builder: b, inputs: [randomValues(rng, 'int8', shape)] }, { op: 'ReduceSum', layer: 's2-reduce', pes: seed === 1 ? 2 : undefined });
+  });
+}
+
+for (let seed = 1; seed <= 4; seed++) {
+  test(`ReduceSum, ReduceMean and IntegerMean over axes that are not contiguous (seed ${seed})`, async () => {
+    const rng = new Rng(seed * 6521);
+    const rank = rng.int(3, 4);
+    const shape = Array.from({ length: rank }, () => rng.int(1, 6));
+    // Two or more axes with a gap: {0, 2}, {1, 3}, {0, 3}, {0, 1, 3}, ...
+    const sets = rank === 3 ? [[0, 2]] : [[0, 2], [1, 3], [0, 3], [0, 1, 3], [0, 2, 3]];
+    const axes = rng.pick(sets);
+    const spelled = axes.map((a) => (rng.next() < 0.3 ? a - rank : a));
+    const dtype = rng.pick<IntType>(['int8', 'uint8', 'int16', 'int32']);
+    const keepdims = rng.int(0, 1);
+    const b = new OnnxBuilder('reduce-gap').input('x', dtype, shape);
+    b.initializer('ax', 'int64', [axes.length], spelled);
+    b.node('ReduceSum', ['x', 'ax'], ['s'], { keepdims });
+    b.node('ReduceMean', ['x'], ['m'], { axes: spelled, keepdims: 1 - keepdims });
+    b.node('IntegerMean', ['x'], ['i'], { axes, keepdims });
+    for (const o of ['s', 'm', 'i']) b.output(o, 'float32');
+    const limit = Math.floor(2147483647 / shape.reduce((a, d) => a * d, 1));
+    await checkS2Case(join(dir, `reduce-gap${seed}`), { builder: b, inputs: [randomValues(rng, dtype, shape, limit)] }, { op: 'ReduceSum', layer: 's2-reduce', pes: seed === 1 ? 2 : undefined });
   });
 }
 

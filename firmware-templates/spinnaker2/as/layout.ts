@@ -57,6 +57,8 @@ export const DMA_BYTES: u32 = 8;
 export const DMA_ROW_LENGTH: u32 = 12;
 export const DMA_ROW_STRIDE: u32 = 16;
 export const DMA_SIZE: u32 = 20;
+// Transfers a kernel issues before it waits for them (two batches at most in flight per PE).
+export const DMA_BATCH: u32 = 512;
 
 export const WORKER_TILES: u32 = 0;
 export const WORKER_FIRST: u32 = 8;

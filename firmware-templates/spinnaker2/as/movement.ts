@@ -8,6 +8,7 @@ import { ELEMENT } from "./hal/cost";
 import { dma_in, dma_out } from "./s2";
 import { tile_loop, wait } from "./tiles";
 import { loadElement, storeElement, typeBytes, word } from "./elements";
+import { DMA_BATCH } from "./layout";
 
 const TILE_BYTES: u32 = 128;
 const FILL: u32 = 255;
@@ -19,7 +20,8 @@ function fetch(me: usize, tile: usize): i32 {
 
 /**
  * Gathers the tile into its staging buffer, once the write-backs of tile i-2 (which used the same staging slot) are
- * done; returns the ticket of its last write-back.
+ * done; writes it back as the descriptor's 2-D transfers, waiting for them every DMA_BATCH; returns the ticket of its
+ * last write-back.
  */
 function copy(me: usize, p: usize, tile: usize, slotWriteBack: i32): i32 {
   const rows = word(tile, 0);
@@ -39,6 +41,7 @@ function copy(me: usize, p: usize, tile: usize, slotWriteBack: i32): i32 {
     for (let j1: u32 = 0; j1 < d1; j1++) {
       for (let j2: u32 = 0; j2 < d2; j2++) {
         for (let j3: u32 = 0; j3 < d3; j3++) {
+          // Source strides are signed (a backward Slice); 32-bit wrap-around arithmetic gives the signed offset.
           const idx = i * word(tile, 24) + j1 * word(tile, 28) + j2 * word(tile, 32) + j3 * word(tile, 36);
           storeElement(dt, at, st == FILL ? <i64>fill : loadElement(st, src + <usize>(idx * sb)));
           at += <usize>db;
@@ -48,14 +51,18 @@ function copy(me: usize, p: usize, tile: usize, slotWriteBack: i32): i32 {
   }
   compute(ELEMENT, <i32>(rows * d1 * d2 * d3));
   const dst = word(tile, 92);
-  const run = d2 * d3 * db;
-  if (word(tile, 96) != 0) return dma_out(staging, dst, rows * d1 * run);
+  const run = word(tile, 96);
+  const runs = word(tile, 100);
+  const bytes = runs * run;
+  let from = staging;
   let ticket = -1;
-  for (let i: u32 = 0; i < rows; i++) {
-    for (let j1: u32 = 0; j1 < d1; j1++) {
-      const to = dst + (i * word(tile, 40) + j1 * word(tile, 44)) * db;
-      const from = staging + <usize>((i * d1 + j1) * run);
-      ticket = d2 > 1 ? dma_out(from, to, run, d3 * db, word(tile, 48) * db) : dma_out(from, to, run);
+  let issued: u32 = 0;
+  for (let k2: u32 = 0; k2 < word(tile, 116); k2++) {
+    for (let k1: u32 = 0; k1 < word(tile, 108); k1++) {
+      const to = dst + k2 * word(tile, 120) + k1 * word(tile, 112);
+      ticket = runs > 1 ? dma_out(from, to, bytes, run, word(tile, 104)) : dma_out(from, to, bytes);
+      from += <usize>bytes;
+      if (++issued % DMA_BATCH == 0) wait(ticket);
     }
   }
   return ticket;

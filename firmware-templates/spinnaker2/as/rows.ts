@@ -1,6 +1,6 @@
 // The row layer on a worker: the integer softmaxes of SEMANTICS.md over rows of the last axis (iSoftmax, ITAMax,
-// ITAPartialMax), tiles of whole rows, double-buffered as in gemm.ts. iSoftmax computes in 64 bits (the generator
-// checked every intermediate fits). Format: generator/platforms/spinnaker2/rows.ts.
+// ITAPartialMax), iRMSNorm and iLayerNorm, and the column reductions; tiles of whole rows, double-buffered as in
+// gemm.ts. It computes in 64 bits (the generator checked every intermediate fits). Format: generator/platforms/spinnaker2/rows.ts.
 
 import { compute } from "./hal/chip";
 import { DIV, ELEMENT, NORM_ELEM, SOFTMAX_ELEM } from "./hal/cost";
@@ -91,6 +91,29 @@ function rmsNorm(x: usize, y: usize, L: i32, xt: u32, yt: u32, p: usize): void {
 }
 
 /**
+ * iLayerNorm: mean = tdiv(sum x, L); std = isqrt(tdiv(sum (x-mean)^2, L) + 1);
+ * y = wrap8((tdiv((x-mean)*w, std) + b) >> log2(D)); weights from +48, biases after them.
+ */
+function layerNorm(x: usize, y: usize, L: i32, xt: u32, yt: u32, p: usize): void {
+  const s = <i64>word(p, 40);
+  let sum: i64 = 0;
+  for (let j = 0; j < L; j++) sum += loadElement(xt, x, j);
+  const mean = sum / <i64>L;
+  let sq: i64 = 0;
+  for (let j = 0; j < L; j++) {
+    const d = loadElement(xt, x, j) - mean;
+    sq += d * d;
+  }
+  const std = fg_isqrt64(sq / <i64>L + 1);
+  for (let j = 0; j < L; j++) {
+    const w = <i64><i32>load<u32>(p + 48 + (<usize>j << 2));
+    const b = <i64><i32>load<u32>(p + 48 + (<usize>(L + j) << 2));
+    const v = ((loadElement(xt, x, j) - mean) * w / std + b) >> s;
+    storeElement(yt, y, <i64><i8>v, j); // wrap8: the low byte, signed
+  }
+}
+
+/**
  * Variant 4 (generator/platforms/spinnaker2/reduce.ts): the tile is R rows of `cols` values ([R][cols] in SRAM);
  * each column's sum, or its mean by a rounding shift (mode 1) or a rounded truncating division (mode 2, sign(0) +1).
  */
@@ -142,10 +165,12 @@ function run_tile(me: usize, p: usize, tile: usize, slotWriteBack: i32): i32 {
     if (variant == 0) iSoftmax(xr, yr, L, xt, yt, p);
     else if (variant == 1) itaMax(xr, yr, L, xt, yt, p);
     else if (variant == 3) rmsNorm(xr, yr, L, xt, yt, p);
+    else if (variant == 5) layerNorm(xr, yr, L, xt, yt, p);
     else itaPartialMax(xr, yr, L, xt, yt, p);
   }
-  compute(variant == 3 ? NORM_ELEM : SOFTMAX_ELEM, rows * L);
-  compute(DIV, variant == 0 ? 2 * rows * L : variant == 3 ? rows * (2 + L) : rows);
+  const norm = variant == 3 || variant == 5;
+  compute(norm ? NORM_ELEM : SOFTMAX_ELEM, rows * L);
+  compute(DIV, variant == 0 ? 2 * rows * L : norm ? rows * (2 + L) : rows);
   return transfer(me, tile + 36, false);
 }
 

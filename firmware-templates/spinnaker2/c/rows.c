@@ -1,5 +1,5 @@
-/* The row layer on a worker (AS twin: as/rows.ts): iSoftmax (64-bit), ITAMax, ITAPartialMax over rows of the last
-   axis, tiles of whole rows, double-buffered. Format: generator/platforms/spinnaker2/rows.ts. */
+/* The row layer on a worker (AS twin: as/rows.ts): iSoftmax (64-bit), ITAMax, ITAPartialMax, iRMSNorm, iLayerNorm
+   over rows of the last axis, and the column reductions, tiles of whole rows, double-buffered. Format: generator/platforms/spinnaker2/rows.ts. */
 #include "s2_firmware.h"
 
 #define TILE_BYTES 64u
@@ -81,6 +81,22 @@ static void rmsnorm(const uint8_t *x, uint8_t *y, int32_t L, uint32_t xt, uint32
   }
 }
 
+/* iLayerNorm: mean = tdiv(sum x, L); std = isqrt(tdiv(sum (x-mean)^2, L) + 1);
+   y = wrap8((tdiv((x-mean)*w, std) + b) >> log2(D)); weights from +48, biases after them. */
+static void layernorm(const uint8_t *x, uint8_t *y, int32_t L, uint32_t xt, uint32_t yt, const uint8_t *p) {
+  const uint32_t s = s2_word(p, 40);
+  int64_t sum = 0, sq = 0;
+  for (int32_t j = 0; j < L; j++) sum += s2_load(xt, x, j);
+  const int64_t mean = sum / L;
+  for (int32_t j = 0; j < L; j++) sq += (s2_load(xt, x, j) - mean) * (s2_load(xt, x, j) - mean);
+  const int64_t std = isqrt64(sq / L + 1);
+  for (int32_t j = 0; j < L; j++) {
+    const int64_t w = (int32_t)s2_word(p, 48 + 4 * (uint32_t)j), b = (int32_t)s2_word(p, 48 + 4 * (uint32_t)(L + j));
+    const int64_t v = ((s2_load(xt, x, j) - mean) * w / std + b) >> s;
+    s2_store(yt, y, j, (int8_t)(uint8_t)(uint64_t)v); /* wrap8: the low byte, signed */
+  }
+}
+
 /* Variant 4 (generator/platforms/spinnaker2/reduce.ts): R rows of `cols` values; each column's sum, or its mean by
    a rounding shift (mode 1) or a rounded truncating division (mode 2, sign(0) = +1). */
 static void reduce_columns(const uint8_t *x, uint8_t *y, int32_t cols, uint32_t xt, uint32_t yt, const uint8_t *p) {
@@ -123,6 +139,7 @@ static int run_tile(uint8_t *me, const uint8_t *p, const uint8_t *tile, int slot
     if (variant == 0) isoftmax(xr, yr, L, xt, yt, p);
     else if (variant == 1) itamax(xr, yr, L, xt, yt, p);
     else if (variant == 3) rmsnorm(xr, yr, L, xt, yt, p);
+    else if (variant == 5) layernorm(xr, yr, L, xt, yt, p);
     else itapartialmax(xr, yr, L, xt, yt, p);
   }
   return transfer(me, tile + 36, 0);

@@ -59,6 +59,8 @@
 #define DMA_ROW_LENGTH 12u
 #define DMA_ROW_STRIDE 16u
 #define DMA_SIZE 20u
+/* Transfers a kernel issues before it waits for them (two batches at most in flight per PE). */
+#define DMA_BATCH 512u
 
 #define WORKER_TILES 0u
 #define WORKER_FIRST 8u

@@ -3,10 +3,12 @@ import { attrInt, attrLog2 } from '../../ir/attrs.js';
 import { requantParamShape } from '../../ir/broadcast.js';
 import type { Expr, Graph, Node } from '../../ir/graph.js';
 import { consumersOf, producerOf, tensorOf } from '../../ir/graph.js';
+import { isIntType, rangeOf } from '../../ir/dtype.js';
 import { shapeEquals } from '../../ir/ndarray.js';
 import { requantExpr } from '../../backend/expr.js';
 import { fusedNames, replaceNodes, soleConsumer } from '../edit.js';
 import { requantOf } from '../requant.js';
+import { clipBounds } from '../../reference/ops/elementwise.js';
 
 /*
  * Elementwise integer ops become 'Elementwise' nodes carrying an expression over their inputs, and chains of them
@@ -14,7 +16,7 @@ import { requantOf } from '../requant.js';
  * RequantShift) merge into one node, so intermediates never reach memory. The expressions are the formulas of
  * SEMANTICS.md section 1 written once here; backend/expr.ts emits them as C and AS.
  */
-const ELEMENTWISE = new Set(['RequantShift', 'Add', 'Sub', 'Mul', 'iHardswish', 'iGELU', 'IntegerDiv', 'iNoNorm']);
+const ELEMENTWISE = new Set(['RequantShift', 'Add', 'Sub', 'Mul', 'iHardswish', 'iGELU', 'IntegerDiv', 'iNoNorm', 'Relu', 'Clip']);
 
 const inp = (i: number): Expr => ({ k: 'in', i });
 const cst = (v: number): Expr => ({ k: 'const', v });
@@ -42,6 +44,8 @@ function exprOf(g: Graph, n: Node): { expr: Expr; inputs: string[]; tensors: Map
       });
       return { expr: requantExpr(inp(0), inp(1), inp(2), rq.shift, rq.min, rq.max), inputs: [n.inputs[0], ...params], tensors: extra };
     }
+    case 'Relu': return { expr: { k: 'max', a: inp(0), b: cst(0) }, inputs: [n.inputs[0]], tensors: extra };
+    case 'Clip': return { expr: clipExpr(g, n), inputs: [n.inputs[0]], tensors: extra };
     case 'iHardswish': {
       const x = inp(0);
       const three = attrInt(n, 'three');
@@ -77,6 +81,30 @@ function exprOf(g: Graph, n: Node): { expr: Expr; inputs: string[]; tensors: Map
   throw new GenError('internal', `no expression for ${n.op}`, { node: n.name, op: n.op });
 }
 
+/**
+ * An integer Clip as ONNX defines it, min(max(x, lo), hi) (SEMANTICS.md names no integer Clip): bounds from inputs
+ * 1 and 2 or the min/max attributes, the reference interpreter's reading. Written as max then min, not 'clip', so
+ * that lo > hi gives hi everywhere, as ONNX does. A bound the input's type already satisfies is left out.
+ */
+function clipExpr(g: Graph, n: Node): Expr {
+  const site = { node: n.name, op: n.op };
+  const x = tensorOf(g, n.inputs[0]);
+  const { lo, hi } = clipBounds(n, (i) => {
+    if (!n.inputs[i]) return undefined;
+    return tensorOf(g, n.inputs[i]).data?.data ?? null;
+  });
+  for (const b of [lo, hi]) {
+    if (Number.isFinite(b) && (!Number.isInteger(b) || Math.abs(b) > 2 ** 31)) {
+      throw new GenError('unsupported', `an integer Clip with the bound ${b}, not a 32-bit integer`, site);
+    }
+  }
+  const r = isIntType(x.dtype) ? rangeOf(x.dtype) : { min: -Infinity, max: Infinity };
+  let e: Expr = inp(0);
+  if (lo > r.min) e = { k: 'max', a: e, b: cst(lo) };
+  if (hi < Math.max(r.max, lo)) e = { k: 'min', a: e, b: cst(hi) };
+  return e;
+}
+
 /** Renumbers leaves of `e` through `map`. */
 function remap(e: Expr, map: (i: number) => Expr): Expr {
   switch (e.k) {
@@ -94,6 +122,8 @@ export function fuseElementwise(g: Graph): Graph {
   let out: Graph = { ...g, tensors: new Map(g.tensors) };
   out.nodes = out.nodes.map((n) => {
     if (!ELEMENTWISE.has(n.op) || n.domain === 'firmgen') return n;
+    // Relu and Clip are elementwise here on integers only; a float one stays itself (and finds no kernel).
+    if ((n.op === 'Relu' || n.op === 'Clip') && !isIntType(tensorOf(out, n.inputs[0]).dtype)) return n;
     const { expr, inputs, tensors } = exprOf(out, n);
     for (const [k, t] of tensors) out.tensors.set(k, t);
     return { name: n.name, op: 'Elementwise', domain: 'firmgen', inputs, outputs: [...n.outputs], attrs: {}, expr, fusedFrom: fusedNames(n) };

@@ -51,13 +51,16 @@ export const S2_ROWS = layerKind('s2-rows', rowsAccepts);
 /** Conv on the MLA over an im2col buffer the worker builds (conv-plan.ts). */
 export const S2_CONV = layerKind('s2-conv', convReason);
 
-/** MaxPool: the conv layer in its pool mode (the max of each im2col column). */
+/** MaxPool of 8-bit values: the conv layer in its pool mode (the max of each im2col column); wider values: wide-maxpool.ts. */
 export const S2_POOL = layerKind('s2-pool', poolReason);
 
 /** Data movement (Transpose, Slice, Concat, Gather, Pad): strided copies through the worker's SRAM (movement.ts). */
 export const S2_MOVE = layerKind('s2-move', movementReason);
 
-/** ReduceSum / ReduceMean over a contiguous group of axes: the row layer's column reduction (reduce.ts). */
+/**
+ * ReduceSum / ReduceMean over a contiguous group of axes: the row layer's column reduction (reduce.ts); other axis
+ * sets reach it behind a Transpose (transpose-reductions.ts).
+ */
 export const S2_REDUCE = layerKind('s2-reduce', reduceReason);
 
 export const S2_KINDS: KernelDef[] = [S2_GEMM, S2_CONV, S2_POOL, S2_ELEMENTWISE, S2_ROWS, S2_REDUCE, S2_MOVE];

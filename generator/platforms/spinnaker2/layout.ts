@@ -78,6 +78,14 @@ export const LAYER_MOVE = 5;
 /** A DMA descriptor in a worker block: DRAM address, SRAM offset (from the PE's SRAM base), bytes, rows (0: 1-D). */
 export const DMA = { dram: 0, sram: 4, bytes: 8, rowLength: 12, rowStride: 16, size: 20 } as const;
 
+/**
+ * Transfers a kernel issues before it waits for them: a PE keeps at most two batches in flight (the write-backs of
+ * two tiles, or one tile's in batches). ASSUMPTION: HARDWARE.md gives no depth for the PE DMA's command queue; the
+ * emulator holds 2048 transfers issued and not waited for (emulator/assembly/pe-dma.ts) and faults beyond, so two
+ * batches and a tile's input stay well under it.
+ */
+export const DMA_BATCH = 512;
+
 /** A worker block starts with its tile count; the tile descriptors follow at + 8. */
 export const WORKER = { tiles: 0, first: 8 } as const;
 

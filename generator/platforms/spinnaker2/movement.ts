@@ -14,11 +14,14 @@ import { Words } from './words.js';
  * The movement layer (type 5): Transpose, Slice, Concat, Gather, Pad and reshapes that need a copy, as the disjoint
  * output boxes ("parts") of kernels/movement.ts, each a copy from a strided source or a fill with a constant. No
  * parameters; everything is in the tile descriptor (128 bytes): +0 rows of d0, +4/+8/+12 d1..d3, +16 source type
- * (the elementwise codes; 255: a fill), +20 destination type, +24 source strides s0..s3, +40 destination strides
- * o0..o3 (elements), +56 the fill value (i32), +60 SRAM offset of the source span, +64 of the staging buffer,
- * +68 input transfers (0 or 1), +72 its DMA descriptor, +92 DRAM address of the tile's first destination element,
- * +96 1 if the tile's destination is one dense run. The worker gathers the source into the dense staging buffer
- * (converting the type), then writes it back in one DMA when dense, else one 2-D DMA per (row, j1): d2 runs of d3.
+ * (the elementwise codes; 255: a fill), +20 destination type, +24 source strides s0..s3 (signed: a Slice may step
+ * backwards), +40 destination strides o0..o3 (elements), +56 the fill value (i32), +60 SRAM offset of the tile's
+ * first source element (inside its span), +64 of the staging buffer, +68 input transfers (0 or 1), +72 its DMA
+ * descriptor, +92 DRAM address of the tile's first destination element, then its write-back as few 2-D transfers as
+ * the destination box allows: +96 bytes of one contiguous run, +100 runs per transfer (its rows), +104 their DRAM
+ * stride in bytes, +108/+112 and +116/+120 count and DRAM byte stride of the two loops over transfers. The worker
+ * gathers the source into the dense staging buffer (converting the type), then writes it back, waiting for its
+ * own transfers every DMA_BATCH so that a PE never has more than two batches in flight (layout.ts).
  */
 const TYPE_CODES: Partial<Record<DType, number>> = { uint8: 0, bool: 0, int8: 1, uint16: 2, int16: 3, uint32: 4, int32: 5 };
 const FILL = 255;
@@ -44,8 +47,60 @@ function nestOf(p: PartSpec, site: { node: string; op: string }): Nest {
   const strides = c.strides.map((s) => place(s, 0));
   const dst = strides[strides.length - 1];
   if (dst[3] !== 1 && dims[3] > 1) throw new GenError('unsupported', 'the innermost loop of a copy writes a strided destination', site);
-  if (leaf && strides[0].some((s) => s < 0)) throw new GenError('unsupported', 'a copy reads with a negative stride', site);
   return { dims, src: leaf ? strides[0] : undefined, dst, srcOff: leaf?.offset ?? 0, dstOff: p.out.offset };
+}
+
+/** Lowest and highest source element a nest's first `rows` rows read, relative to its first element. */
+function sourceExtent(n: Nest, rows: number): { lo: number; hi: number } {
+  let lo = 0;
+  let hi = 0;
+  n.src!.forEach((s, d) => {
+    const reach = ((d === 0 ? rows : n.dims[d]) - 1) * s;
+    lo += Math.min(0, reach);
+    hi += Math.max(0, reach);
+  });
+  return { lo, hi };
+}
+
+/**
+ * The nest as nests whose single row (d1 x d2 x d3 elements, with its source span) fits `fits`: a row too large is
+ * cut along d0 into nests of one row each, and a nest of one row moves its outermost inner loop out to d0, where the
+ * tiles split it. The loops keep their strides, so the copy is the same.
+ */
+function splitRows(n: Nest, fits: (n: Nest) => boolean): Nest[] {
+  if (fits(n)) return [n];
+  if (n.dims[0] > 1) {
+    return Array.from({ length: n.dims[0] }, (_, i) => i).flatMap((i) => splitRows({
+      ...n, dims: [1, ...n.dims.slice(1)], srcOff: n.srcOff + i * (n.src?.[0] ?? 0), dstOff: n.dstOff + i * n.dst[0],
+    }, fits));
+  }
+  const p = [1, 2, 3].find((d) => n.dims[d] > 1);
+  if (p === undefined) return [n]; // one element: the caller reports it
+  const out = (v: number[]): number[] => v.map((x, d) => (d === 0 ? v[p] : d === p ? (d === 3 ? 1 : 0) : x));
+  return splitRows({ ...n, dims: n.dims.map((x, d) => (d === 0 ? x * n.dims[p] : d === p ? 1 : x)), src: n.src && out(n.src), dst: out(n.dst) }, fits);
+}
+
+/** The write-back of a tile: runs of `run` elements, `rows` per 2-D transfer, transfers in two loops (strides in elements). */
+interface WriteBack { run: number; rows: number; rowStride: number; loops: [number, number][] }
+
+/**
+ * The tile's destination box (loops rows, d1, d2, d3 over the dense staging order) as the fewest 2-D transfers:
+ * loops of one are dropped and loops contiguous with the one inside merge; the innermost contiguous loop is the run,
+ * the next one the rows of one transfer, the rest loop over transfers.
+ */
+function writeBackOf(n: Nest, rows: number): WriteBack {
+  const levels: [number, number][] = [];
+  for (let d = 3; d >= 0; d--) {
+    const count = d === 0 ? rows : n.dims[d];
+    if (count === 1) continue;
+    const inner = levels[levels.length - 1];
+    if (inner && n.dst[d] === inner[0] * inner[1]) inner[0] *= count;
+    else levels.push([count, n.dst[d]]);
+  }
+  const run = levels.length > 0 && levels[0][1] === 1 ? (levels.shift() as [number, number])[0] : 1;
+  const [rowsPer, rowStride] = levels.shift() ?? [1, 0];
+  const loops: [number, number][] = [levels[0] ?? [1, 0], levels[1] ?? [1, 0]];
+  return { run, rows: rowsPer, rowStride, loops };
 }
 
 export function movementReason(node: Node, g: Graph): string | null {
@@ -68,23 +123,33 @@ export function encodeMovement(node: Node, g: Graph, maxWorkers: number, element
   const site = { node: node.name, op: node.op };
   const y = tensorOf(g, node.outputs[0]);
   const sources = node.op === 'Concat' ? node.inputs : [node.inputs[0]];
-  const parts = partsOf(node, g).map((p) => ({ p, n: nestOf(p, site), sb: p.leaves[0] ? bytesOf(p.leaves[0].dtype) : 0, db: bytesOf(p.out.dtype), src: p.leaves[0] ? sources[Number(p.leaves[0].field.slice(2))] : undefined }));
   // Half of what is left after the configuration, with 8 KiB kept for the worker block (checked below).
   const budget = Math.floor((SRAM.bytes - workerBlockSram(0) - 8192) / 2 / 16) * 16 - 32;
-  const inner = (n: Nest, s: number[]): number => 1 + [1, 2, 3].reduce((a, d) => a + (n.dims[d] - 1) * s[d], 0);
-  const span = (q: (typeof parts)[number], rows: number): number => (q.n.src ? ((rows - 1) * q.n.src[0] + inner(q.n, q.n.src)) * q.sb : 0);
   const perRow = (n: Nest): number => n.dims[1] * n.dims[2] * n.dims[3];
+  const spanOf = (n: Nest, sb: number, rows: number): number => {
+    if (!n.src) return 0;
+    const e = sourceExtent(n, rows);
+    return (e.hi - e.lo + 1) * sb;
+  };
+  const parts = partsOf(node, g).flatMap((p) => {
+    const sb = p.leaves[0] ? bytesOf(p.leaves[0].dtype) : 0;
+    const db = bytesOf(p.out.dtype);
+    const src = p.leaves[0] ? sources[Number(p.leaves[0].field.slice(2))] : undefined;
+    const nests = splitRows(nestOf(p, site), (n) => spanOf(n, sb, 1) + perRow(n) * db <= budget);
+    return nests.map((n) => ({ p, n, sb, db, src }));
+  });
+  const span = (q: (typeof parts)[number], rows: number): number => spanOf(q.n, q.sb, rows);
   // Tiles: per part, the most rows whose source span and staging buffer fit half the SRAM (two of each).
   const tiles = parts.flatMap((q, k) => {
     let rows = q.n.dims[0];
     while (rows > 1 && span(q, rows) + rows * perRow(q.n) * q.db > budget) rows = Math.ceil(rows / 2);
-    if (span(q, rows) + rows * perRow(q.n) * q.db > budget) throw new GenError('capacity', `one row of a copy (${perRow(q.n)} elements) does not fit a PE's SRAM`, site);
+    if (span(q, rows) + rows * perRow(q.n) * q.db > budget) throw new GenError('capacity', `one element of a copy does not fit a PE's SRAM`, site);
     return Array.from({ length: Math.ceil(q.n.dims[0] / rows) }, (_, t) => ({ k, r0: t * rows, rows: Math.min(rows, q.n.dims[0] - t * rows) }));
   });
-  const dense = (n: Nest): boolean => n.dst[3] === 1 && (n.dims[2] === 1 || n.dst[2] === n.dims[3]) && (n.dims[1] === 1 || n.dst[1] === n.dims[2] * n.dims[3]);
   const tileCost = (t: (typeof tiles)[number], w: number): number => {
     const q = parts[t.k];
-    const outs = dense(q.n) && (t.rows === 1 || q.n.dst[0] === perRow(q.n)) ? 1 : t.rows * q.n.dims[1];
+    const wb = writeBackOf(q.n, t.rows);
+    const outs = wb.loops[0][0] * wb.loops[1][0];
     const dma = (q.n.src ? dmaCycles(span(q, t.rows), w) : 0) + outs * dmaCycles(t.rows * perRow(q.n) * q.db / outs, w);
     return Math.max(t.rows * perRow(q.n) * elementCycles, dma);
   };
@@ -110,19 +175,24 @@ export function encodeMovement(node: Node, g: Graph, maxWorkers: number, element
         const q = parts[t.k];
         const n = q.n;
         const d = WORKER.first + i * TILE_BYTES;
-        const srcSram = first + (i % 2) * slot;
-        const staging = srcSram + align(span(q, t.rows), 16);
         b.u32(d, t.rows).u32(d + 4, n.dims[1]).u32(d + 8, n.dims[2]).u32(d + 12, n.dims[3]);
         b.u32(d + 16, q.src ? TYPE_CODES[q.p.leaves[0].dtype]! : FILL).u32(d + 20, TYPE_CODES[q.p.out.dtype]!);
-        (n.src ?? [0, 0, 0, 0]).forEach((s, j) => b.u32(d + 24 + 4 * j, s));
+        (n.src ?? [0, 0, 0, 0]).forEach((s, j) => b.i32(d + 24 + 4 * j, s));
         n.dst.forEach((s, j) => b.u32(d + 40 + 4 * j, s));
-        b.i32(d + 56, q.src ? 0 : (q.p.expr.k === 'const' ? q.p.expr.v : 0)).u32(d + 60, srcSram).u32(d + 64, staging);
+        let srcSram = first + (i % 2) * slot;
+        const staging = srcSram + align(span(q, t.rows), 16);
         if (q.src) {
-          const from = addr.tensor(q.src) + (n.srcOff + t.r0 * n.src![0]) * q.sb;
+          // The span starts at the lowest element read, which a backward step puts after the tile's first one.
+          const lo = sourceExtent(n, t.rows).lo;
+          const from = addr.tensor(q.src) + (n.srcOff + t.r0 * n.src![0] + lo) * q.sb;
           b.u32(d + 68, 1).u32(d + 72, from).u32(d + 76, srcSram).u32(d + 80, span(q, t.rows));
+          srcSram -= lo * q.sb;
         }
+        b.i32(d + 56, q.src ? 0 : (q.p.expr.k === 'const' ? q.p.expr.v : 0)).u32(d + 60, srcSram).u32(d + 64, staging);
+        const wb = writeBackOf(n, t.rows);
         b.u32(d + 92, addr.tensor(y.name) + (n.dstOff + t.r0 * n.dst[0]) * q.db);
-        b.u32(d + 96, dense(n) && (t.rows === 1 || n.dst[0] === perRow(n)) ? 1 : 0);
+        b.u32(d + 96, wb.run * q.db).u32(d + 100, wb.rows).u32(d + 104, wb.rowStride * q.db);
+        wb.loops.forEach(([count, stride], j) => b.u32(d + 108 + 8 * j, count).u32(d + 112 + 8 * j, stride * q.db));
       });
       return b.bytes;
     });

@@ -6,6 +6,8 @@ import { wholeNumber } from '../options.js';
 import type { Platform } from '../types.js';
 import { spinnaker2Backend } from './backend.js';
 import { fuseRequantGemm } from './fuse-requant-gemm.js';
+import { transposeReductions } from './transpose-reductions.js';
+import { lowerWideMaxPool } from './wide-maxpool.js';
 import { S2_KINDS } from './kinds.js';
 import { S2 } from './timing.js';
 
@@ -32,8 +34,10 @@ export const spinnaker2: Platform = {
   launch: 'call',
   memories: spinnaker2Memories(S2.pes),
   home: { memory: 'DRAM', offset: 0, size: 64 * MiB },
-  // fuseRequantGemm first (any broadcast parameters), then the core platforms' fusion for Conv (per channel).
-  passes: [foldTrueIntegerDivPass, foldBiasAdd, fuseRequantGemm, fuseRequant, fuseElementwise],
+  // fuseRequantGemm first (any broadcast parameters), then the core platforms' fusion for Conv (per channel);
+  // reductions over scattered axes get their reduced axes moved last (transpose-reductions.ts); MaxPools of 16/32-bit
+  // values become slices and elementwise maxima (wide-maxpool.ts), after the fusion so its chunks stay apart.
+  passes: [foldTrueIntegerDivPass, foldBiasAdd, fuseRequantGemm, fuseRequant, fuseElementwise, transposeReductions, lowerWideMaxPool],
   kernels: S2_KINDS,
   // The emulator's Cortex-M4 cost table (emulator/assembly/cost.ts spinnaker2Costs; docs/timing.md), kept equal by
   // test/platforms/emulator-agrees.test.ts.

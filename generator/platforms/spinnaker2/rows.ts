@@ -4,7 +4,7 @@ import { bytesOf, type DType } from '../../ir/dtype.js';
 import type { Graph, Node } from '../../ir/graph.js';
 import type { Platform } from '../types.js';
 import { iSoftmaxKernel, itaMaxKernel, itaPartialMaxKernel } from '../../kernels/softmax.js';
-import { iRMSNormKernel } from '../../kernels/norm.js';
+import { iLayerNormKernel, iRMSNormKernel } from '../../kernels/norm.js';
 import { attrLog2 } from '../../ir/attrs.js';
 import { broadcastStrides } from '../../ir/broadcast.js';
 import { tensorOf } from '../../ir/graph.js';
@@ -16,9 +16,10 @@ import { chooseRows } from './row-tiles.js';
 import { Words } from './words.js';
 
 /*
- * The row layer (type 3): the integer softmaxes and iRMSNorm of SEMANTICS.md over rows of the last axis. Parameters,
- * 48 bytes (iRMSNorm: + 4 L, its weights per column as int32 from +48, and log2(D) at +40):
- * +0 variant (0 iSoftmax, 1 ITAMax, 2 ITAPartialMax, 3 iRMSNorm; 4 is the reduction of reduce.ts), +4 row length L, +8/+12 input and output types (the codes of
+ * The row layer (type 3): the integer softmaxes, iRMSNorm and iLayerNorm of SEMANTICS.md over rows of the last axis.
+ * Parameters, 48 bytes (the norms: + 4 L per constant, its values per column as int32 from +48, iLayerNorm's
+ * biases after its weights, and log2(D) at +40):
+ * +0 variant (0 iSoftmax, 1 ITAMax, 2 ITAPartialMax, 3 iRMSNorm, 5 iLayerNorm; 4 is the reduction of reduce.ts), +4 row length L, +8/+12 input and output types (the codes of
  * the elementwise layer), +16 coeffA, +20 coeffB, +24 coeffC, +28 log2, +32 n_levels, +36 group_width (i32 each).
  * Tile descriptor, 64 bytes: +0 rows, +4/+8 SRAM offsets of x and y, +16 the input's DMA descriptor, +36 the
  * output's. The firmware computes in 64 bits; the core platforms' kernels (kernels/softmax.ts) check first that
@@ -29,15 +30,19 @@ const VARIANTS: Record<string, { id: number; kernel: typeof iSoftmaxKernel }> = 
   ITAMax: { id: 1, kernel: itaMaxKernel },
   ITAPartialMax: { id: 2, kernel: itaPartialMaxKernel },
   iRMSNorm: { id: 3, kernel: iRMSNormKernel },
+  iLayerNorm: { id: 5, kernel: iLayerNormKernel },
 };
 
-/** iRMSNorm's weights per column: a constant that varies at most along the last axis. */
-function rmsWeights(node: Node, g: Graph, L: number): Int32Array | string {
+/** Inputs of a norm that the parameters carry per column: iRMSNorm's weights, iLayerNorm's weights and biases. */
+const PER_COLUMN: Record<number, number[]> = { 3: [1], 5: [1, 2] };
+
+/** A norm's constant input `i` per column: a constant that varies at most along the last axis. */
+function columnValues(node: Node, g: Graph, L: number, i: number): Int32Array | string {
   const x = tensorOf(g, node.inputs[0]);
-  const w = tensorOf(g, node.inputs[1]);
-  if (!w.data) return `the weights '${w.name}' are not a constant`;
+  const w = tensorOf(g, node.inputs[i]);
+  if (!w.data) return `the per-column parameter '${w.name}' is not a constant`;
   const s = broadcastStrides(w.shape, x.shape);
-  if (s.slice(0, -1).some((v) => v !== 0)) return `the weights '${w.name}' vary across rows`;
+  if (s.slice(0, -1).some((v) => v !== 0)) return `the per-column parameter '${w.name}' varies across rows`;
   return Int32Array.from({ length: L }, (_, j) => w.data!.data[j * s[s.length - 1]]);
 }
 const TYPE_CODES: Partial<Record<DType, number>> = { uint8: 0, int8: 1, uint16: 2, int16: 3, uint32: 4, int32: 5 };
@@ -46,11 +51,11 @@ const TILE_BYTES = 64;
 
 export function rowsAccepts(node: Node, g: Graph): string | null {
   const v = VARIANTS[node.op];
-  if (!v) return 'not an iSoftmax, ITAMax, ITAPartialMax or iRMSNorm';
+  if (!v) return 'not an iSoftmax, ITAMax, ITAPartialMax, iRMSNorm or iLayerNorm';
   const why = v.kernel.accepts(node, g);
   if (why) return why;
-  if (v.id === 3) {
-    const w = rmsWeights(node, g, rowsOf(node, g).L);
+  for (const i of PER_COLUMN[v.id] ?? []) {
+    const w = columnValues(node, g, rowsOf(node, g).L, i);
     if (typeof w === 'string') return w;
   }
   try {
@@ -69,14 +74,15 @@ export function encodeRows(node: Node, g: Graph, maxWorkers: number, costs: { so
   const { x, y, L, rows: total } = rowsOf(node, g);
   const xb = bytesOf(x.dtype);
   const yb = bytesOf(y.dtype);
-  const weights = v.id === 3 ? rmsWeights(node, g, L) as Int32Array : undefined;
-  const paramBytes = PARAM_BYTES + (weights ? 4 * L : 0);
+  const columns = (PER_COLUMN[v.id] ?? []).map((i) => columnValues(node, g, L, i) as Int32Array);
+  const norm = columns.length > 0;
+  const paramBytes = PARAM_BYTES + 4 * L * columns.length;
   const best = chooseRows({
     rows: total, paramBytes, tileBytes: TILE_BYTES,
     sram: (r) => 2 * align(r * L * xb, 16) + 2 * align(r * L * yb, 16),
     inBytes: (r) => r * L * xb,
     outBytes: (r) => r * L * yb,
-    compute: (r) => r * L * (v.id === 3 ? costs.norm : costs.softmax) + (v.id === 0 ? 2 * r * L : v.id === 3 ? r * (2 + L) : r) * costs.div,
+    compute: (r) => r * L * (norm ? costs.norm : costs.softmax) + (v.id === 0 ? 2 * r * L : norm ? r * (2 + L) : r) * costs.div,
   }, maxWorkers);
   if (!best) throw new GenError('capacity', `one row of ${L} elements does not fit a PE's SRAM`, site);
   const word = (name: string): number => {
@@ -92,10 +98,8 @@ export function encodeRows(node: Node, g: Graph, maxWorkers: number, costs: { so
     const p = new Words(paramBytes);
     p.u32(0, v.id).u32(4, L).u32(8, TYPE_CODES[x.dtype]!).u32(12, TYPE_CODES[y.dtype]!);
     ['coeffA', 'coeffB', 'coeffC', 'log2', 'n_levels', 'group_width'].forEach((a, i) => p.i32(16 + 4 * i, word(a)));
-    if (weights) {
-      p.u32(40, attrLog2(node, 'D'));
-      weights.forEach((w, j) => p.i32(PARAM_BYTES + 4 * j, w));
-    }
+    if (norm) p.u32(40, attrLog2(node, 'D'));
+    columns.forEach((c, k) => c.forEach((w, j) => p.i32(PARAM_BYTES + 4 * (k * L + j), w)));
     const xAt = addr.tensor(x.name);
     const yAt = addr.tensor(y.name);
     const blocks = assignment.map((ids) => {

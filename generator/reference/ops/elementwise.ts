@@ -106,7 +106,7 @@ export const reluOp: OpSpec = {
  * Clip bounds: inputs 1 and 2 (opset 11+) or attributes min/max (opset 6). `values(i)` gives an operand's values,
  * null when the operand exists but is not a constant, undefined when it is omitted.
  */
-function clipBounds(node: Node, values: (i: number) => ArrayLike<number> | null | undefined): { lo: number; hi: number } {
+export function clipBounds(node: Node, values: (i: number) => ArrayLike<number> | null | undefined): { lo: number; hi: number } {
   const bound = (i: number, attr: string, fallback: number): number => {
     const v = values(i);
     if (v === null) throw modelError(node, `Clip ${attr} must be a constant`);
