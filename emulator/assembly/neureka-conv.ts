@@ -1,6 +1,6 @@
 // The convolution of the N-EUREKA job neureka-job.ts decoded (docs/neureka.md, "What a job computes"; SEMANTICS.md
 // section 3). The weight memory format is decoded here from its description (HARDWARE.md "Weight layout",
-// docs/neureka.md), not from the generator's encoder: the tests encode with generator/npu/weights.ts and compare
+// docs/neureka.md), not from the generator's encoder: the tests encode with generator/platforms/siracusa/npu/weights.ts and compare
 // with the reference interpreter, so the two implementations check each other.
 
 import {

@@ -47,7 +47,7 @@ export interface Node {
   expr?: Expr;
   /** Names of the original nodes a fused node stands for (profile, error messages). */
   fusedFrom?: string[];
-  /** Set on op 'NeurekaConv' (domain firmgen): the NPU job the node runs (generator/npu/). */
+  /** Set on op 'NeurekaConv' (domain firmgen): the NPU job the node runs (generator/platforms/siracusa/npu/). */
   npu?: NpuJob;
   /** Why the node runs on the engine it runs on (engine selection; shown in the manifest). */
   engineNote?: string;

@@ -107,7 +107,7 @@ export interface Platform {
   backend?: PlatformBackend;
   /**
    * Constants the platform keeps outside the memories the planner places (Siracusa's N-EUREKA weights in the neural
-   * memory, midend/nms.ts): offset by tensor; the plan leaves them out.
+   * memory, platforms/siracusa/npu/nms.ts): offset by tensor; the plan leaves them out.
    */
   placeElsewhere?(g: Graph, layers: Layer[], platform: Platform): Elsewhere;
   /** The command-line options this platform accepts beyond the common ones (generator/platforms/options.ts). */

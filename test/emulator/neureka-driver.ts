@@ -1,10 +1,10 @@
 /**
  * Drives the emulator's N-EUREKA model from JS for the tests (neureka.test.ts, neureka-random.test.ts): places a
- * convolution's input, weights (encoded by generator/npu/weights.ts), scale, shift and bias in L1 (weights optionally
+ * convolution's input, weights (encoded by generator/platforms/siracusa/npu/weights.ts), scale, shift and bias in L1 (weights optionally
  * in the neural memory), programs the registers through npu_write as docs/neureka.md says, and reads the output.
  * Tensors are HWC (channels contiguous); weight(co, ci, tap) with tap = ky * k + kx (depthwise: ci = 0).
  */
-import { encodedStride, encodeWeights, weightOffset, type NpuMode } from '../../generator/npu/weights.js';
+import { encodedStride, encodeWeights, weightOffset, type NpuMode } from '../../generator/platforms/siracusa/npu/weights.js';
 import { createEmulator, readFault, readRegions, type EmulatorExports } from '../../runtime/node/emulator.js';
 
 export const REG = {

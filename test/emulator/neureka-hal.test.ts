@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { GenError } from '../../generator/errors.js';
 import { ndarray } from '../../generator/ir/ndarray.js';
-import { encodeWeights } from '../../generator/npu/weights.js';
+import { encodeWeights } from '../../generator/platforms/siracusa/npu/weights.js';
 import { readManifest } from '../../runtime/node/manifest.js';
 import { buildProfile } from '../../runtime/node/profile.js';
 import { formatProfile } from '../../runtime/node/profile-table.js';

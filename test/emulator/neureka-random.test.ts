@@ -2,7 +2,7 @@
  * The N-EUREKA model against the project's reference interpreter on seeded random convolutions: shapes with channel
  * counts that are not multiples of the subtiles and rows/columns that are not multiples of 6, padding 0..2 per side,
  * 1x1 / 3x3 / 3x3 depthwise, 2..8-bit weights, uint8 and int8 inputs, int32 output, 8- and 32-bit scales, ReLU and
- * identity. Weights are encoded with generator/npu/weights.ts and decoded by the emulator from the format
+ * identity. Weights are encoded with generator/platforms/siracusa/npu/weights.ts and decoded by the emulator from the format
  * description: the two implementations check each other. Outputs must match bit for bit.
  *
  * Reference: Conv (int32 output) and, with norm/quant, RequantShift(mul = scale, add = bias - 2^(s-1), div = 2^s):
@@ -13,7 +13,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { NDArray } from '../../generator/ir/ndarray.js';
 import { ndarray } from '../../generator/ir/ndarray.js';
-import type { NpuMode } from '../../generator/npu/weights.js';
+import type { NpuMode } from '../../generator/platforms/siracusa/npu/weights.js';
 import { runReference } from '../../generator/reference/interpreter.js';
 import { OnnxBuilder } from '../helpers/onnx-builder.js';
 import { Rng } from '../helpers/random.js';

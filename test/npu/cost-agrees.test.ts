@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { npuJobCycles } from '../../generator/npu/cost.js';
-import type { NpuMode } from '../../generator/npu/weights.js';
+import { npuJobCycles } from '../../generator/platforms/siracusa/npu/cost.js';
+import type { NpuMode } from '../../generator/platforms/siracusa/npu/weights.js';
 import { documentedCycles, outShape, type ConvSpec } from '../emulator/neureka-driver.js';
 import { Rng } from '../helpers/random.js';
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { encodeWeights, encodedBytes, weightBits, type NpuMode } from '../../generator/npu/weights.js';
+import { encodeWeights, encodedBytes, weightBits, type NpuMode } from '../../generator/platforms/siracusa/npu/weights.js';
 import { Rng } from '../helpers/random.js';
 
 /*

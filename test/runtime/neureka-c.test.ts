@@ -5,7 +5,7 @@
  * sizes that are not multiples of the subtiles; padding 0..2 with a padding value; int8/uint8 input; ReLU/identity;
  * 8/32-bit scale; bias; per-channel shift; int32 output; 2..8-bit weights from L1, MRAM and SRAM) must write what
  * the project's reference interpreter computes (Pad + Conv, then RequantShift), weights encoded by
- * generator/npu/weights.ts. Hand-checked cases pin the output stage's corners (wrap, saturation, 64-bit product,
+ * generator/platforms/siracusa/npu/weights.ts. Hand-checked cases pin the output stage's corners (wrap, saturation, 64-bit product,
  * floor shift), and the queue's registers (ACQUIRE, STATUS, RUNNING_JOB, FINISHED, ids wrapping at 256, the event)
  * follow docs/neureka.md.
  */
@@ -18,7 +18,7 @@ import * as assert from 'uvu/assert';
 import { addCProject } from '../../generator/backend/c-project.js';
 import type { NDArray } from '../../generator/ir/ndarray.js';
 import { ndarray } from '../../generator/ir/ndarray.js';
-import { encodedStride, encodeWeights, weightOffset, type NpuMode } from '../../generator/npu/weights.js';
+import { encodedStride, encodeWeights, weightOffset, type NpuMode } from '../../generator/platforms/siracusa/npu/weights.js';
 import { siracusa } from '../../generator/platforms/siracusa/platform.js';
 import { runReference } from '../../generator/reference/interpreter.js';
 import { readElfSections } from '../../runtime/node/elf.js';

@@ -1,11 +1,11 @@
 // Which nodes N-EUREKA can run (HARDWARE.md "N-EUREKA NPU": 1x1, 3x3 and 3x3 depthwise convolutions, stride 1,
 // padding 0..2 per side, int8/uint8 activations, 2..8-bit weights), and the node's convolution in NHWC terms.
 
-import { attrInt, attrInts, attrNumber } from '../ir/attrs.js';
-import { isSigned, isIntType, type IntType } from '../ir/dtype.js';
-import type { Graph, Node } from '../ir/graph.js';
-import { tensorOf } from '../ir/graph.js';
-import { sizeOf } from '../ir/ndarray.js';
+import { attrInt, attrInts, attrNumber } from '../../../ir/attrs.js';
+import { isSigned, isIntType, type IntType } from '../../../ir/dtype.js';
+import type { Graph, Node } from '../../../ir/graph.js';
+import { tensorOf } from '../../../ir/graph.js';
+import { sizeOf } from '../../../ir/ndarray.js';
 import { weightBits, type NpuMode } from './weights.js';
 
 /** A convolution the engine can run, before layout changes: weights as w(co, ci, tap). */

@@ -10,7 +10,7 @@
 //              bit planes above `bits` are zero (all 8 plane slots are always there).
 // Bytes are packed little-endian (bit i of the word is bit i % 8 of byte i / 8).
 
-import { GenError } from '../errors.js';
+import { GenError } from '../../../errors.js';
 
 export type NpuMode = '3x3' | '3x3dw' | '1x1';
 

@@ -1,7 +1,7 @@
-import { attrInts } from '../../ir/attrs.js';
-import type { Graph, Node } from '../../ir/graph.js';
-import { consumersOf, producerOf, tensorOf } from '../../ir/graph.js';
-import { sizeOf } from '../../ir/ndarray.js';
+import { attrInts } from '../../../ir/attrs.js';
+import type { Graph, Node } from '../../../ir/graph.js';
+import { consumersOf, producerOf, tensorOf } from '../../../ir/graph.js';
+import { sizeOf } from '../../../ir/ndarray.js';
 
 /*
  * Removes the layout changes engine selection leaves between NPU layers: a Transpose read only by the inverse

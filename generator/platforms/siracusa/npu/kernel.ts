@@ -1,12 +1,12 @@
-import { GenError } from '../errors.js';
-import { attrInts } from '../ir/attrs.js';
-import type { Graph, Node, NpuJob } from '../ir/graph.js';
-import { tensorOf } from '../ir/graph.js';
-import { bytesOf } from '../ir/dtype.js';
-import { renderNpuLayer } from '../backend/npu-layer.js';
-import { npuJobCycles } from '../npu/cost.js';
-import type { NpuJobShape } from '../npu/registers.js';
-import type { KernelDef } from './types.js';
+import { GenError } from '../../../errors.js';
+import { attrInts } from '../../../ir/attrs.js';
+import type { Graph, Node, NpuJob } from '../../../ir/graph.js';
+import { tensorOf } from '../../../ir/graph.js';
+import { bytesOf } from '../../../ir/dtype.js';
+import { renderNpuLayer } from './layer.js';
+import { npuJobCycles } from './cost.js';
+import type { NpuJobShape } from './registers.js';
+import type { KernelDef } from '../../../kernels/types.js';
 
 /** Core 0's register writes and trigger per N-EUREKA job: 24 stores, ACQUIRE and TRIGGER, 1 cycle each. */
 const NPU_ISSUE = 26;
@@ -33,7 +33,7 @@ export function npuShapeOf(node: Node, g: Graph): NpuJobShape {
 /**
  * A convolution on N-EUREKA (docs/neureka.md): core 0 writes the job registers of each tile and triggers the
  * engine; the tile loop (firmware-templates/siracusa/{as,c}/neureka-layer.*) keeps two jobs queued while the DMA
- * brings the next tile. It has no closure body: backend/npu-layer.ts renders the layer from the tile plan, each
+ * brings the next tile. It has no closure body: npu/layer.ts renders the layer from the tile plan, each
  * tile's registers from its shapes; the view gives the buffers and the work.
  */
 export const neurekaKernel: KernelDef = {

@@ -1,8 +1,8 @@
-import { GenError } from '../errors.js';
-import type { Graph } from '../ir/graph.js';
-import type { Layer } from '../frontend/select.js';
-import type { Elsewhere, Platform } from '../platforms/types.js';
-import { memoryOf } from '../platforms/types.js';
+import { GenError } from '../../../errors.js';
+import type { Graph } from '../../../ir/graph.js';
+import type { Layer } from '../../../frontend/select.js';
+import type { Elsewhere, Platform } from '../../types.js';
+import { memoryOf } from '../../types.js';
 
 /** The half of the neural memory that holds N-EUREKA weights the firmware places (the SRAM: writable at load). */
 export const NMS_REGION = 'NMS_SRAM';

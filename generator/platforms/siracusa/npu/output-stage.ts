@@ -4,7 +4,7 @@
 // uint8 (uint8 needs the ReLU), and acc*scale + bias provably stays inside int32 for every input (so neither the
 // wrap nor the saturation of the engine ever acts). Otherwise the engine writes int32 and the cores requantize.
 
-import type { IntRange } from '../ir/dtype.js';
+import type { IntRange } from '../../../ir/dtype.js';
 import type { NpuOutputStage } from './registers.js';
 
 const I32_MIN = -2147483648;

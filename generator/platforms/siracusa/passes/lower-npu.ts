@@ -1,14 +1,14 @@
-import { requantExpr } from '../../backend/expr.js';
-import { rangeOf, rangeOfValues, type IntRange, type IntType } from '../../ir/dtype.js';
-import type { Expr, Graph, Node, NpuJob, Tensor } from '../../ir/graph.js';
-import { producerOf, tensorOf } from '../../ir/graph.js';
-import { ndarray, sizeOf } from '../../ir/ndarray.js';
-import { npuEligible, isSignedActivation, type NpuCandidate } from '../../npu/eligible.js';
-import { npuJobCycles } from '../../npu/cost.js';
-import { accRanges, mapOutputStage } from '../../npu/output-stage.js';
-import { encodeWeights } from '../../npu/weights.js';
-import type { CoreCosts } from '../../platforms/types.js';
-import { fusedNames } from '../edit.js';
+import { requantExpr } from '../../../backend/expr.js';
+import { rangeOf, rangeOfValues, type IntRange, type IntType } from '../../../ir/dtype.js';
+import type { Expr, Graph, Node, NpuJob, Tensor } from '../../../ir/graph.js';
+import { producerOf, tensorOf } from '../../../ir/graph.js';
+import { ndarray, sizeOf } from '../../../ir/ndarray.js';
+import { npuEligible, isSignedActivation, type NpuCandidate } from '../npu/eligible.js';
+import { npuJobCycles } from '../npu/cost.js';
+import { accRanges, mapOutputStage } from '../npu/output-stage.js';
+import { encodeWeights } from '../npu/weights.js';
+import type { CoreCosts } from '../../types.js';
+import { fusedNames } from '../../../frontend/edit.js';
 
 /*
  * Engine selection for Siracusa's N-EUREKA (docs/neureka.md): each Conv or GEMM the engine can run becomes a

@@ -1,12 +1,12 @@
-import { GenError } from '../errors.js';
-import type { Graph } from '../ir/graph.js';
-import { npuShapeOf } from '../kernels/neureka.js';
-import type { TiledLayer } from '../midend/tiling/layer-plan.js';
-import type { MemoryPlan } from '../midend/plan.js';
-import { jobWords } from '../npu/registers.js';
-import type { Platform } from '../platforms/types.js';
-import { templatePath } from './paths.js';
-import { renderFile } from './render.js';
+import { GenError } from '../../../errors.js';
+import type { Graph } from '../../../ir/graph.js';
+import { npuShapeOf } from './kernel.js';
+import type { TiledLayer } from '../../../midend/tiling/layer-plan.js';
+import type { MemoryPlan } from '../../../midend/plan.js';
+import { jobWords } from './registers.js';
+import type { Platform } from '../../types.js';
+import { templatePath } from '../../../backend/paths.js';
+import { renderFile } from '../../../backend/render.js';
 
 /** Where the NPU sees the neural memory's SRAM half (docs/neureka.md, WEIGHTS_PTR with the WMEM source). */
 const NMS_SRAM_VIEW = 0x40_0000;
