@@ -1,6 +1,6 @@
 import { GenError } from '../../../errors.js';
 import type { Graph } from '../../../ir/graph.js';
-import { npuShapeOf } from './kernel.js';
+import { npuShapeOf } from './shape.js';
 import type { TiledLayer } from '../../../midend/tiling/layer-plan.js';
 import type { MemoryPlan } from '../../../midend/plan.js';
 import { jobWords } from './registers.js';
