@@ -51,11 +51,16 @@ function windowGeometry(node: Node, g: Graph, out: Box, channelsFromWeights: boo
   const [r0, rn] = [out.start[2], out.size[2]];
   const inStart = r0 * stride - pads[0];
   const inEnd = (r0 + rn - 1) * stride - pads[0] + dil * (K - 1) + 1;
-  const a = Math.max(0, inStart);
-  const b = Math.min(H, inEnd);
+  // The input rows the tile reads, clipped to the input; what the clip removes becomes the tile's own padding.
+  let a = Math.min(H, Math.max(0, inStart));
+  let b = Math.max(a, Math.min(H, inEnd));
+  // A conv tile whose windows all lie in the padding (a pad wider than the kernel's reach: 1x1 with pads 2)
+  // reads no row: an empty box, nothing fetched, its outputs are the bias. Its padding is all "bottom" so that
+  // neither pad goes negative; the kernel reads no tap of an empty tile whatever they are.
+  if (b === a) a = b = 0;
   const newPads = [...pads];
-  newPads[0] = a - inStart;
-  newPads[k] = inEnd - b;
+  newPads[0] = b > a ? a - inStart : 0;
+  newPads[k] = b > a ? inEnd - b : inEnd - inStart;
   const boxes = new Map<string, Box>();
   let c0 = out.start[1];
   let cn = out.size[1];
