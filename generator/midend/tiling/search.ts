@@ -139,7 +139,8 @@ function scanAxis(inp: SearchInput, axis: number, size: number): AxisScan {
 /** Per search: the scans of an axis split into tiles of a size, by `axis:size`. */
 type ScanCache = Map<string, AxisScan>;
 
-function evaluate(inp: SearchInput, axes: number[], sizes: number[], scans: ScanCache): Candidate {
+/** Costs one choice of tile sizes along `axes` (the search's step; exported for tests that try every choice). */
+export function evaluateTiles(inp: SearchInput, axes: number[], sizes: number[], scans: ScanCache = new Map()): Candidate {
   const { node, graph, platform } = inp;
   const shape = tensorOf(graph, node.outputs[0]).shape;
   const counts = axes.map((a, i) => Math.ceil(shape[a] / sizes[i]));
@@ -230,7 +231,7 @@ export function searchTiles(inp: SearchInput): Candidate {
   const scans: ScanCache = new Map();
   const combo = (i: number, sizes: number[]): void => {
     if (i === axes.length) {
-      const c = evaluate(inp, axes, sizes, scans);
+      const c = evaluateTiles(inp, axes, sizes, scans);
       if (!smallest || c.l1Bytes < smallest.l1Bytes) smallest = c;
       if (c.l1Bytes > inp.l1Budget) return;
       const tiles = (x: Candidate): number => x.counts.reduce((a, b) => a * b, 1);
