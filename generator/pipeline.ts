@@ -17,6 +17,8 @@ import { l3CopyKernel } from './kernels/l3copy.js';
 import { memoryOf } from './platforms/types.js';
 import { planNms } from './midend/nms.js';
 import { siracusaWith, type EngineOptions } from './platforms/siracusa/engines.js';
+import { npuOriginOf, type NpuFallback } from './frontend/passes/lower-npu.js';
+import { sanitizeComment } from './backend/sanitize.js';
 import { loadOnnxFile } from './onnx/load.js';
 import { readNpz } from './onnx/npy.js';
 import { platformByName } from './platforms/index.js';
@@ -70,6 +72,32 @@ export interface Compiled {
 
 /** load -> infer -> lower -> select -> plan (DESIGN.md pipeline), without writing anything. */
 export function compileModel(opts: Omit<FirmwareOptions, 'out'>): Compiled {
+  return withNpuFallback(opts, (fallback) => compileOnce(opts, fallback));
+}
+
+/**
+ * --engines npu / cluster+npu never reject a model the cluster runs: when a layer the NPU lowering rewrote fails
+ * further down (its tiles do not fit the L1 given, a kernel refuses its layout change), that layer stays on the
+ * cluster with the failure in its engineNote and the model is compiled again, one such layer per round. Failures
+ * elsewhere are the model's own and are thrown as they are.
+ */
+function withNpuFallback<T>(opts: Omit<FirmwareOptions, 'out'>, run: (fallback?: NpuFallback) => T): T {
+  if ((opts.engines ?? 'cluster') === 'cluster') return run(undefined);
+  const keep = new Map<string, string>();
+  for (;;) {
+    const fallback: NpuFallback = { keep, lowered: new Set() };
+    try {
+      return run(fallback);
+    } catch (e) {
+      if (!(e instanceof GenError) || e.kind === 'input' || !e.site.node) throw e;
+      const origin = npuOriginOf(fallback, e.site.node);
+      if (!origin || keep.has(origin)) throw e;
+      keep.set(origin, `its N-EUREKA version failed (${e.kind}: ${sanitizeComment(e.reason)})`);
+    }
+  }
+}
+
+function compileOnce(opts: Omit<FirmwareOptions, 'out'>, fallback: NpuFallback | undefined): Compiled {
   const stage = opts.onStage ?? (() => undefined);
   const named = platformByName(opts.platform);
   if (opts.pes !== undefined && !named.backend) throw new GenError('input', `--pes applies to spinnaker2, not to ${named.name}`);
@@ -78,7 +106,7 @@ export function compileModel(opts: Omit<FirmwareOptions, 'out'>): Compiled {
     if (named.name !== 'siracusa') throw new GenError('input', `--engines, --weights-in and --cores apply to siracusa, not to ${named.name}`);
     const engines = opts.engines ?? 'cluster';
     if (engines !== 'cluster' && opts.untiled) throw new GenError('input', '--untiled cannot run N-EUREKA layers: the engine reads L1 only');
-    platform = siracusaWith(platform, { engines, weightsIn: opts.weightsIn ?? 'nms', cores: opts.cores });
+    platform = siracusaWith(platform, { engines, weightsIn: opts.weightsIn ?? 'nms', cores: opts.cores, fallback });
   }
   if (opts.l3 !== undefined) {
     const far = named.far ? memoryOf(named, named.far.memory) : undefined;
@@ -148,12 +176,16 @@ function blobBytes(tiling: TilingPlan | undefined): number {
 }
 
 export function generateFirmware(opts: FirmwareOptions): Compiled & { manifest: Manifest } {
-  const compiled = compileModel(opts);
-  opts.onStage?.('emit');
-  const input = { graph: compiled.lowered, layers: compiled.layers, plan: compiled.plan, platform: compiled.platform };
-  const { files, manifest } = withFile(opts.model, () =>
-    compiled.platform.backend ? compiled.platform.backend.emit(input) : emitFirmware({ ...input, tiling: compiled.tiling, nms: compiled.nms }),
-  );
+  // Emission is inside the fallback too: an N-EUREKA layer's layout change may be refused only when rendered.
+  const { compiled, files, manifest } = withNpuFallback(opts, (fallback) => {
+    const compiled = compileOnce(opts, fallback);
+    opts.onStage?.('emit');
+    const input = { graph: compiled.lowered, layers: compiled.layers, plan: compiled.plan, platform: compiled.platform };
+    const emitted = withFile(opts.model, () =>
+      compiled.platform.backend ? compiled.platform.backend.emit(input) : emitFirmware({ ...input, tiling: compiled.tiling, nms: compiled.nms }),
+    );
+    return { compiled, ...emitted };
+  });
   writeDirectoryAtomically(opts.out, files);
   return { ...compiled, manifest };
 }

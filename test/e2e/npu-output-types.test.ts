@@ -2,7 +2,8 @@
  * `--engines npu` and `cluster+npu` never turn a model the cluster runs into a rejected one. Convs and GEMMs
  * without requantization whose outputs are int16 (or int8) run on N-EUREKA, which writes int32 accumulators: the
  * layout change after it narrows them, exact because the accumulators carry their bound. A layer the engine cannot
- * take stays on the cluster, with the reason in firmware.json's engineNote. Every run exact against the reference.
+ * take (its output stage cannot, its tiles do not fit the L1 given) stays on the cluster, with the reason in
+ * firmware.json's engineNote. Every run exact against the reference.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -48,12 +49,12 @@ function gemmCase(seed: number, op: 'MatMul' | 'Gemm'): KernelCase {
 interface Layer { op: string; engine: string; engineNote?: string }
 
 /** Runs the case with each engine option; returns firmware.json's layers per option. */
-async function runEngines(name: string, c: KernelCase, outType: IntType): Promise<Map<string, Layer[]>> {
+async function runEngines(name: string, c: KernelCase, outType: IntType, l1?: number): Promise<Map<string, Layer[]>> {
   const { model, sample, expected } = writeCase(join(dir, name), c);
   const layers = new Map<string, Layer[]>();
   for (const engines of ['cluster', 'npu', 'cluster+npu'] as const) {
     const out = join(dir, name, engines.replace('+', '_'));
-    const g = generateFirmware({ model, platform: 'siracusa', out, sampleInputs: sample, engines });
+    const g = generateFirmware({ model, platform: 'siracusa', out, sampleInputs: sample, engines, ...(l1 ? { l1 } : {}) });
     assert.is(g.lowered.tensors.get(g.lowered.outputs[0])!.dtype, outType, `${name}: the output is ${outType}`);
     const r = await runFirmware(out, c.inputs);
     const cmp = compareOutputs(g.manifest.outputs, r.outputs, expected);
@@ -91,6 +92,18 @@ test('a layer the NPU cannot take stays on the cluster with the reason in engine
     const conv = l.find((x) => x.op === 'Conv');
     assert.ok(conv && conv.engine === 'cores', `${engines}: the conv on the cores`);
     assert.match(conv!.engineNote ?? '', /^cluster: a bias without requantization/);
+  }
+});
+
+test('a layer whose N-EUREKA tiles do not fit the L1 given stays on the cluster (which tiles smaller), exact', async () => {
+  // At L1 600 the engine's smallest tile (a 6x6-pixel subtile, every channel, halo) needs 1440 bytes.
+  const layers = await runEngines('conv_small_l1', convCase(6, 3, 3), 'int16', 600);
+  for (const engines of ['npu', 'cluster+npu']) {
+    const l = layers.get(engines)!;
+    assert.not.ok(onNpu(l), `${engines}: nothing on the NPU`);
+    const conv = l.find((x) => x.op === 'Conv');
+    assert.ok(conv && conv.engine === 'cores', `${engines}: the conv on the cores`);
+    assert.match(conv!.engineNote ?? '', /^cluster: its N-EUREKA version failed \(capacity: the smallest tile needs \d+ bytes of L1/);
   }
 });
 

@@ -22,6 +22,28 @@ export interface NpuPolicy {
   weightsIn: 'nms' | 'l2';
   cores: number;
   costs: CoreCosts;
+  /** A previous attempt's outcome (pipeline.ts): nodes to keep on the cluster, and the nodes this one lowers. */
+  fallback?: NpuFallback;
+}
+
+/**
+ * What lets the pipeline keep a layer on the cluster when its N-EUREKA version fails further down (its tiles do
+ * not fit the L1 given, a kernel refuses a layout change): the engine option must never reject a model the
+ * cluster runs. `keep`: node name -> why; `lowered`: filled by the pass with the names of the nodes it rewrote.
+ */
+export interface NpuFallback {
+  keep: Map<string, string>;
+  lowered: Set<string>;
+}
+
+/**
+ * The node the NPU lowering rewrote into `name` (a node of the lowered graph), if any: the rewrite names its
+ * nodes after the original, `<original>__...`; the longest original that prefixes it wins.
+ */
+export function npuOriginOf(fallback: NpuFallback, name: string): string | undefined {
+  let best: string | undefined;
+  for (const o of fallback.lowered) if (name.startsWith(`${o}__`) && (!best || o.length > best.length)) best = o;
+  return best;
 }
 
 const NCHW_TO_NHWC = [0, 2, 3, 1];
@@ -43,6 +65,11 @@ function lowerNpu(g: Graph, policy: NpuPolicy): Graph {
       nodes.push(n.op === 'Conv' || n.op === 'Gemm' || n.op === 'MatMul' ? { ...n, engineNote: `cluster: ${el.why}` } : n);
       continue;
     }
+    const kept = policy.fallback?.keep.get(n.name);
+    if (kept) {
+      nodes.push({ ...n, engineNote: `cluster: ${kept}` });
+      continue;
+    }
     const plan = planNode(g, n, el.c, policy);
     if (typeof plan === 'string') {
       nodes.push({ ...n, engineNote: `cluster: ${plan}` });
@@ -58,6 +85,7 @@ function lowerNpu(g: Graph, policy: NpuPolicy): Graph {
       `${plan.fallback ? ` (${plan.fallback}; requantized on the cores)` : ''}; ~${est.npu} cycles vs ~${est.cluster} on ${policy.cores} core(s)`;
     nodes.push(...rewrite(g, n, el.c, plan, policy, tensors, fresh, note));
     onNpu.add(n.name);
+    policy.fallback?.lowered.add(n.name);
   }
   return { ...g, nodes, tensors };
 }

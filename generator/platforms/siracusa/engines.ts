@@ -2,7 +2,7 @@ import { foldBiasAdd } from '../../frontend/passes/fold-bias-add.js';
 import { foldTrueIntegerDivPass } from '../../frontend/passes/fold-true-integer-div.js';
 import { fuseElementwise } from '../../frontend/passes/fuse-elementwise.js';
 import { fuseRequant } from '../../frontend/passes/fuse-requant.js';
-import { lowerNpuPass } from '../../frontend/passes/lower-npu.js';
+import { lowerNpuPass, type NpuFallback } from '../../frontend/passes/lower-npu.js';
 import { sinkTransposes } from '../../frontend/passes/sink-transposes.js';
 import { GenError } from '../../errors.js';
 import { neurekaKernel } from '../../kernels/neureka.js';
@@ -17,6 +17,8 @@ export interface EngineOptions {
   weightsIn: 'nms' | 'l2';
   /** Cluster cores to use, 1..8. */
   cores?: number;
+  /** Layers to keep on the cluster after a failed attempt, and the record of what the NPU lowering rewrote. */
+  fallback?: NpuFallback;
 }
 
 export const ENGINE_CHOICES = ['cluster', 'cluster+npu', 'npu'] as const;
@@ -29,7 +31,7 @@ export function siracusaWith(base: Platform, o: EngineOptions): Platform {
   }
   const p: Platform = { ...base, cores };
   if (o.engines === 'cluster') return p;
-  const lower = lowerNpuPass({ engines: o.engines, weightsIn: o.weightsIn, cores, costs: base.costs });
+  const lower = lowerNpuPass({ engines: o.engines, weightsIn: o.weightsIn, cores, costs: base.costs, fallback: o.fallback });
   return {
     ...p,
     passes: [foldTrueIntegerDivPass, foldBiasAdd, fuseRequant, lower, fuseElementwise, sinkTransposes],
