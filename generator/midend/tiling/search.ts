@@ -107,7 +107,8 @@ interface AxisScan {
 }
 
 /**
- * Scans every tile along one axis. A window op's tiles are clipped by the input's edges for as many tiles as the
+ * Scans the tiles along one axis; along a window axis (TilingSpec.windowAxes) every one. A window op's tiles are
+ * clipped by the input's edges for as many tiles as the
  * padding reaches (top pad 2 with 1-row tiles: tiles 0 and 1 are short, tile 2 is the first whole one), so first,
  * second and last alone can miss the largest box; and tiles whose windows lie in the padding all read the same
  * (empty) box, so whether tile 1 differs from tile 0 does not tell whether the box ever changes. Boxes depend on
@@ -121,8 +122,11 @@ function scanAxis(inp: SearchInput, axis: number, size: number): AxisScan {
   const seen = new Set<string>();
   const reps = new Set<number>([0, Math.min(1, count - 1), count - 1]);
   const runs = new Map<string, number>();
+  // Off a window axis a box is the tile's own range: tiles 0 and 1 tell whether it follows the axis (the search
+  // costs thousands of choices, and a scan of every tile of every one doubled its time on some models).
+  const scanned = inp.spec.windowAxes?.includes(axis) ? count : Math.min(2, count);
   let previous: Map<string, Box> | undefined;
-  for (let v = 0; v < count; v++) {
+  for (let v = 0; v < scanned; v++) {
     const geo = inp.spec.geometry(node, graph, tileBox(shape, [axis], [size], [v]));
     const key = JSON.stringify([...geo.boxes.values()].map((b) => b.size));
     if (!seen.has(key)) reps.add(v);
@@ -133,6 +137,7 @@ function scanAxis(inp: SearchInput, axis: number, size: number): AxisScan {
     }
     previous = geo.boxes;
   }
+  if (scanned < count) for (const [tensor, n] of runs) runs.set(tensor, n > 1 ? count : 1);
   return { reps: [...reps].sort((a, b) => a - b), runs };
 }
 

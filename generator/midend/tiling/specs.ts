@@ -18,6 +18,12 @@ export interface TileGeometry {
 export interface TilingSpec {
   /** Output axes that may be split, outermost first: tiles are visited in this order, the last axis fastest. */
   axes(node: Node, g: Graph): number[];
+  /**
+   * Axes along which a window's halo is clipped by the input's edges (and pads): tiles near either edge read
+   * boxes of other sizes than the rest, however far the padding reaches. Along the other axes a box is the
+   * tile's own range, so only the last tile (a remainder) differs.
+   */
+  windowAxes?: number[];
   geometry(node: Node, g: Graph, out: Box): TileGeometry;
 }
 
@@ -93,11 +99,13 @@ function windowGeometry(node: Node, g: Graph, out: Box, channelsFromWeights: boo
 
 const convSpec: TilingSpec = {
   axes: () => [0, 1, 2],
+  windowAxes: [2],
   geometry: (node, g, out) => windowGeometry(node, g, out, true),
 };
 
 const maxPoolSpec: TilingSpec = {
   axes: () => [0, 1, 2],
+  windowAxes: [2],
   geometry: (node, g, out) => windowGeometry(node, g, out, false),
 };
 
@@ -154,6 +162,7 @@ function broadcastSpec(keepLast: number): TilingSpec {
  */
 const neurekaSpec: TilingSpec = {
   axes: () => [1, 2, 3],
+  windowAxes: [1, 2],
   geometry: (node, g, out) => {
     const job = node.npu!;
     const x = tensorOf(g, node.inputs[0]);
