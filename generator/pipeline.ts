@@ -67,16 +67,38 @@ export interface Compiled {
   tiling?: TilingPlan;
   platform: Platform;
   notes: string[];
-  /** N-EUREKA weights in the neural memory: offset by tensor. */
   /** Constants the platform placed outside the plan (Platform.placeElsewhere). */
   elsewhere?: Elsewhere;
 }
 
 /** load -> infer -> lower -> select -> plan (DESIGN.md pipeline), without writing anything. */
 export function compileModel(opts: CompileOptions): Compiled {
+  return withRetries(opts, (platform) => compileOnce(opts, platform));
+}
+
+/**
+ * A platform that offloads layers to an accelerator never rejects a model its cores run: when a layer its lowering
+ * rewrote fails further down (its tiles do not fit the L1 given, a kernel refuses its layout change), the platform
+ * gives back the configuration that keeps that layer on the cores (Platform.retryWithout, with the reason recorded)
+ * and the model is compiled again, one such layer per round. Other failures are the model's own and stand.
+ */
+function withRetries<T>(opts: CompileOptions, run: (platform: Platform) => T): T {
+  let platform = configurePlatform(platformByName(opts.platform), opts, { untiled: opts.untiled === true }, Object.values(PLATFORMS));
+  for (;;) {
+    try {
+      return run(platform);
+    } catch (e) {
+      if (!(e instanceof GenError) || e.kind === 'input' || !e.site.node) throw e;
+      const next = platform.retryWithout?.(e);
+      if (!next) throw e;
+      platform = next;
+    }
+  }
+}
+
+function compileOnce(opts: CompileOptions, platform: Platform): Compiled {
   const stage = opts.onStage ?? (() => undefined);
-  const named = platformByName(opts.platform);
-  const platform = configurePlatform(named, opts, { untiled: opts.untiled === true }, Object.values(PLATFORMS));
+  const named = platform;
   if (opts.l3 !== undefined) {
     const far = named.far ? memoryOf(named, named.far.memory) : undefined;
     const takers = Object.values(PLATFORMS).filter((p) => p.far).map((p) => p.name);
@@ -149,12 +171,16 @@ function blobBytes(tiling: TilingPlan | undefined): number {
 }
 
 export function generateFirmware(opts: FirmwareOptions): Compiled & Omit<Emitted, 'files'> {
-  const compiled = compileModel(opts);
-  opts.onStage?.('emit');
-  const input = { graph: compiled.lowered, layers: compiled.layers, plan: compiled.plan, platform: compiled.platform };
-  const { files, manifest, closures } = withFile(opts.model, () =>
-    compiled.platform.backend ? compiled.platform.backend.emit(input) : emitFirmware({ ...input, tiling: compiled.tiling, elsewhere: compiled.elsewhere }),
-  );
+  // Emission is inside the retries too: an accelerator layer's layout change may be refused only when rendered.
+  const { compiled, files, manifest, closures } = withRetries(opts, (platform) => {
+    const compiled = compileOnce(opts, platform);
+    opts.onStage?.('emit');
+    const input = { graph: compiled.lowered, layers: compiled.layers, plan: compiled.plan, platform: compiled.platform };
+    const emitted = withFile(opts.model, () =>
+      compiled.platform.backend ? compiled.platform.backend.emit(input) : emitFirmware({ ...input, tiling: compiled.tiling, elsewhere: compiled.elsewhere }),
+    );
+    return { compiled, ...emitted };
+  });
   opts.onStage?.('write');
   writeDirectoryAtomically(opts.out, files, { model: opts.model });
   return { ...compiled, manifest, closures };

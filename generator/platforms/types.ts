@@ -3,6 +3,7 @@ import type { KernelDef } from '../kernels/types.js';
 import type { Layer } from '../frontend/select.js';
 import type { MemoryPlan } from '../midend/plan.js';
 import type { Emitted } from '../backend/emit.js';
+import type { GenError } from '../errors.js';
 import type { ConfigureContext, PlatformOption } from './options.js';
 
 /** A memory of the chip. Figures carry their source in the platform file. */
@@ -110,6 +111,12 @@ export interface Platform {
    * memory, platforms/siracusa/npu/nms.ts): offset by tensor; the plan leaves them out.
    */
   placeElsewhere?(g: Graph, layers: Layer[], platform: Platform): Elsewhere;
+  /**
+   * A platform whose lowering offloads layers to an accelerator may take one back when its offloaded form fails
+   * further down: given the failure, the platform to compile with again (that layer kept on the cores, the reason
+   * recorded), or undefined when the failure is not such a layer's (pipeline.ts withRetries).
+   */
+  retryWithout?(failure: GenError): Platform | undefined;
   /** The command-line options this platform accepts beyond the common ones (generator/platforms/options.ts). */
   options?: PlatformOption[];
   /** The platform as its options configure it (only its own options are given, already present). */

@@ -1,9 +1,10 @@
-import { rangeOfValues } from '../../ir/dtype.js';
+import { GenError } from '../../errors.js';
+import { bytesOf, rangeOfValues } from '../../ir/dtype.js';
 import type { Graph, Node, Tensor } from '../../ir/graph.js';
 import { tensorOf } from '../../ir/graph.js';
 import type { KernelDef } from '../../kernels/types.js';
-import { boxEquals, type Box } from './box.js';
-import { paddedTransfers, weightLayoutOf } from './filter-layout.js';
+import { boxElements, boxEquals, type Box } from './box.js';
+import { boxRows, paddedTransfers, weightLayoutOf } from './filter-layout.js';
 import { type Candidate, type OperandPlan, operandsOf, tileBox } from './search.js';
 import type { TilingSpec } from './specs.js';
 import { boxTransfers, type Transfer } from './transfers.js';
@@ -92,11 +93,24 @@ export function planLayerTiles(
       if (layout) instNode.filterStride = layout.strideElements;
       instances.push({ key, node: instNode, graph: { ...graph, tensors } });
     }
+    // Every tile's box must fit the buffer the search sized (from representative tiles): a larger one would run
+    // over into the next buffer, silently.
+    ops.forEach((o, k) => {
+      const layout = layoutOf(k, boxes[k]);
+      const bytes = layout ? boxRows(layout, boxes[k]) * layout.stride : boxElements(boxes[k]) * bytesOf(tensorOf(graph, o.tensor).dtype);
+      if (bytes > operands[k].bytes) {
+        throw new GenError('internal', `tile ${t} needs ${bytes} bytes of L1, its buffer has ${operands[k].bytes}`, { node: node.name, op: node.op, tensor: o.tensor });
+      }
+    });
     const fetch: TileStep['fetch'] = [];
     const store: TileStep['store'] = [];
     ops.forEach((o, k) => {
       const changed = !current[k] || !boxEquals(current[k]!, boxes[k]);
       if (changed) {
+        // Double buffering moves the next box while this one is in use: one buffer would be overwritten under it.
+        if (double && t > 0 && operands[k].slots < 2) {
+          throw new GenError('internal', `tile ${t} changes a box planned for one buffer`, { node: node.name, op: node.op, tensor: o.tensor });
+        }
         slot[k] = (slot[k] + 1) % operands[k].slots;
         current[k] = boxes[k];
       }

@@ -98,17 +98,68 @@ export function tileOf(node: Node, graph: Graph, geo: TileGeometry): { node: Nod
   return { node: { ...node, attrs: { ...node.attrs, ...geo.attrs } }, graph: { ...graph, tensors } };
 }
 
-function evaluate(inp: SearchInput, axes: number[], sizes: number[]): Candidate {
+/** What one axis, split alone into tiles of one size, does to the operands' boxes over its tiles. */
+interface AxisScan {
+  /** Tile indices that give every distinct set of operand box sizes, with the first, second and last. */
+  reps: number[];
+  /** By operand: the runs of equal boxes along the axis, i.e. how often the loop along it fetches the operand. */
+  runs: Map<string, number>;
+}
+
+/**
+ * Scans the tiles along one axis; along a window axis (TilingSpec.windowAxes) every one. A window op's tiles are
+ * clipped by the input's edges for as many tiles as the
+ * padding reaches (top pad 2 with 1-row tiles: tiles 0 and 1 are short, tile 2 is the first whole one), so first,
+ * second and last alone can miss the largest box; and tiles whose windows lie in the padding all read the same
+ * (empty) box, so whether tile 1 differs from tile 0 does not tell whether the box ever changes. Boxes depend on
+ * each axis alone (every spec maps an output axis to its own operand dims), so the product of the reps over the
+ * axes holds every tile size the loop meets.
+ */
+function scanAxis(inp: SearchInput, axis: number, size: number): AxisScan {
+  const { node, graph } = inp;
+  const shape = tensorOf(graph, node.outputs[0]).shape;
+  const count = Math.ceil(shape[axis] / size);
+  const seen = new Set<string>();
+  const reps = new Set<number>([0, Math.min(1, count - 1), count - 1]);
+  const runs = new Map<string, number>();
+  // Off a window axis a box is the tile's own range: tiles 0 and 1 tell whether it follows the axis (the search
+  // costs thousands of choices, and a scan of every tile of every one doubled its time on some models).
+  const scanned = inp.spec.windowAxes?.includes(axis) ? count : Math.min(2, count);
+  let previous: Map<string, Box> | undefined;
+  for (let v = 0; v < scanned; v++) {
+    const geo = inp.spec.geometry(node, graph, tileBox(shape, [axis], [size], [v]));
+    const key = JSON.stringify([...geo.boxes.values()].map((b) => b.size));
+    if (!seen.has(key)) reps.add(v);
+    seen.add(key);
+    for (const [tensor, box] of geo.boxes) {
+      const before = previous?.get(tensor);
+      if (!before || !boxEquals(before, box)) runs.set(tensor, (runs.get(tensor) ?? 0) + 1);
+    }
+    previous = geo.boxes;
+  }
+  if (scanned < count) for (const [tensor, n] of runs) runs.set(tensor, n > 1 ? count : 1);
+  return { reps: [...reps].sort((a, b) => a - b), runs };
+}
+
+/** Per search: the scans of an axis split into tiles of a size, by `axis:size`. */
+type ScanCache = Map<string, AxisScan>;
+
+/** Costs one choice of tile sizes along `axes` (the search's step; exported for tests that try every choice). */
+export function evaluateTiles(inp: SearchInput, axes: number[], sizes: number[], scans: ScanCache = new Map()): Candidate {
   const { node, graph, platform } = inp;
   const shape = tensorOf(graph, node.outputs[0]).shape;
   const counts = axes.map((a, i) => Math.ceil(shape[a] / sizes[i]));
   const total = counts.reduce((a, b) => a * b, 1);
-  // Representative tiles: first, second and last along every axis (the largest halo sits inside).
+  const axisScans = axes.map((a, i) => {
+    const key = `${a}:${sizes[i]}`;
+    if (!scans.has(key)) scans.set(key, scanAxis(inp, a, sizes[i]));
+    return scans.get(key)!;
+  });
+  // Representative tiles: every distinct box size along every axis, combined over the axes.
   const reps: number[][] = [[]];
-  for (const c of counts) {
-    const choices = [...new Set([0, Math.min(1, c - 1), c - 1])];
+  for (const scan of axisScans) {
     const next: number[][] = [];
-    for (const r of reps) for (const v of choices) next.push([...r, v]);
+    for (const r of reps) for (const v of scan.reps) next.push([...r, v]);
     reps.splice(0, reps.length, ...next);
   }
   const geos: TileGeometry[] = reps.map((r) => inp.spec.geometry(node, graph, tileBox(shape, axes, sizes, r)));
@@ -124,13 +175,9 @@ function evaluate(inp: SearchInput, axes: number[], sizes: number[]): Candidate 
       return p ? boxRows(p, box) * p.stride : boxElements(box) * bytesOf(t.dtype);
     };
     const bytes = Math.max(...geos.map((g) => l1Of(g.boxes.get(tensor)!)));
-    // Fetched once per distinct box: the product of tile counts of the axes it follows.
-    let fetches = 1;
-    axes.forEach((_, i) => {
-      if (counts[i] < 2) return;
-      const probe = reps.findIndex((r) => r[i] === 1 && r.every((v, j) => j === i || v === 0));
-      if (probe >= 0 && !boxEquals(geos[probe].boxes.get(tensor)!, zero.boxes.get(tensor)!)) fetches *= counts[i];
-    });
+    // Fetched once per run of equal boxes: the product of its runs along the axes (above 1 iff it ever changes,
+    // and then it needs a second buffer: the next tile's box is fetched while this one's is read).
+    const fetches = axisScans.reduce((f, scan) => f * (scan.runs.get(tensor) ?? 1), 1);
     const slots: 1 | 2 = inp.double && fetches > 1 ? 2 : 1;
     return { tensor, write, bytes: alignUp(bytes, 4), slots, fetches };
   });
@@ -186,9 +233,10 @@ export function searchTiles(inp: SearchInput): Candidate {
   lists = lists.map((l) => thin(l, keep));
   let best: Candidate | undefined;
   let smallest: Candidate | undefined;
+  const scans: ScanCache = new Map();
   const combo = (i: number, sizes: number[]): void => {
     if (i === axes.length) {
-      const c = evaluate(inp, axes, sizes);
+      const c = evaluateTiles(inp, axes, sizes, scans);
       if (!smallest || c.l1Bytes < smallest.l1Bytes) smallest = c;
       if (c.l1Bytes > inp.l1Budget) return;
       const tiles = (x: Candidate): number => x.counts.reduce((a, b) => a * b, 1);

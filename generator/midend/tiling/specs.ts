@@ -18,6 +18,12 @@ export interface TileGeometry {
 export interface TilingSpec {
   /** Output axes that may be split, outermost first: tiles are visited in this order, the last axis fastest. */
   axes(node: Node, g: Graph): number[];
+  /**
+   * Axes along which a window's halo is clipped by the input's edges (and pads): tiles near either edge read
+   * boxes of other sizes than the rest, however far the padding reaches. Along the other axes a box is the
+   * tile's own range, so only the last tile (a remainder) differs.
+   */
+  windowAxes?: number[];
   geometry(node: Node, g: Graph, out: Box): TileGeometry;
 }
 
@@ -51,11 +57,16 @@ function windowGeometry(node: Node, g: Graph, out: Box, channelsFromWeights: boo
   const [r0, rn] = [out.start[2], out.size[2]];
   const inStart = r0 * stride - pads[0];
   const inEnd = (r0 + rn - 1) * stride - pads[0] + dil * (K - 1) + 1;
-  const a = Math.max(0, inStart);
-  const b = Math.min(H, inEnd);
+  // The input rows the tile reads, clipped to the input; what the clip removes becomes the tile's own padding.
+  let a = Math.min(H, Math.max(0, inStart));
+  let b = Math.max(a, Math.min(H, inEnd));
+  // A conv tile whose windows all lie in the padding (a pad wider than the kernel's reach: 1x1 with pads 2)
+  // reads no row: an empty box, nothing fetched, its outputs are the bias. Its padding is all "bottom" so that
+  // neither pad goes negative; the kernel reads no tap of an empty tile whatever they are.
+  if (b === a) a = b = 0;
   const newPads = [...pads];
-  newPads[0] = a - inStart;
-  newPads[k] = inEnd - b;
+  newPads[0] = b > a ? a - inStart : 0;
+  newPads[k] = b > a ? inEnd - b : inEnd - inStart;
   const boxes = new Map<string, Box>();
   let c0 = out.start[1];
   let cn = out.size[1];
@@ -88,11 +99,13 @@ function windowGeometry(node: Node, g: Graph, out: Box, channelsFromWeights: boo
 
 const convSpec: TilingSpec = {
   axes: () => [0, 1, 2],
+  windowAxes: [2],
   geometry: (node, g, out) => windowGeometry(node, g, out, true),
 };
 
 const maxPoolSpec: TilingSpec = {
   axes: () => [0, 1, 2],
+  windowAxes: [2],
   geometry: (node, g, out) => windowGeometry(node, g, out, false),
 };
 
@@ -149,6 +162,7 @@ function broadcastSpec(keepLast: number): TilingSpec {
  */
 const neurekaSpec: TilingSpec = {
   axes: () => [1, 2, 3],
+  windowAxes: [1, 2],
   geometry: (node, g, out) => {
     const job = node.npu!;
     const x = tensorOf(g, node.inputs[0]);

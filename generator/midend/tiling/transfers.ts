@@ -30,6 +30,8 @@ export const MAX_TRANSFER = 131071;
 export function boxTransfers(shape: readonly number[], box: Box, dtype: DType): Transfer[] {
   const e = bytesOf(dtype);
   if (shape.length === 0) return [{ ext: 0, l1: 0, bytes: e, stride: 0, length: e, l1Stride: 0 }];
+  // An empty box (a conv tile whose windows lie in the padding) moves nothing; a DMA command moves at least a byte.
+  if (box.size.some((s) => s === 0)) return [];
   const strides = stridesOf(shape);
   const rank = shape.length;
   let d = rank - 1;

@@ -2,7 +2,8 @@ import { foldBiasAdd } from '../../frontend/passes/fold-bias-add.js';
 import { foldTrueIntegerDivPass } from '../../frontend/passes/fold-true-integer-div.js';
 import { fuseElementwise } from '../../frontend/passes/fuse-elementwise.js';
 import { fuseRequant } from '../../frontend/passes/fuse-requant.js';
-import { lowerNpuPass } from './passes/lower-npu.js';
+import { lowerNpuPass, npuOriginOf, type NpuFallback } from './passes/lower-npu.js';
+import { sanitizeComment } from '../../backend/sanitize.js';
 import { sinkTransposes } from './passes/sink-transposes.js';
 import { GenError } from '../../errors.js';
 import { planNms } from './npu/nms.js';
@@ -19,6 +20,8 @@ export interface EngineOptions {
   weightsIn: 'nms' | 'l2';
   /** Cluster cores to use, 1..8. */
   cores?: number;
+  /** Layers to keep on the cluster after a failed attempt, and the record of what the NPU lowering rewrote. */
+  fallback?: NpuFallback;
 }
 
 export const ENGINE_CHOICES = ['cluster', 'cluster+npu', 'npu'] as const;
@@ -48,11 +51,20 @@ export function siracusaWith(base: Platform, o: EngineOptions): Platform {
   }
   const p: Platform = { ...base, cores };
   if (o.engines === 'cluster') return p;
-  const lower = lowerNpuPass({ engines: o.engines, weightsIn: o.weightsIn, cores, costs: base.costs });
+  // A fresh record per attempt: the lowering notes which layers it rewrote, so a failure can be traced to one.
+  const fallback: NpuFallback = { keep: o.fallback?.keep ?? new Map(), lowered: new Set() };
+  const lower = lowerNpuPass({ engines: o.engines, weightsIn: o.weightsIn, cores, costs: base.costs, fallback });
   return {
     ...p,
     passes: [foldTrueIntegerDivPass, foldBiasAdd, fuseRequant, lower, fuseElementwise, sinkTransposes],
     kernels: [neurekaKernel, ...CORE_KERNELS],
     placeElsewhere: planNms,
+    // An engine option never turns a runnable model into a rejected one: the failing NPU layer stays on the cluster.
+    retryWithout(e) {
+      const origin = e.site.node === undefined ? undefined : npuOriginOf(fallback, e.site.node);
+      if (!origin || fallback.keep.has(origin)) return undefined;
+      const keep = new Map(fallback.keep).set(origin, `its N-EUREKA version failed (${e.kind}: ${sanitizeComment(e.reason)})`);
+      return siracusaWith(base, { ...o, cores, fallback: { keep, lowered: new Set() } });
+    },
   };
 }

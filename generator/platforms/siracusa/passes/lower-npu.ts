@@ -22,6 +22,28 @@ export interface NpuPolicy {
   weightsIn: 'nms' | 'l2';
   cores: number;
   costs: CoreCosts;
+  /** A previous attempt's outcome (pipeline.ts): nodes to keep on the cluster, and the nodes this one lowers. */
+  fallback?: NpuFallback;
+}
+
+/**
+ * What lets the pipeline keep a layer on the cluster when its N-EUREKA version fails further down (its tiles do
+ * not fit the L1 given, a kernel refuses a layout change): the engine option must never reject a model the
+ * cluster runs. `keep`: node name -> why; `lowered`: filled by the pass with the names of the nodes it rewrote.
+ */
+export interface NpuFallback {
+  keep: Map<string, string>;
+  lowered: Set<string>;
+}
+
+/**
+ * The node the NPU lowering rewrote into `name` (a node of the lowered graph), if any: the rewrite names its
+ * nodes after the original, `<original>__...`; the longest original that prefixes it wins.
+ */
+export function npuOriginOf(fallback: NpuFallback, name: string): string | undefined {
+  let best: string | undefined;
+  for (const o of fallback.lowered) if (name.startsWith(`${o}__`) && (!best || o.length > best.length)) best = o;
+  return best;
 }
 
 const NCHW_TO_NHWC = [0, 2, 3, 1];
@@ -43,13 +65,18 @@ function lowerNpu(g: Graph, policy: NpuPolicy): Graph {
       nodes.push(n.op === 'Conv' || n.op === 'Gemm' || n.op === 'MatMul' ? { ...n, engineNote: `cluster: ${el.why}` } : n);
       continue;
     }
+    const kept = policy.fallback?.keep.get(n.name);
+    if (kept) {
+      nodes.push({ ...n, engineNote: `cluster: ${kept}` });
+      continue;
+    }
     const plan = planNode(g, n, el.c, policy);
     if (typeof plan === 'string') {
       nodes.push({ ...n, engineNote: `cluster: ${plan}` });
       continue;
     }
     const inputOnNpu = onNpu.has(producers.get(n.inputs[0])?.name ?? '');
-    const est = estimate(el.c, plan, policy, inputOnNpu);
+    const est = estimate(el.c, plan, policy, inputOnNpu, tensorOf(g, n.outputs[0]).dtype);
     if (policy.engines === 'cluster+npu' && est.npu >= est.cluster) {
       nodes.push({ ...n, engineNote: `cluster: ~${est.cluster} cycles on ${policy.cores} core(s) vs ~${est.npu} on the NPU` });
       continue;
@@ -58,6 +85,7 @@ function lowerNpu(g: Graph, policy: NpuPolicy): Graph {
       `${plan.fallback ? ` (${plan.fallback}; requantized on the cores)` : ''}; ~${est.npu} cycles vs ~${est.cluster} on ${policy.cores} core(s)`;
     nodes.push(...rewrite(g, n, el.c, plan, policy, tensors, fresh, note));
     onNpu.add(n.name);
+    policy.fallback?.lowered.add(n.name);
   }
   return { ...g, nodes, tensors };
 }
@@ -68,6 +96,8 @@ interface NodePlan {
   bias: number[];
   /** Set when the engine writes int32 and the cores requantize: why. */
   fallback?: string;
+  /** Bounds of the raw accumulators over every output channel (what the engine writes without its output stage). */
+  accRange: IntRange;
 }
 
 function paramVector(g: Graph, name: string, channels: number, channelAxisSize: (t: Tensor) => boolean): number[] | string {
@@ -98,13 +128,23 @@ function planNode(g: Graph, n: Node, c: NpuCandidate, policy: NpuPolicy): NodePl
     mode: c.mode, bits: c.bits, signedInput: isSignedActivation(g, n.inputs[0]), wmem: policy.weightsIn === 'nms',
     pads: c.pads, stage: s, cin: c.cin, cout: c.cout,
   });
-  if (stage.kind === 'npu') return { job: job(stage.stage), scale: stage.scale, bias: stage.bias };
+  const accRange = { min: Math.min(...acc.map((r) => r.min)), max: Math.max(...acc.map((r) => r.max)) };
+  if (stage.kind === 'npu' && !stage.stage.normQuant) {
+    // Without its output stage the engine writes the int32 accumulators; the layout change after it narrows them
+    // to the node's output type, exact only when every accumulator fits that type.
+    const y = tensorOf(g, n.outputs[0]);
+    const yr = rangeOf(y.dtype as IntType);
+    if (accRange.min < yr.min || accRange.max > yr.max) {
+      return `the int32 accumulators [${accRange.min}, ${accRange.max}] do not fit the output type ${y.dtype} (no requantization)`;
+    }
+  }
+  if (stage.kind === 'npu') return { job: job(stage.stage), scale: stage.scale, bias: stage.bias, accRange };
   if (!requant) return stage.why;
-  return { job: job({ normQuant: false, scale32: false, bias: false, relu: false, shift: 0 }), scale: [], bias: [], fallback: stage.why };
+  return { job: job({ normQuant: false, scale32: false, bias: false, relu: false, shift: 0 }), scale: [], bias: [], fallback: stage.why, accRange };
 }
 
 /** Cycles on the cores (the emulator's cost classes) and on the NPU with the layout changes it needs. */
-function estimate(c: NpuCandidate, p: NodePlan, policy: NpuPolicy, inputOnNpu: boolean): { npu: number; cluster: number } {
+function estimate(c: NpuCandidate, p: NodePlan, policy: NpuPolicy, inputOnNpu: boolean, outType: string): { npu: number; cluster: number } {
   const k = policy.costs;
   const perMac = c.kind === 'gemm' ? k.MAC_GEMM : c.mode === '3x3dw' ? k.MAC_DW : k.MAC_CONV;
   const outElems = c.ho * c.wo * c.cout;
@@ -121,6 +161,9 @@ function estimate(c: NpuCandidate, p: NodePlan, policy: NpuPolicy, inputOnNpu: b
     npu += Math.round((moved * k.COPY_BYTE) / policy.cores + k.fork + k.join);
   }
   if (p.fallback) npu += Math.round((outElems * k.REQUANT) / policy.cores + k.fork + k.join);
+  // A GEMM's Reshape back is free only when the engine writes the output's own type; int32 accumulators narrowed
+  // to an int16 (or int8) output are copied by the cores.
+  else if (c.kind === 'gemm' && !p.job.stage.normQuant && outType !== 'int32') npu += Math.round((outElems * k.COPY_BYTE) / policy.cores + k.fork + k.join);
   return { npu, cluster };
 }
 
@@ -170,7 +213,10 @@ function rewrite(
   const bias = stage.normQuant ? constant(`${n.name}__bias`, 'int32', [c.cout], p.bias) : '';
   const nhwcOut = [1, c.ho, c.wo, c.cout];
   const accType: IntType = stage.normQuant ? (y.dtype as IntType) : 'int32';
-  const yNpu = add({ name: fresh(`${y.name}__npu`), dtype: accType, shape: nhwcOut, ...(stage.normQuant && y.range ? { range: y.range } : {}) });
+  // The raw accumulators carry their bound: the layout change that narrows them to an int16 (or int8) output, or
+  // the cores' requantization, then knows the values fit.
+  const yRange = stage.normQuant ? y.range : p.accRange;
+  const yNpu = add({ name: fresh(`${y.name}__npu`), dtype: accType, shape: nhwcOut, ...(yRange ? { range: yRange } : {}) });
   out.push({
     name: `${n.name}__neureka`, op: 'NeurekaConv', domain: 'firmgen', inputs: [xIn, wName, scale, bias], outputs: [yNpu],
     attrs: {}, npu: p.job, engineNote: note, fusedFrom: from,
