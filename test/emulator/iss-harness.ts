@@ -52,21 +52,23 @@ const DEVICE_SIMCTRL = 1;
 
 export interface Machine {
   emu: IssExports;
+  /** Linear address of RAM_BASE. */
+  ram: number;
   /** Region names by index, for fault lines. */
   regions: string[];
 }
 
-/** A fresh emulator with RAM (RWX) and the simulation-control block; `extra` adds regions before running. */
+/** A fresh emulator with RAM (RWX) and the simulation-control block. */
 export async function machine(): Promise<Machine> {
   const inst = await WebAssembly.instantiate(await emulatorModule(), {});
   const emu = inst.exports as unknown as IssExports;
   emu.iss_reset();
   const ram = emu.iss_alloc(RAM_SIZE);
   if (ram === 0) throw new Error('no linear memory for the RAM');
-  const regions: string[] = [];
-  add({ emu, regions }, 'RAM', RAM_BASE, RAM_SIZE, ram, 0, FLAG.read | FLAG.write | FLAG.exec, 0);
-  add({ emu, regions }, 'SIMCTRL', SIMCTRL_BASE, 0x100, 0, 0, FLAG.read | FLAG.write | FLAG.mmio, DEVICE_SIMCTRL);
-  return { emu, regions };
+  const m: Machine = { emu, ram, regions: [] };
+  add(m, 'RAM', RAM_BASE, RAM_SIZE, ram, 0, FLAG.read | FLAG.write | FLAG.exec, 0);
+  add(m, 'SIMCTRL', SIMCTRL_BASE, 0x100, 0, 0, FLAG.read | FLAG.write | FLAG.mmio, DEVICE_SIMCTRL);
+  return m;
 }
 
 export function add(m: Machine, name: string, base: number, size: number, linear: number, wait: number, flags: number, device: number): number {
@@ -118,6 +120,16 @@ export function runToStop(m: Machine, hart = 0, budget = 200_000_000): RunResult
     stalls: [0, 1, 2, 3, 4].map((k) => m.emu.iss_stalls(hart, k)),
     fault: stop === STOP.fault ? faultLine(m) : '',
   };
+}
+
+/** RAM words at chip address `addr`. */
+export function ramWords(m: Machine, addr: number, n: number): number[] {
+  return Array.from(new Int32Array(m.emu.memory.buffer, m.ram + (addr - RAM_BASE), n));
+}
+
+/** Registers x0..x31 of a hart (signed). */
+export function regs(m: Machine, hart = 0): number[] {
+  return Array.from({ length: 32 }, (_, r) => m.emu.iss_reg(hart, r));
 }
 
 function drain(m: Machine): string {
@@ -199,7 +211,7 @@ export function assemble(source: string, extraFlags: string[] = []): Uint8Array 
   _start:
   `;
   writeFileSync(join(d, 'p.S'), prelude + source + '\n');
-  execFileSync(GCC, [...ARCH, ...extraFlags, '-nostdlib', '-nostartfiles', `-Wl,-Ttext=0x${RAM_BASE.toString(16)}`,
+  execFileSync(GCC, ['-march=rv32imc_zicsr_zifencei', '-mabi=ilp32', ...extraFlags, '-nostdlib', '-nostartfiles', `-Wl,-Ttext=0x${RAM_BASE.toString(16)}`,
     '-Wl,--no-relax', '-Wl,-N', '-o', join(d, 'p.elf'), join(d, 'p.S')], { stdio: ['ignore', 'pipe', 'pipe'] });
   return readFileSync(join(d, 'p.elf'));
 }

@@ -539,8 +539,9 @@ export function run(h: i32, budget: i32): i32 {
       case O.OP_FENCE_I: stMulti += T.FENCE_I_EXTRA; written = SINK; break;
       case O.OP_MUL: wr(rd, rg(r1) * rg(r2)); break;
       case O.OP_MULH: wr(rd, <i32>((<i64>rg(r1) * <i64>rg(r2)) >> 32)); stMulti += T.MULH_EXTRA; break;
-      case O.OP_MULHSU: wr(rd, <i32>((<i64>rg(r1) * <i64><u32>rg(r2)) >> 32)); stMulti += T.MULH_EXTRA; break;
-      case O.OP_MULHU: wr(rd, <i32>((<u64><u32>rg(r1) * <u64><u32>rg(r2)) >> 32)); stMulti += T.MULH_EXTRA; break;
+      // zero extension by mask: a u32 cast of an inlined i32 load does not make the 64-bit extension unsigned
+      case O.OP_MULHSU: wr(rd, <i32>((<i64>rg(r1) * (<i64>rg(r2) & 0xffff_ffff)) >> 32)); stMulti += T.MULH_EXTRA; break;
+      case O.OP_MULHU: wr(rd, <i32>(((<u64>rg(r1) & 0xffff_ffff) * (<u64>rg(r2) & 0xffff_ffff)) >> 32)); stMulti += T.MULH_EXTRA; break;
       case O.OP_DIV: {
         const a = rg(r1), b = rg(r2);
         wr(rd, b == 0 ? -1 : (a == i32.MIN_VALUE && b == -1) ? a : a / b);
