@@ -172,10 +172,11 @@ export function faultLine(m: Machine): string {
   const where = region >= 0 ? `region ${m.regions[region] ?? region}` : 'no region';
   if (kind === 13) return `ELF: ${ELF_TEXT[e.iss_fault_size()] ?? 'unknown reason'} at ${hex(e.iss_fault_addr())} (${where})`;
   if (kind === 12) return `hart ${e.iss_fault_hart()}: unsupported semihosting call ${e.iss_fault_addr()} at pc ${hex(e.iss_fault_pc())}`;
+  const head = `hart ${e.iss_fault_hart()}: ${FAULT_TEXT[kind] ?? `fault ${kind}`} at pc ${hex(e.iss_fault_pc())}`;
+  if (kind >= 2 && kind <= 4) return `${head} (${where})`; // fetch faults: there is no instruction word
   const insn = e.iss_fault_insn();
   const word = (insn & 3) === 3 ? hex(insn) : `0x${(insn & 0xffff).toString(16).padStart(4, '0')}`;
-  return `hart ${e.iss_fault_hart()}: ${FAULT_TEXT[kind] ?? `fault ${kind}`} at pc ${hex(e.iss_fault_pc())} `
-    + `(instruction ${word}), address ${hex(e.iss_fault_addr())} (${where})`;
+  return `${head} (instruction ${word}), address ${hex(e.iss_fault_addr())} (${where})`;
 }
 
 // ---- building test programs ----
@@ -211,8 +212,9 @@ export function assemble(source: string, extraFlags: string[] = []): Uint8Array 
   _start:
   `;
   writeFileSync(join(d, 'p.S'), prelude + source + '\n');
-  execFileSync(GCC, ['-march=rv32imc_zicsr_zifencei', '-mabi=ilp32', ...extraFlags, '-nostdlib', '-nostartfiles', `-Wl,-Ttext=0x${RAM_BASE.toString(16)}`,
-    '-Wl,--no-relax', '-Wl,-N', '-o', join(d, 'p.elf'), join(d, 'p.S')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // extraFlags last: they may override the text address
+  execFileSync(GCC, ['-march=rv32imc_zicsr_zifencei', '-mabi=ilp32', '-nostdlib', '-nostartfiles', `-Wl,-Ttext=0x${RAM_BASE.toString(16)}`,
+    '-Wl,--no-relax', '-Wl,-N', ...extraFlags, '-o', join(d, 'p.elf'), join(d, 'p.S')], { stdio: ['ignore', 'pipe', 'pipe'] });
   return readFileSync(join(d, 'p.elf'));
 }
 
@@ -242,8 +244,9 @@ export function qemu(path: string): { out: string; exit: number } {
 }
 
 /** Assembles, loads and runs a bare program; fails loudly on anything but the expected stop. */
-export async function runAsm(source: string, expectStop: number = STOP.exit): Promise<RunResult & { m: Machine }> {
+export async function runAsm(source: string, expectStop: number = STOP.exit, setup?: (m: Machine) => void): Promise<RunResult & { m: Machine }> {
   const m = await machine();
+  setup?.(m);
   loadElf(m, assemble(source));
   const r = runToStop(m);
   if (r.stop !== expectStop) throw new Error(`stopped with ${r.stop} (${r.fault}), expected ${expectStop}`);
