@@ -201,6 +201,7 @@ export function hartLoopReg(h: i32, i: i32): u32 {
   store<i32>(REGS + off, v);
 }
 
+/** Cycles so far, counting `retiredThisRun` instructions of this run (the current one not included by callers). */
 function cyclesAt(retiredThisRun: i32): i64 {
   return instret + <i64>retiredThisRun + stLoadUse + stBranch + stMulti + stMemory + stMisaligned;
 }
@@ -237,8 +238,8 @@ function slowAccess(addr: u32, size: i32, write: bool, value: i32, pc: u32, reti
   const off = addr - regionBase(r);
   if ((flags & FLAG_MMIO) != 0) {
     const dev = regionDevice(r);
-    if (write) deviceWrite(dev, hart, off, size, value, cyclesAt(retired));
-    else slowValue = deviceRead(dev, hart, off, size, cyclesAt(retired));
+    if (write) deviceWrite(dev, hart, off, size, value, cyclesAt(retired - 1));
+    else slowValue = deviceRead(dev, hart, off, size, cyclesAt(retired - 1));
     stMemory += <i64>(regionWait(r) + deviceWait);
     const status = deviceStatus;
     if (status == DEV_NO_DEVICE) fault(F.FAULT_NO_DEVICE, pc, addr, size, r);
@@ -249,7 +250,7 @@ function slowAccess(addr: u32, size: i32, write: bool, value: i32, pc: u32, reti
   }
   const lin = regionLinear(r) + <usize>off;
   if ((flags & FLAG_TIMED) != 0) {
-    stMemory += <i64>timedAccessWait(r, hart, addr, size, write, cyclesAt(retired));
+    stMemory += <i64>timedAccessWait(r, hart, addr, size, write, cyclesAt(retired - 1));
     if (write) {
       if (size == 1) store<u8>(lin, <u8>value);
       else if (size == 2) store<u16>(lin, <u16>value);
@@ -574,7 +575,7 @@ export function run(h: i32, budget: i32): i32 {
         break;
       case O.OP_EBREAK: {
         if (size == 4 && isSemihostCall(pc)) {
-          const status = semihostCall(REGS, cyclesAt(n));
+          const status = semihostCall(REGS, cyclesAt(n - 1));
           if (status == SH_EXIT) { exitCode = shExitCode; stop = STOP_EXIT; }
           else if (status == SH_FAULT) fault(F.FAULT_SEMIHOST, pc, shFaultAddr, 4, findRegion(shFaultAddr, 1));
           else if (status == SH_UNSUPPORTED) fault(F.FAULT_SEMIHOST_OP, pc, shFaultAddr, 4, -1);
