@@ -99,17 +99,18 @@ export interface RunResult {
   fault: string;
 }
 
-/** Runs hart `hart` until it stops for a reason other than console output (drained into `out`). */
-export function runToStop(m: Machine, hart = 0, budget = 200_000_000): RunResult {
+/** Runs hart `hart` in runs of at most `slice` instructions until it stops for a reason other than console output
+ * (drained into `out`) or a used-up slice, or `budget` instructions have run. */
+export function runToStop(m: Machine, hart = 0, budget = 200_000_000, slice = 0x7fff_ffff): RunResult {
   let out = '';
   let stop: number;
   let left = budget;
   for (;;) {
     const before = m.emu.iss_instructions(hart);
-    stop = m.emu.iss_run(hart, Math.min(left, 0x7fff_ffff));
+    stop = m.emu.iss_run(hart, Math.min(left, slice));
     left -= m.emu.iss_instructions(hart) - before;
     out += drain(m);
-    if (stop !== STOP.output || left <= 0) break;
+    if ((stop !== STOP.output && stop !== STOP.budget) || left <= 0) break;
   }
   return {
     stop,

@@ -5,7 +5,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assemble, loadElf, machine, RAM_BASE, ramWords, regs, runAsm, runToStop, STALL, STOP } from './iss-harness.js';
+import { lpSetup, pLoadPi } from './iss-xpulp.js';
+import { assemble, compileC, loadElf, machine, RAM_BASE, ramWords, regs, runAsm, runToStop, STALL, STOP } from './iss-harness.js';
 
 const DATA = RAM_BASE + 0x1_0000;
 const u = (v: number): number => v >>> 0;
@@ -309,6 +310,86 @@ test('a 32-bit instruction at a half-word jump target costs one more cycle', asy
   assert.is(r.instructions, 4);
   assert.is(r.stalls[STALL.branch], 2);
   assert.is(r.cycles, 6);
+});
+
+test('ecall: exit (a7 93), write (a7 64), else a trap to mtvec that mret returns from; wfi stops', async () => {
+  const r = await runAsm(`
+    .option norvc
+    la t0, handler
+    csrw mtvec, t0
+    li a7, 5
+    ecall
+    mv s3, a0
+    la a1, msg
+    li a2, 3
+    li a0, 1
+    li a7, 64
+    ecall
+    mv s4, a0
+    EXIT
+handler:
+    csrr s2, mcause
+    csrr t1, mepc
+    addi t1, t1, 4
+    csrw mepc, t1
+    li a0, 11
+    mret
+msg: .ascii "ok\\n"
+  `);
+  const x = regs(r.m);
+  assert.equal([x[18], x[19], x[20]], [11, 11, 3]);
+  assert.is(r.out, 'ok\n');
+  const w = await runAsm(`
+    li a0, 1
+    wfi
+    EXIT
+  `, STOP.wfi);
+  assert.is(w.instructions, 2);
+});
+
+test('cycles and stalls do not depend on how the runs are sliced (harts take turns in small budgets)', async () => {
+  const c = compileC(`
+    #include <stdio.h>
+    static int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+    int main(void) { volatile int d = 7; printf("%d %d\\n", fib(15), 100000 / d); return 0; }
+  `);
+  // hardware loops, a load used across the back edge, a misaligned jump target, a jalr right after its address
+  const loops = assemble(`
+    .option norvc
+    la a0, vals
+    li a2, 3
+    ${lpSetup(0, 'a2', '1f')}
+    add t0, t0, t1
+    addi t2, t2, 1
+1:  ${pLoadPi('lw', 't1', 'a0', 4)}
+    .option rvc
+    c.j 2f
+    c.nop
+    c.nop
+    .option norvc
+2:  auipc t3, 0
+    addi t3, t3, 12
+    jalr zero, 0(t3)
+    nop
+    EXIT
+    .data
+vals: .word 1, 2, 3, 4
+  `);
+  for (const elf of [c.elf, loops]) {
+    const whole = await machine();
+    loadElf(whole, elf);
+    const ref = runToStop(whole);
+    assert.is(ref.stop, STOP.exit);
+    for (const budget of [1, 3, 64]) {
+      const m = await machine();
+      loadElf(m, elf);
+      const r = runToStop(m, 0, 1e9, budget);
+      assert.is(r.out, ref.out);
+      assert.is(r.instructions, ref.instructions, `budget ${budget}`);
+      assert.is(r.cycles, ref.cycles, `budget ${budget}`);
+      assert.equal(r.stalls, ref.stalls, `budget ${budget}`);
+    }
+  }
 });
 
 test('each hart has its own registers, counters and mhartid', async () => {

@@ -62,6 +62,9 @@ let stMisaligned: i64 = 0;
 /** Register offset the previous instruction loaded into (the load-use hazard), or NO_LOAD. */
 const NO_LOAD: u32 = 0xff;
 let pendingLoad: u32 = NO_LOAD;
+/** The hazard state carried from one run() to the next, so that cycles never depend on how runs are sliced. */
+let jumpedNow = false;
+let lastWriteNow: usize = SINK;
 
 // One-region cache of the data side: chip base, size - 3 (0 when empty: accesses in the last 3 bytes of a region
 // take the slow path), linear base, wait cycles. Plain readable+writable memory only.
@@ -76,7 +79,7 @@ let cSlots: usize = 0;
 let cLin: usize = 0;
 
 // ---- per-hart save area ----
-const H_BYTES: usize = 256;
+const H_BYTES: usize = 320;
 const HARTS = memory.data(MAX_HARTS * <i32>H_BYTES, 16);
 const H_PC: usize = 136;
 const H_LP: usize = 140; // 6 words
@@ -85,6 +88,8 @@ const H_EXIT: usize = 192;
 const H_STOP: usize = 196;
 const H_PENDING: usize = 200;
 const H_COUNT: usize = 208; // instret + 5 stalls, i64 each
+const H_JUMPED: usize = 256;
+const H_LAST_WRITE: usize = 260;
 
 // @ts-ignore: decorator
 @inline function hp(h: i32): usize {
@@ -93,7 +98,10 @@ const H_COUNT: usize = 208; // instret + 5 stalls, i64 each
 
 export function resetHarts(): void {
   memory.fill(HARTS, 0, MAX_HARTS * <i32>H_BYTES);
-  for (let h = 0; h < MAX_HARTS; h++) store<u32>(hp(h) + H_PENDING, NO_LOAD);
+  for (let h = 0; h < MAX_HARTS; h++) {
+    store<u32>(hp(h) + H_PENDING, NO_LOAD);
+    store<u32>(hp(h) + H_LAST_WRITE, <u32>SINK);
+  }
   hart = -1;
   dSizeM3 = 0;
   cSize = 0;
@@ -127,6 +135,8 @@ function loadHart(h: i32): void {
   mie = load<u32>(p + H_CSR + 24);
   exitCode = load<i32>(p + H_EXIT);
   pendingLoad = load<u32>(p + H_PENDING);
+  jumpedNow = load<u32>(p + H_JUMPED) != 0;
+  lastWriteNow = <usize>load<u32>(p + H_LAST_WRITE);
   instret = load<i64>(p + H_COUNT);
   stLoadUse = load<i64>(p + H_COUNT + 8);
   stBranch = load<i64>(p + H_COUNT + 16);
@@ -156,6 +166,8 @@ function saveHart(): void {
   store<i32>(p + H_EXIT, exitCode);
   store<i32>(p + H_STOP, stop);
   store<u32>(p + H_PENDING, pendingLoad);
+  store<u32>(p + H_JUMPED, jumpedNow ? 1 : 0);
+  store<u32>(p + H_LAST_WRITE, <u32>lastWriteNow);
   store<i64>(p + H_COUNT, instret);
   store<i64>(p + H_COUNT + 8, stLoadUse);
   store<i64>(p + H_COUNT + 16, stBranch);
@@ -394,9 +406,9 @@ export function run(h: i32, budget: i32): i32 {
   let n: i32 = 0;
   let pending = pendingLoad;
   /** The previous instruction was a taken jump or branch (for the misaligned-target cycle and jalr hazard). */
-  let jumped = false;
+  let jumped = jumpedNow;
   /** Register offset the previous instruction wrote (jalr hazard), SINK if none. */
-  let lastWrite: usize = SINK;
+  let lastWrite: usize = lastWriteNow;
   while (n < budget) {
     let off = pc - cBase;
     if (off >= cSize || (pc & 1) != 0) {
@@ -642,6 +654,7 @@ export function run(h: i32, budget: i32): i32 {
         }
         break;
     }
+    lastWrite = written;
     if (stop != 0) {
       // a faulting instruction does not retire; pc stays on it (and on an ebreak)
       if (stop == STOP_FAULT) { n--; break; }
@@ -649,12 +662,13 @@ export function run(h: i32, budget: i32): i32 {
       pc = stepLoops(pc, npc);
       break;
     }
-    lastWrite = written;
     if (pc == armEnd0 || pc == armEnd1) npc = stepLoops(pc, npc);
     pc = npc;
   }
   pcNow = pc;
   pendingLoad = pending;
+  jumpedNow = jumped;
+  lastWriteNow = lastWrite;
   instret += <i64>n;
   saveHart();
   return stop;
