@@ -114,3 +114,9 @@ export { pe_dma, pe_dma_wait, pe_dma_finish } from "./pe-dma";
 export { mla_start, mla_wait, mla_busy, mla_peak_macs } from "./mla";
 export { npu_write, npu_read, npu_event_wait, npu_finish, npu_register_cycles } from "./neureka";
 export { l3_copy, l3_setup_cycles, l3_transfer_cycles } from "./l3-dma";
+export {
+  iss_reset, iss_max_harts, iss_alloc, iss_region_add, iss_code_window, iss_load_elf, iss_elf_entry, iss_set_pc,
+  iss_pc, iss_set_reg, iss_reg, iss_loop_reg, iss_run, iss_exit_code, iss_stop_reason, iss_cycles, iss_instructions,
+  iss_stalls, iss_fault_kind, iss_fault_hart, iss_fault_pc, iss_fault_insn, iss_fault_addr, iss_fault_size,
+  iss_fault_region, iss_console_ptr, iss_console_length, iss_console_clear,
+} from "./iss/api";

@@ -1,0 +1,119 @@
+/**
+ * `npm run bench:iss`: how fast the RV32 core (emulator/assembly/iss) emulates, in millions of emulated instructions
+ * per host second on one core. Two kernels: the int8 dot-product inner loop of pulp-nn-class code (hardware loop,
+ * post-increment word loads, pv.sdotsp.b) and the same dot product compiled from C with gcc -O2 for plain rv32imc.
+ * Each result is checked against the dot product computed here before it counts. One JSON line per figure:
+ * {name, figure, unit, reference}.
+ */
+import { assemble, compileC, loadElf, machine, runToStop, STOP, type Machine } from '../test/emulator/iss-harness.js';
+import { lpSetup, pLoadPi, pv } from '../test/emulator/iss-xpulp.js';
+
+const BYTES = 4096;
+const REPS = 4000;
+const TARGET_MIPS = 100;
+
+function emit(name: string, figure: number, unit: string, reference: string): void {
+  console.log(JSON.stringify({ name, figure: Number(figure.toPrecision(4)), unit, reference }));
+}
+
+/** Deterministic int8 data; the expected dot product over one pass, times the repetitions (mod 2^32). */
+function data(): { a: Int8Array; b: Int8Array; expect: number } {
+  const a = new Int8Array(BYTES);
+  const b = new Int8Array(BYTES);
+  let s = 12345;
+  const next = (): number => ((s = (s * 1103515245 + 12345) >>> 0) >>> 16) & 0xff;
+  for (let i = 0; i < BYTES; i++) { a[i] = next() << 24 >> 24; b[i] = next() << 24 >> 24; }
+  let dot = 0;
+  for (let i = 0; i < BYTES; i++) dot += a[i] * b[i];
+  return { a, b, expect: Math.imul(dot, REPS) };
+}
+
+const words = (v: Int8Array): string => Array.from(new Int32Array(v.buffer)).map((x) => `.word ${x}`).join('\n');
+
+function xpulpKernel(a: Int8Array, b: Int8Array): Uint8Array {
+  return assemble(`
+    la s1, bufa
+    la s2, bufb
+    li s0, ${REPS}
+    li a2, ${BYTES / 4}
+    li t0, 0
+    ${lpSetup(1, 's0', 'outer_end')}
+    mv a0, s1
+    mv a1, s2
+    ${lpSetup(0, 'a2', 'inner_end')}
+    ${pLoadPi('lw', 't1', 'a0', 4)}
+    ${pLoadPi('lw', 't2', 'a1', 4)}
+inner_end:
+    ${pv('sdotsp', '', 'b', 't0', 't1', 't2')}
+    addi t3, t3, 1
+outer_end:
+    addi t4, t4, 1
+    mv a0, t0
+    EXIT
+    .data
+    .balign 4
+bufa:
+${words(a)}
+bufb:
+${words(b)}
+  `);
+}
+
+const C_KERNEL = (a: Int8Array, b: Int8Array): string => `
+#include <stdint.h>
+static const int8_t A[${BYTES}] = {${Array.from(a).join(',')}};
+static const int8_t B[${BYTES}] = {${Array.from(b).join(',')}};
+__attribute__((noinline)) static int32_t dot(const int8_t *x, const int8_t *y, int n) {
+  int32_t s = 0;
+  for (int i = 0; i < n; i++) s += x[i] * y[i];
+  return s;
+}
+int main(void) {
+  volatile int32_t total = 0;
+  for (int r = 0; r < ${REPS / 4}; r++) total += dot(A, B, ${BYTES});
+  return (int)(total & 0xff);
+}
+`;
+
+function timed(m: Machine): { mips: number; instructions: number; cycles: number; value: number; exit: number } {
+  const t0 = performance.now();
+  const r = runToStop(m);
+  const s = (performance.now() - t0) / 1000;
+  if (r.stop !== STOP.exit) throw new Error(`kernel stopped with ${r.stop}: ${r.fault}`);
+  return { mips: r.instructions / s / 1e6, instructions: r.instructions, cycles: r.cycles, value: m.emu.iss_reg(0, 10), exit: r.exit };
+}
+
+async function main(): Promise<void> {
+  const { a, b, expect } = data();
+  const xp = xpulpKernel(a, b);
+  // warm-up run (wasm tier-up), then the measured run on a fresh machine
+  for (let round = 0; round < 2; round++) {
+    const m = await machine();
+    loadElf(m, xp);
+    const r = timed(m);
+    if (r.exit !== expect) throw new Error(`xpulp dot product ${r.exit}, expected ${expect}`);
+    if (round === 1) {
+      emit('iss xpulp int8 dot loop (hwloop, p.lw!, pv.sdotsp.b)', r.mips, 'MIPS', `target >= ${TARGET_MIPS}`);
+      emit('iss xpulp int8 dot loop cycles per 4 MACs', r.cycles / (REPS * BYTES / 4), 'cycles', 'CV32E40P timing');
+    }
+  }
+  const c = compileC(C_KERNEL(a, b));
+  let oneDot = 0;
+  for (let i = 0; i < BYTES; i++) oneDot += a[i] * b[i];
+  const expectC = Math.imul(oneDot, REPS / 4) & 0xff;
+  for (let round = 0; round < 2; round++) {
+    const m = await machine();
+    loadElf(m, c.elf);
+    const r = timed(m);
+    if (r.exit !== expectC) throw new Error(`C dot product exit ${r.exit}, expected ${expectC}`);
+    if (round === 1) {
+      emit('iss rv32imc int8 dot loop (gcc -O2)', r.mips, 'MIPS', `target >= ${TARGET_MIPS}`);
+      emit('iss rv32imc int8 dot loop cycles per MAC', r.cycles / ((REPS / 4) * BYTES), 'cycles', 'CV32E40P timing');
+    }
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? e.message : String(e));
+  process.exit(1);
+});
