@@ -17,6 +17,7 @@ import { alignUp } from './midend/lifetimes.js';
 import { l3CopyKernel } from './kernels/l3copy.js';
 import { memoryOf } from './platforms/types.js';
 import { loadOnnxFile } from './onnx/load.js';
+import { checkTypes } from './validate/types.js';
 import { readNpz } from './onnx/npy.js';
 import { platformByName, PLATFORMS } from './platforms/index.js';
 import { configurePlatform } from './platforms/options.js';
@@ -117,7 +118,11 @@ function compileOnce(opts: CompileOptions, platform: Platform): Compiled {
     notes.push('no sample inputs: FLOAT-declared inputs are taken as int8 (give --inputs to set their types)');
   }
   stage('infer');
-  const inferred = withFile(opts.model, () => inferGraph(graph, ranges));
+  const inferred = withFile(opts.model, () => {
+    const g = inferGraph(graph, ranges);
+    checkTypes(g); // the model's domain, checked once for every platform (validate/)
+    return g;
+  });
   stage('lower');
   const lowered = withFile(opts.model, () => platform.passes.reduce((g, pass) => pass(g), inferred));
   const first = withFile(opts.model, () => placeGraph(lowered, platform, opts, stage));

@@ -2,6 +2,7 @@ import { attrInt, attrLog2, hasAttr } from '../ir/attrs.js';
 import type { Graph, Node, Requant } from '../ir/graph.js';
 import { tensorOf } from '../ir/graph.js';
 import { GenError } from '../errors.js';
+import { levelsRange } from '../reference/ops/requant-shift.js';
 
 /** Reads a RequantShift node's parameters (SEMANTICS.md section 1) into a Requant. */
 export function requantOf(g: Graph, rq: Node): Requant {
@@ -12,11 +13,7 @@ export function requantOf(g: Graph, rq: Node): Requant {
   for (const p of [mul, add]) {
     if (!p || !tensorOf(g, p).data) throw new GenError('unsupported', `requantization parameter '${p}' must be a constant`, site);
   }
-  return {
-    mul,
-    add,
-    shift: attrLog2(rq, 'div'),
-    min: signed ? -(levels / 2) : 0,
-    max: signed ? levels / 2 - 1 : levels - 1,
-  };
+  // The reference's clip bounds, whole numbers for an odd n_levels too (never a fraction in emitted code).
+  const { min, max } = levelsRange(levels, signed);
+  return { mul, add, shift: attrLog2(rq, 'div'), min, max };
 }

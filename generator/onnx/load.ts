@@ -3,6 +3,8 @@ import onnxProto from 'onnx-proto';
 import { GenError } from '../errors.js';
 import { readUserFile } from './read-file.js';
 import type { AttrValue, Graph, Node, Tensor } from '../ir/graph.js';
+import { checkStructure, type RawNode } from '../validate/structure.js';
+import { checkAttributes } from '../validate/attributes.js';
 import { decodeTensor, ONNX_TYPES, toNumber, type TensorProtoLike } from './tensor-proto.js';
 
 const { onnx } = onnxProto;
@@ -62,13 +64,21 @@ function buildGraph(g: onnxProto.onnx.IGraphProto, source: string): Graph {
   const inputs = (g.input ?? []).map((i) => i.name ?? '').filter((n) => !tensors.get(n)?.data);
   const outputs = (g.output ?? []).map((o) => o.name ?? '');
 
-  const nodes: Node[] = [];
   const usedNames = new Set<string>();
-  (g.node ?? []).forEach((n, index) => {
+  const named: RawNode[] = (g.node ?? []).map((n, index) => {
     const op = n.opType ?? '';
     let name = n.name && !usedNames.has(n.name) ? n.name : `${op}_${index}`;
     while (usedNames.has(name)) name = `${name}_`;
     usedNames.add(name);
+    return { name, op, inputs: n.input ?? [], outputs: n.output ?? [] };
+  });
+  checkStructure({
+    inputs: (g.input ?? []).map((i) => i.name ?? ''), outputs, initializers: (g.initializer ?? []).map((i) => i.name ?? ''), nodes: named,
+  });
+
+  const nodes: Node[] = [];
+  (g.node ?? []).forEach((n, index) => {
+    const { name, op } = named[index];
     const attrs: Record<string, AttrValue> = {};
     for (const a of n.attribute ?? []) {
       try {
@@ -89,15 +99,7 @@ function buildGraph(g: onnxProto.onnx.IGraphProto, source: string): Graph {
     for (const o of node.outputs) if (!tensors.has(o)) tensors.set(o, { name: o, shape: [], dtype: 'float32' });
   });
 
-  for (const n of nodes) {
-    for (const i of n.inputs) {
-      if (i && !tensors.has(i)) throw new GenError('model', `input '${i}' is produced by no node and is not a graph input`, { node: n.name, op: n.op });
-    }
-  }
-  for (const o of outputs) {
-    if (!tensors.has(o)) throw new GenError('model', `graph output '${o}' is produced by no node`);
-  }
-  return {
+  const graph: Graph = {
     name: g.name || basename(source).replace(/\.onnx$/, ''),
     source,
     tensors,
@@ -105,6 +107,8 @@ function buildGraph(g: onnxProto.onnx.IGraphProto, source: string): Graph {
     inputs,
     outputs,
   };
+  checkAttributes(graph);
+  return graph;
 }
 
 function decodeAttr(a: onnxProto.onnx.IAttributeProto): AttrValue {

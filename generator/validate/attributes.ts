@@ -1,0 +1,29 @@
+import { GenError } from '../errors.js';
+import { producerOf, type Graph } from '../ir/graph.js';
+import { checkRequant } from './requant.js';
+import { checkTensorSize } from './sizes.js';
+import { checkWindow } from './windows.js';
+
+/*
+ * The load-time half of model validation: every attribute and constant whose domain SEMANTICS.md fixes is checked
+ * before inference, so a value outside it is a one-line error naming the node, on every platform alike, instead of
+ * a hang, a crash or firmware that does not build or disagrees with the reference. The half that needs inferred
+ * types and ranges is types.ts.
+ */
+export function checkAttributes(g: Graph): void {
+  for (const name of g.inputs) {
+    const t = g.tensors.get(name);
+    if (t) checkTensorSize(t);
+  }
+  const producers = producerOf(g);
+  for (const node of g.nodes) {
+    try {
+      checkWindow(g, node);
+      checkRequant(g, node, producers);
+    } catch (e) {
+      // Attribute accessors throw GenErrors naming the node; anything else is still this node's attribute.
+      if (e instanceof GenError) throw e;
+      throw new GenError('model', (e as Error).message, { node: node.name, op: node.op });
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import { GenError, quoted } from '../errors.js';
+
+/*
+ * Graph well-formedness, checked on the lists the model file holds, before any map merges duplicates or the
+ * topological sort runs: every tensor has a name and exactly one source (a graph input, an initializer or one node),
+ * every graph output and every node input has a source. A duplicate would otherwise be resolved silently (the last
+ * initializer wins) or reported as something it is not (two writers of one tensor look like a cycle).
+ */
+
+export interface RawNode {
+  /** The name the loader gave the node (unique). */
+  name: string;
+  op: string;
+  inputs: readonly string[];
+  outputs: readonly string[];
+}
+
+export interface RawGraph {
+  inputs: readonly string[];
+  outputs: readonly string[];
+  initializers: readonly string[];
+  /** Every node in file order, Constant nodes included. */
+  nodes: readonly RawNode[];
+}
+
+function modelError(reason: string, node?: RawNode): GenError {
+  return new GenError('model', reason, node ? { node: node.name, op: node.op } : {});
+}
+
+/** Throws a GenError (kind 'model') naming the first defect found. */
+export function checkStructure(g: RawGraph): void {
+  const source = new Map<string, string>();
+  const claim = (name: string, what: string, node?: RawNode): void => {
+    const before = source.get(name);
+    if (before !== undefined) throw modelError(`tensor ${quoted(name)} is ${what}, but it is already ${before}: a tensor has one source`, node);
+    source.set(name, what);
+  };
+  for (const name of g.initializers) {
+    if (name === '') throw modelError('an initializer has no name');
+    claim(name, 'an initializer');
+  }
+  const seenInputs = new Set<string>();
+  for (const name of g.inputs) {
+    if (name === '') throw modelError('a graph input has no name');
+    if (seenInputs.has(name)) throw modelError(`graph input ${quoted(name)} is declared twice`);
+    seenInputs.add(name);
+    // ONNX lets an initializer also be listed as a graph input (a default value): the initializer is its source.
+    if (!source.has(name)) source.set(name, 'a graph input');
+  }
+  for (const n of g.nodes) {
+    if (n.outputs.length === 0 || n.outputs.every((o) => o === '')) throw modelError('the node has no output', n);
+    n.outputs.forEach((o) => {
+      // '' marks an omitted optional output.
+      if (o !== '') claim(o, `written by node ${quoted(n.name)}`, n);
+    });
+  }
+  for (const n of g.nodes) {
+    for (const i of n.inputs) {
+      if (i !== '' && !source.has(i)) throw modelError(`input ${quoted(i)} is produced by no node and is not a graph input or initializer`, n);
+    }
+  }
+  const seenOutputs = new Set<string>();
+  for (const name of g.outputs) {
+    if (name === '') throw modelError('a graph output has no name');
+    if (seenOutputs.has(name)) throw modelError(`graph output ${quoted(name)} is declared twice`);
+    seenOutputs.add(name);
+    if (!source.has(name)) throw modelError(`graph output ${quoted(name)} is produced by no node and is not a graph input or initializer`);
+  }
+}
