@@ -8,7 +8,7 @@ import { GenError } from '../errors.js';
  * knows (Spinnaker2's DRAM; Siracusa's largest is its 16 MiB L3, the generic target has 16 MiB of RAM). A tensor lives
  * in one memory, so a bigger one can never become firmware, on any platform; rejecting it here keeps huge or
  * infinite sizes (a stride of 0, pads of 1e9, a dimension of 2^31) out of the planners, where they cost minutes of
- * search or all of the host's memory before failing. test/frontend/validate-corpus.test.ts checks the bound against
+ * search or all of the host's memory before failing. test/cli/model-domain.test.ts checks the bound against
  * every platform's memories. A dimension is at most the element count of such a tensor of bytes.
  */
 export const MAX_TENSOR_BYTES = 64 * 1024 * 1024;
