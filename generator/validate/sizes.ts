@@ -18,14 +18,19 @@ function tooBig(t: Tensor, node: Node | undefined, reason: string): GenError {
   return new GenError('model', reason, node ? { node: node.name, op: node.op, tensor: t.name } : { tensor: t.name });
 }
 
-/** Throws when a tensor's shape has a dimension that is not a size or its bytes exceed MAX_TENSOR_BYTES. */
-export function checkTensorSize(t: Tensor, node?: Node): void {
+/**
+ * Throws when a tensor's shape has a dimension that is not a size or its bytes exceed MAX_TENSOR_BYTES. Tensors the
+ * firmware computes (`computed`) are not empty either: a dimension of 0 leaves a kernel nothing to do and divides
+ * by zero where it averages (constants may be empty lists).
+ */
+export function checkTensorSize(t: Tensor, node?: Node, computed = false): void {
   let elements = 1;
+  const least = computed ? 1 : 0;
   for (const d of t.shape) {
     // -1 marks a dimension the file leaves open (inference fills it in later).
-    if (d === -1 && !node) continue;
-    if (!Number.isInteger(d) || d < 0 || d > MAX_DIM) {
-      throw tooBig(t, node, `shape ${formatShape(t.shape)}: dimension ${d} is not a size from 0 to ${MAX_DIM}`);
+    if (d === -1 && !computed) continue;
+    if (!Number.isInteger(d) || d < least || d > MAX_DIM) {
+      throw tooBig(t, node, `shape ${formatShape(t.shape)}: dimension ${d} is not a size from ${least} to ${MAX_DIM}`);
     }
     elements *= d;
   }
@@ -39,12 +44,12 @@ export function checkTensorSize(t: Tensor, node?: Node): void {
 export function checkSizes(g: Graph): void {
   for (const name of g.inputs) {
     const t = g.tensors.get(name);
-    if (t) checkTensorSize(t);
+    if (t) checkTensorSize(t, undefined, true);
   }
   for (const n of g.nodes) {
     for (const o of n.outputs) {
       const t = o ? g.tensors.get(o) : undefined;
-      if (t) checkTensorSize(t, n);
+      if (t) checkTensorSize(t, n, true);
     }
   }
 }

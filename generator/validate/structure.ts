@@ -23,6 +23,16 @@ export interface RawGraph {
   nodes: readonly RawNode[];
 }
 
+/**
+ * Input positions ONNX lets a node omit (an empty name), by op; everywhere else an operand is required (a kernel
+ * would look for a tensor named ''). Zero points of the QOperator ops default to 0.
+ */
+const OPTIONAL_INPUTS: Record<string, number[]> = {
+  Conv: [2], ConvInteger: [2, 3], QLinearConv: [2, 5, 7, 8], Gemm: [2], MatMulInteger: [2, 3], QLinearMatMul: [2, 5, 7],
+  QGemm: [2, 5, 6, 7, 8], QLinearAdd: [2, 5, 7], QLinearMul: [2, 5, 7], QuantizeLinear: [2], DequantizeLinear: [2],
+  Pad: [1, 2, 3], Slice: [3, 4], Clip: [1, 2], ReduceSum: [1], ReduceMean: [1], Squeeze: [1], Unsqueeze: [1],
+};
+
 function modelError(reason: string, node?: RawNode): GenError {
   return new GenError('model', reason, node ? { node: node.name, op: node.op } : {});
 }
@@ -55,6 +65,9 @@ export function checkStructure(g: RawGraph): void {
     });
   }
   for (const n of g.nodes) {
+    n.inputs.forEach((i, k) => {
+      if (i === '' && !(OPTIONAL_INPUTS[n.op] ?? []).includes(k)) throw modelError(`input ${k} has no name: ${n.op} needs it`, n);
+    });
     for (const i of n.inputs) {
       if (i !== '' && !source.has(i)) throw modelError(`input ${quoted(i)} is produced by no node and is not a graph input or initializer`, n);
     }

@@ -175,5 +175,13 @@ test('a node input nothing produces', () => {
   rejected('dangling', add().node('Mul', ['y', 'nothing'], ['z']).output('z', 'int32', [1, 4]), /node 'Mul_1' \(Mul\)/, /input 'nothing' is produced by no node/);
 });
 
+test('an omitted operand the op needs', () => {
+  rejected('omitted', edited(add(), (g) => { (g.node ?? [])[0].input = ['a', '']; }), /node 'Add_0' \(Add\)/, /input 1 has no name: Add needs it/);
+});
+test('an empty input dimension', () => {
+  const b = new OnnxBuilder('domain').input('x', 'int8', [1, 0, 4]).node('ReduceMean', ['x'], ['y'], { axes: [2], keepdims: 0 }).output('y', 'float32', [1, 0]);
+  rejected('empty', b, /tensor 'x'/, /dimension 0 is not a size from 1 to 67108864/);
+});
+
 test.after(() => rmSync(work, { recursive: true, force: true }));
 test.run();
