@@ -1,4 +1,5 @@
 import { GenError, quoted } from '../errors.js';
+import { opSpec } from '../reference/registry.js';
 
 /*
  * Graph well-formedness, checked on the lists the model file holds, before any map merges duplicates or the
@@ -25,7 +26,8 @@ export interface RawGraph {
 
 /**
  * Input positions ONNX lets a node omit (an empty name), by op; everywhere else an operand is required (a kernel
- * would look for a tensor named ''). Zero points of the QOperator ops default to 0.
+ * would look for a tensor named ''). Zero points of the QOperator ops default to 0. Ops firmgen does not know are
+ * left to the 'not supported' error of inference.
  */
 const OPTIONAL_INPUTS: Record<string, number[]> = {
   Conv: [2], ConvInteger: [2, 3], QLinearConv: [2, 5, 7, 8], Gemm: [2], MatMulInteger: [2, 3], QLinearMatMul: [2, 5, 7],
@@ -66,7 +68,7 @@ export function checkStructure(g: RawGraph): void {
   }
   for (const n of g.nodes) {
     n.inputs.forEach((i, k) => {
-      if (i === '' && !(OPTIONAL_INPUTS[n.op] ?? []).includes(k)) throw modelError(`input ${k} has no name: ${n.op} needs it`, n);
+      if (i === '' && opSpec(n.op) && !(OPTIONAL_INPUTS[n.op] ?? []).includes(k)) throw modelError(`input ${k} has no name: ${n.op} needs it`, n);
     });
     for (const i of n.inputs) {
       if (i !== '' && !source.has(i)) throw modelError(`input ${quoted(i)} is produced by no node and is not a graph input or initializer`, n);
