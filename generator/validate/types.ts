@@ -6,6 +6,7 @@ import { isFloatType, type TensorInfo } from '../reference/op-spec.js';
 import { opSpec } from '../reference/registry.js';
 import { constantIsFloat, normalizeArray } from '../reference/value-kind.js';
 import { checkSizes } from './sizes.js';
+import { checkPoolWindows } from './windows.js';
 import { INT32_MAX, INT32_MIN, isInt32, rejectNode, shown } from './site.js';
 
 /*
@@ -18,7 +19,8 @@ import { INT32_MAX, INT32_MIN, isInt32, rejectNode, shown } from './site.js';
  *   the op's own interval over its inferred operands is recomputed here uncapped;
  * - a constant a kernel reads is an int32 (int64 constants only as shapes, axes and indices, which the generator
  *   evaluates itself);
- * - a Pad value is an integer of the padded tensor's range (a fraction cannot be emitted into an integer tensor).
+ * - a Pad value is an integer of the padded tensor's range (a fraction cannot be emitted into an integer tensor);
+ * - every MaxPool window sees an input element (windows.ts).
  */
 
 /** Operands the generator evaluates at generation time (shapes, axes, pads, indices): any exact integer goes. */
@@ -94,6 +96,7 @@ export function checkTypes(g: Graph): void {
     try {
       checkConstants(g, node);
       checkPadValue(g, node);
+      checkPoolWindows(g, node);
       checkResults(g, node);
     } catch (e) {
       if (e instanceof GenError) throw e;

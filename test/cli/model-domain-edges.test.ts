@@ -83,13 +83,15 @@ test('requantization at the edge on a full-range int32 tensor: x*mul reaches 2^6
   await equalsReference('rq-int32', { builder: b, inputs: [ndarray('int32', [1, 8], v)], platforms: ALL });
 });
 
-test('window geometry at the edge: MaxPool pads one less than its window, strides larger than the kernel', async () => {
+test('window geometry at the edge: MaxPool pads up to and beyond its window, strides larger than the kernel', async () => {
   const rng = new Rng(12);
   const b = new OnnxBuilder('window-edge').input('x', 'int8', [1, 2, 7, 7])
     .node('MaxPool', ['x'], ['p'], { kernel_shape: [3, 3], pads: [2, 2, 2, 2], strides: [3, 3] })
     .initializer('w', 'int8', [2, 2, 2, 2], rng.ints(16, -128, 127))
     .node('Conv', ['x', 'w'], ['c'], { kernel_shape: [2, 2], strides: [5, 4], pads: [0, 0, 1, 1], dilations: [1, 2] })
-    .output('p', 'float32', [1, 2, 3, 3]).output('c', 'float32', [1, 2, 2, 2]);
+    // Pads beyond the dilated window's reach, every window still landing on the input: extent 5, pad 3.
+    .node('MaxPool', ['x'], ['q'], { kernel_shape: [3, 3], dilations: [2, 2], pads: [3, 3, 3, 3], strides: [2, 2] })
+    .output('p', 'float32', [1, 2, 3, 3]).output('c', 'float32', [1, 2, 2, 2]).output('q', 'float32', [1, 2, 5, 5]);
   await equalsReference('window-edge', { builder: b, inputs: [int8s(rng, [1, 2, 7, 7])], platforms: ALL });
 });
 

@@ -106,7 +106,7 @@ test('a MaxPool stride of 0', () => rejected('pool-stride0', poolModel({ strides
 test('Conv pads of 1e9', () => rejected('conv-pads', convModel({ conv: { pads: [1e9, 1, 1, 1] } }), CONV, /'pads' = 1000000000: must be an integer in 0\.\.67108864/));
 test('negative Conv pads', () => rejected('conv-negpads', convModel({ conv: { pads: [-3, 1, 1, 1] } }), CONV, /'pads' = -3/));
 test('a Conv dilation of 0', () => rejected('conv-dil0', convModel({ conv: { dilations: [1, 0] } }), CONV, /'dilations' = 0/));
-test('a MaxPool pad as large as its window', () => rejected('pool-pad', poolModel({ pads: [0, 2, 0, 0] }), POOL, /pad of 2 on spatial axis 1 is not smaller than the window's extent 2/));
+test('a MaxPool window wholly in the padding', () => rejected('pool-pad', poolModel({ pads: [0, 2, 0, 0] }), POOL, /output 0 along spatial axis 1 has its window entirely in the padding/));
 test('a MaxPool kernel of size 0', () => rejected('pool-k0', poolModel({ kernel_shape: [0, 2] }), POOL, /'kernel_shape' = 0/));
 test('an input dimension of 2^31', () => rejected('dim31', convModel({ xShape: [1, 2, 2 ** 31, 6] }), /tensor 'x'/, /dimension 2147483648 is not a size from 0 to 67108864/));
 test('a result larger than any memory', () => rejected('huge', new OnnxBuilder('domain').input('x', 'int8', [1, 1, 8192, 8192])
