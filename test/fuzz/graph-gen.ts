@@ -16,7 +16,7 @@ const BUILDERS: Record<string, { build: C.StepBuilder; weight: number }> = {
   matmul: { build: C.matmul, weight: 3 },
   binary: { build: C.binary, weight: 3 },
   requantAdd: { build: C.requantAdd, weight: 2 },
-  activation: { build: C.activation, weight: 2 },
+  activation: { build: C.activation, weight: 1 },
   maxPool: { build: C.maxPool, weight: 3 },
   intActivation: { build: C.intActivation, weight: 1 },
   integerDiv: { build: C.integerDiv, weight: 1 },
