@@ -33,6 +33,8 @@ export interface CliMeta {
   kind: 'cli';
   /** Arguments of bin/gen.js; `{dir}` stands for the case folder, `{out}` for a fresh output folder. */
   args: string[];
+  /** Commands run after the first when it succeeds (`run` of an accepted model). */
+  then: string[][];
   found: { problems: string[]; code: number; stderr: string };
   signature: string;
   note?: string;
