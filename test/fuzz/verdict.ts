@@ -43,6 +43,7 @@ export function classifyGenerationError(e: unknown): { verdict: Verdict; message
 /** A signature that stays the same while a shrinker edits a case: the verdict and the message without numbers or names. */
 export function signature(o: Pick<Outcome, 'verdict' | 'message' | 'stage'>): string {
   if (o.verdict === 'mismatch' || o.verdict === 'hang') return `${o.verdict}@${o.stage}`;
-  const m = o.message.replace(/'[^']*'/g, "'_'").replace(/-?\d+/g, 'N').replace(/\[[N, ]*\]/g, '[..]').slice(0, 120);
+  // File paths (the scratch folder differs per run) and quoted names are not part of what failed.
+  const m = o.message.replace(/(^|\s)\/\S*?:\s/g, '$1').replace(/'[^']*'/g, "'_'").replace(/-?\d+/g, 'N').replace(/\[[N, ]*\]/g, '[..]').slice(0, 120);
   return `${o.verdict}@${o.stage}: ${m}`;
 }

@@ -1,0 +1,20 @@
+// Arithmetic helpers kernels share (the AS twin of the fg_* functions in runtime/c/include/firmgen_hal.h).
+
+/** floor(sqrt(v)) for v >= 0, exact for every 64-bit value: bit-by-bit, no floating point. */
+export function fg_isqrt64(v: i64): i64 {
+  if (v <= 0) return 0;
+  let x = <u64>v;
+  let r: u64 = 0;
+  let bit: u64 = (<u64>1) << 62;
+  while (bit > x) bit >>= 2;
+  while (bit != 0) {
+    if (x >= r + bit) {
+      x -= r + bit;
+      r = (r >> 1) + bit;
+    } else {
+      r >>= 1;
+    }
+    bit >>= 2;
+  }
+  return <i64>r;
+}
