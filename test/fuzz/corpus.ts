@@ -33,6 +33,10 @@ export interface CliMeta {
   kind: 'cli';
   /** Arguments of bin/gen.js; `{dir}` stands for the case folder, `{out}` for a fresh output folder. */
   args: string[];
+  /** When the first command (`firmware`) succeeds: run accepted-check.ts on the model with inputs.npz. */
+  checkAccepted?: boolean;
+  /** The hostile name the model carries, if any (accepted-check.ts looks for it in the generated code). */
+  hostile?: string;
   /** Commands run after the first when it succeeds (`run` of an accepted model). */
   then: string[][];
   found: { problems: string[]; code: number; stderr: string };

@@ -4,9 +4,10 @@ import type { NDArray } from '../../generator/ir/ndarray.js';
 import { loadOnnxFile } from '../../generator/onnx/load.js';
 import { encodeNpz, readNpz } from '../../generator/onnx/npy.js';
 import { generateFirmware } from '../../generator/pipeline.js';
-import { runReference } from '../../generator/reference/interpreter.js';
 import { integerFolders } from '../helpers/deeploy.js';
 import { Rng } from '../helpers/random.js';
+import { zipFolder } from './zip-folder.js';
+import { checkAccepted } from './accepted-check.js';
 import { checkRun, runGen, snapshot, touchedFiles } from './cli-check.js';
 import { OPEN_DIR, slug, writeMeta, type CliMeta } from './corpus.js';
 import { buildRecipe, randomRecipe } from './graph-gen.js';
@@ -75,19 +76,6 @@ function randomSource(seed: number): Source {
   return { name: `random ${seed}`, bytes: built.builder.bytes(), inputs: built.inputs };
 }
 
-/** The reference's outputs for an accepted model, or why the reference refuses it. */
-function reference(model: string, inputs: NDArray[]): NDArray[] | string {
-  try {
-    const g = loadOnnxFile(model);
-    const v = runReference(g, inputs);
-    const outs = g.outputs.map((o) => v.get(o));
-    const missing = g.outputs.find((o) => !v.get(o));
-    return missing === undefined ? (outs as NDArray[]) : `the reference has no value for output ${JSON.stringify(missing)}`;
-  } catch (e) {
-    return (e as Error).message.split('\n')[0].replaceAll(model, 'model.onnx');
-  }
-}
-
 export async function runMutations(opts: MutationOptions): Promise<MutationResult> {
   const rng = new Rng(opts.seed ^ 0xfa22);
   const real = sources();
@@ -154,18 +142,10 @@ export async function runMutations(opts: MutationOptions): Promise<MutationResul
     } else {
       const code = await check(fwArgs);
       if (code === 0) {
-        if (hostile && /[\n\r\u001b]|\*\/|\.\.\//.test(hostile)) {
-          const leaked = readdirSync(out, { recursive: true, withFileTypes: true })
-            .filter((e) => e.isFile() && /\.(c|h|ts)$/.test(e.name)) // code: a comment end or newline there is injection
-            .filter((e) => readFileSync(join(e.parentPath, e.name), 'utf8').includes(hostile));
-          if (leaked.length > 0) problems.push(`name ${JSON.stringify(hostile)} appears raw in ${leaked.map((e) => e.name).slice(0, 3).join(', ')}`);
-        }
-        const inputs = kind === 'npz' ? undefined : src.inputs;
-        const expected = inputs ? reference(model, inputs) : undefined;
-        if (typeof expected === 'string') problems.push(`firmware: accepted a model the reference refuses: ${expected.slice(0, 120)}`);
-        else if (expected) {
-          writeFileSync(join(dir, 'expected.npz'), encodeNpz(new Map(expected.map((a, k) => [`out${k}`, a]))));
-          const runCode = await check(['run', out, '--inputs', inputsFile, '--expect', join(dir, 'expected.npz'), ...(rng.next() < 0.15 ? ['--on', 'host'] : [])]);
+        const expected = join(dir, 'expected.npz');
+        problems.push(...checkAccepted(model, kind === 'npz' ? undefined : src.inputs, out, expected, hostile));
+        if (existsSync(expected)) {
+          const runCode = await check(['run', out, '--inputs', inputsFile, '--expect', expected, ...(rng.next() < 0.15 ? ['--on', 'host'] : [])]);
           if (runCode === 1) problems.push('run: outputs differ from the reference');
         }
       }
@@ -180,7 +160,7 @@ export async function runMutations(opts: MutationOptions): Promise<MutationResul
         const finding: MutationFinding = { signature: sig, count: 1 };
         findings.set(sig, finding);
         if (opts.record) finding.path = record(opts.corpusDir ?? OPEN_DIR, `${kind}-${slug(problems[0])}-${i}`, dir, out, commands, {
-          problems, what, platform, src: src.name, hostile,
+          problems, what, platform, src: src.name, hostile, checkAccepted: kind !== 'npz' && kind !== 'firmware',
         });
       }
     }
@@ -191,17 +171,18 @@ export async function runMutations(opts: MutationOptions): Promise<MutationResul
 
 /** Copies the case folder (the damaged firmware folder too) into the corpus with its commands, paths as placeholders. */
 function record(corpus: string, name: string, dir: string, out: string, commands: string[][], info: {
-  problems: string[]; what: string; platform: string; src: string; hostile?: string;
+  problems: string[]; what: string; platform: string; src: string; hostile?: string; checkAccepted: boolean;
 }): string {
   const dest = join(corpus, name);
   rmSync(dest, { recursive: true, force: true });
   mkdirSync(dest, { recursive: true });
   for (const f of ['model.onnx', 'inputs.npz', 'expected.npz']) if (existsSync(join(dir, f))) cpSync(join(dir, f), join(dest, f));
   const corrupted = commands[0]?.[0] === 'run';
-  if (corrupted && existsSync(out)) cpSync(out, join(dest, 'firmware'), { recursive: true });
+  // Zipped: the folder holds .ts sources, which must not join the project's own compilation.
+  if (corrupted && existsSync(out)) writeFileSync(join(dest, 'firmware.zip'), zipFolder(out));
   const place = (a: string): string => a.replace(out, corrupted ? '{dir}/firmware' : '{out}').replace(dir, '{dir}');
   const meta: CliMeta = {
-    kind: 'cli', args: commands[0].map(place), then: commands.slice(1).map((c) => c.map(place)), found: { problems: info.problems, code: -1, stderr: '' },
+    kind: 'cli', args: commands[0].map(place), checkAccepted: info.checkAccepted, hostile: info.hostile, then: commands.slice(1).map((c) => c.map(place)), found: { problems: info.problems, code: -1, stderr: '' },
     signature: info.problems.join('; '),
     note: `${info.what} on ${info.platform}, from ${info.src}${info.hostile !== undefined ? `; hostile name ${JSON.stringify(info.hostile).slice(0, 60)}` : ''}`,
     replay: commands.map((c) => `node bin/gen.js ${c.map(place).map((a) => JSON.stringify(a)).join(' ')}`).join(' && '),
