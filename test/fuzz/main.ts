@@ -1,5 +1,6 @@
 /**
- * `npm run fuzz [-- --seed N --count N --seconds N --platforms a,b --all-configs --no-record --only diff|mutate]`:
+ * `npm run fuzz [-- --seed N --count N --seconds N --platforms a,b --all-configs --steps N --only diff|mutate
+ *   --no-record --corpus DIR --timeout MS --verbose]`:
  * the random-graph differential tester and the mutation fuzzer with a large budget. Prints one line per finding, a
  * summary table, and ends with `N passed, N failed` (runs that passed / failed).
  */
@@ -24,6 +25,8 @@ const seconds = Number(arg('seconds') ?? 600);
 const platforms = arg('platforms')?.split(',');
 const only = arg('only');
 const record = !flag('no-record');
+// Findings go to corpus/open unless --corpus names another folder.
+const corpusDir = arg('corpus');
 const work = mkdtempSync(join(tmpdir(), 'firmgen-fuzz-'));
 const runner = new CaseRunner(Number(arg('timeout') ?? 90_000));
 const log = (l: string): void => console.log(l);
@@ -34,11 +37,11 @@ const diffShare = only === 'mutate' ? 0 : only === 'diff' ? 1 : 0.6;
 const diff = diffShare > 0
   ? await runDifferential({
     seed, count, seconds: seconds * diffShare, configs: configsFor(platforms), allConfigs: flag('all-configs'), hostShare: 0.25,
-    work, runner, record, log, verbose: flag('verbose'), maxSteps: Number(arg('steps') ?? 6),
+    work, runner, record, corpusDir, log, verbose: flag('verbose'), maxSteps: Number(arg('steps') ?? 6),
   })
   : { runs: [], findings: [] };
 const mut = diffShare < 1
-  ? await runMutations({ seed, count, seconds: left(), platforms: platforms ?? ['generic', 'siracusa', 'spinnaker2'], work, runner, record, log })
+  ? await runMutations({ seed, count, seconds: left(), platforms: platforms ?? ['generic', 'siracusa', 'spinnaker2'], work, runner, record, corpusDir, log })
   : { runs: [], findings: [] };
 await runner.close();
 rmSync(work, { recursive: true, force: true });
