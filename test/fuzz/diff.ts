@@ -32,6 +32,8 @@ export interface DiffOptions {
   record: boolean;
   corpusDir?: string;
   maxSteps?: number;
+  /** Stretches input sizes (bigger tensors tile into more pieces). */
+  scale?: number;
   shrinkAttempts?: number;
   /** Also log every clean rejection. */
   verbose?: boolean;
@@ -89,7 +91,7 @@ export async function runDifferential(opts: DiffOptions): Promise<DiffResult> {
 
   for (let i = 0; i < opts.count && (Date.now() - t0) / 1000 < opts.seconds; i++) {
     const caseSeed = (opts.seed * 100003 + i) >>> 0;
-    const recipe = randomRecipe(caseSeed, opts.maxSteps ?? 6);
+    const recipe = randomRecipe(caseSeed, opts.maxSteps ?? 6, opts.scale ?? 1);
     for (const config of pickConfigs(rng, opts.configs, opts.allConfigs ?? false)) {
       const hostC = rng.next() < opts.hostShare;
       const outcome = await attempt(recipe, config, hostC, `c${caseSeed}-${config.id}`);

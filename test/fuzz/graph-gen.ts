@@ -31,17 +31,20 @@ const BUILDERS: Record<string, { build: C.StepBuilder; weight: number }> = {
   softmax: { build: S.softmax, weight: 2 },
   norm: { build: S.norm, weight: 2 },
   requant: { build: S.requantStep, weight: 1 },
+  fork: { build: C.fork, weight: 2 },
 };
 
 export const STEP_KINDS = Object.keys(BUILDERS);
 
-function randomInput(rng: Rng): InputSpec {
-  const dtype = rng.pick<IntType>(['int8', 'int8', 'uint8']);
+/** Graph input shapes of four families (image, sequence, matrix, tokens); `scale` stretches the sizes. */
+function randomInput(rng: Rng, scale: number): InputSpec {
+  const dtype = rng.pick<IntType>(['int8', 'int8', 'int8', 'uint8', 'uint8', 'int16']);
+  const n = (k: number): number => rng.int(1, Math.round(k * scale));
   const family = rng.int(0, 3);
-  if (family === 0) return { dtype, shape: [1, rng.int(1, 8), rng.int(1, 12), rng.int(1, 12)] };
-  if (family === 1) return { dtype, shape: [1, rng.int(1, 8), rng.int(1, 24)] };
-  if (family === 2) return { dtype, shape: [rng.int(1, 8), rng.int(1, 32)] };
-  return { dtype, shape: [rng.int(1, 2), rng.int(1, 8), rng.int(1, 32)] };
+  if (family === 0) return { dtype, shape: [1, n(8), n(12), n(12)] };
+  if (family === 1) return { dtype, shape: [1, n(8), n(24)] };
+  if (family === 2) return { dtype, shape: [n(8), n(32)] };
+  return { dtype, shape: [rng.int(1, 2), n(8), n(32)] };
 }
 
 function pickKind(rng: Rng): string {
@@ -66,7 +69,9 @@ function start(recipe: Recipe, seed: number): GraphState {
   recipe.inputs.forEach((inp, i) => {
     const name = `in${i}`;
     st.b.input(name, inp.dtype, inp.shape);
-    st.vals.push({ name, shape: [...inp.shape], kind: inp.dtype === 'uint8' ? 'uint8' : 'int8', spread: 64 });
+    // int16 inputs are wide: only steps that take any integers, or a requantization, read them directly.
+    const kind = inp.dtype === 'uint8' ? 'uint8' : inp.dtype === 'int16' ? 'wide' : 'int8';
+    st.vals.push({ name, shape: [...inp.shape], kind, spread: kind === 'wide' ? 20000 : 64 });
   });
   return st;
 }
@@ -96,10 +101,10 @@ function checkShapes(st: GraphState): void {
   }
 }
 
-/** A random recipe of 1..maxSteps steps on one or two graph inputs. */
-export function randomRecipe(seed: number, maxSteps = 6): Recipe & { seed: number } {
+/** A random recipe of 1..maxSteps steps on one or two graph inputs (sizes stretched by `scale`). */
+export function randomRecipe(seed: number, maxSteps = 6, scale = 1): Recipe & { seed: number } {
   const rng = new Rng(seed);
-  const first = randomInput(rng);
+  const first = randomInput(rng, scale);
   const inputs = [first];
   if (rng.next() < 0.2) inputs.push({ dtype: rng.pick<IntType>(['int8', 'uint8']), shape: [...first.shape] });
   const recipe: Recipe & { seed: number } = { seed, inputs, steps: [] };

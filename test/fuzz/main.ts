@@ -1,6 +1,6 @@
 /**
  * `npm run fuzz [-- --seed N --count N --seconds N --platforms a,b --all-configs --steps N --only diff|mutate
- *   --no-record --corpus DIR --timeout MS --verbose]`:
+ *   --scale X --host-share P --no-record --corpus DIR --timeout MS --verbose]`:
  * the random-graph differential tester and the mutation fuzzer with a large budget. Prints one line per finding, a
  * summary table, and ends with `N passed, N failed` (runs that passed / failed).
  */
@@ -36,8 +36,8 @@ const left = (): number => Math.max(1, seconds - (Date.now() - t0) / 1000);
 const diffShare = only === 'mutate' ? 0 : only === 'diff' ? 1 : 0.6;
 const diff = diffShare > 0
   ? await runDifferential({
-    seed, count, seconds: seconds * diffShare, configs: configsFor(platforms), allConfigs: flag('all-configs'), hostShare: 0.25,
-    work, runner, record, corpusDir, log, verbose: flag('verbose'), maxSteps: Number(arg('steps') ?? 6),
+    seed, count, seconds: seconds * diffShare, configs: configsFor(platforms), allConfigs: flag('all-configs'), hostShare: Number(arg('host-share') ?? 0.25),
+    work, runner, record, corpusDir, log, verbose: flag('verbose'), maxSteps: Number(arg('steps') ?? 6), scale: Number(arg('scale') ?? 1),
   })
   : { runs: [], findings: [] };
 const mut = diffShare < 1

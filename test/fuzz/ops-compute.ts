@@ -100,7 +100,8 @@ export const binary: StepBuilder = (st, d) => {
   const x = st.current();
   if (!isNarrow(x)) return false;
   const op = d.pick(['Add', 'Add', 'Sub', 'Mul']);
-  const y = d.chance(0.5) ? st.other(d, (v) => isNarrow(v) && v !== x && v.shape.join() === x.shape.join()) : undefined;
+  // Another value of the same shape, or one that broadcasts into it (a reduced or sliced branch).
+  const y = d.chance(0.5) ? st.other(d, (v) => isNarrow(v) && v !== x && broadcastsInto(v.shape, x.shape)) : undefined;
   let other: string;
   if (y) other = y.name;
   else {
@@ -110,6 +111,20 @@ export const binary: StepBuilder = (st, d) => {
   }
   const acc = st.node(op, d.chance(0.2) ? [other, x.name] : [x.name, other], {}, { shape: [...x.shape], kind: 'wide', spread: op === 'Mul' ? 4000 : 100 });
   if (d.chance(0.9)) requant(st, d, acc, x.shape.length > 1 ? 1 : undefined);
+  return true;
+};
+
+function broadcastsInto(small: number[], big: number[]): boolean {
+  if (small.length > big.length) return false;
+  const off = big.length - small.length;
+  return small.every((d, i) => d === 1 || d === big[off + i]);
+}
+
+/** A branch: an earlier value requantized becomes the current one, so later steps grow a second path. */
+export const fork: StepBuilder = (st, d) => {
+  const v = st.other(d);
+  if (!v || v === st.current()) return false;
+  requant(st, d, v.kind === 'wide' ? v : { ...v, spread: 100 }, v.shape.length > 1 ? 1 : undefined);
   return true;
 };
 
@@ -191,8 +206,9 @@ export const intActivation: StepBuilder = (st, d) => {
 export const integerDiv: StepBuilder = (st, d) => {
   const x = st.current();
   if (!isNarrow(x)) return false;
+  const one = x.shape.length === 0 ? [] : [1]; // a scalar stays a scalar
   if (d.chance(0.5)) {
-    const bv = st.constInts(d, 'int32', [1], 1, 5000);
+    const bv = st.constInts(d, 'int32', one, 1, 5000);
     const attrs = { Delta: d.pick([1, 8, 256]), eps: d.int(1, 10), eta: d.pick([1, 2, 16]) };
     const acc = st.node('IntegerDiv', [x.name, bv], attrs, { shape: [...x.shape], kind: 'wide', spread: 200 });
     requant(st, d, acc);
@@ -200,8 +216,8 @@ export const integerDiv: StepBuilder = (st, d) => {
   }
   const attrs = { Delta: d.pick([1, 64, 256]), eps: d.int(1, 10), eta: d.pick([1, 2, 16]), y: d.int(1, 100) };
   const t = st.node('TrueIntegerDiv', [x.name], attrs, { ...x, shape: [...x.shape], kind: 'wide' });
-  const mul = st.constOf('int32', [1], [d.int(1, 50)]);
-  const add = st.constOf('int32', [1], [0]);
+  const mul = st.constOf('int32', one, [d.int(1, 50)]);
+  const add = st.constOf('int32', one, [0]);
   st.node('RequantShift', [t.name, mul, add], { div: 2 ** d.int(0, 8), n_levels: 256, signed: 1 }, { shape: [...x.shape], kind: 'int8', spread: 64 });
   return true;
 };
