@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NDArray } from '../../generator/ir/ndarray.js';
 import { loadOnnxFile } from '../../generator/onnx/load.js';
@@ -12,7 +12,7 @@ import { checkRun, runGen, snapshot, touchedFiles } from './cli-check.js';
 import { OPEN_DIR, slug, writeMeta, type CliMeta } from './corpus.js';
 import { buildRecipe, randomRecipe } from './graph-gen.js';
 import { mutateFirmwareDir, mutateNpz } from './mutate-files.js';
-import { HOSTILE_NAMES, mutateBytes, mutateNames, mutateStructure } from './mutate-model.js';
+import { mutateBytes, mutateNames, mutateStructure } from './mutate-model.js';
 import type { CaseRunner } from './pool.js';
 
 /*
@@ -191,4 +191,3 @@ function record(corpus: string, name: string, dir: string, out: string, commands
   return dest;
 }
 
-export { HOSTILE_NAMES };
