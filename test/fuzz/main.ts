@@ -41,7 +41,7 @@ const diff = diffShare > 0
   })
   : { runs: [], findings: [] };
 const mut = diffShare < 1
-  ? await runMutations({ seed, count, seconds: left(), platforms: platforms ?? ['generic', 'siracusa', 'spinnaker2'], work, runner, record, corpusDir, log })
+  ? await runMutations({ seed, count, seconds: left(), platforms: [...new Set(configsFor(platforms).map((c) => c.platform))], work, runner, record, corpusDir, log })
   : { runs: [], findings: [] };
 await runner.close();
 rmSync(work, { recursive: true, force: true });
