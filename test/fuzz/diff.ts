@@ -120,9 +120,12 @@ export async function runDifferential(opts: DiffOptions): Promise<DiffResult> {
       const check = await attempt(small, config, hostC, `v${caseSeed}`);
       const meta: GraphMeta = {
         kind: 'graph', config, hostC, signature: sig, seed: caseSeed,
-        found: { verdict: check?.verdict ?? outcome.verdict, stage: check?.stage ?? outcome.stage, message: check?.message ?? outcome.message, errors: check?.errors, total: check?.total },
+        found: {
+          verdict: check?.verdict ?? outcome.verdict, stage: check?.stage ?? outcome.stage, errors: check?.errors, total: check?.total,
+          message: (check?.message ?? outcome.message).replace(/\/\S*\/model\.onnx/g, 'model.onnx'), // no scratch paths in the corpus
+        },
         note: `steps: ${small.steps.map((s) => s.op).join(' ')}; inputs ${small.inputs.map((x) => `${x.dtype}[${x.shape}]`).join(', ')}`,
-        replay: `node bin/gen.js firmware ${cliFlags(config).join(' ')} ${'<case>'}/model.onnx --inputs <case>/inputs.npz -o /tmp/out && node bin/gen.js run /tmp/out --inputs <case>/inputs.npz --expect <case>/expected.npz${(check?.stage ?? outcome.stage) === 'host' ? ' --on host' : ''}`,
+        replay: `node bin/gen.js firmware ${cliFlags(config).join(' ')} ${'<case>'}/model.onnx --inputs <case>/inputs.npz -o out/fuzz-case && node bin/gen.js run out/fuzz-case --inputs <case>/inputs.npz --expect <case>/expected.npz${(check?.stage ?? outcome.stage) === 'host' ? ' --on host' : ''}`,
       };
       writeGraphEntry(dir, prepare(dir, built.builder.bytes(), built.inputs).expected, meta);
       finding.path = dir;

@@ -35,7 +35,7 @@ for (const [k, kind] of STEP_KINDS.entries()) {
     writeGraphEntry(dir, p.expected, {
       kind: 'graph', config, hostC: k % 3 === 0, found: { verdict: o.verdict, stage: o.stage, message: o.message, total: o.total }, signature: signature(o),
       note: `one ${kind} step; inputs ${recipe.inputs.map((x) => `${x.dtype}[${x.shape}]`).join(', ')}`,
-      replay: `node bin/gen.js firmware ${cliFlags(config).join(' ')} <case>/model.onnx --inputs <case>/inputs.npz -o /tmp/out && node bin/gen.js run /tmp/out --inputs <case>/inputs.npz --expect <case>/expected.npz`,
+      replay: `node bin/gen.js firmware ${cliFlags(config).join(' ')} <case>/model.onnx --inputs <case>/inputs.npz -o out/fuzz-case && node bin/gen.js run out/fuzz-case --inputs <case>/inputs.npz --expect <case>/expected.npz`,
     });
     console.log(`${kind} on ${config.id}: seed ${seed}, ${o.total} values exact`);
     break;
