@@ -16,10 +16,13 @@ export interface CliRun {
   timedOut: boolean;
 }
 
+const HEAP_MB = 1024;
+
 export function runGen(args: string[], cwd: string, timeoutMs: number): Promise<CliRun> {
   const t0 = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(repoRoot, 'bin', 'gen.js'), ...args], {
+    // A heap cap: the machine is shared, and a model that drives generation past it is a finding anyway.
+    const child = spawn(process.execPath, [`--max-old-space-size=${HEAP_MB}`, join(repoRoot, 'bin', 'gen.js'), ...args], {
       cwd, env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
