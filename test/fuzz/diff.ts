@@ -1,0 +1,137 @@
+import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { Rng } from '../helpers/random.js';
+import { cliFlags, type Config } from './configs.js';
+import { OPEN_DIR, slug, writeGraphEntry, type GraphMeta } from './corpus.js';
+import { buildRecipe, randomRecipe } from './graph-gen.js';
+import type { CaseRunner } from './pool.js';
+import { jobOf, prepare } from './prepare.js';
+import type { Recipe } from './recipe.js';
+import { shrinkRecipe } from './shrink.js';
+import { PASSES, signature, type Outcome } from './verdict.js';
+
+/*
+ * The random-graph differential tester: each seeded case runs on a few configurations (one per platform, drawn
+ * from the sweep), emulated and on a sample also as host-built C, against the reference interpreter. A failure
+ * is shrunk once per signature and written to the corpus (open/).
+ */
+
+export interface DiffOptions {
+  seed: number;
+  count: number;
+  /** Stop starting cases after this many seconds. */
+  seconds: number;
+  configs: Config[];
+  /** Every case on every configuration instead of one per platform. */
+  allConfigs?: boolean;
+  /** Share of runs that also build and compare the host C. */
+  hostShare: number;
+  work: string;
+  runner: CaseRunner;
+  /** Write shrunk findings here (default corpus/open); undefined with `record: false`. */
+  record: boolean;
+  corpusDir?: string;
+  maxSteps?: number;
+  /** Stretches input sizes (bigger tensors tile into more pieces). */
+  scale?: number;
+  shrinkAttempts?: number;
+  /** Also log every clean rejection. */
+  verbose?: boolean;
+  log: (line: string) => void;
+}
+
+export interface RunRecord {
+  caseSeed: number;
+  config: string;
+  outcome: Outcome;
+}
+
+export interface Finding {
+  signature: string;
+  config: string;
+  count: number;
+  /** Corpus folder of the shrunk repro (when recorded). */
+  path?: string;
+  example: Outcome;
+  steps?: string;
+}
+
+export interface DiffResult {
+  runs: RunRecord[];
+  findings: Finding[];
+}
+
+type Seeded = Recipe & { seed: number };
+
+function pickConfigs(rng: Rng, all: Config[], every: boolean): Config[] {
+  if (every) return all;
+  const byPlatform = new Map<string, Config[]>();
+  for (const c of all) byPlatform.set(c.platform, [...(byPlatform.get(c.platform) ?? []), c]);
+  return [...byPlatform.values()].map((cs) => rng.pick(cs));
+}
+
+export async function runDifferential(opts: DiffOptions): Promise<DiffResult> {
+  const rng = new Rng(opts.seed ^ 0x5eed);
+  const t0 = Date.now();
+  const runs: RunRecord[] = [];
+  const findings = new Map<string, Finding>();
+  const attempt = async (recipe: Seeded, config: Config, hostC: boolean, tag: string): Promise<Outcome | undefined> => {
+    const dir = join(opts.work, tag);
+    try {
+      const built = buildRecipe(recipe);
+      const p = prepare(dir, built.builder.bytes(), built.inputs);
+      return await opts.runner.run(jobOf(p, config, join(dir, 'out'), hostC));
+    } catch (e) {
+      opts.log(`  generator of the fuzzer failed on seed ${recipe.seed}: ${(e as Error).message}`);
+      return undefined;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  for (let i = 0; i < opts.count && (Date.now() - t0) / 1000 < opts.seconds; i++) {
+    const caseSeed = (opts.seed * 100003 + i) >>> 0;
+    const recipe = randomRecipe(caseSeed, opts.maxSteps ?? 6, opts.scale ?? 1);
+    for (const config of pickConfigs(rng, opts.configs, opts.allConfigs ?? false)) {
+      const hostC = rng.next() < opts.hostShare;
+      const outcome = await attempt(recipe, config, hostC, `c${caseSeed}-${config.id}`);
+      if (!outcome) continue;
+      runs.push({ caseSeed, config: config.id, outcome });
+      if (outcome.verdict === 'rejected' && opts.verbose) opts.log(`  rejected seed ${caseSeed} ${config.id}: ${outcome.message}`);
+      if (PASSES.has(outcome.verdict)) continue;
+      const sig = signature(outcome);
+      const key = `${config.platform} ${sig}`;
+      const known = findings.get(key);
+      opts.log(`  FAIL seed ${caseSeed} ${config.id}: ${outcome.verdict} ${outcome.message.slice(0, 160)}`);
+      if (known) {
+        known.count++;
+        continue;
+      }
+      const finding: Finding = { signature: sig, config: config.id, count: 1, example: outcome };
+      findings.set(key, finding);
+      if (!opts.record) continue;
+      const stillFails = async (r: Seeded): Promise<boolean> => {
+        const o = await attempt(r, config, hostC, `s${caseSeed}-${config.id}`);
+        return o !== undefined && signature(o) === sig;
+      };
+      const { recipe: small } = await shrinkRecipe(recipe, stillFails, opts.shrinkAttempts ?? 30);
+      const built = buildRecipe(small);
+      const dir = join(opts.corpusDir ?? OPEN_DIR, `${config.id}-${slug(sig.replace(/^[^@]*@/, outcome.verdict + '-'))}-${caseSeed}`);
+      const check = await attempt(small, config, hostC, `v${caseSeed}`);
+      const meta: GraphMeta = {
+        kind: 'graph', config, hostC, signature: sig, seed: caseSeed,
+        found: {
+          verdict: check?.verdict ?? outcome.verdict, stage: check?.stage ?? outcome.stage, errors: check?.errors, total: check?.total,
+          message: (check?.message ?? outcome.message).replace(/\/\S*\/model\.onnx/g, 'model.onnx'), // no scratch paths in the corpus
+        },
+        note: `steps: ${small.steps.map((s) => s.op).join(' ')}; inputs ${small.inputs.map((x) => `${x.dtype}[${x.shape}]`).join(', ')}`,
+        replay: `node bin/gen.js firmware ${cliFlags(config).join(' ')} ${'<case>'}/model.onnx --inputs <case>/inputs.npz -o out/fuzz-case && node bin/gen.js run out/fuzz-case --inputs <case>/inputs.npz --expect <case>/expected.npz${(check?.stage ?? outcome.stage) === 'host' ? ' --on host' : ''}`,
+      };
+      writeGraphEntry(dir, prepare(dir, built.builder.bytes(), built.inputs).expected, meta);
+      finding.path = dir;
+      finding.steps = meta.note;
+      opts.log(`  recorded ${dir} (${meta.note})`);
+    }
+  }
+  return { runs, findings: [...findings.values()] };
+}

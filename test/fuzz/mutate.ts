@@ -1,0 +1,193 @@
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { NDArray } from '../../generator/ir/ndarray.js';
+import { loadOnnxFile } from '../../generator/onnx/load.js';
+import { encodeNpz, readNpz } from '../../generator/onnx/npy.js';
+import { generateFirmware } from '../../generator/pipeline.js';
+import { integerFolders } from '../helpers/deeploy.js';
+import { Rng } from '../helpers/random.js';
+import { zipFolder } from './zip-folder.js';
+import { checkAccepted } from './accepted-check.js';
+import { checkRun, runGen, snapshot, touchedFiles } from './cli-check.js';
+import { OPEN_DIR, slug, writeMeta, type CliMeta } from './corpus.js';
+import { buildRecipe, randomRecipe } from './graph-gen.js';
+import { mutateFirmwareDir, mutateNpz } from './mutate-files.js';
+import { mutateBytes, mutateNames, mutateStructure } from './mutate-model.js';
+import type { CaseRunner } from './pool.js';
+
+/*
+ * The mutation fuzzer: damaged models, hostile names, bad .npz inputs and corrupted firmware folders through the
+ * command line (child processes, time-bounded). Every run must pass checkRun; a failed `firmware` leaves no
+ * output folder; nothing outside the output folder changes; an accepted model is run and must match the reference.
+ */
+
+export interface MutationOptions {
+  seed: number;
+  count: number;
+  seconds: number;
+  platforms: string[];
+  work: string;
+  runner?: CaseRunner;
+  record: boolean;
+  corpusDir?: string;
+  timeoutMs?: number;
+  log: (line: string) => void;
+}
+
+export interface MutationRun {
+  kind: string;
+  what: string;
+  problems: string[];
+}
+
+export interface MutationFinding {
+  signature: string;
+  count: number;
+  path?: string;
+}
+
+export interface MutationResult {
+  runs: MutationRun[];
+  findings: MutationFinding[];
+}
+
+export const KINDS = ['bytes', 'structure', 'names', 'npz', 'firmware'] as const;
+
+interface Source {
+  name: string;
+  bytes: Uint8Array;
+  inputs: NDArray[];
+}
+
+/** Real models small enough to generate in a second, and random graphs. */
+function sources(): Source[] {
+  const out: Source[] = [];
+  for (const f of integerFolders()) {
+    if (statSync(f.model).size > 60_000) continue;
+    const model = loadOnnxFile(f.model);
+    const inputs = [...readNpz(join(f.dir, 'inputs.npz')).values()].slice(0, model.inputs.length);
+    out.push({ name: f.name, bytes: new Uint8Array(readFileSync(f.model)), inputs });
+  }
+  return out;
+}
+
+function randomSource(seed: number): Source {
+  const built = buildRecipe(randomRecipe(seed, 3));
+  return { name: `random ${seed}`, bytes: built.builder.bytes(), inputs: built.inputs };
+}
+
+export async function runMutations(opts: MutationOptions): Promise<MutationResult> {
+  const rng = new Rng(opts.seed ^ 0xfa22);
+  const real = sources();
+  const t0 = Date.now();
+  const runs: MutationRun[] = [];
+  const findings = new Map<string, MutationFinding>();
+  const timeout = opts.timeoutMs ?? 60_000;
+  for (let i = 0; i < opts.count && (Date.now() - t0) / 1000 < opts.seconds; i++) {
+    const kind = KINDS[i % KINDS.length];
+    const platform = rng.pick(opts.platforms);
+    const src = real.length > 0 && rng.next() < 0.6 ? rng.pick(real) : randomSource((opts.seed * 7919 + i) >>> 0);
+    const dir = join(opts.work, `m${i}`);
+    const out = join(dir, 'out');
+    mkdirSync(dir, { recursive: true });
+    const model = join(dir, 'model.onnx');
+    const inputsFile = join(dir, 'inputs.npz');
+    writeFileSync(inputsFile, encodeNpz(new Map(src.inputs.map((a, k) => [`in${k}`, a]))));
+    let what = '';
+    let hostile: string | undefined;
+    let bytes: Uint8Array | undefined = src.bytes;
+    try {
+      if (kind === 'bytes') ({ bytes, what } = mutateBytes(rng, src.bytes));
+      else if (kind === 'structure') ({ bytes, what } = mutateStructure(rng, src.bytes));
+      else if (kind === 'names') ({ bytes, what, name: hostile } = mutateNames(rng, src.bytes));
+      else if (kind === 'npz') {
+        const m = mutateNpz(rng, src.inputs);
+        writeFileSync(inputsFile, m.bytes);
+        what = m.what;
+      }
+    } catch (e) {
+      what = `mutation not applicable: ${(e as Error).message.split('\n')[0]}`;
+      bytes = undefined;
+    }
+    if (!bytes) {
+      rmSync(dir, { recursive: true, force: true });
+      continue;
+    }
+    writeFileSync(model, bytes);
+    const commands: string[][] = [];
+    const problems: string[] = [];
+    const check = async (args: string[]): Promise<number | null> => {
+      commands.push(args);
+      const before = snapshot(opts.work, [out]);
+      const r = await runGen(args, dir, timeout);
+      problems.push(...checkRun(r).map((p) => `${args[0]}: ${p}`));
+      const touched = touchedFiles(before, snapshot(opts.work, [out]));
+      if (touched.length > 0) problems.push(`${args[0]}: touched outside the output folder: ${touched.slice(0, 3).join(', ')}`);
+      if (args[0] === 'firmware' && r.code !== 0 && existsSync(out)) problems.push('firmware: output folder left after a failure');
+      return r.code;
+    };
+    const fwArgs = ['firmware', '--platform', platform, model, '-o', out, '--inputs', inputsFile];
+    if (kind === 'firmware') {
+      try {
+        generateFirmware({ model, platform, out, sampleInputs: inputsFile });
+        what = mutateFirmwareDir(rng, out);
+      } catch {
+        rmSync(dir, { recursive: true, force: true });
+        continue; // this source does not generate on this platform: nothing to corrupt
+      }
+      const host = rng.next() < 0.2;
+      const code = await check(['run', out, '--inputs', inputsFile, ...(host ? ['--on', 'host'] : [])]);
+      // The emulator loads the images (the host C has its data compiled in): one outside the folder must be refused.
+      if (code === 0 && !host && /\.\.\/|\/etc\//.test(what)) problems.push(`run: accepted ${what}`);
+    } else {
+      const code = await check(fwArgs);
+      if (code === 0) {
+        const expected = join(dir, 'expected.npz');
+        problems.push(...checkAccepted(model, kind === 'npz' ? undefined : src.inputs, out, expected, hostile));
+        if (existsSync(expected)) {
+          const runCode = await check(['run', out, '--inputs', inputsFile, '--expect', expected, ...(rng.next() < 0.15 ? ['--on', 'host'] : [])]);
+          if (runCode === 1) problems.push('run: outputs differ from the reference');
+        }
+      }
+    }
+    runs.push({ kind, what, problems });
+    if (problems.length > 0) {
+      const sig = `${kind}: ${problems.map((p) => p.replaceAll(dir, '').replace(/'[^']*'/g, "'_'").replace(/\d+/g, 'N').replace(/"[^"]*"/g, '"_"')).join('; ')}`.slice(0, 160);
+      opts.log(`  FAIL ${kind} ${platform} ${src.name} (${what}): ${problems.join('; ').slice(0, 240)}`);
+      const f = findings.get(sig);
+      if (f) f.count++;
+      else {
+        const finding: MutationFinding = { signature: sig, count: 1 };
+        findings.set(sig, finding);
+        if (opts.record) finding.path = record(opts.corpusDir ?? OPEN_DIR, `${kind}-${slug(problems[0])}-${i}`, dir, out, commands, {
+          problems, what, platform, src: src.name, hostile, checkAccepted: kind !== 'npz' && kind !== 'firmware',
+        });
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return { runs, findings: [...findings.values()] };
+}
+
+/** Copies the case folder (the damaged firmware folder too) into the corpus with its commands, paths as placeholders. */
+function record(corpus: string, name: string, dir: string, out: string, commands: string[][], info: {
+  problems: string[]; what: string; platform: string; src: string; hostile?: string; checkAccepted: boolean;
+}): string {
+  const dest = join(corpus, name);
+  rmSync(dest, { recursive: true, force: true });
+  mkdirSync(dest, { recursive: true });
+  for (const f of ['model.onnx', 'inputs.npz', 'expected.npz']) if (existsSync(join(dir, f))) cpSync(join(dir, f), join(dest, f));
+  const corrupted = commands[0]?.[0] === 'run';
+  // Zipped: the folder holds .ts sources, which must not join the project's own compilation.
+  if (corrupted && existsSync(out)) writeFileSync(join(dest, 'firmware.zip'), zipFolder(out));
+  const place = (a: string): string => a.replace(out, corrupted ? '{dir}/firmware' : '{out}').replace(dir, '{dir}');
+  const meta: CliMeta = {
+    kind: 'cli', args: commands[0].map(place), checkAccepted: info.checkAccepted, hostile: info.hostile, then: commands.slice(1).map((c) => c.map(place)), found: { problems: info.problems, code: -1, stderr: '' },
+    signature: info.problems.join('; '),
+    note: `${info.what} on ${info.platform}, from ${info.src}${info.hostile !== undefined ? `; hostile name ${JSON.stringify(info.hostile).slice(0, 60)}` : ''}`,
+    replay: commands.map((c) => `node bin/gen.js ${c.map(place).map((a) => JSON.stringify(a)).join(' ')}`).join(' && '),
+  };
+  writeMeta(dest, meta);
+  return dest;
+}
+
