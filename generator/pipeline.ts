@@ -7,6 +7,7 @@ import type { Manifest } from './backend/manifest.js';
 import { writeDirectoryAtomically } from './backend/write.js';
 import type { Emitted } from './backend/emit.js';
 import { GenError } from './errors.js';
+import { quantSidecar } from './frontend/passes/quantized/sidecar.js';
 import { selectKernels, type Layer } from './frontend/select.js';
 import type { IntRange } from './ir/dtype.js';
 import type { Graph } from './ir/graph.js';
@@ -181,6 +182,12 @@ export function generateFirmware(opts: FirmwareOptions): Compiled & Omit<Emitted
     );
     return { compiled, ...emitted };
   });
+  // A QDQ/QOperator model's firmware works on quantized tensors: their scales and zero points go beside it.
+  const sidecar = withFile(opts.model, () => quantSidecar(compiled.graph, opts.model));
+  if (sidecar) {
+    files.set(sidecar.file, sidecar.text);
+    compiled.notes.push(...sidecar.notes);
+  }
   opts.onStage?.('write');
   writeDirectoryAtomically(opts.out, files, { model: opts.model });
   return { ...compiled, manifest, closures };
