@@ -4,18 +4,23 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { checkQuantizedModel, type OrtDiff } from '../helpers/qdq-check.js';
-import { integerOpsNet, qdqConvNet, qdqMatMulNet, qopNet, type QModel, type Variant } from '../helpers/qdq-models.js';
+import { integerOpsNet, moreSamples, qdqConvNet, qdqMatMulNet, qopNet, type QModel, type Variant } from '../helpers/qdq-models.js';
 import { Rng } from '../helpers/random.js';
 
 /*
- * Standard quantized ONNX (QDQ and QOperator) through `gen firmware`: the firmware equals the reference interpreter
- * of the lowered integer graph exactly (emulated on generic and tiled siracusa, host C on some), and the lowered
- * graph is within 1 LSB of onnxruntime on the original model (with and without ORT's graph optimisations, which
- * turn QDQ into QLinear kernels), on a fraction printed per case and bounded over all cases below.
+ * Standard quantized ONNX (QDQ and QOperator) networks through `gen firmware`: the firmware equals the reference
+ * interpreter of the lowered integer graph exactly (emulated on generic and tiled siracusa, spinnaker2 on the
+ * symmetric variants, host C on some). Against onnxruntime on the original model (with and without ORT's graph
+ * optimisations, which turn QDQ into QLinear kernels): each op alone is within 1 LSB (qdq-ops.test.ts); through a
+ * network a 1 LSB difference can grow in a later layer that multiplies two activations (QLinearMul: each operand
+ * 1 LSB off), so here the bound is 2 LSB on a rare fraction; measured: 70 of 125888 values differ (0.056 %), 6
+ * (0.005 %) by 2 LSB, all at or after a QLinearMul.
  */
 
 const work = mkdtempSync(join(tmpdir(), 'firmgen-qdq-'));
-const all: OrtDiff = { total: 0, differ: 0, maxDiff: 0 };
+/** Samples per model for the comparison with onnxruntime (besides the one the firmware runs). */
+const SAMPLES = 15;
+const all: OrtDiff = { total: 0, differ: 0, beyond: 0, maxDiff: 0 };
 
 const VARIANTS: Variant[] = [
   { act: 'uint8', zeroPoints: true, perChannel: true },
@@ -26,11 +31,14 @@ const VARIANTS: Variant[] = [
 const label = (v: Variant): string => `${v.act}, zero points ${v.zeroPoints ? 'non-zero' : '0'}, ${v.perChannel ? 'per-channel' : 'per-tensor'}`;
 
 async function check(name: string, m: QModel, platforms: string[], hostC = false): Promise<void> {
-  const d = await checkQuantizedModel(join(work, name.replace(/\W+/g, '_')), m, platforms, { hostC });
-  console.log(`  ${name}: ${d.differ} of ${d.total} outputs differ from onnxruntime (${((100 * d.differ) / d.total).toFixed(2)} %), at most ${d.maxDiff} LSB`);
-  assert.ok(d.maxDiff <= 1, `${name}: ${d.maxDiff} LSB from onnxruntime`);
+  const samples = moreSamples(m, new Rng(name.length * 31 + 5), SAMPLES);
+  const d = await checkQuantizedModel(join(work, name.replace(/\W+/g, '_')), m, platforms, { hostC, samples });
+  console.log(`  ${name}: ${d.differ} of ${d.total} outputs differ from onnxruntime (${((100 * d.differ) / d.total).toFixed(2)} %), `
+    + `${d.beyond} by more than 1 LSB, at most ${d.maxDiff} LSB`);
+  assert.ok(d.maxDiff <= 2, `${name}: ${d.maxDiff} LSB from onnxruntime`);
   all.total += d.total;
   all.differ += d.differ;
+  all.beyond += d.beyond;
   all.maxDiff = Math.max(all.maxDiff, d.maxDiff);
 }
 
@@ -38,11 +46,13 @@ VARIANTS.forEach((v, i) => {
   test(`QDQ conv net (${label(v)}): generic, siracusa`, async () => {
     await check(`qdq conv ${i}`, qdqConvNet(new Rng(101 + i), v), ['generic', 'siracusa'], i === 0);
   });
-  test(`QOperator net (${label(v)}): generic, siracusa`, async () => {
-    await check(`qop ${i}`, qopNet(new Rng(201 + i), v, i === 0), ['generic', 'siracusa'], i === 1);
+  // spinnaker2 on the symmetric variants only: with zero points, the generic elementwise fusion joins QLinearAdd and
+  // QLinearMul into one expression of 9-10 operands, more than spinnaker2's elementwise layer takes (8).
+  test(`QOperator net (${label(v)}): generic, siracusa${v.zeroPoints ? '' : ', spinnaker2'}`, async () => {
+    await check(`qop ${i}`, qopNet(new Rng(201 + i), v, i === 0), ['generic', 'siracusa', ...(v.zeroPoints ? [] : ['spinnaker2'])], i === 1);
   });
-  test(`QDQ matmul net (${label(v)}): generic`, async () => {
-    await check(`qdq matmul ${i}`, qdqMatMulNet(new Rng(301 + i), v), ['generic']);
+  test(`QDQ matmul net (${label(v)}): generic${v.zeroPoints ? '' : ', spinnaker2'}`, async () => {
+    await check(`qdq matmul ${i}`, qdqMatMulNet(new Rng(301 + i), v), ['generic', ...(v.zeroPoints ? [] : ['spinnaker2'])]);
   });
 });
 
@@ -50,10 +60,13 @@ test('MatMulInteger, ConvInteger (uint8 with a zero point, padded): generic, sir
   await check('integer ops', integerOpsNet(new Rng(401)), ['generic', 'siracusa']);
 });
 
-test('over all cases: at most 1 LSB from onnxruntime on a bounded fraction', () => {
-  console.log(`  all: ${all.differ} of ${all.total} differ (${((100 * all.differ) / all.total).toFixed(2)} %), at most ${all.maxDiff} LSB`);
-  assert.ok(all.total > 0);
-  assert.ok(all.maxDiff <= 1);
+test('over all networks: under 0.5 % differ from onnxruntime, under 0.01 % by 2 LSB, never more', () => {
+  console.log(`  all: ${all.differ} of ${all.total} differ (${((100 * all.differ) / all.total).toFixed(3)} %), `
+    + `${all.beyond} by more than 1 LSB (${((100 * all.beyond) / all.total).toFixed(4)} %), at most ${all.maxDiff} LSB`);
+  assert.ok(all.total > 50000);
+  assert.ok(all.maxDiff <= 2);
+  assert.ok(all.differ <= 0.005 * all.total);
+  assert.ok(all.beyond <= 0.0001 * all.total);
 });
 
 test.after(() => rmSync(work, { recursive: true, force: true }));

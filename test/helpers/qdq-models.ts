@@ -25,10 +25,10 @@ export interface QModel {
   inputs: NDArray[];
 }
 
-interface QP { scale: number; zp: number; type: ActType }
+export interface QP { scale: number; zp: number; type: ActType }
 
 /** Activation parameters for values roughly in [-range, range] (or [0, range] when `positive`). */
-function act(rng: Rng, v: Variant, range: number, positive = false): QP {
+export function act(rng: Rng, v: Variant, range: number, positive = false): QP {
   const scale = f32((positive ? range : 2 * range) / 255 * rng.float(0.8, 1.2));
   if (!v.zeroPoints) return { scale, zp: 0, type: v.act };
   const mid = v.act === 'uint8' ? (positive ? 0 : 128) : positive ? -128 : 0;
@@ -36,7 +36,7 @@ function act(rng: Rng, v: Variant, range: number, positive = false): QP {
   return { scale, zp, type: v.act };
 }
 
-class QdqWriter {
+export class QdqWriter {
   private k = 0;
   constructor(readonly b: OnnxBuilder) {}
 
@@ -73,13 +73,22 @@ class QdqWriter {
 }
 
 /** Weight scales for int8 weights with `fanIn` inputs (outputs stay around 1): one per channel, or one. */
-function weightScales(rng: Rng, channels: number, perChannel: boolean, fanIn: number): number[] {
+export function weightScales(rng: Rng, channels: number, perChannel: boolean, fanIn: number): number[] {
   const base = 1.5 / (127 * Math.sqrt(fanIn));
   return Array.from({ length: perChannel ? channels : 1 }, () => f32(base * rng.float(0.5, 1.5)));
 }
 
-function floatInput(rng: Rng, shape: number[], lo = -1, hi = 1): NDArray {
+export function floatInput(rng: Rng, shape: number[], lo = -1, hi = 1): NDArray {
   return ndarray('float32', shape, rng.floats(shape.reduce((p, d) => p * d, 1), lo, hi));
+}
+
+/** `n` more samples like a model's inputs (floats in [-1, 1), integers over their type). */
+export function moreSamples(m: QModel, rng: Rng, n: number): NDArray[][] {
+  return Array.from({ length: n }, () => m.inputs.map((x) => {
+    if (x.dtype === 'float32') return floatInput(rng, x.shape);
+    const size = x.shape.reduce((p, d) => p * d, 1);
+    return ndarray(x.dtype, x.shape, x.dtype === 'uint8' ? rng.ints(size, 0, 255) : rng.ints(size, -128, 127));
+  }));
 }
 
 /**
@@ -120,7 +129,8 @@ export function qdqConvNet(rng: Rng, v: Variant): QModel {
   w.constDq('w3', 'int8', [N, O], rng.ints(N * O, -127, 127), w3s, w3s.map(() => 0), 0);
   b.node('Gemm', ['f', 'w3'], ['y'], { transB: 1 });
   w.qdq('y', 'out', act(rng, v, 2));
-  b.output('out', 'float32');
+  // The inner quantized tensors are outputs too: more values to compare with onnxruntime.
+  b.output('out', 'float32').output('r1d', 'float32').output('sd', 'float32');
   return { builder: b, inputs: [floatInput(rng, [1, C, H, H])] };
 }
 
@@ -148,7 +158,7 @@ export function qdqMatMulNet(rng: Rng, v: Variant): QModel {
   b.node('MatMul', ['mt', 'mbd'], ['g']);
   w.qdq('g', 'gd', act(rng, sym, 4 * T));
   b.node('Mul', ['gd', 'gd'], ['sq']);
-  w.qdq('sq', 'sqd', act(rng, v, 16 * T * T, true));
+  w.qdq('sq', 'sqd', act(rng, v, 4 * T * T, true));
   b.initializer('shape', 'int64', [2], [1, E * E]);
   b.node('Reshape', ['sqd', 'shape'], ['out']);
   b.output('out', 'float32');
@@ -156,7 +166,7 @@ export function qdqMatMulNet(rng: Rng, v: Variant): QModel {
 }
 
 /** QOperator params as the three constants a QLinear op reads. */
-function qop(b: OnnxBuilder, base: string, q: QP): [string, string] {
+export function qop(b: OnnxBuilder, base: string, q: QP): [string, string] {
   b.initializer(`${base}_s`, 'float32', [], [q.scale]).initializer(`${base}_z`, q.type, [], [q.zp]);
   return [`${base}_s`, `${base}_z`];
 }
@@ -218,7 +228,8 @@ export function qopNet(rng: Rng, v: Variant, weightZeroPoint = false): QModel {
   const [s6, z6] = qop(b, 'mm', q6);
   b.node('QLinearMatMul', ['g', s5, z5, 'w4', 'w4_s', 'w4_z', s6, z6], ['mm']);
   b.node('DequantizeLinear', ['mm', s6, z6], ['out']);
-  b.output('out', 'float32');
+  // Inner integer tensors as outputs too (QOperator models may end in uint8): more values to compare.
+  b.output('out', 'float32').output('c1', q1.type).output('a', q3.type).output('m', q4.type);
   return { builder: b, inputs: [floatInput(rng, [1, C, H, H])] };
 }
 
