@@ -233,7 +233,10 @@ export function qopNet(rng: Rng, v: Variant, weightZeroPoint = false): QModel {
   return { builder: b, inputs: [floatInput(rng, [1, C, H, H])] };
 }
 
-/** MatMulInteger and ConvInteger (uint8 input with a zero point, int8 weights): int32 accumulator outputs. */
+/**
+ * ConvInteger and MatMulInteger (uint8 input with a zero point, int8 weights) and MatMulInteger of two uint8
+ * activations with zero points: int32 accumulator outputs.
+ */
 export function integerOpsNet(rng: Rng): QModel {
   const C = rng.int(2, 4);
   const H = rng.int(4, 7);
@@ -247,6 +250,9 @@ export function integerOpsNet(rng: Rng): QModel {
   const E = rng.int(2, 6);
   b.initializer('m', 'int8', [D, E], rng.ints(D * E, -127, 127));
   b.node('MatMulInteger', ['x', 'm', 'xz'], ['mm']);
-  b.output('c', 'int32').output('mm', 'int32');
-  return { builder: b, inputs: [ndarray('uint8', [1, C, H, H], rng.ints(C * H * H, 0, 255))] };
+  // Two activations, both with zero points: the row and column sums of the lowering.
+  b.input('y', 'uint8', [1, C, H, H]).initializer('yz', 'uint8', [], [rng.int(100, 150)]);
+  b.node('MatMulInteger', ['x', 'y', 'xz', 'yz'], ['xy']);
+  b.output('c', 'int32').output('mm', 'int32').output('xy', 'int32');
+  return { builder: b, inputs: [ndarray('uint8', [1, C, H, H], rng.ints(C * H * H, 0, 255)), ndarray('uint8', [1, C, H, H], rng.ints(C * H * H, 0, 255))] };
 }

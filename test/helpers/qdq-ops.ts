@@ -12,12 +12,12 @@ const f32 = Math.fround;
 export type OpForm =
   | 'QDQ Conv 3x3 + Relu' | 'QDQ depthwise Conv stride 2' | 'QDQ Gemm + bias' | 'QDQ MatMul (weights)' | 'QDQ MatMul (activations)'
   | 'QDQ Add' | 'QDQ Mul' | 'QDQ GlobalAveragePool' | 'QDQ requantize + Clip' | 'QDQ Concat (two scales)' | 'QDQ MaxPool'
-  | 'QLinearConv' | 'QLinearMatMul' | 'QGemm' | 'QLinearAdd' | 'QLinearMul';
+  | 'QLinearConv' | 'QLinearMatMul' | 'QLinearMatMul (activations)' | 'QGemm' | 'QLinearAdd' | 'QLinearMul';
 
 export const OP_FORMS: OpForm[] = [
   'QDQ Conv 3x3 + Relu', 'QDQ depthwise Conv stride 2', 'QDQ Gemm + bias', 'QDQ MatMul (weights)', 'QDQ MatMul (activations)',
   'QDQ Add', 'QDQ Mul', 'QDQ GlobalAveragePool', 'QDQ requantize + Clip', 'QDQ Concat (two scales)', 'QDQ MaxPool',
-  'QLinearConv', 'QLinearMatMul', 'QGemm', 'QLinearAdd', 'QLinearMul',
+  'QLinearConv', 'QLinearMatMul', 'QLinearMatMul (activations)', 'QGemm', 'QLinearAdd', 'QLinearMul',
 ];
 
 const C = 8;
@@ -90,11 +90,12 @@ export function opModel(rng: Rng, form: OpForm, v: Variant): QModel {
       return out('m', act(rng, v, 2));
     }
     case 'QDQ MatMul (activations)': {
-      const sym: QP = { ...qx, zp: 0, type: 'int8' };
-      w.qdq('x', 'xd', sym);
-      b.node('Transpose', ['xd'], ['xt'], { perm: [0, 2, 1] });
+      // Zero points as the variant says (the row and column sums fold them in).
+      w.qdq('x', 'xd', qx);
+      w.qdq(second(), 'xd2', act(rng, v, 1));
+      b.node('Transpose', ['xd2'], ['xt'], { perm: [0, 2, 1] });
       b.node('MatMul', ['xd', 'xt'], ['m']);
-      return out('m', act(rng, { ...v, act: 'int8', zeroPoints: false }, 6));
+      return out('m', act(rng, v, 6));
     }
     case 'QDQ Add':
     case 'QDQ Mul': {
@@ -150,6 +151,17 @@ export function opModel(rng: Rng, form: OpForm, v: Variant): QModel {
         b.initializer('c', 'int32', [20], rng.ints(20, -2000, 2000));
         b.node('QGemm', ['xr', s, z, 'w', 'ws', 'wz', 'c', ys, yz], ['y'], { transB: 1, alpha: 1.25 }, 'com.microsoft');
       } else b.node('QLinearMatMul', ['xq', s, z, 'w', 'ws', 'wz', ys, yz], ['y']);
+      return qopOut('y', qy);
+    }
+    case 'QLinearMatMul (activations)': {
+      const [s, z] = qopIn();
+      const q2 = act(rng, v, 1);
+      const [s2, z2] = qop(b, 'x2', q2);
+      b.node('QuantizeLinear', [second(), s2, z2], ['x2q']);
+      b.node('Transpose', ['x2q'], ['xt'], { perm: [0, 2, 1] });
+      const qy = act(rng, v, 6);
+      const [ys, yz] = qop(b, 'y', qy);
+      b.node('QLinearMatMul', ['xq', s, z, 'xt', s2, z2, ys, yz], ['y']);
       return qopOut('y', qy);
     }
     case 'QLinearAdd':

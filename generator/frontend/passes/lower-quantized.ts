@@ -231,7 +231,7 @@ export function lowerQuantized(g: Graph): LoweredQuantized {
           w.linear({ site, base: n.name, op: 'MatMul', x: a, weights: { w: wt, outAxis: 1 }, attrs: {}, alpha: 1 }, y, noClip(yq), rank);
         } else {
           const b = intOperand(n, 3, actParams(n, 4, 5));
-          w.matmul(site, n.name, a, b, setInt(yq), noClip(yq), rank);
+          w.matmul(site, n.name, a, b, setInt(yq), noClip(yq), rank, innerDim(n));
         }
         continue;
       }
@@ -272,8 +272,7 @@ export function lowerQuantized(g: Graph): LoweredQuantized {
           if (conv) throw unsupported(site, 'ConvInteger with non-constant weights');
           const zb = constant(n, 3, 'the zero point');
           const b = intOperand(n, 1, { scale: 1, zp: zb ? zb.data[0] : 0, dtype: quantType(zb) as QType });
-          w.matmul(site, out, x, b, undefined, [0, 0], rank);
-          values.set(out, { k: 'int', name: out });
+          values.set(out, { k: 'int', name: w.matmul(site, out, x, b, undefined, [0, 0], rank, innerDim(n)) });
           continue;
         }
         const data = constant(n, 1, 'the weight')!;
@@ -435,7 +434,7 @@ export function lowerQuantized(g: Graph): LoweredQuantized {
         return;
       }
       case 'matmul':
-        w.matmul(site, p.node.name, p.a, p.b, y, clip, rank);
+        w.matmul(site, p.node.name, p.a, p.b, y, clip, rank, innerDim(p.node));
         return;
       case 'add':
         w.add(site, p.node.name, p.a, p.b, y, clip);
@@ -469,6 +468,12 @@ export function lowerQuantized(g: Graph): LoweredQuantized {
   }
 
   // Outputs: the integer tensor behind each (a DequantizeLinear's input, or an integer output as it is).
+  /** K of a MatMul: the last dimension of its first operand. */
+  function innerDim(n: Node): number {
+    const s = shapeOf(n.inputs[0]);
+    return s[s.length - 1];
+  }
+
   const outputs: QuantBoundary[] = g.outputs.map((o) => {
     const v = values.get(o);
     if (v?.k === 'fq') return { name: v.t.name, of: o, dtype: v.t.dtype, scale: v.t.scale, zeroPoint: v.t.zp, range: typeRange(v.t.dtype) };

@@ -267,13 +267,38 @@ export class IntegerWriter {
     this.requantize(site, base, prod, [m], undefined, 0, y, clip);
   }
 
-  /** Product of two activations, Σ (a - za)(c - zc); only zero zero points (the kernels have no row/column sums). */
-  matmul(site: ErrorSite, base: string, a: QTensor, c: QTensor, y: QTensor | undefined, clip: [number, number], rank: number): string {
-    if (a.zp !== 0 || c.zp !== 0) {
-      throw new GenError('unsupported', `a product of two activations with non-zero zero points (${a.zp}, ${c.zp}): only symmetric (zero point 0) operands are lowered`, site);
+  /**
+   * Product of two activations: Σ_k (a - za)(c - zc) = Σ a·c - zc·Σ_k a - za·Σ_k c + K·za·zc, the row sums of a and
+   * the column sums of c by ReduceSum (broadcast over the other axis). Without y: the int32 accumulator
+   * (MatMulInteger).
+   */
+  matmul(site: ErrorSite, base: string, a: QTensor, c: QTensor, y: QTensor | undefined, clip: [number, number], rank: number, K: number): string {
+    const noZero = a.zp === 0 && c.zp === 0;
+    const mm = this.b.tensor(y || !noZero ? this.fresh(`${base}_mm`) : base, 'int32', []);
+    this.node('MatMul', base, [a.name, c.name], [mm]);
+    let acc = mm;
+    const correct = (x: string, axis: number, factor: number, tag: string): void => {
+      const axes = this.constant(`${base}_${tag}_axes`, 'int64', [1], [axis]);
+      const sum = this.b.tensor(this.fresh(`${base}_${tag}_sum`), 'int32', []);
+      this.node('ReduceSum', `${base}_${tag}_sum`, [x, axes], [sum], { keepdims: int(1) });
+      const k = this.constant(`${base}_${tag}_zp`, 'int32', [1], [factor]);
+      const term = this.b.tensor(this.fresh(`${base}_${tag}_term`), 'int32', []);
+      this.node('Mul', `${base}_${tag}_scale`, [sum, k], [term]);
+      const next = this.b.tensor(this.fresh(`${base}_${tag}_acc`), 'int32', []);
+      this.node('Add', `${base}_${tag}_add`, [acc, term], [next]);
+      acc = next;
+    };
+    if (c.zp !== 0) correct(a.name, -1, -c.zp, 'rows');
+    if (a.zp !== 0) correct(c.name, -2, -a.zp, 'cols');
+    // The constant term goes into the accumulator (an Add the elementwise fusion absorbs): times the multiplier
+    // it would overflow the requant's int32 add term for uint8 zero points.
+    const constant = K * a.zp * c.zp;
+    if (constant !== 0) {
+      const k = this.constant(`${base}_zz`, 'int32', [1], [checkInt32(constant, 'zero-point product term', site)]);
+      const out = this.b.tensor(y ? this.fresh(`${base}_acc`) : base, 'int32', []);
+      this.node('Add', `${base}_zz_add`, [acc, k], [out]);
+      acc = out;
     }
-    const acc = this.b.tensor(y ? this.fresh(`${base}_acc`) : base, 'int32', []);
-    this.node('MatMul', base, [a.name, c.name], [acc]);
     if (y) this.requantize(site, base, acc, [f32(f32(f32(a.scale) * f32(c.scale)) / f32(y.scale))], undefined, rank, y, clip);
     return acc;
   }
