@@ -86,18 +86,21 @@ export async function checkQuantizedModel(dir: string, m: QModel, platforms: str
     }
   }
 
-  for (const platform of platforms) {
-    const out = join(dir, platform);
-    const { manifest } = generateFirmware({ model, platform, out });
+  // 'siracusa/npu': a platform with its --engines option.
+  for (const target of platforms) {
+    const [platform, engines] = target.split('/');
+    const out = join(dir, target.replace('/', '-').replace('+', '-'));
+    const { manifest, lowered } = generateFirmware({ model, platform, out, ...(engines ? { engines } : {}) });
+    if (engines === 'npu') assert.ok(lowered.nodes.some((n) => n.op === 'NeurekaConv'), `${target}: no layer on the NPU`);
     const r = await runFirmware(out, ints);
-    assert.is(r.outputs.length, expected.length, `${platform}: outputs`);
+    assert.is(r.outputs.length, expected.length, `${target}: outputs`);
     const c = compareOutputs(manifest.outputs, r.outputs, expected);
-    assert.is(c.errors, 0, `${platform} emulated: ${c.details.join('; ')}`);
+    assert.is(c.errors, 0, `${target} emulated: ${c.details.join('; ')}`);
     if (opts.hostC) {
       const host = runHostC(out, ints);
-      assert.is(host.length, expected.length, `${platform} host C: outputs`);
+      assert.is(host.length, expected.length, `${target} host C: outputs`);
       const h = compareOutputs(manifest.outputs, host, expected);
-      assert.is(h.errors, 0, `${platform} host C: ${h.details.join('; ')}`);
+      assert.is(h.errors, 0, `${target} host C: ${h.details.join('; ')}`);
     }
   }
   return diff;
