@@ -10,12 +10,12 @@ import type { Rng } from './random.js';
 
 const f32 = Math.fround;
 export type OpForm =
-  | 'QDQ Conv 3x3 + Relu' | 'QDQ depthwise Conv stride 2' | 'QDQ Gemm + bias' | 'QDQ MatMul (weights)' | 'QDQ MatMul (activations)'
+  | 'QDQ Conv 3x3 + Relu' | 'QDQ Conv (float weights through Q, float bias)' | 'QDQ depthwise Conv stride 2' | 'QDQ Gemm + bias' | 'QDQ MatMul (weights)' | 'QDQ MatMul (activations)'
   | 'QDQ Add' | 'QDQ Mul' | 'QDQ GlobalAveragePool' | 'QDQ requantize + Clip' | 'QDQ Concat (two scales)' | 'QDQ MaxPool'
   | 'QLinearConv' | 'QLinearMatMul' | 'QLinearMatMul (activations)' | 'QGemm' | 'QLinearAdd' | 'QLinearMul';
 
 export const OP_FORMS: OpForm[] = [
-  'QDQ Conv 3x3 + Relu', 'QDQ depthwise Conv stride 2', 'QDQ Gemm + bias', 'QDQ MatMul (weights)', 'QDQ MatMul (activations)',
+  'QDQ Conv 3x3 + Relu', 'QDQ Conv (float weights through Q, float bias)', 'QDQ depthwise Conv stride 2', 'QDQ Gemm + bias', 'QDQ MatMul (weights)', 'QDQ MatMul (activations)',
   'QDQ Add', 'QDQ Mul', 'QDQ GlobalAveragePool', 'QDQ requantize + Clip', 'QDQ Concat (two scales)', 'QDQ MaxPool',
   'QLinearConv', 'QLinearMatMul', 'QLinearMatMul (activations)', 'QGemm', 'QLinearAdd', 'QLinearMul',
 ];
@@ -67,6 +67,18 @@ export function opModel(rng: Rng, form: OpForm, v: Variant): QModel {
       conv(12, 1, 3, 1);
       b.node('Relu', ['c'], ['r']);
       return out('r', act(rng, v, 2, true));
+    case 'QDQ Conv (float weights through Q, float bias)': {
+      // As PyTorch exports: float weights -> QuantizeLinear -> DequantizeLinear, the bias left float.
+      w.qdq('x', 'xd', qx);
+      const ws = weightScales(rng, 6, v.perChannel, C * 9);
+      b.initializer('wf', 'float32', [6, C, 3, 3], rng.floats(6 * C * 9, -1, 1).map((x, i) => f32(x * 127 * ws[ws.length > 1 ? Math.floor(i / (C * 9)) : 0])));
+      b.initializer('ws', 'float32', ws.length > 1 ? [6] : [], ws).initializer('wz', 'int8', ws.length > 1 ? [6] : [], ws.map(() => 0));
+      b.node('QuantizeLinear', ['wf', 'ws', 'wz'], ['wq'], ws.length > 1 ? { axis: 0 } : {});
+      b.node('DequantizeLinear', ['wq', 'ws', 'wz'], ['w'], ws.length > 1 ? { axis: 0 } : {});
+      b.initializer('bias', 'float32', [6], rng.floats(6, -0.3, 0.3));
+      b.node('Conv', ['xd', 'w', 'bias'], ['c'], { kernel_shape: [3, 3], pads: [0, 1, 2, 1], dilations: [2, 1] });
+      return out('c', act(rng, v, 2));
+    }
     case 'QDQ depthwise Conv stride 2':
       w.qdq('x', 'xd', qx);
       conv(C, C, 3, 2);
