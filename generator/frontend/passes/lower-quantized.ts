@@ -238,7 +238,7 @@ export function lowerQuantized(g: Graph): LoweredQuantized {
       case 'QGemm': {
         const a = intOperand(n, 0, actParams(n, 1, 2));
         if (attrInt(n, 'transA', 0)) throw unsupported(site, 'QGemm with transA');
-        if (!n.inputs[8] && !n.inputs[7]) throw unsupported(site, 'QGemm without y_scale/y_zero_point writes float; only the requantized form is lowered');
+        if (!n.inputs[7] || !n.inputs[8]) throw unsupported(site, 'QGemm without y_scale and y_zero_point writes float; only the requantized form is lowered');
         const transB = attrInt(n, 'transB', 0);
         const wt = weightOperand(n, 3, 4, 5, transB ? 0 : 1);
         checkMatrix(n, wt);
@@ -366,8 +366,8 @@ export function lowerQuantized(g: Graph): LoweredQuantized {
         // A bias added after a MatMul (the QDQ form of Gemm), or two activations.
         const pv = ins.findIndex((v) => v?.k === 'pend');
         const p = pv >= 0 ? ins[pv] : undefined;
-        if (p?.k === 'pend' && p.p.kind === 'linear' && !p.p.bias && p.lo === -Infinity && p.hi === Infinity) {
-          const other = ins[1 - pv];
+        const other = ins[1 - pv];
+        if (p?.k === 'pend' && p.p.kind === 'linear' && !p.p.bias && p.lo === -Infinity && p.hi === Infinity && (other?.k === 'const' || other?.k === 'wq')) {
           return pend({ ...p.p, bias: other });
         }
         return pend({ kind: 'add', node: n, a: fq(0), b: fq(1) });

@@ -3,7 +3,7 @@ import type { DType } from '../../../ir/dtype.js';
 import type { AttrValue, Node } from '../../../ir/graph.js';
 import type { NDArray } from '../../../ir/ndarray.js';
 import { GraphBuilder, int, ints } from '../../../quantize/builder.js';
-import { toMulShift, type MulShift } from '../../../quantize/fixed-point.js';
+import { MAX_SHIFT, toMulShift, type MulShift } from '../../../quantize/fixed-point.js';
 import { quantizeValue } from '../../../reference/ops/quantize.js';
 import { roundHalfEven } from '../../../reference/exact.js';
 
@@ -68,7 +68,7 @@ function levelsFor(lo: number, hi: number): { n: number; signed: number } | unde
 
 /** The largest shift that keeps |zy| * 2^shift plus a margin for the other add terms inside int32. */
 function maxShiftFor(zy: number): number {
-  return 30 - Math.ceil(Math.log2(Math.abs(zy) + 1));
+  return zy === 0 ? MAX_SHIFT : 30 - Math.ceil(Math.log2(Math.abs(zy) + 1));
 }
 
 function checkInt32(v: number, what: string, site: ErrorSite): number {
