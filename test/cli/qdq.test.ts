@@ -90,6 +90,17 @@ const REJECTED: { name: string; bytes: () => Uint8Array; message: RegExp }[] = [
     message: /node 'QuantizeLinear_1' \(QuantizeLinear\): a graph input quantized twice with different parameters/,
   },
   {
+    name: 'blocked quantization (opset 21 block_size)',
+    bytes: () => {
+      const b = new OnnxBuilder('blocked', { opset: 21 }).input('x', 'float32', [1, 4]);
+      b.initializer('s', 'float32', [], [0.05]).initializer('z', 'int8', [], [0]);
+      b.node('QuantizeLinear', ['x', 's', 'z'], ['xq'], { block_size: 2 }).node('DequantizeLinear', ['xq', 's', 'z'], ['out']);
+      b.output('out', 'float32', [1, 4]);
+      return b.bytes();
+    },
+    message: /node 'QuantizeLinear_0' \(QuantizeLinear\): blocked quantization \(block_size\)/,
+  },
+  {
     name: 'a float graph output (no QuantizeLinear at the end)',
     bytes: () => {
       const b = new OnnxBuilder('float_out', { opset: 13 }).input('x', 'float32', [1, 8]);

@@ -121,6 +121,10 @@ export function lowerQuantized(g: Graph): LoweredQuantized {
     if (!s || s.data.length !== 1 || (z && z.data.length !== 1)) {
       throw unsupported(siteOf(n), 'per-axis quantization of an activation (only weights may have per-channel scales)');
     }
+    // Opset 21: blocked scales and a type named by attribute instead of a zero point are not lowered (the type
+    // would otherwise be read as uint8).
+    if (attrInt(n, 'block_size', 0) !== 0) throw unsupported(siteOf(n), 'blocked quantization (block_size)');
+    if (!z && n.attrs.output_dtype) throw unsupported(siteOf(n), 'a quantized type given by output_dtype without a zero point');
     const dtype = quantType(z);
     if (dtype !== 'int8' && dtype !== 'uint8') throw unsupported(siteOf(n), `quantized type ${dtype} (int8 and uint8 are lowered)`);
     if (!(s.data[0] > 0)) throw unsupported(siteOf(n), `scale ${s.data[0]} (scales must be positive)`);
@@ -201,6 +205,7 @@ export function lowerQuantized(g: Graph): LoweredQuantized {
       case 'DequantizeLinear': {
         const x = ins[0];
         if (x?.k === 'const') {
+          if (attrInt(n, 'block_size', 0) !== 0) throw unsupported(site, 'blocked quantization (block_size)');
           const s = constant(n, 1, 'the scale')!;
           const z = constant(n, 2, 'the zero point');
           const axis = normAxis(attrInt(n, 'axis', 1), x.data.shape.length);
