@@ -31,6 +31,7 @@ test('gen firmware on a QDQ model writes model.quant.json; gen run on the quanti
   const out = join(dir, 'fw');
   const r = gen('firmware', '--platform', 'generic', join(dir, 'model.onnx'), '-o', out);
   assert.is(r.code, 0, r.stderr);
+  assert.not.match(r.stdout, /taken as int8/, 'no note about FLOAT-declared integer inputs');
   assert.match(r.stdout, /note: input 'x': the firmware takes q = clamp\(round_half_even\(x \/ [0-9.e-]+\) \+ \d+, 0, 255\)/);
   const side = JSON.parse(readFileSync(join(out, 'model.quant.json'), 'utf8'));
   const low = lowerQuantized(inferGraph(loadOnnxBytes(bytes, 'model.onnx')));
