@@ -1,6 +1,6 @@
 import { GenError, type ErrorSite } from '../../errors.js';
 import { attrInt, attrNumber } from '../../ir/attrs.js';
-import { isIntType, rangeOf, type IntRange } from '../../ir/dtype.js';
+import { isIntType, rangeOf, type IntRange, type IntType } from '../../ir/dtype.js';
 import type { AttrValue, Graph, Node } from '../../ir/graph.js';
 import { inferGraph } from '../../ir/infer.js';
 import type { NDArray } from '../../ir/ndarray.js';
@@ -54,7 +54,7 @@ export interface QuantBoundary {
   name: string;
   /** The float tensor of the original model it stands for. */
   of: string;
-  dtype: QType | 'int32';
+  dtype: IntType;
   scale: number;
   zeroPoint: number;
   range: [number, number];
@@ -97,9 +97,11 @@ export function lowerQuantized(g: Graph): LoweredQuantized {
     const t = g.tensors.get(name)!;
     if (t.dtype === 'float32') values.set(name, { k: 'input' });
     else {
+      // An integer input (a QOperator model may take uint8 directly): kept, its scale is its readers' business.
       values.set(name, { k: 'int', name });
       w.b.tensor(name, t.dtype, t.shape);
-      newInputs.push({ name, of: name, dtype: t.dtype as QType, scale: 1, zeroPoint: 0, range: [rangeOf(t.dtype as 'int8').min, rangeOf(t.dtype as 'int8').max] });
+      const r = t.range ?? rangeOf(t.dtype as IntType);
+      newInputs.push({ name, of: name, dtype: t.dtype as IntType, scale: 1, zeroPoint: 0, range: [r.min, r.max] });
     }
   }
   const inputOrder = [...g.inputs];
@@ -144,7 +146,7 @@ export function lowerQuantized(g: Graph): LoweredQuantized {
     const z = zi >= 0 ? constant(n, zi, 'the weight zero point') : undefined;
     return { data, scales: Array.from(s.data, f32), zps: z ? Array.from(z.data) : [0], axis };
   };
-  const materialize = (n: Node, data: NDArray, dtype: QType): string => {
+  const materialize = (n: Node, data: NDArray, dtype: IntType): string => {
     const [lo, hi] = typeRange(dtype);
     if (Array.from(data.data).some((v) => !Number.isInteger(v) || v < lo || v > hi)) {
       throw unsupported(siteOf(n), `a constant operand outside ${dtype}`);
@@ -341,7 +343,9 @@ export function lowerQuantized(g: Graph): LoweredQuantized {
       const v = ins[i];
       if (v?.k === 'fq') return v.t;
       if (v?.k === 'wq' && v.w.scales.length === 1) {
-        const q: QParams = { scale: v.w.scales[0], zp: v.w.zps[0] ?? 0, dtype: quantType(v.w.data) as QType };
+        const t = quantType(v.w.data);
+        if (t !== 'int8' && t !== 'uint8') throw unsupported(site, `a dequantized ${t} constant as an activation operand (int8 and uint8 are lowered)`);
+        const q: QParams = { scale: v.w.scales[0], zp: v.w.zps[0] ?? 0, dtype: t };
         return { name: materialize(n, v.w.data, q.dtype), ...q };
       }
       if (v?.k === 'pend') throw unsupported(site, `reads the float result of node '${v.p.node.name}', which no QuantizeLinear requantizes`);

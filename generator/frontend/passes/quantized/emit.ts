@@ -1,5 +1,5 @@
 import { GenError, type ErrorSite } from '../../../errors.js';
-import type { DType } from '../../../ir/dtype.js';
+import { rangeOf, type DType, type IntType } from '../../../ir/dtype.js';
 import type { AttrValue, Node } from '../../../ir/graph.js';
 import type { NDArray } from '../../../ir/ndarray.js';
 import { GraphBuilder, int, ints } from '../../../quantize/builder.js';
@@ -46,8 +46,9 @@ export interface QConst {
   axis: number;
 }
 
-export function typeRange(t: QType): [number, number] {
-  return t === 'int8' ? [-128, 127] : [0, 255];
+export function typeRange(t: QType | IntType): [number, number] {
+  const r = rangeOf(t);
+  return [r.min, r.max];
 }
 
 /** The integer clip range a real interval [lo, hi] becomes after QuantizeLinear with `y` (monotone, so exact). */

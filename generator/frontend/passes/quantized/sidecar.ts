@@ -29,7 +29,7 @@ export function quantSidecar(g: Graph, model: string): Sidecar | undefined {
   if (!q) return undefined;
   const doc = { format: 'firmgen-quantization/1', model: basename(model), source: 'standard quantized ONNX (QDQ/QOperator)', inputs: q.inputs.map(entry), outputs: q.outputs.map(entry) };
   const notes = [
-    ...q.inputs.map((b) => `input ${quoted(b.of)}: the firmware takes q = clamp(round_half_even(x / ${b.scale}) + ${b.zeroPoint}, ${b.range[0]}, ${b.range[1]}) (${b.dtype}; ${SIDECAR_FILE})`),
+    ...q.inputs.filter((b) => b.name !== b.of).map((b) => `input ${quoted(b.of)}: the firmware takes q = clamp(round_half_even(x / ${b.scale}) + ${b.zeroPoint}, ${b.range[0]}, ${b.range[1]}) (${b.dtype}; ${SIDECAR_FILE})`),
     ...q.outputs.map((b) => `output ${quoted(b.of)}: real value = (q - ${b.zeroPoint}) * ${b.scale}`),
   ];
   return { file: SIDECAR_FILE, text: `${JSON.stringify(doc, null, 2)}\n`, notes };
