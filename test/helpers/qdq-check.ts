@@ -86,12 +86,16 @@ export async function checkQuantizedModel(dir: string, m: QModel, platforms: str
     }
   }
 
-  // 'siracusa/npu': a platform with its --engines option.
-  for (const target of platforms) {
-    const [platform, engines] = target.split('/');
-    const out = join(dir, target.replace('/', '-').replace('+', '-'));
-    const { manifest, lowered } = generateFirmware({ model, platform, out, ...(engines ? { engines } : {}) });
-    if (engines === 'npu') assert.ok(lowered.nodes.some((n) => n.op === 'NeurekaConv'), `${target}: no layer on the NPU`);
+  // 'siracusa:engines=npu,l1=12000': a platform with options (numbers where they are numbers).
+  for (const [k, target] of platforms.entries()) {
+    const [platform, optText] = target.split(':');
+    const options = Object.fromEntries((optText ? optText.split(',') : []).map((kv) => {
+      const [key, value] = kv.split('=');
+      return [key, /^\d+$/.test(value) ? Number(value) : value];
+    }));
+    const out = join(dir, `${platform}-${k}`);
+    const { manifest, lowered } = generateFirmware({ model, platform, out, ...options });
+    if (options.engines === 'npu') assert.ok(lowered.nodes.some((n) => n.op === 'NeurekaConv'), `${target}: no layer on the NPU`);
     const r = await runFirmware(out, ints);
     assert.is(r.outputs.length, expected.length, `${target}: outputs`);
     const c = compareOutputs(manifest.outputs, r.outputs, expected);

@@ -134,6 +134,29 @@ export function qdqConvNet(rng: Rng, v: Variant): QModel {
   return { builder: b, inputs: [floatInput(rng, [1, C, H, H])] };
 }
 
+/** A larger QDQ net for tiling: Conv 3x3 16->24 on 24x24 + Relu, MaxPool, depthwise Conv 3x3, all padded. */
+export function qdqLargeConvNet(rng: Rng, v: Variant): QModel {
+  const C = 16;
+  const H = 24;
+  const O = 24;
+  const b = new OnnxBuilder('qdq_large', { opset: 13 }).input('x', 'float32', [1, C, H, H]);
+  const w = new QdqWriter(b);
+  w.qdq('x', 'xd', act(rng, v, 1));
+  const ws = weightScales(rng, O, v.perChannel, C * 9);
+  w.constDq('w', 'int8', [O, C, 3, 3], rng.ints(O * C * 9, -127, 127), ws, ws.map(() => 0), 0);
+  b.node('Conv', ['xd', 'w'], ['c'], { kernel_shape: [3, 3], pads: [1, 1, 1, 1] });
+  b.node('Relu', ['c'], ['r']);
+  w.qdq('r', 'rd', act(rng, v, 2, true));
+  b.node('MaxPool', ['rd'], ['p'], { kernel_shape: [2, 2], strides: [2, 2] });
+  w.qdq('p', 'pd', act(rng, v, 2, true));
+  const ws2 = weightScales(rng, O, v.perChannel, 9);
+  w.constDq('w2', 'int8', [O, 1, 3, 3], rng.ints(O * 9, -127, 127), ws2, ws2.map(() => 0), 0);
+  b.node('Conv', ['pd', 'w2'], ['c2'], { kernel_shape: [3, 3], pads: [1, 1, 1, 1], group: O });
+  w.qdq('c2', 'out', act(rng, v, 2));
+  b.output('out', 'float32');
+  return { builder: b, inputs: [floatInput(rng, [1, C, H, H])] };
+}
+
 /**
  * QDQ token mixer: MatMul with constant weights and a bias Add, Transpose, a MatMul of two activations (zero points
  * 0: symmetric int8, as transformer exports quantize them), Mul of two activations, Reshape.
