@@ -116,7 +116,7 @@ function compileOnce(opts: CompileOptions, platform: Platform): Compiled {
     ranges = inputRangesFromArrays(graph, [...readNpz(sample).values()]);
     notes.push(`input types from the value ranges in ${sample}`);
   } else if (graph.inputs.some((i) => graph.tensors.get(i)?.dtype === 'float32') && !isQuantizedModel(graph)) {
-    // (A QDQ/QOperator model's float inputs are quantized by its own QuantizeLinear: model.quant.json says how.)
+    // (A QDQ/QOperator model's float inputs are quantized by its own QuantizeLinear: model.int8.quant.json says how.)
     notes.push('no sample inputs: FLOAT-declared inputs are taken as int8 (give --inputs to set their types)');
   }
   stage('infer');
@@ -184,10 +184,11 @@ export function generateFirmware(opts: FirmwareOptions): Compiled & Omit<Emitted
     );
     return { compiled, ...emitted };
   });
-  // A QDQ/QOperator model's firmware works on quantized tensors: their scales and zero points go beside it.
+  // A QDQ/QOperator model's firmware works on quantized tensors: their scales and zero points, and the lowered
+  // integer model, go beside it.
   const sidecar = withFile(opts.model, () => quantSidecar(compiled.graph, opts.model));
   if (sidecar) {
-    files.set(sidecar.file, sidecar.text);
+    for (const [name, content] of sidecar.files) files.set(name, content);
     compiled.notes.push(...sidecar.notes);
   }
   opts.onStage?.('write');

@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { lowerQuantized } from '../../generator/frontend/passes/lower-quantized.js';
 import { inferGraph } from '../../generator/ir/infer.js';
-import { loadOnnxBytes } from '../../generator/onnx/load.js';
+import { loadOnnxBytes, loadOnnxFile } from '../../generator/onnx/load.js';
 import { encodeNpz } from '../../generator/onnx/npy.js';
 import { runReference } from '../../generator/reference/interpreter.js';
 import { gen } from '../helpers/cli.js';
@@ -15,14 +15,14 @@ import { qdqConvNet } from '../helpers/qdq-models.js';
 import { Rng } from '../helpers/random.js';
 
 /*
- * A QDQ model through the command line as a user runs it: gen firmware writes model.quant.json (the input's scale and
+ * A QDQ model through the command line as a user runs it: gen firmware writes model.int8.quant.json (the input's scale and
  * zero point) and prints how to quantize the input; gen run takes the quantized input and matches the reference of
  * the lowered graph. Quantized models the lowering cannot make exact exit 2 with one line naming the node and why.
  */
 
 const work = mkdtempSync(join(tmpdir(), 'firmgen-qdq-cli-'));
 
-test('gen firmware on a QDQ model writes model.quant.json; gen run on the quantized input matches the reference', () => {
+test('gen firmware on a QDQ model writes model.int8.quant.json and model.int8.onnx; gen run on the quantized input matches the reference', () => {
   const m = qdqConvNet(new Rng(7), { act: 'uint8', zeroPoints: true, perChannel: true });
   const dir = join(work, 'ok');
   mkdirSync(dir);
@@ -33,7 +33,7 @@ test('gen firmware on a QDQ model writes model.quant.json; gen run on the quanti
   assert.is(r.code, 0, r.stderr);
   assert.not.match(r.stdout, /taken as int8/, 'no note about FLOAT-declared integer inputs');
   assert.match(r.stdout, /note: input 'x': the firmware takes q = clamp\(round_half_even\(x \/ [0-9.e-]+\) \+ \d+, 0, 255\)/);
-  const side = JSON.parse(readFileSync(join(out, 'model.quant.json'), 'utf8'));
+  const side = JSON.parse(readFileSync(join(out, 'model.int8.quant.json'), 'utf8'));
   const low = lowerQuantized(inferGraph(loadOnnxBytes(bytes, 'model.onnx')));
   assert.equal(side.inputs, low.inputs.map((b) => ({ ...b })));
   assert.is(side.inputs[0].of, 'x');
@@ -47,6 +47,16 @@ test('gen firmware on a QDQ model writes model.quant.json; gen run on the quanti
   const run = gen('run', out, '--inputs', join(dir, 'in.npz'), '--expect', join(dir, 'expect.npz'));
   assert.is(run.code, 0, run.stdout + run.stderr);
   assert.match(run.stdout, /Errors: 0 out of \d+/);
+  // The lowered integer model written beside it is the same specification: its reference gives the same values,
+  // and firmware generated from it gives them too.
+  const spec = loadOnnxFile(join(out, 'model.int8.onnx'));
+  const again = runReference(spec, ints);
+  spec.outputs.forEach((o, i) => assert.equal(Array.from(again.get(o)!.data), Array.from(values.get(low.graph.outputs[i])!.data)));
+  const out2 = join(dir, 'fw-int8');
+  assert.is(gen('firmware', '--platform', 'siracusa', join(out, 'model.int8.onnx'), '-o', out2).code, 0);
+  const run2 = gen('run', out2, '--inputs', join(dir, 'in.npz'), '--expect', join(dir, 'expect.npz'));
+  assert.is(run2.code, 0, run2.stdout + run2.stderr);
+  assert.match(run2.stdout, /Errors: 0 out of \d+/);
 });
 
 /** A model: x -> Q -> DQ -> (body) -> Q -> DQ -> out, the body given. */

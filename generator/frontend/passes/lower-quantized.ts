@@ -22,8 +22,8 @@ import { biasToAccumulator, IntegerWriter, quantizedClip, siteOf, typeRange, typ
  *   - QOperator: QLinearConv/QLinearMatMul/QGemm/QLinearAdd/QLinearMul, MatMulInteger/ConvInteger read and write
  *     integer tensors; integer MaxPool/Reshape/... between them are kept as they are.
  * Graph inputs read only by QuantizeLinear become that QuantizeLinear's integer output (the firmware takes quantized
- * inputs); graph outputs written by DequantizeLinear become its integer input. quantizedBoundary() says which
- * scale and zero point each has (the CLI writes them beside the firmware).
+ * inputs); graph outputs written by DequantizeLinear become its integer input. lowerQuantized() also says which
+ * scale and zero point each has (quantized/sidecar.ts writes them beside the firmware).
  * A graph without any of these ops passes through untouched.
  */
 
@@ -73,13 +73,6 @@ export function isQuantizedModel(g: Graph): boolean {
 /** The pass: the lowered, re-inferred integer graph (unchanged when the model has no standard quantized ops). */
 export function lowerQuantizedPass(g: Graph): Graph {
   return isQuantizedModel(g) ? lowerQuantized(g).graph : g;
-}
-
-/** The scales and zero points of the firmware's inputs and outputs, or undefined for an integer-dialect model. */
-export function quantizedBoundary(g: Graph): { inputs: QuantBoundary[]; outputs: QuantBoundary[] } | undefined {
-  if (!isQuantizedModel(g)) return undefined;
-  const { inputs, outputs } = lowerQuantized(g);
-  return { inputs, outputs };
 }
 
 function unsupported(site: ErrorSite, reason: string): GenError {
