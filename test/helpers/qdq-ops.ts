@@ -11,12 +11,12 @@ import type { Rng } from './random.js';
 const f32 = Math.fround;
 export type OpForm =
   | 'QDQ Conv 3x3 + Relu' | 'QDQ Conv (float weights through Q, float bias)' | 'QDQ depthwise Conv stride 2' | 'QDQ Gemm + bias' | 'QDQ MatMul (weights)' | 'QDQ MatMul (activations)'
-  | 'QDQ Add' | 'QDQ Mul' | 'QDQ GlobalAveragePool' | 'QDQ requantize + Clip' | 'QDQ Concat (two scales)' | 'QDQ MaxPool'
+  | 'QDQ Add' | 'QDQ Mul' | 'QDQ GlobalAveragePool' | 'QDQ Pad + AveragePool' | 'QDQ AveragePool (padded, counted)' | 'QDQ requantize + Clip' | 'QDQ Concat (two scales)' | 'QDQ MaxPool'
   | 'QLinearConv' | 'QLinearMatMul' | 'QLinearMatMul (activations)' | 'QGemm' | 'QLinearAdd' | 'QLinearMul';
 
 export const OP_FORMS: OpForm[] = [
   'QDQ Conv 3x3 + Relu', 'QDQ Conv (float weights through Q, float bias)', 'QDQ depthwise Conv stride 2', 'QDQ Gemm + bias', 'QDQ MatMul (weights)', 'QDQ MatMul (activations)',
-  'QDQ Add', 'QDQ Mul', 'QDQ GlobalAveragePool', 'QDQ requantize + Clip', 'QDQ Concat (two scales)', 'QDQ MaxPool',
+  'QDQ Add', 'QDQ Mul', 'QDQ GlobalAveragePool', 'QDQ Pad + AveragePool', 'QDQ AveragePool (padded, counted)', 'QDQ requantize + Clip', 'QDQ Concat (two scales)', 'QDQ MaxPool',
   'QLinearConv', 'QLinearMatMul', 'QLinearMatMul (activations)', 'QGemm', 'QLinearAdd', 'QLinearMul',
 ];
 
@@ -120,6 +120,17 @@ export function opModel(rng: Rng, form: OpForm, v: Variant): QModel {
       w.qdq('x', 'xd', qx);
       b.node('GlobalAveragePool', ['xd'], ['g']);
       return out('g', act(rng, v, 0.3));
+    case 'QDQ Pad + AveragePool':
+      // As torch exports a padded average: a zero Pad (the zero point), then an unpadded AveragePool.
+      w.qdq('x', 'xd', qx);
+      b.initializer('pads', 'int64', [8], [0, 0, 1, 0, 0, 0, 1, 1]);
+      b.node('Pad', ['xd', 'pads'], ['pd']);
+      b.node('AveragePool', ['pd'], ['a'], { kernel_shape: [2, 2], strides: [2, 2] });
+      return out('a', act(rng, v, 0.6));
+    case 'QDQ AveragePool (padded, counted)':
+      w.qdq('x', 'xd', qx);
+      b.node('AveragePool', ['xd'], ['a'], { kernel_shape: [3, 3], strides: [1, 1], pads: [1, 1, 1, 1], count_include_pad: 1 });
+      return out('a', act(rng, v, 0.5));
     case 'QDQ requantize + Clip':
       w.qdq('x', 'xd', qx);
       b.initializer('lo', 'float32', [], [-0.25]).initializer('hi', 'float32', [], [0.6]);

@@ -18,7 +18,7 @@ const f32 = Math.fround;
 export type Pending =
   | { kind: 'linear'; node: Node; op: 'Conv' | 'Gemm' | 'MatMul'; x: QTensor; w: QConst; outAxis: number; bias?: Value; alpha: number; beta: number; attrs: Record<string, AttrValue> }
   | { kind: 'matmul' | 'add' | 'mul'; node: Node; a: QTensor; b: QTensor }
-  | { kind: 'gap'; node: Node; x: QTensor; shape: number[] }
+  | { kind: 'gap' | 'avgpool'; node: Node; x: QTensor; shape: number[] }
   | { kind: 'concat'; node: Node; parts: QTensor[] }
   | { kind: 'rescale'; node: Node; x: QTensor };
 

@@ -1,7 +1,7 @@
 import { GenError, type ErrorSite } from '../../../errors.js';
 import { rangeOf, type DType, type IntType } from '../../../ir/dtype.js';
 import type { AttrValue, Node } from '../../../ir/graph.js';
-import type { NDArray } from '../../../ir/ndarray.js';
+import { ndarray, type NDArray } from '../../../ir/ndarray.js';
 import { GraphBuilder, int, ints } from '../../../quantize/builder.js';
 import { MAX_SHIFT, toMulShift, type MulShift } from '../../../quantize/fixed-point.js';
 import { quantizeValue } from '../../../reference/ops/quantize.js';
@@ -302,6 +302,21 @@ export class IntegerWriter {
     }
     if (y) this.requantize(site, base, acc, [f32(f32(f32(a.scale) * f32(c.scale)) / f32(y.scale))], undefined, rank, y, clip);
     return acc;
+  }
+
+  /**
+   * AveragePool (one divisor: the window's taps) as the quantizer lowers it: a depthwise convolution with weights 1
+   * (its accumulator Σ (x - zx), the zero point folded and padded as for any convolution), requantized by
+   * sx/(taps*sy).
+   */
+  averagePool(site: ErrorSite, base: string, x: QTensor, channels: number, nodeAttrs: Record<string, AttrValue>, y: QTensor, clip: [number, number]): void {
+    const k = nodeAttrs.kernel_shape?.kind === 'ints' ? nodeAttrs.kernel_shape.value : [];
+    const taps = k.reduce((p, d) => p * d, 1);
+    const attrs: Record<string, AttrValue> = { kernel_shape: ints(k), group: int(channels) };
+    for (const a of ['pads', 'strides'] as const) if (nodeAttrs[a]) attrs[a] = nodeAttrs[a];
+    const ones: QConst = { data: ndarray('int8', [channels, 1, ...k], new Array<number>(channels * taps).fill(1)), scales: [1], zps: [0], axis: 0 };
+    const acc = this.linearAccumulator({ site, base, op: 'Conv', x, weights: { w: ones, outAxis: 0 }, attrs, alpha: 1 });
+    this.requantize(site, base, acc, [f32(f32(f32(x.scale) / taps) / f32(y.scale))], undefined, 0, y, clip);
   }
 
   /** GlobalAveragePool: Σx over the plane (ReduceSum), then (Σx - count*zx) * sx/(count*sy) + zy. */

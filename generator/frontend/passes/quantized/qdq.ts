@@ -1,7 +1,7 @@
-import { attrInt, attrNumber } from '../../../ir/attrs.js';
+import { attrInt, attrInts, attrNumber, hasAttr } from '../../../ir/attrs.js';
 import type { Node } from '../../../ir/graph.js';
 import { clipBounds } from '../../../reference/ops/elementwise.js';
-import { quantType } from '../../../reference/ops/quantize.js';
+import { dequantizeValue, quantizeValue, quantType } from '../../../reference/ops/quantize.js';
 import { checkMatrix, unsupported, type LoweringContext, type Pending, type Value } from './context.js';
 import { biasToAccumulator, siteOf, typeRange, type QConst, type QParams, type QTensor } from './emit.js';
 
@@ -14,7 +14,7 @@ import { biasToAccumulator, siteOf, typeRange, type QConst, type QParams, type Q
 
 const f32 = Math.fround;
 /** Ops that move quantized values without arithmetic. */
-export const MOVEMENT = new Set(['MaxPool', 'Reshape', 'Flatten', 'Transpose', 'Squeeze', 'Unsqueeze', 'Identity', 'Slice', 'Gather', 'Concat']);
+export const MOVEMENT = new Set(['MaxPool', 'Reshape', 'Flatten', 'Transpose', 'Squeeze', 'Unsqueeze', 'Identity', 'Slice', 'Gather', 'Concat', 'Pad']);
 
 /** A float op reading dequantized values, pending or moved. */
 export function lowerFloatOp(ctx: LoweringContext, n: Node): void {
@@ -69,6 +69,11 @@ export function lowerFloatOp(ctx: LoweringContext, n: Node): void {
       return pend({ kind: 'mul', node: n, a: fq(0), b: fq(1) });
     case 'GlobalAveragePool':
       return pend({ kind: 'gap', node: n, x: fq(0), shape: ctx.shapeOf(n.inputs[0]) });
+    case 'AveragePool':
+      checkAveragePool(n);
+      return pend({ kind: 'avgpool', node: n, x: fq(0), shape: ctx.shapeOf(n.inputs[0]) });
+    case 'Pad':
+      return padQuantized(ctx, n, fq(0));
     case 'Relu':
     case 'Clip': {
       const v = ins[0];
@@ -85,7 +90,7 @@ export function lowerFloatOp(ctx: LoweringContext, n: Node): void {
   }
   if (!MOVEMENT.has(n.op)) {
     throw unsupported(site, `float ${n.op} on dequantized values is not lowered (integer lowerings exist for Conv, Gemm, MatMul, Add, Mul, `
-      + 'GlobalAveragePool, Relu, Clip, MaxPool and data movement); end the model at the DequantizeLinear before it');
+      + 'AveragePool, GlobalAveragePool, Relu, Clip, MaxPool, Pad and data movement); end the model at the DequantizeLinear before it');
   }
   const data = n.op === 'Concat' ? n.inputs.map((_, i) => fq(i)) : [fq(0)];
   const same = data.every((t) => t.scale === data[0].scale && t.zp === data[0].zp && t.dtype === data[0].dtype);
@@ -125,6 +130,9 @@ export function emitPending(ctx: LoweringContext, p: Pending, y: QTensor, clip: 
     case 'gap':
       w.globalAverage(site, base, p.x, p.shape, y, clip);
       return;
+    case 'avgpool':
+      w.averagePool(site, base, p.x, p.shape[1], p.node.attrs, y, clip);
+      return;
     case 'rescale':
       if (p.x.scale === y.scale && p.x.zp === y.zp && p.x.dtype === y.dtype) {
         // Only the clip: RequantShift with mul 1, shift 0 and no zero-point term (zy is already in x).
@@ -146,6 +154,40 @@ export function emitPending(ctx: LoweringContext, p: Pending, y: QTensor, clip: 
       w.node('Concat', base, parts, [y.name], { ...p.node.attrs });
     }
   }
+}
+
+/** AveragePool with one divisor everywhere: the window size (no padding, or padding counted). */
+function checkAveragePool(n: Node): void {
+  const site = siteOf(n);
+  if (attrInt(n, 'ceil_mode', 0) !== 0) throw unsupported(site, 'AveragePool with ceil_mode');
+  const autoPad = n.attrs.auto_pad;
+  if (autoPad?.kind === 'string' && autoPad.value !== 'NOTSET' && autoPad.value !== 'VALID') throw unsupported(site, `AveragePool auto_pad ${autoPad.value}`);
+  if (hasAttr(n, 'dilations') && attrInts(n, 'dilations').some((d) => d !== 1)) throw unsupported(site, 'a dilated AveragePool');
+  const pads = hasAttr(n, 'pads') ? attrInts(n, 'pads') : [];
+  if (pads.some((p) => p !== 0) && attrInt(n, 'count_include_pad', 0) === 0) {
+    throw unsupported(site, 'a padded AveragePool without count_include_pad divides edges by fewer taps (no single integer multiplier)');
+  }
+}
+
+/**
+ * Pad on dequantized values: the same Pad on the integer tensor, with the pad value's quantization as the value,
+ * when that quantization is exact (0 always is: it is the zero point).
+ */
+function padQuantized(ctx: LoweringContext, n: Node, x: QTensor): void {
+  const site = siteOf(n);
+  const mode = n.attrs.mode?.kind === 'string' ? n.attrs.mode.value : 'constant';
+  if (mode !== 'constant') throw unsupported(site, `Pad mode '${mode}'`);
+  if (n.inputs[3]) throw unsupported(site, 'Pad with axes');
+  const pads = n.inputs[1] ? ctx.constant(n, 1, 'pads') : undefined;
+  const valueInput = n.inputs[2] ? ctx.constant(n, 2, 'the pad value') : undefined;
+  const value = f32(valueInput ? valueInput.data[0] : hasAttr(n, 'value') ? attrNumber(n, 'value') : 0);
+  const [lo, hi] = typeRange(x.dtype);
+  const q = quantizeValue(value, f32(x.scale), x.zp, { min: lo, max: hi });
+  if (dequantizeValue(q, f32(x.scale), x.zp) !== value) throw unsupported(site, `pad value ${value} is not on the quantization grid`);
+  const out = n.outputs[0];
+  ctx.w.b.tensor(out, x.dtype, ctx.shapeOf(out));
+  ctx.w.b.node('Pad', n.name, [x.name], [out], { pads: { kind: 'ints', value: pads ? Array.from(pads.data) : attrInts(n, 'pads') }, value: { kind: 'int', value: q }, mode: { kind: 'string', value: 'constant' } });
+  ctx.values.set(out, { k: 'fq', t: { ...x, name: out } });
 }
 
 /**
