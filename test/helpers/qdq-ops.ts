@@ -11,12 +11,12 @@ import type { Rng } from './random.js';
 const f32 = Math.fround;
 export type OpForm =
   | 'QDQ Conv 3x3 + Relu' | 'QDQ Conv (float weights through Q, float bias)' | 'QDQ depthwise Conv stride 2' | 'QDQ Gemm + bias' | 'QDQ MatMul (weights)' | 'QDQ MatMul (activations)'
-  | 'QDQ Add' | 'QDQ Mul' | 'QDQ GlobalAveragePool' | 'QDQ Pad + AveragePool' | 'QDQ AveragePool (padded, counted)' | 'QDQ requantize + Clip' | 'QDQ Concat (two scales)' | 'QDQ MaxPool'
+  | 'QDQ Add' | 'QDQ Mul' | 'QDQ GlobalAveragePool' | 'QDQ GlobalAveragePool 56x56' | 'QDQ Pad + AveragePool' | 'QDQ AveragePool (padded, counted)' | 'QDQ requantize + Clip' | 'QDQ Concat (two scales)' | 'QDQ MaxPool'
   | 'QLinearConv' | 'QLinearMatMul' | 'QLinearMatMul (activations)' | 'QGemm' | 'QLinearAdd' | 'QLinearMul';
 
 export const OP_FORMS: OpForm[] = [
   'QDQ Conv 3x3 + Relu', 'QDQ Conv (float weights through Q, float bias)', 'QDQ depthwise Conv stride 2', 'QDQ Gemm + bias', 'QDQ MatMul (weights)', 'QDQ MatMul (activations)',
-  'QDQ Add', 'QDQ Mul', 'QDQ GlobalAveragePool', 'QDQ Pad + AveragePool', 'QDQ AveragePool (padded, counted)', 'QDQ requantize + Clip', 'QDQ Concat (two scales)', 'QDQ MaxPool',
+  'QDQ Add', 'QDQ Mul', 'QDQ GlobalAveragePool', 'QDQ GlobalAveragePool 56x56', 'QDQ Pad + AveragePool', 'QDQ AveragePool (padded, counted)', 'QDQ requantize + Clip', 'QDQ Concat (two scales)', 'QDQ MaxPool',
   'QLinearConv', 'QLinearMatMul', 'QLinearMatMul (activations)', 'QGemm', 'QLinearAdd', 'QLinearMul',
 ];
 
@@ -27,7 +27,8 @@ export function opModel(rng: Rng, form: OpForm, v: Variant): QModel {
   const b = new OnnxBuilder('op', { opset: 13 });
   const w = new QdqWriter(b);
   const image = form !== 'QDQ Gemm + bias' && !form.includes('MatMul') && form !== 'QGemm';
-  const shape = image ? [1, C, H, H] : [1, 16, 24];
+  // A large plane: the zero-point term of the average, count*zx, is far beyond what fits beside a shifted multiplier.
+  const shape = form === 'QDQ GlobalAveragePool 56x56' ? [1, 4, 56, 56] : image ? [1, C, H, H] : [1, 16, 24];
   b.input('x', 'float32', shape);
   const qx = act(rng, v, 1);
   const inputs = [floatInput(rng, shape)];
@@ -117,6 +118,7 @@ export function opModel(rng: Rng, form: OpForm, v: Variant): QModel {
       return out('s', act(rng, v, form === 'QDQ Add' ? 1.5 : 0.5));
     }
     case 'QDQ GlobalAveragePool':
+    case 'QDQ GlobalAveragePool 56x56':
       w.qdq('x', 'xd', qx);
       b.node('GlobalAveragePool', ['xd'], ['g']);
       return out('g', act(rng, v, 0.3));

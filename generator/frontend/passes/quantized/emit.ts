@@ -72,6 +72,10 @@ function maxShiftFor(zy: number): number {
   return zy === 0 ? MAX_SHIFT : 30 - Math.ceil(Math.log2(Math.abs(zy) + 1));
 }
 
+function fitsInt32(v: number): boolean {
+  return Number.isSafeInteger(v) && v >= INT32_MIN && v <= INT32_MAX;
+}
+
 function checkInt32(v: number, what: string, site: ErrorSite): number {
   if (!Number.isSafeInteger(v) || v < INT32_MIN || v > INT32_MAX) {
     throw new GenError('unsupported', `${what} (${v}) does not fit int32: no exact integer lowering`, site);
@@ -135,7 +139,9 @@ export class IntegerWriter {
     for (const m of mults) {
       if (!(m > 0) || !Number.isFinite(m)) throw new GenError('unsupported', `requantization multiplier ${m}: scales must be positive`, site);
     }
-    const ms = toMulShift(mults, maxShiftFor(y.zp));
+    // The largest shift whose add term (zy*2^shift plus the zero-point terms times mul) fits int32.
+    let ms = toMulShift(mults, maxShiftFor(y.zp));
+    while (ms.shift > 0 && !fitsInt32(y.zp * 2 ** ms.shift + extra(ms))) ms = toMulShift(mults, ms.shift - 1);
     this.requantizeBy(site, base, acc, ms, axis, rank, y, clip, extra(ms));
   }
 
@@ -326,8 +332,15 @@ export class IntegerWriter {
     const ax = this.constant(`${base}_axes`, 'int64', [axes.length], axes);
     const sum = this.b.tensor(this.fresh(`${base}_sum`), 'int32', []);
     this.node('ReduceSum', base, [x.name, ax], [sum], { keepdims: int(1) });
-    const m = f32(f32(f32(x.scale) / count) / f32(y.scale));
-    this.requantize(site, base, sum, [m], undefined, 0, y, clip, (ms) => -count * x.zp * ms.mul[0]);
+    // Σ (x - zx) = Σx - count*zx: the constant added to the sum (an Add the elementwise fusion absorbs), where
+    // times the multiplier it could leave the requant's int32 add term on a large plane.
+    let acc = sum;
+    if (x.zp !== 0) {
+      const k = this.constant(`${base}_zx`, 'int32', [1], [checkInt32(-count * x.zp, 'zero-point sum term', site)]);
+      acc = this.b.tensor(this.fresh(`${base}_centred`), 'int32', []);
+      this.node('Add', `${base}_centre`, [sum, k], [acc]);
+    }
+    this.requantize(site, base, acc, [f32(f32(f32(x.scale) / count) / f32(y.scale))], undefined, 0, y, clip);
   }
 }
 
