@@ -7,6 +7,8 @@ import type { Manifest } from './backend/manifest.js';
 import { writeDirectoryAtomically } from './backend/write.js';
 import type { Emitted } from './backend/emit.js';
 import { GenError } from './errors.js';
+import { isQuantizedModel } from './frontend/passes/lower-quantized.js';
+import { quantSidecar } from './frontend/passes/quantized/sidecar.js';
 import { selectKernels, type Layer } from './frontend/select.js';
 import type { IntRange } from './ir/dtype.js';
 import type { Graph } from './ir/graph.js';
@@ -114,7 +116,8 @@ function compileOnce(opts: CompileOptions, platform: Platform): Compiled {
   if (opts.sampleInputs || existsSync(sample)) {
     ranges = inputRangesFromArrays(graph, [...readNpz(sample).values()]);
     notes.push(`input types from the value ranges in ${sample}`);
-  } else if (graph.inputs.some((i) => graph.tensors.get(i)?.dtype === 'float32')) {
+  } else if (graph.inputs.some((i) => graph.tensors.get(i)?.dtype === 'float32') && !isQuantizedModel(graph)) {
+    // (A QDQ/QOperator model's float inputs are quantized by its own QuantizeLinear: model.int8.quant.json says how.)
     notes.push('no sample inputs: FLOAT-declared inputs are taken as int8 (give --inputs to set their types)');
   }
   stage('infer');
@@ -186,6 +189,13 @@ export function generateFirmware(opts: FirmwareOptions): Compiled & Omit<Emitted
     );
     return { compiled, ...emitted };
   });
+  // A QDQ/QOperator model's firmware works on quantized tensors: their scales and zero points, and the lowered
+  // integer model, go beside it.
+  const sidecar = withFile(opts.model, () => quantSidecar(compiled.graph, opts.model));
+  if (sidecar) {
+    for (const [name, content] of sidecar.files) files.set(name, content);
+    compiled.notes.push(...sidecar.notes);
+  }
   opts.onStage?.('write');
   writeDirectoryAtomically(opts.out, files, { model: opts.model });
   return { ...compiled, manifest, closures };

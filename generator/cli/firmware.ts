@@ -61,7 +61,7 @@ export function firmwareCommand(program: Command): void {
   const c = program
     .command('firmware')
     .description('generate firmware for a platform: out/c (C for the board + host build), out/as (AssemblyScript for the emulator), firmware.json, memory images')
-    .argument('<model>', 'quantized ONNX model (integer dialect or standard QDQ)')
+    .argument('<model>', 'quantized ONNX model (integer dialect, or standard QDQ / QOperator: docs/quantized-onnx.md)')
     .requiredOption('-p, --platform <name>', `target platform: ${Object.keys(PLATFORMS).join(', ')}`)
     .option('-o, --out <dir>', 'output folder: new, empty, or an earlier firmgen output, replaced atomically (default: out/<model>-<platform>)')
     .option('--inputs <npz>', 'sample inputs whose value ranges set the input types (default: inputs.npz beside the model)')

@@ -84,12 +84,13 @@ export interface MulShift {
  * largest shift that keeps every mul_j below 2^15, then common factors of two taken out of every mul_j and the
  * shift, so a power-of-two multiplier comes out as (1, k) and equal inputs always give equal pairs.
  * RequantShift then computes floor(x * mul / 2^shift + 1/2): x * M rounded half up.
+ * `maxShift` lowers the shift's bound where the caller's add term (a zero point times 2^shift) must stay in int32.
  */
-export function toMulShift(multipliers: readonly number[]): MulShift {
+export function toMulShift(multipliers: readonly number[], maxShift = MAX_SHIFT): MulShift {
   const top = Math.max(...multipliers);
   if (!(top > 0)) return { mul: multipliers.map(() => 0), shift: 0 };
   let shift = 0;
-  while (shift < MAX_SHIFT && Math.round(top * 2 ** (shift + 1)) < MUL_LIMIT) shift++;
+  while (shift < maxShift && Math.round(top * 2 ** (shift + 1)) < MUL_LIMIT) shift++;
   let mul = multipliers.map((m) => Math.round(m * 2 ** shift));
   while (shift > 0 && mul.every((m) => m % 2 === 0)) {
     mul = mul.map((m) => m / 2);

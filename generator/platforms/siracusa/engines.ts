@@ -2,6 +2,7 @@ import { foldBiasAdd } from '../../frontend/passes/fold-bias-add.js';
 import { foldTrueIntegerDivPass } from '../../frontend/passes/fold-true-integer-div.js';
 import { fuseElementwise } from '../../frontend/passes/fuse-elementwise.js';
 import { fuseRequant } from '../../frontend/passes/fuse-requant.js';
+import { lowerQuantizedPass } from '../../frontend/passes/lower-quantized.js';
 import { lowerNpuPass, npuOriginOf, type NpuFallback } from './passes/lower-npu.js';
 import { sanitizeComment } from '../../backend/sanitize.js';
 import { sinkTransposes } from './passes/sink-transposes.js';
@@ -56,7 +57,7 @@ export function siracusaWith(base: Platform, o: EngineOptions): Platform {
   const lower = lowerNpuPass({ engines: o.engines, weightsIn: o.weightsIn, cores, costs: base.costs, fallback });
   return {
     ...p,
-    passes: [foldTrueIntegerDivPass, foldBiasAdd, fuseRequant, lower, fuseElementwise, sinkTransposes],
+    passes: [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, fuseRequant, lower, fuseElementwise, sinkTransposes],
     kernels: [neurekaKernel, ...CORE_KERNELS],
     placeElsewhere: planNms,
     // An engine option never turns a runnable model into a rejected one: the failing NPU layer stays on the cluster.
