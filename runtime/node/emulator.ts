@@ -91,10 +91,18 @@ export interface EmulatorExports {
   l3_copy(l2: number, l3: number, bytes: number, toL3: number): void;
   l3_setup_cycles(): number;
   l3_transfer_cycles(bytes: number): number;
+  // Gemmini (emulator/assembly/gemmini/; docs/gemmini.md): a RoCC command with gemmini.h's funct and 64-bit rs1/rs2.
+  gemmini_rocc(funct: number, rs1: bigint, rs2: bigint): void;
+  /** The host waits until every issued command has completed. */
+  gemmini_fence(): void;
+  gemmini_busy_until(): bigint;
+  /** Linear addresses of scratchpad row 0 (16 int8 per row) and accumulator row 0 (16 int32 per row). */
+  gemmini_spad_ptr(): number;
+  gemmini_acc_ptr(): number;
 }
 
 /** Platform ids of configure() (emulator/assembly/index.ts). */
-export const PLATFORM_IDS: Readonly<Record<string, number>> = { generic: 0, siracusa: 1, spinnaker2: 2 };
+export const PLATFORM_IDS: Readonly<Record<string, number>> = { generic: 0, siracusa: 1, spinnaker2: 2, gemmini: 3 };
 
 let compiled: Promise<WebAssembly.Module> | undefined;
 
