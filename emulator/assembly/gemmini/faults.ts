@@ -47,11 +47,14 @@ export function failDram(cmd: string, addr: u64, bytes: i64): void {
   msgText(" (");
   msgDec(bytes);
   msgText(" bytes at ");
-  if (addr >> 32 != 0) {
-    msgHex(<u32>(addr >> 32));
-    msgText("_");
+  if (addr >> 63 != 0) {
+    msgText("an address above 2^63");
+  } else if (addr >> 32 != 0) {
+    msgText("address "); // beyond 32 bits: in decimal
+    msgDec(<i64>addr);
+  } else {
+    msgHex(<u32>addr);
   }
-  msgHex(<u32>addr);
   msgText(", region DRAM is ");
   msgHex(GEMMINI_DRAM_BASE);
   msgText("..");

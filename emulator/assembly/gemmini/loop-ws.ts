@@ -8,7 +8,9 @@
 
 import { ACC_ROWS, DIM, SPAD_ROWS } from "../chips/gemmini";
 import { GARBAGE_ADDR } from "./addr";
-import { fail, failValue } from "./faults";
+import { fail } from "./faults";
+import { msgBegin, msgDec, msgText, raise } from "../fault";
+import { msgLayer } from "../events";
 import { mvin, mvout } from "./move";
 import { compute, preload } from "./array";
 import { beginUnroll, endUnroll } from "./timing";
@@ -86,14 +88,21 @@ export function loopWs(rs1: u64, rs2: u64): void {
   if (padI >= DIM || padJ >= DIM || padK >= DIM) fail("loop_ws", "bad config: padding must be less than 16");
   const spadRows = (bI * bK + bK * bJ) * DIM;
   const accRows = bI * bJ * DIM;
-  if (spadRows > SPAD_ROWS / 2 || accRows > ACC_ROWS / 2) {
-    failValue("loop_ws", "bad config: bounds too large for double-buffering: ", resadd ? accRows : spadRows,
-      " rows (at most half the scratchpad, 8192, and half the accumulator, 512)");
-  }
+  if (spadRows > SPAD_ROWS / 2 || accRows > ACC_ROWS / 2) tooLarge(resadd ? 0 : spadRows, accRows);
   beginUnroll();
   if (resadd) residualAdd(fullC);
   else matmul(exAccumulate, fullC, lowD, aT, bT, aId, bId);
   endUnroll();
+}
+
+function tooLarge(spadRows: i32, accRows: i32): void {
+  msgBegin("gemmini loop_ws: bad config: bounds too large for double-buffering: ");
+  msgDec(spadRows);
+  msgText(" scratchpad rows (at most 8192) and ");
+  msgDec(accRows);
+  msgText(" accumulator rows (at most 512)");
+  msgLayer();
+  raise();
 }
 
 function matmul(exAccumulate: bool, fullC: u32, lowD: u64, aT: bool, bT: bool, aId: i32, bId: i32): void {
