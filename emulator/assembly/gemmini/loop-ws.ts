@@ -6,7 +6,8 @@
 // The mvins use the mvin configurations 0 (A), 1 (B) and 2 (D) and the mvouts config_mvout (stride, activation,
 // scale), which firmware sets before the loop, as gemmini.h's tiled_matmul_outer does.
 
-import { ACC_ROWS, DIM, SPAD_ROWS } from "../chips/gemmini";
+import { ACC_ROWS, DIM, MAX_ROW_BYTES, SPAD_ROWS } from "../chips/gemmini";
+import { loadBlockStride } from "./config";
 import { GARBAGE_ADDR } from "./addr";
 import { fail } from "./faults";
 import { msgBegin, msgDec, msgText, raise } from "../fault";
@@ -105,6 +106,28 @@ function tooLarge(spadRows: i32, accRows: i32): void {
   raise();
 }
 
+/** Blocks of DIM one mvin or mvout moves at most: 64 bytes of int8 (MAX_BLOCK_LEN); int32 rows: 1. */
+const WIDE: i32 = MAX_ROW_BYTES / DIM;
+
+/** Columns of a command over up to `most` blocks from block `index` of `count`, the last block less its padding. */
+function span(index: i32, count: i32, pad: i32, most: i32): i32 {
+  const blocks = min(most, count - index);
+  return blocks * DIM - (index + blocks >= count ? pad : 0);
+}
+
+/** An mvin of several blocks lands them DIM rows apart only with the block stride gemmini.h configures (DIM). */
+function wideMvin(state: i32, funct: i32, dram: u64, rows: i32, cols: i32, addr: u32): void {
+  if (cols > DIM && loadBlockStride(state) != DIM) {
+    fail("loop_ws", "bad config: the loop's mvins need the mvin block stride 16 (gemmini.h's default)");
+  }
+  mvin(state, funct, dram, local(rows, cols, addr));
+}
+
+/**
+ * The matmul, in Spike's k, j, i order; moves are as wide as the hardware's loop unroller makes them (up to 4 blocks
+ * of int8 per mvin/mvout, LoopMatmul.scala), each issued before the first compute that needs it, and each C move
+ * after the last compute it reads.
+ */
 function matmul(exAccumulate: bool, fullC: u32, lowD: u64, aT: bool, bT: bool, aId: i32, bId: i32): void {
   const half = SPAD_ROWS / 2;
   const aStart: u32 = aId == 2 ? <u32>half : 0;
@@ -113,11 +136,13 @@ function matmul(exAccumulate: bool, fullC: u32, lowD: u64, aT: bool, bT: bool, a
   const cStart: u32 = 0xc000_0000 | (fullC << 29);
   const sizeofD: u64 = lowD != 0 ? 1 : 4;
   const sizeofC: u64 = fullC != 0 ? 4 : 1;
+  const dWide = lowD != 0 ? WIDE : 1;
+  const cWide = fullC != 0 ? 1 : WIDE;
   if (addrD != 0) {
     for (let i = 0; i < bI; i++) {
-      for (let j = 0; j < bJ; j++) {
+      for (let j = 0; j < bJ; j += dWide) {
         const dram = addrD + (<u64>i * strideD + <u64>j) * <u64>DIM * sizeofD;
-        mvin(2, 14, dram, local(edge(i, bI, padI), edge(j, bJ, padJ), dStart + <u32>((i * bJ + j) * DIM)));
+        wideMvin(2, 14, dram, edge(i, bI, padI), span(j, bJ, padJ, dWide), dStart + <u32>((i * bJ + j) * DIM));
       }
     }
   }
@@ -127,17 +152,17 @@ function matmul(exAccumulate: bool, fullC: u32, lowD: u64, aT: bool, bT: bool, a
         const aAddr = aStart + <u32>((aT ? k * bI + i : i * bK + k) * DIM);
         const bAddr = bStart + <u32>((bT ? j * bK + k : k * bJ + j) * DIM);
         const cAddr = cStart + <u32>((i * bJ + j) * DIM);
-        if (j == 0 && addrA != 0) {
+        if (j == 0 && addrA != 0 && (aT ? i : k) % WIDE == 0) {
           const dram = addrA + (aT ? <u64>k * strideA + <u64>i : <u64>i * strideA + <u64>k) * <u64>DIM;
           const rows = aT ? edge(k, bK, padK) : edge(i, bI, padI);
-          const cols = aT ? edge(i, bI, padI) : edge(k, bK, padK);
-          mvin(0, 2, dram, local(rows, cols, aAddr));
+          const cols = aT ? span(i, bI, padI, WIDE) : span(k, bK, padK, WIDE);
+          wideMvin(0, 2, dram, rows, cols, aAddr);
         }
-        if (i == 0 && addrB != 0) {
+        if (i == 0 && addrB != 0 && (bT ? k : j) % WIDE == 0) {
           const dram = addrB + (bT ? <u64>j * strideB + <u64>k : <u64>k * strideB + <u64>j) * <u64>DIM;
           const rows = bT ? edge(j, bJ, padJ) : edge(k, bK, padK);
-          const cols = bT ? edge(k, bK, padK) : edge(j, bJ, padJ);
-          mvin(1, 1, dram, local(rows, cols, bAddr));
+          const cols = bT ? span(k, bK, padK, WIDE) : span(j, bJ, padJ, WIDE);
+          wideMvin(1, 1, dram, rows, cols, bAddr);
         }
         const out = !exAccumulate && k == 0 ? cAddr & ~(<u32>1 << 30) : cAddr;
         preload(
@@ -145,9 +170,10 @@ function matmul(exAccumulate: bool, fullC: u32, lowD: u64, aT: bool, bT: bool, a
           local(edge(i, bI, padI), edge(j, bJ, padJ), out),
         );
         compute(i == 0, local(edge(i, bI, padI), edge(k, bK, padK), aAddr), local(DIM, DIM, GARBAGE_ADDR));
-        if (addrC != 0 && k == bK - 1) {
-          const dram = addrC + (<u64>i * strideC + <u64>j) * <u64>DIM * sizeofC;
-          mvout(dram, local(edge(i, bI, padI), edge(j, bJ, padJ), cAddr));
+        if (addrC != 0 && k == bK - 1 && (j % cWide == cWide - 1 || j == bJ - 1)) {
+          const j0 = j - j % cWide;
+          const dram = addrC + (<u64>i * strideC + <u64>j0) * <u64>DIM * sizeofC;
+          mvout(dram, local(edge(i, bI, padI), span(j0, bJ, padJ, cWide), cStart + <u32>((i * bJ + j0) * DIM)));
         }
       }
     }
