@@ -1,7 +1,7 @@
 /**
  * Gemmini's timing, worked by hand from the model of docs/gemmini.md "Timing" with the figures of
  * emulator/assembly/chips/gemmini.ts: host issue 6 cycles per command; DMA requests one per cycle, 80 cycles to the
- * first beat (reads) or the acknowledgement after the last beat (writes), 16 bytes per beat, 16 requests in flight;
+ * first beat of a read, 30 from a write's last beat to its acknowledgement, 16 bytes per beat, 16 requests in flight;
  * the array streams a block in 16 cycles, new weights shift in for 16 cycles after the previous stream starts, results
  * land 32 cycles after the stream; the store path reads a row per cycle through a 4-cycle pipeline; reservation
  * stations of 8 (load), 16 (execute), 4 (store) entries.
@@ -69,18 +69,18 @@ test('mvin A, mvin B, preload, compute, mvout: hazards chain the units; the fenc
   // 42: the weights (rows 16..31, written at 202) shift in 202..218; the stream 218..234; C lands at 266
   compute(c, true, 0, GARBAGE);
   // 48: the accumulator rows are ready at 266; rows read 267..282, +4 pipeline, one write request each (1 beat),
-  // acknowledged 80 cycles after its beat: the first 271 + 1 + 80 = 352, the last 367
+  // acknowledged 30 cycles after its beat: the first 271 + 1 + 30 = 302, the last 317
   mvout(c, DRAM + 0x1000, ACC, 16, 16);
   assert.is(now(c), 48);
-  assert.is(busy(c), 367);
+  assert.is(busy(c), 317);
   c.emu.gemmini_fence();
-  assert.is(now(c), 367);
+  assert.is(now(c), 317);
   const ev = readEvents(c.emu).events.filter((e) => e.kind === 'gemmini');
   assert.equal(ev.map((e) => [gemminiDetail(e.detail).funct, gemminiDetail(e.detail).unit, e.start, e.end]), [
     [2, 'load', 24, 121],
     [2, 'load', 40, 202],
     [4, 'execute', 218, 234],
-    [3, 'store', 266, 367],
+    [3, 'store', 266, 317],
   ]);
   assert.ok(ev.every((e) => e.agent === 0 && e.layer === -1 && !gemminiDetail(e.detail).unrolled));
 });

@@ -42,12 +42,18 @@ export const DMA_REQUEST_BYTES: i32 = 64;
 /** Outstanding requests per DMA engine (the reader and the writer each have their own transaction tracker). */
 export const DMA_IN_FLIGHT: i32 = 16;
 /**
- * ASSUMPTION (no public figure for the default SoC): 80 cycles from a request leaving the DMA to its first data beat
- * (reads) or its acknowledgement (writes): the system bus to the L2 and its DRAM controller and back, of the order of
- * a Rocket core's L2-miss latency in Chipyard simulations with a DRAM model. With 16 requests in flight of 4 beats
- * each, 64 bytes x 16 / 80 cycles = 12.8 bytes/cycle: the latency, not the 16-byte bus, bounds a long transfer.
+ * ASSUMPTION (no public figure for the default SoC): 80 cycles from a read request leaving the DMA to its first data
+ * beat: the system bus to the L2, a miss to the DRAM controller and back, of the order of a Rocket core's L2-miss
+ * latency in Chipyard simulations with a DRAM model (streamed operands are not expected to hit in the L2). With 16
+ * requests in flight of 4 beats each, 64 x 16 bytes / 84 cycles = 12.2 bytes/cycle: the latency, not the 16-byte bus,
+ * bounds a long transfer of 64-byte rows; 16-byte rows get 16 x 16 / 81 = 3.2 bytes/cycle.
  */
-export const DMA_LATENCY: i64 = 80;
+export const DMA_READ_LATENCY: i64 = 80;
+/**
+ * ASSUMPTION: 30 cycles from a write's last beat to its acknowledgement: the L2 accepts the write and acknowledges
+ * it (its write-back to DRAM is off the DMA's path), of the order of an L2 hit.
+ */
+export const DMA_WRITE_LATENCY: i64 = 30;
 /** ASSUMPTION: the DMA engine issues at most one request per cycle (one TileLink A-channel message per cycle). */
 export const DMA_ISSUE_INTERVAL: i64 = 1;
 

@@ -123,21 +123,36 @@ function wideMvin(state: i32, funct: i32, dram: u64, rows: i32, cols: i32, addr:
   mvin(state, funct, dram, local(rows, cols, addr));
 }
 
+// The running loop's layout and options (set by matmul for moveIn and multiply).
+let aStart: u32 = 0;
+let bStart: u32 = 0;
+let cStart: u32 = 0;
+let aT = false;
+let bT = false;
+let exAcc = false;
+let sizeofC: u64 = 1;
+let cWide: i32 = WIDE;
+
 /**
  * The matmul, in Spike's k, j, i order; moves are as wide as the hardware's loop unroller makes them (up to 4 blocks
- * of int8 per mvin/mvout, LoopMatmul.scala), each issued before the first compute that needs it, and each C move
- * after the last compute it reads.
+ * of int8 per mvin/mvout, LoopMatmul.scala), each C move after the last compute it reads. Two passes over the
+ * blocks: the moves in, then the array and the moves out. Each unit's stream dispatches on its own clock
+ * (timing.ts), so the loads run ahead as the hardware's load state machines do; within one loop no scratchpad row
+ * is written twice, so moving everything in first changes no value.
  */
-function matmul(exAccumulate: bool, fullC: u32, lowD: u64, aT: bool, bT: bool, aId: i32, bId: i32): void {
+function matmul(exAccumulate: bool, fullC: u32, lowD: u64, aTranspose: bool, bTranspose: bool, aId: i32, bId: i32): void {
   const half = SPAD_ROWS / 2;
-  const aStart: u32 = aId == 2 ? <u32>half : 0;
-  const bStart: u32 = <u32>((bId == 2 ? SPAD_ROWS : half) - bK * bJ * DIM);
+  aStart = aId == 2 ? <u32>half : 0;
+  bStart = <u32>((bId == 2 ? SPAD_ROWS : half) - bK * bJ * DIM);
+  cStart = 0xc000_0000 | (fullC << 29);
+  aT = aTranspose;
+  bT = bTranspose;
+  exAcc = exAccumulate;
+  sizeofC = fullC != 0 ? 4 : 1;
+  cWide = fullC != 0 ? 1 : WIDE;
   const dStart: u32 = 0x8000_0000;
-  const cStart: u32 = 0xc000_0000 | (fullC << 29);
   const sizeofD: u64 = lowD != 0 ? 1 : 4;
-  const sizeofC: u64 = fullC != 0 ? 4 : 1;
   const dWide = lowD != 0 ? WIDE : 1;
-  const cWide = fullC != 0 ? 1 : WIDE;
   if (addrD != 0) {
     for (let i = 0; i < bI; i++) {
       for (let j = 0; j < bJ; j += dWide) {
@@ -146,37 +161,56 @@ function matmul(exAccumulate: bool, fullC: u32, lowD: u64, aT: bool, bT: bool, a
       }
     }
   }
-  for (let k = 0; k < bK; k++) {
-    for (let j = 0; j < bJ; j++) {
-      for (let i = 0; i < bI; i++) {
-        const aAddr = aStart + <u32>((aT ? k * bI + i : i * bK + k) * DIM);
-        const bAddr = bStart + <u32>((bT ? j * bK + k : k * bJ + j) * DIM);
-        const cAddr = cStart + <u32>((i * bJ + j) * DIM);
-        if (j == 0 && addrA != 0 && (aT ? i : k) % WIDE == 0) {
-          const dram = addrA + (aT ? <u64>k * strideA + <u64>i : <u64>i * strideA + <u64>k) * <u64>DIM;
-          const rows = aT ? edge(k, bK, padK) : edge(i, bI, padI);
-          const cols = aT ? span(i, bI, padI, WIDE) : span(k, bK, padK, WIDE);
-          wideMvin(0, 2, dram, rows, cols, aAddr);
-        }
-        if (i == 0 && addrB != 0 && (bT ? k : j) % WIDE == 0) {
-          const dram = addrB + (bT ? <u64>j * strideB + <u64>k : <u64>k * strideB + <u64>j) * <u64>DIM;
-          const rows = bT ? edge(j, bJ, padJ) : edge(k, bK, padK);
-          const cols = bT ? span(k, bK, padK, WIDE) : span(j, bJ, padJ, WIDE);
-          wideMvin(1, 1, dram, rows, cols, bAddr);
-        }
-        const out = !exAccumulate && k == 0 ? cAddr & ~(<u32>1 << 30) : cAddr;
-        preload(
-          local(edge(k, bK, padK), edge(j, bJ, padJ), i == 0 ? bAddr : GARBAGE_ADDR),
-          local(edge(i, bI, padI), edge(j, bJ, padJ), out),
-        );
-        compute(i == 0, local(edge(i, bI, padI), edge(k, bK, padK), aAddr), local(DIM, DIM, GARBAGE_ADDR));
-        if (addrC != 0 && k == bK - 1 && (j % cWide == cWide - 1 || j == bJ - 1)) {
-          const j0 = j - j % cWide;
-          const dram = addrC + (<u64>i * strideC + <u64>j0) * <u64>DIM * sizeofC;
-          mvout(dram, local(edge(i, bI, padI), span(j0, bJ, padJ, cWide), cStart + <u32>((i * bJ + j0) * DIM)));
+  for (let pass = 0; pass < 2; pass++) {
+    for (let k = 0; k < bK; k++) {
+      for (let j = 0; j < bJ; j++) {
+        for (let i = 0; i < bI; i++) {
+          if (pass == 0) moveIn(k, j, i);
+          else multiply(k, j, i);
         }
       }
     }
+  }
+}
+
+function aAddrOf(k: i32, i: i32): u32 {
+  return aStart + <u32>((aT ? k * bI + i : i * bK + k) * DIM);
+}
+
+function bAddrOf(k: i32, j: i32): u32 {
+  return bStart + <u32>((bT ? j * bK + k : k * bJ + j) * DIM);
+}
+
+/** The A and B moves block (k, j, i) is the first to need. */
+function moveIn(k: i32, j: i32, i: i32): void {
+  if (j == 0 && addrA != 0 && (aT ? i : k) % WIDE == 0) {
+    const dram = addrA + (aT ? <u64>k * strideA + <u64>i : <u64>i * strideA + <u64>k) * <u64>DIM;
+    const rows = aT ? edge(k, bK, padK) : edge(i, bI, padI);
+    const cols = aT ? span(i, bI, padI, WIDE) : span(k, bK, padK, WIDE);
+    wideMvin(0, 2, dram, rows, cols, aAddrOf(k, i));
+  }
+  if (i == 0 && addrB != 0 && (bT ? k : j) % WIDE == 0) {
+    const dram = addrB + (bT ? <u64>j * strideB + <u64>k : <u64>k * strideB + <u64>j) * <u64>DIM;
+    const rows = bT ? edge(j, bJ, padJ) : edge(k, bK, padK);
+    const cols = bT ? span(k, bK, padK, WIDE) : span(j, bJ, padJ, WIDE);
+    wideMvin(1, 1, dram, rows, cols, bAddrOf(k, j));
+  }
+}
+
+/** Block (k, j, i) through the array (new weights when i == 0), then the C move it completes. */
+function multiply(k: i32, j: i32, i: i32): void {
+  const bAddr = bAddrOf(k, j);
+  const cAddr = cStart + <u32>((i * bJ + j) * DIM);
+  const out = !exAcc && k == 0 ? cAddr & ~(<u32>1 << 30) : cAddr;
+  preload(
+    local(edge(k, bK, padK), edge(j, bJ, padJ), i == 0 ? bAddr : GARBAGE_ADDR),
+    local(edge(i, bI, padI), edge(j, bJ, padJ), out),
+  );
+  compute(i == 0, local(edge(i, bI, padI), edge(k, bK, padK), aAddrOf(k, i)), local(DIM, DIM, GARBAGE_ADDR));
+  if (addrC != 0 && k == bK - 1 && (j % cWide == cWide - 1 || j == bJ - 1)) {
+    const j0 = j - j % cWide;
+    const dram = addrC + (<u64>i * strideC + <u64>j0) * <u64>DIM * sizeofC;
+    mvout(dram, local(edge(i, bI, padI), span(j0, bJ, padJ, cWide), cStart + <u32>((i * bJ + j0) * DIM)));
   }
 }
 

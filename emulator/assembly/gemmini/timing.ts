@@ -9,15 +9,15 @@
 //   and of the last write. Within a unit, order alone decides (the accumulator's adders take back-to-back
 //   accumulations into the same rows);
 // - the DMA reader (mvin) and writer (mvout) each issue aligned requests of at most 64 bytes, one per cycle, at most
-//   16 outstanding, on a 16-byte-per-cycle data path, with DMA_LATENCY to the data (reads) or the acknowledgement
-//   (writes);
+//   16 outstanding, on a 16-byte-per-cycle data path, with DMA_READ_LATENCY to the data or DMA_WRITE_LATENCY from
+//   the last beat to the acknowledgement;
 // - the array streams one compute per ARRAY_STREAM cycles; its results reach the accumulator ARRAY_FILL_DRAIN later.
 
 import { clockQ, spend, waitUntil } from "../agents";
 import { Q } from "../cost";
 import { currentLayer, recordGemmini } from "../events";
 import {
-  ARRAY_STREAM, DMA_BEAT_BYTES, DMA_IN_FLIGHT, DMA_ISSUE_INTERVAL, DMA_LATENCY, DMA_REQUEST_BYTES, HOST_ISSUE, RS_EXECUTE, RS_LOAD,
+  ARRAY_STREAM, DMA_BEAT_BYTES, DMA_IN_FLIGHT, DMA_ISSUE_INTERVAL, DMA_READ_LATENCY, DMA_REQUEST_BYTES, DMA_WRITE_LATENCY, HOST_ISSUE, RS_EXECUTE, RS_LOAD,
   RS_STORE, UNROLLER_ISSUE,
 } from "../chips/gemmini";
 import { timeSlot, UNITS } from "./state";
@@ -41,6 +41,11 @@ const DMA_BUS_FREE = memory.data(2 * 8);
 
 /** The loop unroller's clock: the cycle it dispatched its last command. Later host commands queue behind it. */
 let unroller: i64 = 0;
+/**
+ * While a loop expands, its per-unit streams (the hardware's LdA/LdB/LdD, Ex and StC state machines) each dispatch
+ * on their own clock, so loads run ahead of the computes as far as the load reservation station allows.
+ */
+const UNROLL_AT = memory.data(UNITS * 8);
 /** True while loop_ws expands: its commands are dispatched by the unroller, not the host. */
 let unrolling = false;
 /** Every command dispatched so far is complete by this cycle (what a fence waits for). */
@@ -56,6 +61,7 @@ export function resetGemminiTiming(): void {
   memory.fill(DMA_COUNT, 0, 2 * 4);
   memory.fill(DMA_ISSUE_FREE, 0, 2 * 8);
   memory.fill(DMA_BUS_FREE, 0, 2 * 8);
+  memory.fill(UNROLL_AT, 0, UNITS * 8);
   unroller = 0;
   unrolling = false;
   allDone = 0;
@@ -85,10 +91,12 @@ export function arrayStreams(stream: i64): void {
 export function beginUnroll(): void {
   unrolling = true;
   unroller = max(unroller, hostNow());
+  for (let u = 0; u < UNITS; u++) store<i64>(UNROLL_AT + (<usize>u << 3), unroller);
 }
 
 export function endUnroll(): void {
   unrolling = false;
+  for (let u = 0; u < UNITS; u++) unroller = max(unroller, load<i64>(UNROLL_AT + (<usize>u << 3)));
 }
 
 /**
@@ -101,8 +109,9 @@ export function dispatch(unit: i32): i64 {
   const entryFree = n >= entries(unit) ? load<i64>(ringAt(unit, n)) : 0;
   let t: i64;
   if (unrolling) {
-    t = max(unroller + UNROLLER_ISSUE, entryFree);
-    unroller = t;
+    const at = UNROLL_AT + (<usize>unit << 3);
+    t = max(load<i64>(at) + UNROLLER_ISSUE, entryFree);
+    store<i64>(at, t);
   } else {
     spend(0, HOST_ISSUE << Q);
     t = max(max(hostNow(), unroller), entryFree);
@@ -173,8 +182,8 @@ function request(engine: i32, ready: i64, beats: i32): i64 {
   let done: i64;
   const busFree = load<i64>(DMA_BUS_FREE + (e << 3));
   if (engine == READER) {
-    // the request goes out; its data comes back DMA_LATENCY later, one beat per cycle on the shared data path
-    const data = max(issue + DMA_LATENCY, busFree);
+    // the request goes out; its data comes back DMA_READ_LATENCY later, one beat per cycle on the shared data path
+    const data = max(issue + DMA_READ_LATENCY, busFree);
     done = data + beats;
     store<i64>(DMA_BUS_FREE + (e << 3), done);
     store<i64>(DMA_ISSUE_FREE + (e << 3), issue + DMA_ISSUE_INTERVAL);
@@ -183,7 +192,7 @@ function request(engine: i32, ready: i64, beats: i32): i64 {
     const send = max(issue, busFree);
     store<i64>(DMA_BUS_FREE + (e << 3), send + beats);
     store<i64>(DMA_ISSUE_FREE + (e << 3), send + beats);
-    done = send + beats + DMA_LATENCY;
+    done = send + beats + DMA_WRITE_LATENCY;
   }
   store<i64>(ring, done);
   store<i32>(DMA_COUNT + (e << 2), n + 1);
