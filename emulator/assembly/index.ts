@@ -124,7 +124,7 @@ export { pe_dma, pe_dma_wait, pe_dma_finish } from "./pe-dma";
 export { mla_start, mla_wait, mla_busy, mla_peak_macs } from "./mla";
 export { npu_write, npu_read, npu_event_wait, npu_finish, npu_register_cycles } from "./neureka";
 export { l3_copy, l3_setup_cycles, l3_transfer_cycles } from "./l3-dma";
-export { gemmini_rocc, gemmini_fence, gemmini_busy_until } from "./gemmini/rocc";
+export { gemmini_rocc, gemmini_fence, gemmini_finish, gemmini_busy_until } from "./gemmini/rocc";
 export { gemmini_spad_ptr, gemmini_acc_ptr } from "./gemmini/state";
 export {
   iss_reset, iss_max_harts, iss_alloc, iss_region_add, iss_code_window, iss_load_elf, iss_elf_entry, iss_set_pc,

@@ -95,6 +95,8 @@ export interface EmulatorExports {
   gemmini_rocc(funct: number, rs1: bigint, rs2: bigint): void;
   /** The host waits until every issued command has completed. */
   gemmini_fence(): void;
+  /** Faults if commands are still running (the firmware returned without a fence); the runtime's check. */
+  gemmini_finish(): void;
   gemmini_busy_until(): bigint;
   /** Linear addresses of scratchpad row 0 (16 int8 per row) and accumulator row 0 (16 int32 per row). */
   gemmini_spad_ptr(): number;

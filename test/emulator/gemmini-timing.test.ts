@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { gemminiDetail, readEvents } from '../../runtime/node/emulator.js';
 import {
-  ACC, compute, configEx, configLd, configSt, DRAM, GARBAGE, gemmini, int8s, loopWs, mvin, mvout, preload, putI8, WS,
+  ACC, compute, configEx, configLd, configSt, DRAM, fault, GARBAGE, gemmini, int8s, loopWs, mvin, mvout, preload, putI8, WS,
 } from './gemmini-driver.js';
 
 const now = (c: Awaited<ReturnType<typeof gemmini>>): number => Number(c.emu.cycles());
@@ -73,7 +73,10 @@ test('mvin A, mvin B, preload, compute, mvout: hazards chain the units; the fenc
   mvout(c, DRAM + 0x1000, ACC, 16, 16);
   assert.is(now(c), 48);
   assert.is(busy(c), 317);
+  assert.is(fault(c, () => c.emu.gemmini_finish()),
+    'gemmini: commands still running when the firmware returned (busy until cycle 317, the host at 48): gemmini_fence before reading their results');
   c.emu.gemmini_fence();
+  c.emu.gemmini_finish();
   assert.is(now(c), 317);
   const ev = readEvents(c.emu).events.filter((e) => e.kind === 'gemmini');
   assert.equal(ev.map((e) => [gemminiDetail(e.detail).funct, gemminiDetail(e.detail).unit, e.start, e.end]), [

@@ -9,6 +9,8 @@ import { compute, preload, resetGemminiArray } from "./array";
 import { loopWs, loopWsConfig, resetGemminiLoop } from "./loop-ws";
 import { busyUntil, complete, dispatch, fence, issueOnly, resetGemminiTiming } from "./timing";
 import { gemminiPlaced, placeGemmini, resetGemminiState } from "./state";
+import { cyclesOf } from "../agents";
+import { msgBegin, msgDec, msgText, raise } from "../fault";
 
 export const K_CONFIG: i32 = 0;
 export const K_MVIN2: i32 = 1;
@@ -72,6 +74,24 @@ function flush(): void {
 export function gemmini_fence(): void {
   if (!gemminiPlaced()) fail("fence", "this chip has no Gemmini (configure platform 3)");
   fence();
+}
+
+/**
+ * The runtime's check after the firmware returns: commands still running then mean the firmware read its results
+ * without a fence (on the chip they would not be in main memory yet; here they are, since commands act at once).
+ */
+export function gemmini_finish(): void {
+  if (!gemminiPlaced()) return;
+  const host = cyclesOf(0);
+  const busy = busyUntil();
+  if (busy > host) {
+    msgBegin("gemmini: commands still running when the firmware returned (busy until cycle ");
+    msgDec(busy);
+    msgText(", the host at ");
+    msgDec(host);
+    msgText("): gemmini_fence before reading their results");
+    raise();
+  }
 }
 
 /** Cycle by which every command issued so far completes, for tests and the profile. */
