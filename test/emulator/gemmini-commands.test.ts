@@ -38,6 +38,18 @@ test('mvin: more than 16 cols go to blocks block-stride rows apart (mvin2 has it
   assert.equal(spadRow(c, 102), zeros16());
 });
 
+test('mvin pixel repeats: each row also lands in the rows before it, shifted by cols per step (row -1 skipped)', async () => {
+  const c = await gemmini();
+  putI8(c, DRAM, [1, 2, 3, ...zeros16().slice(3), 4, 5, 6]);
+  configLd(c, 16, 1, 0, 16, 0, 2);
+  mvin(c, DRAM, 10, 3, 2);
+  assert.equal(spadRow(c, 9), row16([0, 0, 0, 1, 2, 3]));
+  assert.equal(spadRow(c, 10), row16([1, 2, 3, 4, 5, 6]));
+  assert.equal(spadRow(c, 11), row16([4, 5, 6]));
+  mvin(c, DRAM, 0, 3, 1);
+  assert.equal(spadRow(c, 0), row16([1, 2, 3]));
+});
+
 test('mvin scale: float32 multiply, round half to even, int8 saturation', async () => {
   const c = await gemmini();
   putI8(c, DRAM, [3, -3, 5, -5, 1, -1, 127, -128]);

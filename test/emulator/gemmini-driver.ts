@@ -202,3 +202,33 @@ export function matmulRef(A: number[], B: number[], bias: number[] | null, M: nu
   }
   return C;
 }
+
+export interface LoopConv {
+  batchSize: number; inRowDim: number; inColDim: number; inChannels: number; outChannels: number;
+  outRowDim: number; outColDim: number; poolOutRowDim: number; poolOutColDim: number;
+  stride: number; padding: number; kernelDim: number; kernelDilation: number;
+  poolSize: number; poolStride: number; poolPadding: number;
+  batches: number; porows: number; pocols: number; pochs: number; krows: number; kcols: number; kchs: number;
+  lpad: number; rpad: number; upad: number; dpad: number; plpad: number; prpad: number; pupad: number; pdpad: number;
+  orows: number; ocols: number;
+  weights: number; output: number; bias: number; input: number;
+  noBias: number; noPool: number; wrot180?: number; act: number; maxPixelsPerRow: number;
+  inStride: number; weightStride: number; outStride: number; dw: number;
+}
+
+/** gemmini_loop_conv_ws: its six configuration commands, then loop_conv_ws (no transposes, dilation, downsampling). */
+export function loopConv(c: Chip, l: LoopConv): void {
+  const b = (v: number): bigint => BigInt(v);
+  rocc(c, 16, (b(l.outChannels) << 48n) | (b(l.inChannels) << 32n) | (b(l.inRowDim) << 16n) | b(l.batchSize),
+    (b(l.padding) << 56n) | (b(l.stride) << 48n) | (b(l.outColDim) << 32n) | (b(l.poolOutRowDim) << 16n) | b(l.outRowDim));
+  rocc(c, 17, (b(l.kernelDim) << 48n) | (b(l.poolOutColDim) << 32n) | (b(l.poolSize) << 16n) | (b(l.poolStride) << 8n) | b(l.poolPadding),
+    (b(l.batches) << 48n) | (b(l.porows) << 32n) | (b(l.pocols) << 16n) | b(l.pochs));
+  rocc(c, 18, (b(l.krows) << 48n) | (b(l.kcols) << 32n) | (b(l.kchs) << 16n) | b(l.lpad),
+    (b(l.rpad) << 48n) | (b(l.upad) << 32n) | (b(l.dpad) << 24n) | (b(l.plpad) << 16n) | b(l.inColDim));
+  rocc(c, 19, (b(l.orows) << 48n) | (b(l.prpad) << 32n) | (b(l.pupad) << 21n) | (b(l.pdpad) << 10n) | b(l.kernelDilation),
+    (b(l.inStride) << 48n) | (b(l.weightStride) << 32n) | (b(l.outStride) << 16n) | b(l.ocols));
+  rocc(c, 20, big(l.weights), big(l.output));
+  rocc(c, 21, big(l.bias), big(l.input));
+  rocc(c, 15, (b(l.maxPixelsPerRow) << 8n) | (b(l.dw) << 6n) | (b(l.wrot180 ?? 0) << 1n) | b(l.noBias),
+    (b(l.act) << 3n) | b(l.noPool));
+}

@@ -71,8 +71,11 @@ test('bad configurations', async () => {
   assert.match(fault(c, () => mvout(c, DRAM, 0, 16, 1)), /^gemmini mvout: bad config: max-pooling with 0 rows or columns/);
   configLd(c, 64, 1, 0, 2, 0);
   assert.match(fault(c, () => mvin(c, DRAM, 0, 32, 4)), /^gemmini mvin: bad config: the block stride 2 is less than the rows moved/);
+  configLd(c, 16, 1, 0, 16, 0, 3);
+  assert.match(fault(c, () => mvin(c, DRAM, 10, 6, 1)), /^gemmini mvin: bad config: pixel repeats place columns past 16 \(repeats x cols = 18\)/);
   loopWsBounds(c, 0, 1, 1);
   assert.match(fault(c, () => rocc(c, 8, 0n, 0n)), /^gemmini loop_ws: bad config: I, J and K must be at least 1/);
+  assert.match(fault(c, () => rocc(c, 15, 0n, 0n)), /^gemmini loop_conv_ws: bad config: batches, orows, ocols/);
   assert.match(fault(c, () => loopWs(c, { I: 16, J: 16, K: 16, padI: 0, padJ: 0, padK: 0, A: DRAM, B: DRAM, D: 0, C: DRAM,
     strideA: 256, strideB: 256, strideD: 0, strideC: 256, exAccumulate: 0 })),
   /^gemmini loop_ws: bad config: bounds too large for double-buffering: 8192 scratchpad rows \(at most 8192\) and 4096 accumulator rows \(at most 512\)/);
@@ -84,13 +87,12 @@ function loopWsBounds(c: Awaited<ReturnType<typeof gemmini>>, I: number, J: numb
 
 test('what is not modelled faults by name', async () => {
   const c = await gemmini();
-  assert.match(fault(c, () => rocc(c, 15, 0n, 0n)), /^gemmini loop_conv_ws: the convolution loop \(funct 15\.\.21\) is not modelled/);
-  assert.match(fault(c, () => rocc(c, 16, 0n, 0n)), /^gemmini loop_conv_ws:/);
+  assert.match(fault(c, () => rocc(c, 15, 1n << 3n, 0n)), /^gemmini loop_conv_ws: the input\/weight\/output transposes \(rs1 bits 2\.\.5\) are not modelled/);
+  assert.match(fault(c, () => rocc(c, 15, 0n, 4n)), /^gemmini loop_conv_ws: downsampling and input dilation \(rs2 bits 1\.\.2\) are not modelled/);
   assert.match(fault(c, () => rocc(c, 126, 0n, 0n)), /^gemmini counter: the performance counters/);
   assert.match(fault(c, () => rocc(c, 0, 3n, 0n)), /^gemmini config_norm: the I-BERT normalisation configuration is not modelled/);
   assert.match(fault(c, () => rocc(c, 42, 0n, 0n)), /^gemmini rocc: unknown funct 42/);
   assert.match(fault(c, () => configEx(c, { dataflow: WS, act: 2 })), /^gemmini config_ex: activation 2 \(layernorm\/igelu/);
-  assert.match(fault(c, () => configLd(c, 16, 1, 0, 16, 0, 2)), /^gemmini config_mvin: pixel_repeats 2/);
   assert.match(fault(c, () => configSt(c, 16, 0, 1, { stride: 0, size: 2, outDim: 1, porows: 1, pocols: 1, orows: 1, ocols: 1 })),
     /^gemmini config_mvout: 1-D mvout/);
   assert.match(fault(c, () => mvout(c, DRAM, ACC | (1 << 26), 16, 1)), /^gemmini mvout: the I-BERT normalisation commands/);

@@ -22,6 +22,7 @@ const LOAD_STRIDE = memory.data(LOAD_STATES * 8);
 const LOAD_BLOCK_STRIDE = memory.data(LOAD_STATES * 4);
 const LOAD_SCALE = memory.data(LOAD_STATES * 4);
 const LOAD_SHRUNK = memory.data(LOAD_STATES * 4);
+const LOAD_REPEATS = memory.data(LOAD_STATES * 4);
 
 // config_mvout: the store pipeline
 export let storeStride: u32 = 16;
@@ -50,6 +51,7 @@ export function resetGemminiConfig(): void {
     store<i32>(LOAD_BLOCK_STRIDE + (<usize>s << 2), 16);
     store<f32>(LOAD_SCALE + (<usize>s << 2), 1);
     store<i32>(LOAD_SHRUNK + (<usize>s << 2), 0);
+    store<i32>(LOAD_REPEATS + (<usize>s << 2), 1);
   }
   storeStride = 16;
   accAct = 0;
@@ -75,6 +77,11 @@ export function loadBlockStride(state: i32): i32 {
 
 export function loadScale(state: i32): f32 {
   return load<f32>(LOAD_SCALE + (<usize>state << 2));
+}
+
+/** Pixels per row (the first-layer optimisation): each row is also written shifted into the rows before it. */
+export function loadRepeats(state: i32): i32 {
+  return load<i32>(LOAD_REPEATS + (<usize>state << 2));
 }
 
 export function loadShrunk(state: i32): bool {
@@ -137,14 +144,14 @@ function configEx(rs1: u64, rs2: u64): void {
 function configLoad(rs1: u64, rs2: u64): void {
   const state = bits(rs1, 3, 2);
   if (state > 2) failValue("config_mvin", "bad config: mvin state ", state, " (0 mvin, 1 mvin2, 2 mvin3)");
-  const repeats = bits(rs1, 8, 8);
-  if (repeats > 1) failValue("config_mvin", "pixel_repeats ", repeats, " (the experimental first-layer repeat) is not modelled");
+  const repeats = max(1, bits(rs1, 8, 8)); // 0 means 1 (Spike)
   const scale = reinterpret<f32>(<u32>(rs1 >> 32));
   if (!finite(scale)) fail("config_mvin", "bad config: the mvin scale is not a finite float32");
   store<u64>(LOAD_STRIDE + (<usize>state << 3), rs2);
   store<i32>(LOAD_BLOCK_STRIDE + (<usize>state << 2), bits(rs1, 16, 16));
   store<f32>(LOAD_SCALE + (<usize>state << 2), scale);
   store<i32>(LOAD_SHRUNK + (<usize>state << 2), bits(rs1, 2, 1));
+  store<i32>(LOAD_REPEATS + (<usize>state << 2), repeats);
 }
 
 function configStore(rs1: u64, rs2: u64): void {

@@ -6,7 +6,7 @@ import { DIM, GEMMINI_DRAM_BASE, GEMMINI_DRAM_BYTES, MAX_ROW_BYTES, STORE_READ_L
 import { region_linear_base } from "../regions";
 import { checkRows, isAcc, isGarbage, normCmd, readsRaw, rowOf, accumulates } from "./addr";
 import {
-  accAct, accScale, loadBlockStride, loadScale, loadShrunk, loadStride, poolLpad, poolOcols, poolOrows, poolOutDim,
+  accAct, accScale, loadBlockStride, loadRepeats, loadScale, loadShrunk, loadStride, poolLpad, poolOcols, poolOrows, poolOutDim,
   poolPocols, poolPorows, poolSize, poolStride, poolUpad, storeStride,
 } from "./config";
 import { fail, failDram, failValue } from "./faults";
@@ -56,6 +56,12 @@ export function mvin(state: i32, funct: i32, rs1: u64, rs2: u64): void {
     failValue(cmd, "bad config: the block stride ", blockStride, " is less than the rows moved");
   }
   checkRows(cmd, local, <i64>(blocks - 1) * blockStride + rows - 1);
+  // pixel repeats (config_mvin, the first-layer optimisation of loop_conv_ws): row r is also written into row r - p,
+  // shifted p * cols columns right, for p < repeats (rows below 0 are skipped); the shifted columns must fit a row
+  const repeats = loadRepeats(state);
+  if (repeats > 1 && (repeats - 1) * cols + min(cols, DIM) > DIM) {
+    failValue(cmd, "bad config: pixel repeats place columns past 16 (repeats x cols = ", repeats * cols, ")");
+  }
   const stride = loadStride(state);
   const zeros = rs1 == 0; // the hardware writes zeros for main-memory address 0 (LoadController all_zeros)
   const rowsRead = zeros ? 0 : stride == 0 ? 1 : rows;
@@ -70,21 +76,26 @@ export function mvin(state: i32, funct: i32, rs1: u64, rs2: u64): void {
   for (let r = 0; r < rows; r++) {
     const src: usize = zeros ? 0 : dram(cmd, rs1 + (stride == 0 ? 0 : <u64>r * stride), rowBytes);
     for (let c = 0; c < cols; c++) {
-      const row = base + r + (c / DIM) * blockStride;
-      const col = c % DIM;
-      if (acc) {
-        const v = zeros ? 0 : wide ? load<i32>(src + (<usize>c << 2)) : mvinScale(load<i8>(src + <usize>c), scale);
-        const p = accRow(row) + (<usize>col << 2);
-        store<i32>(p, add ? load<i32>(p) + v : v);
-      } else {
-        store<i8>(spadRow(row) + <usize>col, <i8>(zeros ? 0 : mvinScale(load<i8>(src + <usize>c), scale)));
+      const row0 = base + r + (c / DIM) * blockStride;
+      const v = zeros ? 0 : wide ? load<i32>(src + (<usize>c << 2)) : mvinScale(load<i8>(src + <usize>c), scale);
+      for (let px = 0; px < repeats && px <= row0; px++) {
+        const row = row0 - px;
+        const col = c % DIM + px * cols;
+        if (acc) {
+          const p = accRow(row) + (<usize>col << 2);
+          store<i32>(p, add ? load<i32>(p) + v : v);
+        } else {
+          store<i8>(spadRow(row) + <usize>col, <i8>v);
+        }
       }
     }
   }
 
   // time: after the other units' accesses to these rows, the reader's requests, then the rows land
+  const low = max(0, base - (repeats - 1)); // pixel repeats also write the rows just before
+  const span = base - low + rows;
   let start = t0;
-  for (let b = 0; b < blocks; b++) start = max(start, rowsReady(LOAD, acc, base + b * blockStride, rows, 1, true));
+  for (let b = 0; b < blocks; b++) start = max(start, rowsReady(LOAD, acc, low + b * blockStride, span, 1, true));
   const first = max(start, dmaIssueFree(READER));
   let end: i64;
   if (zeros) {
@@ -95,7 +106,7 @@ export function mvin(state: i32, funct: i32, rs1: u64, rs2: u64): void {
     for (let r = 0; r < rowsRead; r++) end = max(end, dmaRow(READER, start, rs1 + <u64>r * stride, rowBytes));
     end += 1; // the last row's write into the SRAM
   }
-  for (let b = 0; b < blocks; b++) rowsMark(LOAD, acc, base + b * blockStride, rows, 1, true, end);
+  for (let b = 0; b < blocks; b++) rowsMark(LOAD, acc, low + b * blockStride, span, 1, true, end);
   complete(LOAD, end);
   event(LOAD, funct, rows, first, end);
 }

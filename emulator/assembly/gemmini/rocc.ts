@@ -7,6 +7,7 @@ import { config, configUnit, resetGemminiConfig } from "./config";
 import { mvin, mvout, resetGemminiMoves } from "./move";
 import { compute, preload, resetGemminiArray } from "./array";
 import { loopWs, loopWsConfig, resetGemminiLoop } from "./loop-ws";
+import { loopConv, loopConvConfig, resetGemminiConv } from "./loop-conv";
 import { busyUntil, complete, dispatch, fence, issueOnly, resetGemminiTiming } from "./timing";
 import { gemminiPlaced, placeGemmini, resetGemminiState } from "./state";
 import { cyclesOf } from "../agents";
@@ -34,6 +35,7 @@ export function resetGemmini(): void {
   resetGemminiMoves();
   resetGemminiArray();
   resetGemminiLoop();
+  resetGemminiConv();
   resetGemminiTiming();
 }
 
@@ -59,9 +61,9 @@ export function gemmini_rocc(funct: i32, rs1: u64, rs2: u64): void {
   else if (funct == K_FLUSH) flush();
   else if (funct == K_LOOP_WS) loopWs(rs1, rs2);
   else if (funct > K_LOOP_WS && funct <= K_LOOP_WS_CONFIG_STRIDES_DC) loopWsConfig(funct, rs1, rs2);
-  else if (funct >= K_LOOP_CONV_WS && funct <= K_LOOP_CONV_WS_CONFIG_6) {
-    fail("loop_conv_ws", "the convolution loop (funct 15..21) is not modelled yet: issue its mvin/preload/compute/mvout sequence");
-  } else if (funct == K_COUNTER) fail("counter", "the performance counters (funct 126) are not modelled");
+  else if (funct == K_LOOP_CONV_WS) loopConv(rs1, rs2);
+  else if (funct > K_LOOP_CONV_WS && funct <= K_LOOP_CONV_WS_CONFIG_6) loopConvConfig(funct, rs1, rs2);
+  else if (funct == K_COUNTER) fail("counter", "the performance counters (funct 126) are not modelled");
   else failValue("rocc", "unknown funct ", funct, "");
 }
 
