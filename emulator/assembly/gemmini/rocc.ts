@@ -59,11 +59,14 @@ export function gemmini_rocc(funct: i32, rs1: u64, rs2: u64): void {
   else if (funct == K_COMPUTE_PRELOADED) compute(true, rs1, rs2);
   else if (funct == K_COMPUTE_ACCUMULATE) compute(false, rs1, rs2);
   else if (funct == K_FLUSH) flush();
-  else if (funct == K_LOOP_WS) loopWs(rs1, rs2);
-  else if (funct > K_LOOP_WS && funct <= K_LOOP_WS_CONFIG_STRIDES_DC) loopWsConfig(funct, rs1, rs2);
-  else if (funct == K_LOOP_CONV_WS) loopConv(rs1, rs2);
-  else if (funct > K_LOOP_CONV_WS && funct <= K_LOOP_CONV_WS_CONFIG_6) loopConvConfig(funct, rs1, rs2);
-  else if (funct == K_COUNTER) fail("counter", "the performance counters (funct 126) are not modelled");
+  else if (funct >= K_LOOP_WS && funct <= K_LOOP_WS_CONFIG_STRIDES_DC || funct >= K_LOOP_CONV_WS && funct <= K_LOOP_CONV_WS_CONFIG_6) {
+    // the loop unroller's commands: the host's issue cost, then the unroller takes over (timing.ts)
+    issueOnly();
+    if (funct == K_LOOP_WS) loopWs(rs1, rs2);
+    else if (funct == K_LOOP_CONV_WS) loopConv(rs1, rs2);
+    else if (funct < K_LOOP_CONV_WS) loopWsConfig(funct, rs1, rs2);
+    else loopConvConfig(funct, rs1, rs2);
+  } else if (funct == K_COUNTER) fail("counter", "the performance counters (funct 126) are not modelled");
   else failValue("rocc", "unknown funct ", funct, "");
 }
 
