@@ -17,7 +17,9 @@
 // 1 3x3 depthwise, 2 1x1), 10 weights from the neural memory (WMEM), 12..15 weight bits, 16 int32 output
 // (norm/quant off); start..end = the engine's busy interval (start = max(trigger, previous job's end)). Kind 5 l3:
 // one HyperRAM DMA copy (l3-dma.ts); agent = the caller, which slept through it; detail = bits 0..23 bytes, bit 24
-// set for L2 to L3; start..end = the copy, setup included.
+// set for L2 to L3; start..end = the copy, setup included. Kind 6 gemmini: one Gemmini command on one of its units
+// (gemmini/timing.ts); agent 0 (the host), detail = bits 0..7 funct, 8..9 unit (0 load, 1 execute, 2 store), 10 issued
+// by the loop unroller, 16..23 rows; start..end = the unit's busy interval (computes: the array's 16-cycle stream).
 
 import { EVENT_LOG_BASE, EVENT_LOG_LIMIT } from "./layout";
 import { currentAgent, cyclesOf } from "./agents";
@@ -31,6 +33,7 @@ export const KIND_DMA: i32 = 2;
 export const KIND_MLA: i32 = 3;
 export const KIND_NPU: i32 = 4;
 export const KIND_L3: i32 = 5;
+export const KIND_GEMMINI: i32 = 6;
 const CAPACITY: i32 = <i32>((EVENT_LOG_LIMIT - EVENT_LOG_BASE) / <usize>EVENT_BYTES);
 const NO_LAYER: i32 = -1;
 
@@ -141,6 +144,11 @@ export function recordMla(agent: i32, layer: i32, blocks: i32, start: i64, end: 
 /** One HyperRAM DMA copy (l3-dma.ts). */
 export function recordL3(agent: i32, layer: i32, detail: i32, start: i64, end: i64): void {
   record(KIND_L3, agent, layer, detail, start, end);
+}
+
+/** One Gemmini command on one unit (gemmini/timing.ts), in whole cycles. */
+export function recordGemmini(detail: i32, layer: i32, start: i64, end: i64): void {
+  record(KIND_GEMMINI, 0, layer, detail, start, end);
 }
 
 /** One N-EUREKA job (neureka.ts), in whole cycles. */

@@ -18,10 +18,13 @@ import { resetNpu } from "./neureka";
 import { resetBanks } from "./banks";
 import { siracusaMemory } from "./chips/siracusa-memory";
 import { resetL3Dma } from "./l3-dma";
+import { gemminiRegions } from "./chips/gemmini";
+import { enableGemmini, resetGemmini } from "./gemmini/rocc";
 
 const PLATFORM_GENERIC: i32 = 0;
 const PLATFORM_SIRACUSA: i32 = 1;
 const PLATFORM_SPINNAKER2: i32 = 2;
+const PLATFORM_GEMMINI: i32 = 3;
 
 /**
  * Selects the chip and resets clocks, the event log and the fault message. `cores`: cluster cores to model,
@@ -44,6 +47,7 @@ export function configure(platform: i32, cores: i32): i32 {
   resetMla();
   resetNpu();
   resetL3Dma();
+  resetGemmini();
   let clusterCores = 0;
   let pes = false;
   if (platform == PLATFORM_GENERIC) {
@@ -66,15 +70,21 @@ export function configure(platform: i32, cores: i32): i32 {
     pes = true;
     spinnaker2Regions(n);
     spinnaker2Costs();
+  } else if (platform == PLATFORM_GEMMINI) {
+    // one host core and no cluster; the host is priced as the generic scalar RISC-V core (docs/gemmini.md)
+    if (cores < 0 || cores > 1) badCores(platform, cores, 1);
+    gemminiRegions();
+    genericCosts();
   } else {
     msgBegin("configure: unknown platform id ");
     msgDec(platform);
-    msgText(" (0 generic, 1 siracusa, 2 spinnaker2)");
+    msgText(" (0 generic, 1 siracusa, 2 spinnaker2, 3 gemmini)");
     raise();
   }
   // MAX_CORES bounds the static clock arrays: a chip with more cores must raise it.
   assert(clusterCores <= MAX_CORES);
   placeRegions();
+  if (platform == PLATFORM_GEMMINI) enableGemmini();
   resetAgents(clusterCores, pes);
   return clusterCores;
 }
@@ -114,6 +124,8 @@ export { pe_dma, pe_dma_wait, pe_dma_finish } from "./pe-dma";
 export { mla_start, mla_wait, mla_busy, mla_peak_macs } from "./mla";
 export { npu_write, npu_read, npu_event_wait, npu_finish, npu_register_cycles } from "./neureka";
 export { l3_copy, l3_setup_cycles, l3_transfer_cycles } from "./l3-dma";
+export { gemmini_rocc, gemmini_fence, gemmini_finish, gemmini_busy_until } from "./gemmini/rocc";
+export { gemmini_spad_ptr, gemmini_acc_ptr } from "./gemmini/state";
 export {
   iss_reset, iss_max_harts, iss_alloc, iss_region_add, iss_code_window, iss_load_elf, iss_elf_entry, iss_set_pc,
   iss_pc, iss_set_reg, iss_reg, iss_loop_reg, iss_run, iss_exit_code, iss_stop_reason, iss_cycles, iss_instructions,

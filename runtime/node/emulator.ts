@@ -91,10 +91,20 @@ export interface EmulatorExports {
   l3_copy(l2: number, l3: number, bytes: number, toL3: number): void;
   l3_setup_cycles(): number;
   l3_transfer_cycles(bytes: number): number;
+  // Gemmini (emulator/assembly/gemmini/; docs/gemmini.md): a RoCC command with gemmini.h's funct and 64-bit rs1/rs2.
+  gemmini_rocc(funct: number, rs1: bigint, rs2: bigint): void;
+  /** The host waits until every issued command has completed. */
+  gemmini_fence(): void;
+  /** Faults if commands are still running (the firmware returned without a fence); the runtime's check. */
+  gemmini_finish(): void;
+  gemmini_busy_until(): bigint;
+  /** Linear addresses of scratchpad row 0 (16 int8 per row) and accumulator row 0 (16 int32 per row). */
+  gemmini_spad_ptr(): number;
+  gemmini_acc_ptr(): number;
 }
 
 /** Platform ids of configure() (emulator/assembly/index.ts). */
-export const PLATFORM_IDS: Readonly<Record<string, number>> = { generic: 0, siracusa: 1, spinnaker2: 2 };
+export const PLATFORM_IDS: Readonly<Record<string, number>> = { generic: 0, siracusa: 1, spinnaker2: 2, gemmini: 3 };
 
 let compiled: Promise<WebAssembly.Module> | undefined;
 
@@ -176,9 +186,10 @@ export interface EmulatorEvent {
    * DMA transfer issued by `agent` (SpiNNaker2: one PE DMA transfer), start..end the engine's busy interval,
    * `detail` decoded by dmaDetail(); mla: one SpiNNaker2 MAC-array job on PE `agent`, detail = its 4x16 blocks;
    * npu: one N-EUREKA job triggered by `agent`, start..end the engine's busy interval, `detail` decoded by npuDetail();
-   * l3: one HyperRAM DMA copy by `agent`, which slept through it; `detail` decoded by l3Detail().
+   * l3: one HyperRAM DMA copy by `agent`, which slept through it; `detail` decoded by l3Detail(); gemmini: one
+   * Gemmini command on one of its units, start..end the unit's busy interval, `detail` decoded by gemminiDetail().
    */
-  kind: 'layer' | 'share' | 'dma' | 'mla' | 'npu' | 'l3';
+  kind: 'layer' | 'share' | 'dma' | 'mla' | 'npu' | 'l3' | 'gemmini';
   /** 0 = master, 1.. = cluster core agent - 1. */
   agent: number;
   /** The layer id (share: the master's open layer, -1 outside any). */
@@ -190,7 +201,28 @@ export interface EmulatorEvent {
 }
 
 const EVENT_BYTES = 32;
-const KINDS = ['layer', 'share', 'dma', 'mla', 'npu', 'l3'] as const;
+const KINDS = ['layer', 'share', 'dma', 'mla', 'npu', 'l3', 'gemmini'] as const;
+
+/** A `gemmini` event's detail word (emulator/assembly/gemmini/timing.ts, kind 6). */
+export interface GemminiDetail {
+  /** The command's RoCC funct (gemmini.h k_*). */
+  funct: number;
+  unit: 'load' | 'execute' | 'store';
+  /** Issued by the loop_ws unroller rather than the host. */
+  unrolled: boolean;
+  rows: number;
+}
+
+const GEMMINI_UNITS = ['load', 'execute', 'store', 'store'] as const;
+
+export function gemminiDetail(detail: number): GemminiDetail {
+  return {
+    funct: detail & 0xff,
+    unit: GEMMINI_UNITS[(detail >>> 8) & 3],
+    unrolled: (detail & (1 << 10)) !== 0,
+    rows: (detail >>> 16) & 0xff,
+  };
+}
 
 /** An `l3` event's detail word (emulator/assembly/events.ts, kind 5): the bytes and the direction. */
 export function l3Detail(detail: number): { bytes: number; toL3: boolean } {

@@ -104,9 +104,9 @@ test('the manifest is checked against the emulator: regions, tensor placement, l
 
   out = fixture();
   editManifest(out, (m) => {
-    m.platform = 'gemmini';
+    m.platform = 'no-such-chip';
   });
-  assert.is(await runError(out), "platform 'gemmini' has no emulator model");
+  assert.is(await runError(out), "platform 'no-such-chip' has no emulator model");
 });
 
 test('an input with the wrong element count is rejected, naming it', async () => {
