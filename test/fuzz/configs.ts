@@ -41,8 +41,8 @@ export function cliFlags(c: Config): string[] {
   if (o.untiled) f.push('--untiled');
   if (o.buffering === 'single') f.push('--single-buffer');
   if (o.cores !== undefined) f.push('--cores', String(o.cores));
-  if (o.engines) f.push('--engines', o.engines);
-  if (o.weightsIn) f.push('--weights-in', o.weightsIn);
+  if (o.engines) f.push('--engines', String(o.engines));
+  if (o.weightsIn) f.push('--weights-in', String(o.weightsIn));
   if (o.pes !== undefined) f.push('--pes', String(o.pes));
   return f;
 }
