@@ -32,8 +32,13 @@ test('generation errors: clean one-liners are rejections, the rest are findings'
   assert.is(classifyGenerationError(new GenError('model', 'bad pads', { node: 'n' })).verdict, 'rejected');
   assert.is(classifyGenerationError(new GenError('internal', 'oops')).verdict, 'crash');
   assert.is(classifyGenerationError(new TypeError('x is undefined')).verdict, 'crash');
-  assert.is(classifyGenerationError(new GenError('model', 'two\nlines')).verdict, 'unclear-error');
-  assert.is(classifyGenerationError(new GenError('model', 'esc \u001b[31m')).verdict, 'unclear-error');
+  // GenError escapes what it is given, so its own messages are one clean line ...
+  assert.is(classifyGenerationError(new GenError('model', 'two\nlines')).verdict, 'rejected');
+  assert.is(classifyGenerationError(new GenError('model', 'esc \u001b[31m')).verdict, 'rejected');
+  // ... and a message that still carries a line break or an escape (set afterwards) is a finding.
+  const raw = (m: string) => Object.assign(new GenError('model', 'x'), { message: m });
+  assert.is(classifyGenerationError(raw('two\nlines')).verdict, 'unclear-error');
+  assert.is(classifyGenerationError(raw('esc \u001b[31m')).verdict, 'unclear-error');
   const a = signature({ verdict: 'crash', stage: 'generate', message: "/tmp/a/model.onnx: node 'X_1' (Reshape): range [1, 2] exceeds int16" });
   const b = signature({ verdict: 'crash', stage: 'generate', message: "/tmp/b/model.onnx: node 'Y_7' (Reshape): range [3, 4] exceeds int8" });
   assert.is(a, b, 'signatures ignore paths, names and numbers');
