@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -68,5 +68,7 @@ test('help is there for newcomers', () => {
   assert.match(f.stdout, /--platform/);
   assert.match(f.stdout, /Example/);
 });
+
+test.after(() => rmSync(work, { recursive: true, force: true }));
 
 test.run();

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -111,5 +111,7 @@ test('gen run with inputs that do not fit the input type exits 2 naming the inpu
   assert.match(r.stderr, /'x'/);
   assert.ok(readNpz(inputs).size === 2);
 });
+
+test.after(() => rmSync(work, { recursive: true, force: true }));
 
 test.run();

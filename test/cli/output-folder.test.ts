@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -14,8 +14,10 @@ import { DEEPLOY, REPO } from '../helpers/deeploy.js';
 const source = join(DEEPLOY, 'Kernels', 'Integer', 'Add', 'Regular');
 
 /** A user's project: the model, its inputs, a notes file and a source file in a subfolder. */
+const made: string[] = [];
 function userProject(): string {
   const dir = mkdtempSync(join(tmpdir(), 'firmgen-user-'));
+  made.push(dir);
   copyFileSync(join(source, 'network.onnx'), join(dir, 'model.onnx'));
   copyFileSync(join(source, 'inputs.npz'), join(dir, 'inputs.npz'));
   writeFileSync(join(dir, 'notes.txt'), 'my notes\n');
@@ -115,6 +117,10 @@ test('a new folder, an empty one and an earlier output are written; other output
   assert.equal(readdirSync(dir).filter((f) => f.includes('.tmp-') || f.includes('.old-')), []);
   assert.is(readFileSync(join(dir, 'notes.txt'), 'utf8'), 'my notes\n');
   assert.is(readFileSync(join(dir, 'proj', 'src', 'main.c'), 'utf8'), 'int main(void) { return 0; }\n');
+});
+
+test.after(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
 });
 
 test.run();
