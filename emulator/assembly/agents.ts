@@ -6,7 +6,7 @@
 import { NUM_CLASSES } from "../../runtime/as/cost";
 import { barrierCycles, costAt, forkCycles, joinCycles, Q } from "./cost";
 import { msgBegin, msgDec, msgText, raise } from "./fault";
-import { recordShare } from "./events";
+import { msgLayer, recordShare } from "./events";
 import { contentionExtra, npuBusyUntil } from "./npu-contention";
 import { addStream, anyStreams, simulate, stallOf } from "./banks";
 
@@ -38,7 +38,30 @@ let phase: i32 = 0;
 
 // @ts-ignore: decorator
 @inline function setClock(agent: i32, q16: i64): void {
+  if (q16 > cycleLimitQ) watchdog(agent);
   store<i64>(CLOCK + (<usize>agent << 3), q16);
+}
+
+/**
+ * The watchdog: no agent's clock may pass this many Q16 cycles (`gen run --max-cycles`). A firmware that loops
+ * through device calls (a wait that never completes, a kernel loop gone wrong) ends with a fault naming the agent and
+ * its layer instead of running forever. A loop that never calls the emulator is stopped by the runtime's wall-clock
+ * bound instead (runtime/node/run-guarded.ts).
+ */
+let cycleLimitQ: i64 = i64.MAX_VALUE;
+
+export function set_cycle_limit(cycles: i64): void {
+  cycleLimitQ = cycles <= 0 || cycles >= (i64.MAX_VALUE >> Q) ? i64.MAX_VALUE : cycles << Q;
+}
+
+function watchdog(agent: i32): void {
+  msgBegin("watchdog: agent ");
+  msgDec(agent);
+  msgText(" passed the cycle limit of ");
+  msgDec(cycleLimitQ >> Q);
+  msgLayer();
+  msgText(" (raise it with --max-cycles)");
+  raise();
 }
 
 /** `cores`: agents besides agent 0; `pes`: they are SpiNNaker2 PEs rather than cluster cores. */
@@ -238,6 +261,7 @@ export function compute(cls: i32, units: i32): void {
   // A cluster core working while an N-EUREKA job streams through L1 is slowed (npu-contention.ts); one compare
   // when no job is running. Only Siracusa has jobs, so agents > 0 are its cluster cores.
   if (npuBusyUntil > clock && a > 0) q += contentionExtra(clock, q);
+  if (clock + q > cycleLimitQ) watchdog(a);
   store<i64>(CLOCK + off, clock + q);
   store<i64>(BUSY + off, load<i64>(BUSY + off) + q);
 }

@@ -73,6 +73,11 @@ export function currentLayer(): i32 {
   return own != NO_LAYER ? own : openLayerOf(0);
 }
 
+/** The open layer of the agent running now (else the master's), -1 outside any: the runtime names a trap's layer. */
+export function current_layer(): i32 {
+  return currentLayer();
+}
+
 /** Ends a fault message with the layer it happened in: " in layer N", or " outside any layer". */
 export function msgLayer(): void {
   const layer = currentLayer();

@@ -106,12 +106,13 @@ export {
 } from "./regions";
 export {
   fork, enter, barrier, join, compute, cycles, core_count, agent_count, total_cycles, agent_cycles, agent_busy,
+  set_cycle_limit,
 } from "./agents";
 export { check } from "./check";
 export { mem_stream } from "./agents";
 export { l1_stall_cycles, l2_stall_cycles, l2_access_cycles, l1_banks } from "./banks";
 export {
-  layer_begin, layer_end, events_ptr, events_capacity, events_count, events_first, events_total,
+  layer_begin, layer_end, current_layer, events_ptr, events_capacity, events_count, events_first, events_total,
 } from "./events";
 export { cost_cycles, fork_cycles, barrier_cycles, join_cycles } from "./cost";
 export { fault_message, fault_message_length } from "./fault";

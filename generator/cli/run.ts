@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
-import { writeFileSync } from 'node:fs';
-import { EXIT_MISMATCH, GenError } from '../errors.js';
-import type { NDArray } from '../ir/ndarray.js';
+import { accessSync, constants, existsSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { EXIT_MISMATCH, GenError, printable, quoted } from '../errors.js';
+import { formatShape, sizeOf, type NDArray } from '../ir/ndarray.js';
 import { encodeNpz, readNpz } from '../onnx/npy.js';
 import { compareOutputs } from '../../runtime/node/compare.js';
-import { readManifest } from '../../runtime/node/manifest.js';
-import { runFirmware } from '../../runtime/node/run.js';
+import { readManifest, type Manifest } from '../../runtime/node/manifest.js';
+import { DEFAULT_MAX_CYCLES, DEFAULT_TIMEOUT_S, runFirmwareGuarded } from '../../runtime/node/run-guarded.js';
 import { runHostC } from '../../runtime/node/host-c.js';
 import { runQemu } from '../../runtime/node/qemu.js';
 import { buildProfile } from '../../runtime/node/profile.js';
@@ -14,7 +15,6 @@ import { formatS2Table, s2Table } from '../../runtime/node/spinnaker2-times.js';
 import { buildTrace } from '../../runtime/node/trace.js';
 import { reportHtml } from '../../runtime/node/report/html.js';
 import { spinner } from './progress.js';
-import { join } from 'node:path';
 
 interface RunFlags {
   inputs: string;
@@ -23,13 +23,82 @@ interface RunFlags {
   on: 'emulator' | 'host' | 'qemu';
   trace?: string;
   report?: string;
+  maxCycles: string;
+  timeout: string;
+}
+
+/** The bytes a .npz of these tensors may inflate to: the widest dtype numpy writes (8 bytes), with room for extras. */
+function npzBound(m: Manifest, names: string[]): number {
+  const elements = names.reduce((n, name) => n + sizeOf(m.tensors.find((t) => t.name === name)?.shape ?? []), 0);
+  return Math.max(64 << 20, 16 * 8 * elements);
 }
 
 /** The first arrays of an .npz that match the graph inputs, in order (extra arrays are ignored, as in the peer's files). */
-function inputArrays(path: string, count: number): NDArray[] {
-  const arrays = [...readNpz(path).values()];
+function inputArrays(path: string, m: Manifest): NDArray[] {
+  const count = m.inputs.length;
+  const arrays = [...readNpz(path, npzBound(m, m.inputs)).values()];
   if (arrays.length < count) throw new GenError('input', `holds ${arrays.length} arrays, the model has ${count} inputs`, { file: path });
   return arrays.slice(0, count);
+}
+
+/** Expected outputs, checked to be one array per output with the output's element count before anything runs. */
+function expectedArrays(path: string, m: Manifest): NDArray[] {
+  const arrays = [...readNpz(path, npzBound(m, m.outputs)).values()];
+  if (arrays.length < m.outputs.length) {
+    throw new GenError('input', `holds ${arrays.length} arrays, the model has ${m.outputs.length} outputs`, { file: path });
+  }
+  m.outputs.forEach((name, i) => {
+    const t = m.tensors.find((x) => x.name === name);
+    if (t && sizeOf(arrays[i].shape) !== sizeOf(t.shape)) {
+      throw new GenError('input', `array ${i} has shape ${formatShape(arrays[i].shape)}, output ${quoted(name)} has ` +
+        `${formatShape(t.shape)}`, { file: path });
+    }
+  });
+  return arrays;
+}
+
+/** A file the run will write: its folder must exist and be writable, checked before the run rather than after it. */
+function writable(path: string | undefined, flag: string): void {
+  if (!path) return;
+  const dir = dirname(resolve(path));
+  try {
+    if (existsSync(path) && statSync(path).isDirectory()) throw new Error('it is a folder');
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`no folder ${dir}`);
+    accessSync(existsSync(path) ? path : dir, constants.W_OK);
+  } catch (e) {
+    throw new GenError('input', `${flag}: cannot write here (${(e as Error).message})`, { file: path });
+  }
+}
+
+/**
+ * Archive keys for the graph's output names: what numpy's np.load gives back as keys. Only [A-Za-z0-9_.-] pass
+ * (a name from a model must not become a path when someone unzips the archive); clashes get a numeric suffix.
+ */
+export function npzKeys(names: string[]): string[] {
+  const used = new Set<string>();
+  return names.map((name, i) => {
+    let key = name.replace(/[^A-Za-z0-9_.-]/g, '_').replace(/^\.+/, '_') || `output_${i}`;
+    for (let k = 1; used.has(key); k++) key = `${key}_${k}`;
+    used.add(key);
+    return key;
+  });
+}
+
+/** What `--on host|qemu` prints when nothing is compared or written: each output's shape, first values, checksum. */
+function outputSummary(m: Manifest, outputs: NDArray[]): string[] {
+  return outputs.map((a, i) => {
+    let sum = 0;
+    for (let k = 0; k < a.data.length; k++) sum = (sum * 31 + Number(a.data[k])) >>> 0;
+    const first = Array.from(a.data.slice(0, 8), (v) => String(v)).join(' ');
+    return `${printable(m.outputs[i], 60)} ${a.dtype}${formatShape(a.shape)}: ${first}${a.data.length > 8 ? ' ...' : ''} ` +
+      `(checksum ${sum.toString(16).padStart(8, '0')})`;
+  });
+}
+
+function positive(text: string, flag: string): number {
+  const v = Number(text);
+  if (!Number.isFinite(v) || v < 0) throw new GenError('input', `${flag} ${printable(text, 40)}: expected a number >= 0 (0: no bound)`);
+  return v;
 }
 
 export function runCommand(program: Command): void {
@@ -39,27 +108,37 @@ export function runCommand(program: Command): void {
     .argument('<dir>', 'output directory of `gen firmware`')
     .requiredOption('-i, --inputs <npz>', 'input arrays (.npz), in graph-input order')
     .option('-e, --expect <npz>', 'expected outputs (.npz): prints "Errors: X out of Y", exit 1 if any differs')
-    .option('--outputs <npz>', 'write the outputs to this .npz')
+    .option('--outputs <npz>', 'write the outputs to this .npz, under the graph\'s output names')
     .option('--trace <json>', 'write a Chrome/Perfetto trace (open in ui.perfetto.dev): one track per core, layers and kernels as slices')
     .option('--report <html>', 'write a self-contained HTML page: per-layer table, timeline, memory plan')
     .option('--on <where>', 'emulator (AssemblyScript firmware in the chip emulator), host (the C built with the host compiler) or qemu (the C built for bare-metal rv32, run by qemu-system-riscv32)', 'emulator')
+    .option('--max-cycles <n>', 'emulator watchdog: stop with a fault when any core passes this many cycles (0: none)', String(DEFAULT_MAX_CYCLES))
+    .option('--timeout <s>', 'emulator: stop when the emulation runs longer than this many seconds of wall time (0: none)', String(DEFAULT_TIMEOUT_S))
     .addHelpText('after', '\nExamples:\n  gen run out/ --inputs inputs.npz --expect outputs.npz\n  gen run out/ --inputs inputs.npz --trace trace.json --report report.html')
     .action(async (dir: string, o: RunFlags) => {
-      const manifest = readManifest(dir);
-      const inputs = inputArrays(o.inputs, manifest.inputs.length);
-      let outputs: NDArray[];
+      if (!['emulator', 'host', 'qemu'].includes(o.on)) throw new GenError('input', `--on ${printable(o.on, 40)}: expected emulator, host or qemu`);
       if (o.on !== 'emulator' && (o.trace || o.report)) {
         throw new GenError('input', `${o.trace ? '--trace' : '--report'} needs --on emulator (the C builds have no cycles)`);
       }
+      const maxCycles = positive(o.maxCycles, '--max-cycles');
+      const timeoutS = positive(o.timeout, '--timeout');
+      // Everything the run reads or writes is checked first: a bad path fails at once, not after the whole run.
+      const manifest = readManifest(dir);
+      const inputs = inputArrays(o.inputs, manifest);
+      const expected = o.expect ? expectedArrays(o.expect, manifest) : undefined;
+      writable(o.outputs, '--outputs');
+      writable(o.trace, '--trace');
+      writable(o.report, '--report');
+      let outputs: NDArray[];
       if (o.on === 'host') {
         outputs = runHostC(dir, inputs);
       } else if (o.on === 'qemu') {
         outputs = runQemu(dir, inputs).outputs;
-      } else if (o.on === 'emulator') {
+      } else {
         const progress = spinner();
         let r;
         try {
-          r = await runFirmware(dir, inputs, { onStage: progress.stage });
+          r = await runFirmwareGuarded(dir, inputs, { onStage: progress.stage, maxCycles, timeoutS });
         } finally {
           progress.done();
         }
@@ -77,16 +156,18 @@ export function runCommand(program: Command): void {
         if (o.trace) writeFileSync(o.trace, JSON.stringify(trace));
         if (o.report) writeFileSync(o.report, reportHtml(manifest, profile, trace));
         console.log(`Cycles: ${r.cycles}`);
-      } else {
-        throw new GenError('input', `--on ${o.on}: expected emulator, host or qemu`);
       }
-      if (o.outputs) writeFileSync(o.outputs, encodeNpz(new Map(manifest.outputs.map((n, i) => [`output_${i}`, outputs[i]]))));
-      if (o.expect) {
-        const expected = [...readNpz(o.expect).values()];
-        const c = compareOutputs(manifest.outputs, outputs, expected);
+      if (o.outputs) {
+        const keys = npzKeys(manifest.outputs);
+        writeFileSync(o.outputs, encodeNpz(new Map(keys.map((k, i) => [k, outputs[i]]))));
+      }
+      if (expected) {
+        const c = compareOutputs(manifest.outputs.map((n) => printable(n, 60)), outputs, expected);
         for (const d of c.details) console.log(`  ${d}`);
         console.log(`Errors: ${c.errors} out of ${c.total}`);
         if (c.errors > 0) process.exitCode = EXIT_MISMATCH;
+      } else if (!o.outputs && o.on !== 'emulator') {
+        for (const line of outputSummary(manifest, outputs)) console.log(line);
       }
     });
 }

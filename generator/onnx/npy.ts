@@ -31,10 +31,17 @@ export function parseNpy(bytes: Uint8Array): NDArray {
   const dtype = DESCR[descr];
   if (!dtype) throw new Error(`unsupported .npy dtype '${descr}'`);
   const shape = shapeText.split(',').map((s) => s.trim()).filter((s) => s.length > 0).map(Number);
-  const a = ndarray(dtype, shape);
+  if (!shape.every((d) => Number.isSafeInteger(d) && d >= 0)) throw new Error(`bad .npy shape (${shapeText.trim()})`);
   const width = DESCR_OF[dtype] ? bytesOf(dtype) : 1;
   const off = start + headerLen;
-  if (bytes.length - off < a.data.length * width) throw new Error('truncated .npy data');
+  // The header's shape is checked against the bytes that are there before anything of that size is allocated: a
+  // small file declaring 2^31 elements is refused at once.
+  const count = shape.reduce((p, d) => p * d, 1);
+  if (bytes.length - off < count * width) {
+    throw new Error(`truncated .npy data: the header declares shape (${shape.join(', ')}) of ${count * width} bytes, ` +
+      `the file holds ${Math.max(0, bytes.length - off)}`);
+  }
+  const a = ndarray(dtype, shape);
   const dv = new DataView(bytes.buffer, bytes.byteOffset + off, a.data.length * width);
   for (let i = 0; i < a.data.length; i++) a.data[i] = readElement(dv, dtype, i * width);
   return fortran ? fromFortranOrder(a) : a;
@@ -76,17 +83,36 @@ export function writeNpy(a: NDArray): Uint8Array {
 }
 
 /** Reads a .npz archive: arrays in archive order, keyed by name without '.npy'. */
-export function readNpz(path: string): Map<string, NDArray> {
+/** What readNpz inflates at most unless told otherwise: far above any input or output firmgen runs. */
+export const NPZ_DEFAULT_MAX_BYTES = 1 << 30;
+
+/**
+ * `maxBytes` bounds the arrays' inflated size, checked from the archive's directory before anything is inflated (a
+ * 2 MB archive can hold gigabytes of zeros); each array's header is checked against its data before it is allocated.
+ */
+export function readNpz(path: string, maxBytes = NPZ_DEFAULT_MAX_BYTES): Map<string, NDArray> {
   const bytes = readUserFile(path, 'arrays');
   try {
-    return parseNpz(bytes);
+    return parseNpz(bytes, maxBytes);
   } catch (e) {
+    if (e instanceof GenError) throw e.withSite({ file: path });
     throw new GenError('input', `not a valid .npz archive: ${(e as Error).message}`, { file: path });
   }
 }
 
-export function parseNpz(bytes: Uint8Array): Map<string, NDArray> {
-  const files = unzipSync(bytes);
+export function parseNpz(bytes: Uint8Array, maxBytes = NPZ_DEFAULT_MAX_BYTES): Map<string, NDArray> {
+  let total = 0;
+  const files = unzipSync(bytes, {
+    filter: (f) => {
+      if (!f.name.endsWith('.npy')) return false;
+      total += f.originalSize;
+      if (total > maxBytes) {
+        throw new GenError('input', `the arrays inflate to more than ${maxBytes} bytes (${f.name}: ${f.originalSize} ` +
+          'bytes): larger than anything this command reads; refused before inflating');
+      }
+      return true;
+    },
+  });
   const out = new Map<string, NDArray>();
   for (const [name, data] of Object.entries(files)) {
     if (!name.endsWith('.npy')) continue;

@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { GenError } from '../../generator/errors.js';
 import { ASC_VERSION } from './asc.js';
 import { compileAsInWorker } from './asc-thread.js';
@@ -44,7 +44,8 @@ const SHIM_VERSION = (JSON.parse(readFileSync(require.resolve('@assemblyscript/w
 
 export async function buildFirmware(asDir: string): Promise<FirmwareBuild> {
   const t0 = performance.now();
-  const entry = join(asDir, 'network.ts');
+  // Absolute: the compiler resolves against --baseDir (the repository), not the user's current folder.
+  const entry = resolve(asDir, 'network.ts');
   if (!existsSync(entry)) throw new GenError('run', 'no network.ts to build', { file: asDir });
   const key = hashFiles(asDir, listFiles(asDir, '.ts'), [
     ASC_VERSION, `wasi-shim ${SHIM_VERSION}`, readFileSync(SHIM_CONFIG, 'utf8'), ...FIRMWARE_OPTIONS,

@@ -2,10 +2,11 @@
  * The programmatic AssemblyScript compiler, with its diagnostics turned into one error. The compiler (with
  * binaryen) takes ~0.6 s to load, so it is imported only when a build actually runs, not for a cache hit.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { isAbsolute, join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join } from 'node:path';
 import { GenError } from '../../generator/errors.js';
 
 export const ASC_VERSION: string = (
@@ -25,8 +26,25 @@ export async function compileAs(argv: string[], what: string): Promise<void> {
   const { error } = await asc.main(argv, { stdout, stderr, listFiles });
   if (error) {
     const diagnostics = stderr.toString().trim();
-    throw new GenError('run', `asc failed building ${what}: ${error.message}${diagnostics ? `\n${diagnostics}` : ''}`);
+    const first = diagnostics.split('\n').find((l) => /^ERROR/.test(l.trim()))?.trim();
+    const log = writeLog(what, `${error.message}\n${diagnostics}\n`);
+    // One line: the first diagnostic; the compiler's whole output goes to a file the line names.
+    throw new GenError('run', `asc failed building ${what}: ${first ?? error.message}${log ? ` (the compiler's output: ${log})` : ''}`);
   }
+}
+
+/** The compiler's output beside the source it built (a firmgen output folder), else in the temporary folder. */
+function writeLog(what: string, text: string): string | undefined {
+  for (const dir of [dirname(what), tmpdir()]) {
+    try {
+      const file = join(dir, 'asc-errors.log');
+      writeFileSync(file, text);
+      return file;
+    } catch {
+      // not writable: try the next place
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -7,7 +7,7 @@
  * says which Debian packages provide it, never a silent skip.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { ImageFile } from '../../generator/backend/c-project.js';
 import type { PeImageFile } from '../../generator/platforms/spinnaker2/pe-image.js';
@@ -109,9 +109,19 @@ export function buildC(outDir: string, target: CTarget): CBuild {
   try {
     execFileSync('make', ['-s', '-C', cDir, target], { stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (e) {
-    const err = e as { stderr?: Buffer; message: string };
-    const first = (err.stderr?.toString() ?? err.message).split('\n').find((l) => /error/i.test(l)) ?? err.message;
-    throw new GenError('run', `the ${target} C build failed: ${first.trim()}`, { file: cDir });
+    const err = e as { stdout?: Buffer; stderr?: Buffer; message: string };
+    const text = `${err.stdout?.toString() ?? ''}${err.stderr?.toString() ?? err.message}`;
+    const lines = text.split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
+    const first = lines.find((l) => /error|\*\*\*/i.test(l)) ?? lines[lines.length - 1] ?? err.message;
+    // One line: the first error; the compiler's whole output goes to a file beside the Makefile.
+    const log = join(cDir, 'build-errors.log');
+    let logged = true;
+    try {
+      writeFileSync(log, `${text}\n`);
+    } catch {
+      logged = false;
+    }
+    throw new GenError('run', `the ${target} C build failed: ${first}${logged ? ` (the build's output: ${log})` : ''}`, { file: cDir });
   }
   // Into the cache under a private name, then renamed: a concurrent build of the same sources never sees half a file.
   mkdirSync(join(firmwareCacheDir(), 'c'), { recursive: true });

@@ -32,6 +32,10 @@ export interface EmulatorExports {
   join_cycles(): number;
   fault_message(): number;
   fault_message_length(): number;
+  /** The watchdog (`gen run --max-cycles`): no agent's clock may pass this; 0 = no limit. */
+  set_cycle_limit(cycles: bigint): void;
+  /** The layer open when a trap happened (-1: none). */
+  current_layer(): number;
   // The device API; the firmware imports these as module "chip".
   fork(cores: number): number;
   enter(core: number): void;
@@ -170,14 +174,23 @@ export function readFault(emu: EmulatorExports): string | undefined {
 }
 
 /** A trap turned into the error the user sees: the emulator's fault message when there is one. */
-export function faultError(emu: EmulatorExports, e: unknown): GenError {
+export function faultError(emu: EmulatorExports, e: unknown, layerName?: (layer: number) => string): GenError {
   if (e instanceof GenError) return e;
   const fault = readFault(emu);
-  if (fault !== undefined) return new GenError('run', `fault: ${fault}`);
+  // The emulator knows layers by id; the manifest knows their names.
+  if (fault !== undefined) {
+    return new GenError('run', `fault: ${layerName ? fault.replace(/ in layer (\d+)/, (m, id: string) => `${m} ${layerName(Number(id))}`) : fault}`);
+  }
   // wasmer wraps the trap ("Error while running start function: RuntimeError: JsValue(RuntimeError: <reason>...").
   const text = e instanceof Error ? e.message : String(e);
   const reasons = [...text.matchAll(/RuntimeError: ([\w ]+)/g)];
-  return new GenError('run', `the firmware trapped: ${reasons.length > 0 ? reasons[reasons.length - 1][1].trim() : text}`);
+  const reason = reasons.length > 0 ? reasons[reasons.length - 1][1].trim() : text;
+  // A wasm trap (an access outside the linear memory, unreachable, a division by zero) carries no address; the
+  // layer the firmware was in says where to look, and the memory's size what "outside" means.
+  const layer = emu.current_layer();
+  const where = layer >= 0 ? ` in layer ${layer}${layerName ? ` ${layerName(layer)}` : ''}` : ' outside any layer';
+  const size = /out of bounds/.test(reason) ? ` (the linear memory holds ${emu.memory.buffer.byteLength} bytes)` : '';
+  return new GenError('run', `the firmware trapped: ${reason}${where}${size}`);
 }
 
 export interface EmulatorEvent {

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { GenError } from '../../generator/errors.js';
 import type { NDArray } from '../../generator/ir/ndarray.js';
 import { buildC, RV32_PACKAGES } from './c-build.js';
@@ -38,7 +38,8 @@ export function runQemu(outDir: string, inputs: NDArray[]): QemuRun {
   try {
     writeFileSync(join(dir, 'fg_inputs.bin'), inBytes);
     const t0 = performance.now();
-    const r = spawnSync(QEMU, qemuArgs(elf), { cwd: dir, encoding: 'utf8', timeout: TIMEOUT_MS });
+    // qemu runs in its own folder (the semihosting files), so the kernel's path must not be relative to ours.
+    const r = spawnSync(QEMU, qemuArgs(resolve(elf)), { cwd: dir, encoding: 'utf8', timeout: TIMEOUT_MS });
     const ms = performance.now() - t0;
     if (r.error) {
       const e = r.error as NodeJS.ErrnoException;

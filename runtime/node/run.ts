@@ -2,10 +2,10 @@
  * Runs generated firmware in the emulator: build (cached), instantiate emulator + firmware on one memory, load the
  * constant images and the inputs, run `_start`, read outputs, clocks and the event log (docs/firmware-abi.md).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { GenError } from '../../generator/errors.js';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { GenError, quoted } from '../../generator/errors.js';
 import { formatShape, sizeOf, type NDArray } from '../../generator/ir/ndarray.js';
 import { buildFirmware, type FirmwareBuild } from './asc-build.js';
 import {
@@ -26,6 +26,8 @@ export interface RunOptions {
   wasi?: WasiHost;
   /** Called as each stage begins ('asc build', 'emulate'), for progress display. */
   onStage?: (stage: string) => void;
+  /** The watchdog: a fault when any agent's clock passes this many cycles (0 or absent: no limit). */
+  maxCycles?: number;
 }
 
 export interface LayerTiming {
@@ -147,6 +149,9 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
   loadImages(outDir, manifest, emu, regions);
   writeInputs(manifest, inputs, emu, linear);
 
+  if (opts.maxCycles) emu.set_cycle_limit(BigInt(Math.floor(opts.maxCycles)));
+  const layerNames = new Map(manifest.layers.map((l) => [l.id, l.name]));
+  const nameOf = (layer: number): string => quoted(layerNames.get(layer) ?? '');
   const chip = deviceImports(module, emu);
   const host = opts.wasi ?? (liteSupports(module) ? liteHost : wasmerHost);
   const session = await host.session(['firmware'], {});
@@ -160,7 +165,7 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
   try {
     code = session.start();
   } catch (e) {
-    throw faultError(emu, e);
+    throw faultError(emu, e, nameOf);
   }
   const execMs = performance.now() - tStart;
   if (code !== 0) {
@@ -174,7 +179,7 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
     emu.npu_finish(); // every N-EUREKA job observed finished: else its outputs never landed
     if (emu.mla_busy() >= 0) throw new GenError('run', `fault: mla: PE ${emu.mla_busy()} ended with an MLA job never waited for`);
   } catch (e) {
-    throw faultError(emu, e);
+    throw faultError(emu, e, nameOf);
   }
 
   const outputs = manifest.outputs.map((name) => {
@@ -182,7 +187,6 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
     return readTensor(emu.memory, linear.get(name)!, t.dtype, t.shape);
   });
   const cores = Array.from({ length: emu.core_count() }, (_, c) => c + 1);
-  const layerNames = new Map(manifest.layers.map((l) => [l.id, l.name]));
   const agentName = (a: number): string => nameOfAgent(a, manifest.platform);
   const { events, dropped } = readEvents(emu);
   const dram = regions.find((x) => x.name === 'DRAM');
@@ -299,7 +303,8 @@ function loadImages(outDir: string, m: Manifest, emu: EmulatorExports, regions: 
       return { region: regions.find((r) => r.name.toLowerCase() === stem)?.name ?? stem, file: `memory/${f}`, offset: 0 };
     });
   for (const img of images) {
-    const file = join(outDir, img.file);
+    const file = insideFolder(outDir, img.file);
+    if (!existsSync(file)) throw new GenError('run', `memory image for region ${quoted(img.region)} is missing`, { file });
     const r = regions.find((x) => x.name === img.region);
     if (!r) throw new GenError('run', `memory image for region '${img.region}', which the chip does not have`, { file });
     const bytes = readFileSync(file);
@@ -309,6 +314,23 @@ function loadImages(outDir: string, m: Manifest, emu: EmulatorExports, regions: 
     }
     new Uint8Array(emu.memory.buffer, r.linear + img.offset, bytes.length).set(bytes);
   }
+}
+
+/**
+ * A file the manifest names, resolved inside the firmware folder: a path that leaves it (`../`, absolute, or a link
+ * pointing out) is refused, so a firmware folder from elsewhere cannot make `gen run` read the user's files.
+ */
+function insideFolder(outDir: string, name: string): string {
+  const root = realpathSync(outDir);
+  const file = resolve(root, name);
+  const outside = (p: string): boolean => {
+    const rel = relative(root, p);
+    return rel === '' || rel.startsWith('..') || isAbsolute(rel);
+  };
+  if (outside(file) || (existsSync(file) && outside(realpathSync(file)))) {
+    throw new GenError('run', `manifest: memory image ${quoted(name)} lies outside the firmware folder`, { file: join(outDir, 'firmware.json') });
+  }
+  return file;
 }
 
 function writeInputs(m: Manifest, inputs: NDArray[], emu: EmulatorExports, linear: Map<string, number>): void {
