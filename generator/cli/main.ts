@@ -9,7 +9,8 @@ program
   .description('firmgen: quantized ONNX model -> bare-metal firmware (C for the board, AssemblyScript for the emulator), and an emulator to run it.')
   .version(GENERATOR_VERSION)
   .option('--verbose', 'print stack traces of errors')
-  .showHelpAfterError('(run gen --help for usage)')
+  // Usage errors as every other error: one line (the hint on it), what the user typed escaped.
+  .configureOutput({ outputError: (text, write) => write(`${printable(text.trim(), 400)} (gen --help for usage)\n`) })
   .addHelpText('after', `
 Examples:
   gen firmware --platform siracusa model.onnx -o out/

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GenError } from '../../generator/errors.js';
+import { GenError, printable } from '../../generator/errors.js';
 
 interface Area {
   address: number;
@@ -123,7 +123,7 @@ export function s2Table(t: S2Times): S2Table {
 export function formatS2Table(s: S2Table, title: string): string {
   const us = (c: number): string => ((c * 1e6) / s.clockHz).toFixed(2);
   const head = ['id', 'layer', 'type', 'workers', 'tiles', 'us', 'sched. overhead us', 'config us', 'compute us', 'model us'];
-  const body = s.layers.map((l) => [String(l.id), l.name.slice(0, 28), l.type, String(l.workers), String(l.tiles), us(l.cycles),
+  const body = s.layers.map((l) => [String(l.id), printable(l.name, 28), l.type, String(l.workers), String(l.tiles), us(l.cycles),
     us(l.overhead), us(l.config), us(l.compute), l.estimate === undefined ? '-' : us(l.estimate)]);
   const extra = (name: string, c: number): string[] => ['', name, '', '', '', us(c), '', '', '', ''];
   const tail = [extra('(setup)', s.setup), extra('(cleanup: finish layer)', s.cleanup), extra('total', s.total)];
