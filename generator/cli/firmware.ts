@@ -1,5 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { copyFileSync, existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { SIDECAR_IN_FIRMWARE, sidecarPath } from '../quantize/sidecar-path.js';
 import { printable } from '../errors.js';
 import { checkOutputFolder } from '../backend/output-folder.js';
 import { safeFileName } from '../backend/sanitize.js';
@@ -102,6 +104,10 @@ export function firmwareCommand(program: Command): void {
         progress.done();
         quantized?.keep(r !== undefined);
       }
+      // An integer model quantized by `gen quantize` carries its input scales beside it: the firmware folder gets a
+      // copy, so `gen run` can quantize float inputs without being told where the model came from.
+      const side = sidecarPath(given);
+      if (!quantized && existsSync(side) && !existsSync(join(o.out!, SIDECAR_IN_FIRMWARE))) copyFileSync(side, join(o.out!, SIDECAR_IN_FIRMWARE));
       const kernels = r.layers.filter((l) => l.kernel !== 'alias').length;
       const engines = new Map<string, number>();
       for (const l of r.layers) if (l.kernel !== 'alias') engines.set(l.kernel.engine, (engines.get(l.kernel.engine) ?? 0) + 1);

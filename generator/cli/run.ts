@@ -7,6 +7,7 @@ import { encodeNpz, readNpz } from '../onnx/npy.js';
 import { compareOutputs } from '../../runtime/node/compare.js';
 import { readManifest, type Manifest } from '../../runtime/node/manifest.js';
 import { DEFAULT_MAX_CYCLES, DEFAULT_TIMEOUT_S, runFirmwareGuarded } from '../../runtime/node/run-guarded.js';
+import { quantizeFloatInputs } from '../../runtime/node/float-inputs.js';
 import { runHostC } from '../../runtime/node/host-c.js';
 import { runQemu } from '../../runtime/node/qemu.js';
 import { buildProfile } from '../../runtime/node/profile.js';
@@ -25,6 +26,7 @@ interface RunFlags {
   report?: string;
   maxCycles: string;
   timeout: string;
+  quant?: string;
 }
 
 /** The bytes a .npz of these tensors may inflate to: the widest dtype numpy writes (8 bytes), with room for extras. */
@@ -112,6 +114,7 @@ export function runCommand(program: Command): void {
     .option('--trace <json>', 'write a Chrome/Perfetto trace (open in ui.perfetto.dev): one track per core, layers and kernels as slices')
     .option('--report <html>', 'write a self-contained HTML page: per-layer table, timeline, memory plan')
     .option('--on <where>', 'emulator (AssemblyScript firmware in the chip emulator), host (the C built with the host compiler) or qemu (the C built for bare-metal rv32, run by qemu-system-riscv32)', 'emulator')
+    .option('--quant <json>', 'quantization of the model (model.quant.json): float inputs are quantized with it (default: the firmware folder\'s model.int8.quant.json, when there is one)')
     .option('--max-cycles <n>', 'emulator watchdog: stop with a fault when any core passes this many cycles (0: none)', String(DEFAULT_MAX_CYCLES))
     .option('--timeout <s>', 'emulator: stop when the emulation runs longer than this many seconds of wall time (0: none)', String(DEFAULT_TIMEOUT_S))
     .addHelpText('after', '\nExamples:\n  gen run out/ --inputs inputs.npz --expect outputs.npz\n  gen run out/ --inputs inputs.npz --trace trace.json --report report.html')
@@ -124,7 +127,9 @@ export function runCommand(program: Command): void {
       const timeoutS = positive(o.timeout, '--timeout');
       // Everything the run reads or writes is checked first: a bad path fails at once, not after the whole run.
       const manifest = readManifest(dir);
-      const inputs = inputArrays(o.inputs, manifest);
+      const given = quantizeFloatInputs(dir, manifest, inputArrays(o.inputs, manifest), o.quant);
+      for (const n of given.notes) console.log(`note: ${n}`);
+      const inputs = given.arrays;
       const expected = o.expect ? expectedArrays(o.expect, manifest) : undefined;
       writable(o.outputs, '--outputs');
       writable(o.trace, '--trace');

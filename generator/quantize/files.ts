@@ -32,10 +32,8 @@ export interface BoundaryTensor {
   range: [number, number];
 }
 
-/** The sidecar file beside an integer model: model.onnx -> model.quant.json. */
-export function sidecarPath(model: string): string {
-  return `${model.replace(/\.onnx$/i, '')}.quant.json`;
-}
+export { sidecarPath } from './sidecar-path.js';
+import { sidecarPath } from './sidecar-path.js';
 
 export function boundary(q: Quantized, names: string[]): BoundaryTensor[] {
   return names.map((name) => {

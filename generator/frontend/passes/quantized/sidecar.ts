@@ -15,7 +15,8 @@ import { lowerQuantized, isQuantizedModel, type QuantBoundary } from '../lower-q
  *     exactly: the reference interpreter runs it, and `gen firmware` on it gives the same firmware outputs.
  */
 
-export const SIDECAR_FILE = 'model.int8.quant.json';
+export { SIDECAR_IN_FIRMWARE as SIDECAR_FILE } from '../../../quantize/sidecar-path.js';
+import { SIDECAR_IN_FIRMWARE as SIDECAR_FILE } from '../../../quantize/sidecar-path.js';
 export const INTEGER_MODEL_FILE = 'model.int8.onnx';
 
 export interface Sidecar {
