@@ -10,6 +10,7 @@ import { DEFAULT_MAX_CYCLES, DEFAULT_TIMEOUT_S, runFirmwareGuarded } from '../..
 import { quantizeFloatInputs } from '../../runtime/node/float-inputs.js';
 import { runHostC } from '../../runtime/node/host-c.js';
 import { runQemu } from '../../runtime/node/qemu.js';
+import { formatIssProfile, runIss } from '../../runtime/node/iss-run.js';
 import { buildProfile } from '../../runtime/node/profile.js';
 import { formatProfile } from '../../runtime/node/profile-table.js';
 import { formatS2Table, s2Table } from '../../runtime/node/spinnaker2-times.js';
@@ -21,7 +22,7 @@ interface RunFlags {
   inputs: string;
   expect?: string;
   outputs?: string;
-  on: 'emulator' | 'host' | 'qemu';
+  on: 'emulator' | 'host' | 'qemu' | 'iss';
   trace?: string;
   report?: string;
   maxCycles: string;
@@ -113,15 +114,15 @@ export function runCommand(program: Command): void {
     .option('--outputs <npz>', 'write the outputs to this .npz, under the graph\'s output names')
     .option('--trace <json>', 'write a Chrome/Perfetto trace (open in ui.perfetto.dev): one track per core, layers and kernels as slices')
     .option('--report <html>', 'write a self-contained HTML page: per-layer table, timeline, memory plan')
-    .option('--on <where>', 'emulator (AssemblyScript firmware in the chip emulator), host (the C built with the host compiler) or qemu (the C built for bare-metal rv32, run by qemu-system-riscv32)', 'emulator')
+    .option('--on <where>', 'emulator (AssemblyScript firmware in the chip emulator), host (the C built with the host compiler), qemu (the C built for bare-metal rv32, run by qemu-system-riscv32) or iss (that rv32 ELF on the emulator\'s cycle-counting RV32 core: per-layer cycles of the C itself)', 'emulator')
     .option('--quant <json>', 'quantization of the model (model.quant.json): float inputs are quantized with it (default: the firmware folder\'s model.int8.quant.json, when there is one)')
     .option('--max-cycles <n>', 'emulator watchdog: stop with a fault when any core passes this many cycles (0: none)', String(DEFAULT_MAX_CYCLES))
     .option('--timeout <s>', 'emulator: stop when the emulation runs longer than this many seconds of wall time (0: none)', String(DEFAULT_TIMEOUT_S))
     .addHelpText('after', '\nExamples:\n  gen run out/ --inputs inputs.npz --expect outputs.npz\n  gen run out/ --inputs inputs.npz --trace trace.json --report report.html')
     .action(async (dir: string, o: RunFlags) => {
-      if (!['emulator', 'host', 'qemu'].includes(o.on)) throw new GenError('input', `--on ${printable(o.on, 40)}: expected emulator, host or qemu`);
+      if (!['emulator', 'host', 'qemu', 'iss'].includes(o.on)) throw new GenError('input', `--on ${printable(o.on, 40)}: expected emulator, host, qemu or iss`);
       if (o.on !== 'emulator' && (o.trace || o.report)) {
-        throw new GenError('input', `${o.trace ? '--trace' : '--report'} needs --on emulator (the C builds have no cycles)`);
+        throw new GenError('input', `${o.trace ? '--trace' : '--report'} needs --on emulator`);
       }
       const maxCycles = positive(o.maxCycles, '--max-cycles');
       const timeoutS = positive(o.timeout, '--timeout');
@@ -139,6 +140,11 @@ export function runCommand(program: Command): void {
         outputs = runHostC(dir, inputs);
       } else if (o.on === 'qemu') {
         outputs = runQemu(dir, inputs).outputs;
+      } else if (o.on === 'iss') {
+        const r = await runIss(dir, inputs);
+        outputs = r.outputs;
+        console.log(formatIssProfile(r, manifest.clockHz));
+        console.log(`Cycles: ${r.networkCycles}`);
       } else {
         const progress = spinner();
         let r;
@@ -171,7 +177,7 @@ export function runCommand(program: Command): void {
         for (const d of c.details) console.log(`  ${d}`);
         console.log(`Errors: ${c.errors} out of ${c.total}`);
         if (c.errors > 0) process.exitCode = EXIT_MISMATCH;
-      } else if (!o.outputs && o.on !== 'emulator') {
+      } else if (!o.outputs && (o.on === 'host' || o.on === 'qemu')) {
         for (const line of outputSummary(manifest, outputs)) console.log(line);
       }
     });

@@ -54,3 +54,29 @@ export function readElfSections(path: string): ElfSection[] {
   }
   return out;
 }
+
+/** A symbol's address and size from the ELF's symbol table (32-bit little-endian), or undefined when absent. */
+export function readElfSymbol(path: string, name: string): { address: number; size: number } | undefined {
+  const b = readFileSync(path);
+  if (b.length < 52 || b.readUInt32BE(0) !== 0x7f454c46 || b[4] !== 1 || b[5] !== 1) {
+    throw new GenError('run', 'not a 32-bit little-endian ELF file', { file: path });
+  }
+  const shoff = b.readUInt32LE(0x20);
+  const shentsize = b.readUInt16LE(0x2e);
+  const shnum = b.readUInt16LE(0x30);
+  const section = (i: number) => {
+    const at = shoff + i * shentsize;
+    return { type: b.readUInt32LE(at + 4), offset: b.readUInt32LE(at + 16), size: b.readUInt32LE(at + 20), link: b.readUInt32LE(at + 24) };
+  };
+  for (let i = 1; i < shnum; i++) {
+    const s = section(i);
+    if (s.type !== 2) continue; // SHT_SYMTAB
+    const strtab = section(s.link);
+    for (let at = s.offset; at + 16 <= s.offset + s.size; at += 16) {
+      const start = strtab.offset + b.readUInt32LE(at);
+      const end = b.indexOf(0, start);
+      if (b.toString('latin1', start, end) === name) return { address: b.readUInt32LE(at + 4), size: b.readUInt32LE(at + 8) };
+    }
+  }
+  return undefined;
+}

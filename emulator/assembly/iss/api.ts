@@ -11,6 +11,7 @@ import {
 import { clearFaultRecord, faultAddr, faultHart, faultInsn, faultKind, faultPc, faultRegion, faultSize } from "./faults";
 import { consoleClear, consoleLength, consolePtr } from "./console";
 import { elfEntry, loadElf } from "./loader";
+import { hostOutputLength, setHostInput, setHostOutput } from "./semihost";
 
 /** Clears regions, code windows, every hart's state, the fault record and the console. */
 export function iss_reset(): void {
@@ -18,6 +19,8 @@ export function iss_reset(): void {
   resetHarts();
   clearFaultRecord();
   consoleClear();
+  setHostInput(0, 0);
+  setHostOutput(0, 0);
 }
 
 export function iss_max_harts(): i32 {
@@ -96,3 +99,8 @@ export function iss_console_clear(): void { consoleClear(); }
 function valid(hart: i32): bool {
   return hart >= 0 && hart < MAX_HARTS;
 }
+
+/** The semihosting host files of the rv32 driver: "fg_inputs.bin" reads these bytes, "fg_outputs.bin" writes here. */
+export function iss_host_input(ptr: usize, len: i32): void { setHostInput(ptr, len); }
+export function iss_host_output(ptr: usize, cap: i32): void { setHostOutput(ptr, cap); }
+export function iss_host_output_length(): i32 { return hostOutputLength(); }

@@ -2,6 +2,8 @@
 // picolibc's semihost crt0 and stdio and for qemu-comparable exits: open (":tt" and ":semihosting-features"),
 // close, writec, write0, write, read, istty, seek, flen, errno, get_cmdline, heapinfo, clock, elapsed, exit,
 // exit_extended. a0 = operation, a1 = argument (a parameter block address for most); the result goes to a0.
+// Two host files besides the console: "fg_inputs.bin" reads from a buffer the runtime hands in, "fg_outputs.bin"
+// writes into one it reads back (what the rv32 driver of generated firmware opens, as under qemu).
 
 import { linearOf } from "./memory";
 import { consolePut } from "./console";
@@ -45,6 +47,34 @@ const FD_FEATURES: i32 = 2;
 const FEATURES_LEN: i32 = 5;
 let featuresPos: i32 = 0;
 let failed = false;
+
+/** Handles of the two host files. */
+const FD_IN: i32 = 3;
+const FD_OUT: i32 = 4;
+let inPtr: usize = 0;
+let inLen: i32 = 0;
+let inPos: i32 = 0;
+let outPtr: usize = 0;
+let outCap: i32 = 0;
+let outLen: i32 = 0;
+
+/** The bytes "fg_inputs.bin" holds (linear memory the runtime filled). */
+export function setHostInput(ptr: usize, len: i32): void {
+  inPtr = ptr;
+  inLen = len;
+  inPos = 0;
+}
+
+/** Where "fg_outputs.bin" is written, at most `cap` bytes (more is a short write, which the driver reports). */
+export function setHostOutput(ptr: usize, cap: i32): void {
+  outPtr = ptr;
+  outCap = cap;
+  outLen = 0;
+}
+
+export function hostOutputLength(): i32 {
+  return outLen;
+}
 
 function rd32(addr: u32): i32 {
   const lin = linearOf(addr, 4);
@@ -98,6 +128,8 @@ export function semihostCall(regs: usize, cycles: i64): i32 {
       const len = rd32(arg + 8);
       if (nameIs(name, len, ":tt")) result = FD_TT;
       else if (nameIs(name, len, ":semihosting-features")) { result = FD_FEATURES; featuresPos = 0; }
+      else if (inPtr != 0 && nameIs(name, len, "fg_inputs.bin")) { result = FD_IN; inPos = 0; }
+      else if (outPtr != 0 && nameIs(name, len, "fg_outputs.bin")) { result = FD_OUT; outLen = 0; }
       else result = -1;
       break;
     }
@@ -112,8 +144,15 @@ export function semihostCall(regs: usize, cycles: i64): i32 {
       break;
     }
     case SYS_WRITE: {
+      const fd = rd32(arg);
       const buf = <u32>rd32(arg + 4);
       const len = rd32(arg + 8);
+      if (fd == FD_OUT) {
+        let n = 0;
+        while (n < len && outLen < outCap && !failed) { store<u8>(outPtr + <usize>outLen, <u8>rd8(buf + <u32>n)); outLen++; n++; }
+        result = len - n;
+        break;
+      }
       for (let i = 0; i < len && !failed; i++) consolePut(rd8(buf + <u32>i));
       result = 0; // bytes not written
       break;
@@ -125,6 +164,8 @@ export function semihostCall(regs: usize, cycles: i64): i32 {
       let n = 0;
       if (fd == FD_FEATURES) {
         while (n < len && featuresPos < FEATURES_LEN) { wr8(buf + <u32>n, featureByte(featuresPos++)); n++; }
+      } else if (fd == FD_IN) {
+        while (n < len && inPos < inLen && !failed) { wr8(buf + <u32>n, <i32>load<u8>(inPtr + <usize>inPos)); inPos++; n++; }
       }
       result = len - n; // bytes not read: the console has no input
       break;
@@ -135,7 +176,11 @@ export function semihostCall(regs: usize, cycles: i64): i32 {
       result = 0;
       break;
     }
-    case SYS_FLEN: result = rd32(arg) == FD_FEATURES ? FEATURES_LEN : 0; break;
+    case SYS_FLEN: {
+      const fd = rd32(arg);
+      result = fd == FD_FEATURES ? FEATURES_LEN : fd == FD_IN ? inLen : fd == FD_OUT ? outLen : 0;
+      break;
+    }
     case SYS_CLOCK: result = <i32>(cycles / 10000); break; // centiseconds at an assumed 1 MHz: only monotonic
     case SYS_ELAPSED: wr32(arg, <i32>cycles); wr32(arg + 4, <i32>(cycles >> 32)); break;
     case SYS_ERRNO: result = 0; break;

@@ -1,0 +1,82 @@
+/**
+ * The RV32 core of the emulator (emulator/assembly/iss, docs/iss.md) as the runtime sees it: its exports, stop
+ * reasons and region flags, and the one-line text of its fault record.
+ */
+
+export interface IssExports {
+  memory: WebAssembly.Memory;
+  iss_reset(): void;
+  iss_alloc(bytes: number): number;
+  iss_region_add(base: number, size: number, linear: number, wait: number, flags: number, device: number): number;
+  iss_code_window(base: number, size: number): number;
+  iss_load_elf(ptr: number, len: number): number;
+  iss_elf_entry(): number;
+  iss_set_pc(hart: number, pc: number): void;
+  iss_pc(hart: number): number;
+  iss_set_reg(hart: number, r: number, v: number): void;
+  iss_reg(hart: number, r: number): number;
+  iss_loop_reg(hart: number, i: number): number;
+  iss_run(hart: number, budget: number): number;
+  iss_exit_code(hart: number): number;
+  iss_stop_reason(hart: number): number;
+  iss_cycles(hart: number): number;
+  iss_instructions(hart: number): number;
+  iss_stalls(hart: number, kind: number): number;
+  iss_fault_kind(): number;
+  iss_fault_hart(): number;
+  iss_fault_pc(): number;
+  iss_fault_insn(): number;
+  iss_fault_addr(): number;
+  iss_fault_size(): number;
+  iss_fault_region(): number;
+  iss_console_ptr(): number;
+  iss_console_length(): number;
+  iss_console_clear(): void;
+  iss_host_input(ptr: number, len: number): void;
+  iss_host_output(ptr: number, cap: number): void;
+  iss_host_output_length(): number;
+}
+
+export const FLAG = { read: 1, write: 2, exec: 4, mmio: 8, timed: 16 } as const;
+export const STOP = { budget: 0, exit: 1, ebreak: 2, fault: 3, ecall: 4, wfi: 5, output: 6 } as const;
+export const STALL = { loadUse: 0, branch: 1, multi: 2, memory: 3, misaligned: 4 } as const;
+
+const FAULT_TEXT: Record<number, string> = {
+  1: 'illegal instruction',
+  2: 'misaligned instruction fetch',
+  3: 'instruction fetch outside every region',
+  4: 'instruction fetch from a non-executable region',
+  5: 'load outside every region',
+  6: 'store outside every region',
+  7: 'load from a region without read access',
+  8: 'store to a read-only region',
+  9: 'access to an MMIO region without a device model',
+  10: 'access to an unknown device register',
+  11: 'semihosting call with an unreadable parameter block',
+  12: 'unsupported semihosting call',
+  13: 'bad ELF image',
+};
+const ELF_TEXT: Record<number, string> = {
+  1: 'not an ELF32 little-endian file',
+  2: 'not a RISC-V executable',
+  3: 'truncated',
+  4: 'a segment lies outside every region',
+  5: 'no code window for an executable segment',
+};
+
+const hex = (v: number): string => `0x${(v >>> 0).toString(16).padStart(8, '0')}`;
+
+/** The fault record as one line: what, hart, pc, instruction word, address and region. */
+export function faultLine(m: { emu: IssExports; regions: string[] }): string {
+  const e = m.emu;
+  const kind = e.iss_fault_kind();
+  const region = e.iss_fault_region();
+  const where = region >= 0 ? `region ${m.regions[region] ?? region}` : 'no region';
+  if (kind === 13) return `ELF: ${ELF_TEXT[e.iss_fault_size()] ?? 'unknown reason'} at ${hex(e.iss_fault_addr())} (${where})`;
+  if (kind === 12) return `hart ${e.iss_fault_hart()}: unsupported semihosting call ${e.iss_fault_addr()} at pc ${hex(e.iss_fault_pc())}`;
+  const head = `hart ${e.iss_fault_hart()}: ${FAULT_TEXT[kind] ?? `fault ${kind}`} at pc ${hex(e.iss_fault_pc())}`;
+  if (kind >= 2 && kind <= 4) return `${head} (${where})`; // fetch faults: there is no instruction word
+  const insn = e.iss_fault_insn();
+  const word = (insn & 3) === 3 ? hex(insn) : `0x${(insn & 0xffff).toString(16).padStart(4, '0')}`;
+  return `${head} (instruction ${word}), address ${hex(e.iss_fault_addr())} (${where})`;
+}
