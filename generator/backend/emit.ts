@@ -202,6 +202,8 @@ function ioView(g: Graph, plan: MemoryPlan, symbolOf: (t: string) => string): Re
     outputs: g.outputs.map(entry),
     inputCount: g.inputs.length,
     outputCount: g.outputs.length,
+    // Layer markers run twice per layer: the rv32 HAL keeps one record per marker (runtime/c/rv32/hal_rv32.c).
+    layerMarks: 2 * g.nodes.length,
   };
 }
 

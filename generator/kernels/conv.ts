@@ -25,7 +25,7 @@ export const convKernel: KernelDef = {
     if (autoPad?.kind === 'string' && autoPad.value !== 'NOTSET') return `auto_pad ${autoPad.value} is not supported (give pads)`;
     return null;
   },
-  view({ node, graph }) {
+  view({ node, graph, platform }) {
     const x = tensorOf(graph, node.inputs[0]);
     const w = tensorOf(graph, node.inputs[1]);
     const bias = node.inputs[2] ? tensorOf(graph, node.inputs[2]) : undefined;
@@ -72,6 +72,10 @@ export const convKernel: KernelDef = {
     const OX0 = PL;
     const OX1 = Math.min(WO, W - (KW - 1) * DX + PL);
     const simd = byteWide(x.dtype) && byteWide(w.dtype) && SX === 1 && OX1 - OX0 >= 8;
+    // The C kernel's SIMD path: 8-bit operands, one group, filters of at least MIN_TAPS (shorter ones gain little
+    // and every tile shape of a layer carries its own copy of the code).
+    const cdot = group === 1 && byteWide(x.dtype) && byteWide(w.dtype) && KH * KW <= CHUNK && per >= MIN_TAPS
+      ? dotPlan(per, KH * KW, N * HO, Math.ceil(WO / 2), CO, platform.cores, x.dtype, w.dtype) : false;
     return {
       args: [
         { field: 'x', tensor: x.name, dtype: x.dtype, write: false },
@@ -81,7 +85,7 @@ export const convKernel: KernelDef = {
         { field: 'y', tensor: y.name, dtype: y.dtype, write: true },
       ],
       params: {
-        N, C, H, W, CO, CIG, KH, KW, WS, HO, WO, PT, PL, SY, SX, DY, DX, simd, OX0, OX1, xExt: extOf(x.dtype),
+        N, C, H, W, CO, CIG, KH, KW, WS, HO, WO, PT, PL, SY, SX, DY, DX, simd, OX0, OX1, xExt: extOf(x.dtype), cdot,
         COG: CO / group,
         // Depthwise convs cannot use the SIMD dot product across input channels: a different cost class.
         macClass: CIG === 1 && group > 1 ? 'MAC_DW' : 'MAC_CONV',
@@ -95,3 +99,24 @@ export const convKernel: KernelDef = {
     };
   },
 };
+
+/** Bytes of taps gathered per chunk: two columns of this size live on a core's stack (Siracusa leaves each cluster
+ * core about 1.5 KiB of stack: 12 KiB for 8 cores, platforms/siracusa/platform.ts). */
+const CHUNK = 256;
+/** Shortest filter (taps) the SIMD path takes: four words. */
+const MIN_TAPS = 16;
+/** Output channels per unit at most: the gathered columns serve this many filters before the next pair of pixels. */
+const BLOCK = 32;
+
+/**
+ * The C kernel's SIMD plan (conv.c.mustache, `cdot`): the filter length K, pixel pairs per output row, the chunk of it gathered at once (whole
+ * input channels, at most CHUNK bytes), channels per unit (halved while the units, rows x pairs x blocks, would leave cores idle) and the dot product for the
+ * operands' signedness.
+ */
+function dotPlan(K: number, window: number, rows: number, pairs: number, CO: number, cores: number, xt: string, wt: string) {
+  let block = Math.min(CO, BLOCK);
+  while (block > 2 && rows * pairs * Math.ceil(CO / block) < cores) block = Math.ceil(block / 2);
+  const sign = (t: string): string => (t === 'uint8' ? 'u' : 's');
+  // Whole input channels per chunk, so the gather walks rows of the window.
+  return { K, pairs, chunk: Math.min(K, Math.floor(CHUNK / window) * window), block, blocks: Math.ceil(CO / block), fn: `fg_dot4_${sign(xt)}${sign(wt)}` };
+}

@@ -138,6 +138,8 @@ export const gemmKernel: KernelDef = {
         // (pulp-nn keeps B contiguous in n): one A element and two B words of 4 columns each per k.
         loop: { ...GEMM_LOOP, aStep: sBk === 1 ? 4 * sAk : sAk, b1: sBk === 1 ? sBn : 4, bStep: sBk === 1 ? 4 : sBk },
         dotK, vecN, scalarK: !dotK && !vecN, aExt: extOf(A.dtype), bExt: extOf(B.dtype),
+        // The C kernel's SIMD path (gemm.c.mustache): the same condition as dotK; the dot product by signedness.
+        cdot: dotK ? { fn: `fg_dot4_${A.dtype === 'uint8' ? 'u' : 's'}${B.dtype === 'uint8' ? 'u' : 's'}` } : false,
         sCm: cStr[cStr.length - 2], sCn: cStr[cStr.length - 1],
         alpha, beta, scaled: alpha !== 1,
         a: typeNames(A.dtype), b: typeNames(B.dtype), y: typeNames(Y.dtype),

@@ -16,15 +16,15 @@ import { sizeReport, type SizeReport } from './c-sizes.js';
 import { hashFiles } from './hash.js';
 import { firmwareCacheDir } from './paths.js';
 
-export type CTarget = 'host' | 'rv32' | 'arm';
-export const C_TARGETS: CTarget[] = ['host', 'rv32', 'arm'];
+export type CTarget = 'host' | 'rv32' | 'rv32-xpulp' | 'arm';
+export const C_TARGETS: CTarget[] = ['host', 'rv32', 'rv32-xpulp', 'arm'];
 
 /** What each target's make goal writes into out/c; arm: one ELF per PE role, in image.json's order. */
-const OUTPUT: Record<Exclude<CTarget, 'arm'>, string> = { host: 'network_host', rv32: 'network_rv32.elf' };
+const OUTPUT: Record<Exclude<CTarget, 'arm'>, string> = { host: 'network_host', rv32: 'network_rv32.elf', 'rv32-xpulp': 'network_rv32_xpulp.elf' };
 
 export const RV32_PACKAGES = 'gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc';
 export const ARM_PACKAGES = 'gcc-arm-none-eabi libnewlib-arm-none-eabi';
-const COMPILER: Record<Exclude<CTarget, 'host'>, string> = { rv32: 'riscv64-unknown-elf-gcc', arm: 'arm-none-eabi-gcc' };
+const COMPILER: Record<Exclude<CTarget, 'host'>, string> = { rv32: 'riscv64-unknown-elf-gcc', 'rv32-xpulp': 'riscv64-unknown-elf-gcc', arm: 'arm-none-eabi-gcc' };
 
 /** The tools a target needs, each with the command that proves it is there. */
 const TOOLS: Record<CTarget, { tool: string; args: string[]; hint: string }[]> = {
@@ -33,6 +33,10 @@ const TOOLS: Record<CTarget, { tool: string; args: string[]; hint: string }[]> =
     { tool: 'cc', args: ['--version'], hint: 'install a C compiler (gcc)' },
   ],
   rv32: [
+    { tool: 'make', args: ['--version'], hint: 'install make' },
+    { tool: 'riscv64-unknown-elf-gcc', args: ['--version'], hint: `apt-get install ${RV32_PACKAGES}` },
+  ],
+  'rv32-xpulp': [
     { tool: 'make', args: ['--version'], hint: 'install make' },
     { tool: 'riscv64-unknown-elf-gcc', args: ['--version'], hint: `apt-get install ${RV32_PACKAGES}` },
   ],
@@ -47,7 +51,7 @@ export function missingToolchain(target: CTarget): string | undefined {
   for (const t of TOOLS[target]) {
     if (spawnSync(t.tool, t.args, { stdio: 'ignore' }).status !== 0) return `${t.tool} is not installed (${t.hint})`;
   }
-  if (target === 'rv32') {
+  if (target === 'rv32' || target === 'rv32-xpulp') {
     const specs = spawnSync('riscv64-unknown-elf-gcc', ['-print-file-name=picolibc.specs'], { encoding: 'utf8' }).stdout.trim();
     if (!specs.startsWith('/')) return `picolibc for riscv64-unknown-elf is not installed (apt-get install ${RV32_PACKAGES})`;
   }
@@ -140,7 +144,7 @@ function outputsOf(outDir: string, target: CTarget): string[] {
     if (!image.arm) throw new GenError('input', 'this platform has no ARM build (only spinnaker2 has: its PEs are Cortex-M4F)', { file: outDir });
     return image.arm.roles.map((r) => r.elf);
   }
-  if (target === 'rv32' && !image.rv32) throw new GenError('input', 'this platform has no bare-metal rv32 build', { file: outDir });
+  if ((target === 'rv32' || target === 'rv32-xpulp') && !image.rv32) throw new GenError('input', 'this platform has no bare-metal rv32 build', { file: outDir });
   return [OUTPUT[target]];
 }
 
@@ -161,7 +165,7 @@ export function buildWithReports(outDir: string, target: CTarget): { build: CBui
       reports: roles.map((r, i) => sizeReport(target, build.paths[i], { role: r.role, regions: r.regions, estimatedCodeAndData: r.codeAndData })),
     };
   }
-  const map = target === 'rv32' ? { regions: image.rv32?.regions, estimatedCodeAndData: image.budget?.codeAndData } : { estimatedCodeAndData: image.budget?.codeAndData };
+  const map = target === 'rv32' || target === 'rv32-xpulp' ? { regions: image.rv32?.regions, estimatedCodeAndData: image.budget?.codeAndData } : { estimatedCodeAndData: image.budget?.codeAndData };
   return { build, reports: [sizeReport(target, build.path, map)] };
 }
 

@@ -1,5 +1,6 @@
 /**
- * `gen run --on iss`: the bare-metal rv32 ELF that `gen build --target rv32` makes (and qemu runs) executed by the
+ * `gen run --on iss`: the bare-metal rv32 ELF that `gen build --target rv32-xpulp` makes (the qemu image's C with the
+ * XpulpV2 SIMD instructions of firmgen_simd.h) executed by the
  * emulator's cycle-counting RV32 core (emulator/assembly/iss, CV32E40P timing; docs/iss.md). The ELF's memories are
  * mapped at their link addresses, the inputs and outputs go through the same semihosting files as under qemu, and
  * the layer markers of the rv32 HAL (fg_layer_marks) give each layer's cycles as measured on this very binary.
@@ -51,7 +52,8 @@ function spans(elf: string): { base: number; size: number }[] {
 
 export async function runIss(outDir: string, inputs: NDArray[], maxInstructions = ISS_DEFAULT_MAX_INSTRUCTIONS): Promise<IssRun> {
   const manifest = readManifest(outDir);
-  const { path: elf } = buildC(outDir, 'rv32');
+  // The rv32 image with XpulpV2 instructions (firmgen_simd.h under FG_XPULP): the C as the board would run it.
+  const { path: elf } = buildC(outDir, 'rv32-xpulp');
   const inBytes = packInputs(manifest, inputs, outDir);
   const outBytes = manifest.outputs.reduce((n, name) => n + (manifest.tensors.find((t) => t.name === name)?.bytes ?? 0), 0);
 

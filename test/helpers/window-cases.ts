@@ -58,9 +58,10 @@ export interface WindowModel {
  * its own graph output: one build covers them all. Max-pool skips geometries with a window wholly in the padding.
  * `oneD` builds 1-D ops on an input of length WINDOW_INPUT.L.
  */
-export function windowModel(ops: readonly WindowOp[], indices: readonly number[], opts: { oneD?: boolean; seed?: number } = {}): WindowModel {
+export function windowModel(ops: readonly WindowOp[], indices: readonly number[], opts: { oneD?: boolean; seed?: number; channels?: number } = {}): WindowModel {
   const rng = new Rng(opts.seed ?? 1);
-  const { C, H, W, L } = WINDOW_INPUT;
+  const { H, W, L } = WINDOW_INPUT;
+  const C = opts.channels ?? WINDOW_INPUT.C;
   const spatial = opts.oneD ? [L] : [H, W];
   const xType: IntType = 'int8';
   const b = new OnnxBuilder('windows').input('x', xType, [1, C, ...spatial]);

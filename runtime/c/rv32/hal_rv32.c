@@ -4,6 +4,7 @@
    the whole range to core 0 and a barrier has nobody to wait for. Integer kernels compute the same values whatever the
    split, so the outputs equal the 8-core ones. DMA (memcpy): common/dma_memcpy.c. */
 #include "firmgen_hal.h"
+#include "network.h"
 
 void hal_cluster_fork(hal_closure_t fn, void *args) { fn(args); }
 void hal_barrier(void) {}
@@ -15,7 +16,7 @@ int hal_num_cores(void) { return 1; }
    is its CV32E40P cycle count and the runtime reads the marks back by symbol: the per-layer cycles of this very
    binary. qemu does not model time (its counter follows the host clock), and there nobody reads them. A mark costs
    two or three CSR reads inside the layer it opens or closes, as performance counters do on a board. */
-#define FG_MARKS 4096
+#define FG_MARKS NETWORK_LAYER_MARKS
 uint32_t fg_layer_marks[1 + 3 * FG_MARKS];
 
 static void mark(int32_t layer, uint32_t end) {

@@ -1,0 +1,86 @@
+/**
+ * The SIMD paths of the C kernels (conv.c.mustache and gemm.c.mustache `cdot`, runtime/c/include/firmgen_simd.h),
+ * bit-exact against the reference interpreter in all three builds of the header: portable C on the host, XpulpV2
+ * `.insn` instructions on the emulator's RV32 core (`--on iss`), and portable rv32imc under qemu (on a subset).
+ * Cases: every window geometry of the tiling sweep (kernel, stride, dilation, pads per side, 1-D and 2-D), untiled on
+ * generic and tiled on Siracusa; channel counts whose filters span several gather chunks and end in a tail that is
+ * not a multiple of four; every signedness of activations and weights; GEMMs with odd column counts and k tails.
+ */
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { IntType } from '../../generator/ir/dtype.js';
+import { generateFirmware, type FirmwareOptions } from '../../generator/pipeline.js';
+import { compareOutputs } from '../../runtime/node/compare.js';
+import { runHostC } from '../../runtime/node/host-c.js';
+import { runIss } from '../../runtime/node/iss-run.js';
+import { runQemu } from '../../runtime/node/qemu.js';
+import { workDir, writeCase, type KernelCase } from '../helpers/kernel-check.js';
+import { OnnxBuilder } from '../helpers/onnx-builder.js';
+import { Rng } from '../helpers/random.js';
+import { randomValues } from '../helpers/typed-values.js';
+import { windowIndices, windowModel } from '../helpers/window-cases.js';
+
+const { dir, cleanup } = workDir('c-simd');
+
+async function check(name: string, c: KernelCase, platform: string, options: Partial<FirmwareOptions> = {}, qemu = false): Promise<void> {
+  const { model, sample, expected } = writeCase(join(dir, name), c);
+  const out = join(dir, name, 'out');
+  const g = generateFirmware({ model, sampleInputs: sample, platform, out, ...options });
+  const runs: [string, () => Promise<import('../../generator/ir/ndarray.js').NDArray[]>][] = [
+    ['host', async () => runHostC(out, c.inputs)],
+    ['iss (XpulpV2)', async () => (await runIss(out, c.inputs)).outputs],
+  ];
+  if (qemu) runs.push(['qemu', async () => runQemu(out, c.inputs).outputs]);
+  for (const [where, run] of runs) {
+    const cmp = compareOutputs(g.manifest.outputs, await run(), expected);
+    assert.is(cmp.errors, 0, `${name} ${where}: ${cmp.details.slice(0, 3).join('; ')}`);
+  }
+}
+
+test('every window geometry, 2-D and 1-D, untiled on generic', async () => {
+  // 16 input channels: every filter (16 to 144 taps) takes the SIMD path.
+  await check('windows-2d', windowModel(['conv'], windowIndices(), { channels: 16 }), 'generic', {}, true);
+  await check('windows-1d', windowModel(['conv'], windowIndices(), { oneD: true, channels: 16 }), 'generic');
+});
+
+test('every window geometry tiled on Siracusa in a small L1', async () => {
+  await check('windows-tiled', windowModel(['conv'], windowIndices(2), { channels: 16 }), 'siracusa', { l1: 6000 });
+});
+
+/** A conv of `c` input channels (filters of c x k x k taps: several 256-byte chunks when large) on x, w types. */
+function convCase(c: number, k: number, co: number, xt: IntType, wt: IntType, seed: number): KernelCase {
+  const rng = new Rng(seed);
+  const b = new OnnxBuilder('conv').input('x', xt, [1, c, 9, 7]);
+  b.initializer('w', wt, [co, c, k, k], randomValues(rng, wt, [co, c, k, k], 40).data);
+  b.initializer('bias', 'int32', [co], rng.ints(co, -5000, 5000));
+  b.node('Conv', ['x', 'w', 'bias'], ['y'], { kernel_shape: [k, k], pads: [1, 0, 2, 1], strides: [1, 2] }).output('y', 'int32');
+  return { builder: b, inputs: [randomValues(rng, xt, [1, c, 9, 7], 60)] };
+}
+
+test('filters over several gather chunks with tails, every signedness pair', async () => {
+  const types: [IntType, IntType][] = [['int8', 'int8'], ['uint8', 'int8'], ['int8', 'uint8'], ['uint8', 'uint8']];
+  let seed = 1;
+  for (const [xt, wt] of types) {
+    await check(`conv-${xt}-${wt}-c37k3`, convCase(37, 3, 7, xt, wt, seed++), 'generic');
+    await check(`conv-${xt}-${wt}-c301k1`, convCase(301, 1, 5, xt, wt, seed++), 'siracusa');
+  }
+});
+
+test('GEMM with B contiguous in k (transB): odd columns, k tails, every signedness pair', async () => {
+  const types: [IntType, IntType][] = [['int8', 'int8'], ['uint8', 'int8'], ['int8', 'uint8'], ['uint8', 'uint8']];
+  let seed = 100;
+  for (const [at, bt] of types) {
+    for (const [m, k, n] of [[3, 37, 9], [1, 256, 17], [5, 6, 1]]) {
+      const rng = new Rng(seed++);
+      const b = new OnnxBuilder('gemm').input('a', at, [m, k]);
+      b.initializer('b', bt, [n, k], randomValues(rng, bt, [n, k], 50).data);
+      b.node('Gemm', ['a', 'b'], ['y'], { transB: 1 }).output('y', 'int32');
+      await check(`gemm-${at}-${bt}-${m}x${k}x${n}`, { builder: b, inputs: [randomValues(rng, at, [m, k], 50)] }, m === 1 ? 'siracusa' : 'generic');
+    }
+  }
+});
+
+test.after(cleanup);
+
+test.run();
