@@ -33,10 +33,11 @@ export interface KernelDef {
   /** Template base name: firmware-templates/common/{c/<t>.c,as/<t>.ts}.mustache. */
   template: string;
   /**
-   * Engine that runs it: the cores (the cluster on Siracusa, the core on generic), Siracusa's N-EUREKA, or
-   * Siracusa's HyperRAM DMA (an L2<->L3 copy the fabric controller issues and waits for; midend/l3.ts).
+   * Engine that runs it: the cores (the cluster on Siracusa, the core on generic), Siracusa's N-EUREKA, Siracusa's
+   * HyperRAM DMA (an L2<->L3 copy the fabric controller issues and waits for; midend/l3.ts), or an accelerator the
+   * core drives by commands in its own layer code (Gemmini's array).
    */
-  engine: 'cores' | 'npu' | 'l3dma';
+  engine: 'cores' | 'npu' | 'l3dma' | 'accelerator';
   /** null when this kernel runs the node; otherwise the reason it does not (shown when no kernel fits). */
   accepts(node: Node, g: Graph): string | null;
   view(ctx: KernelContext): KernelView;

@@ -1,0 +1,43 @@
+import { foldBiasAdd } from '../../frontend/passes/fold-bias-add.js';
+import { foldTrueIntegerDivPass } from '../../frontend/passes/fold-true-integer-div.js';
+import { fuseElementwise } from '../../frontend/passes/fuse-elementwise.js';
+import { lowerQuantizedPass } from '../../frontend/passes/lower-quantized.js';
+import { CORE_KERNELS } from '../kernel-table.js';
+import type { Platform } from '../types.js';
+import { gemminiMatmulKernel } from './matmul-kernel.js';
+
+/**
+ * Gemmini's default int8 configuration (HARDWARE.md "Gemmini"; the emulator's model: docs/gemmini.md): a 16x16
+ * systolic array beside a Rocket-class host core, both on the host's DRAM. Matrix products of int8 operands run on
+ * the array (matmul-kernel.ts, loop_ws); everything else, requantization included, on the host core with the shared
+ * kernels. The requantization stays on the host because the array's output scale is a float32 multiply with
+ * round-half-even (SEMANTICS.md "Gemmini") where the integer dialect divides by a power of two after an integer
+ * multiply: they agree only in special cases, so the array hands out int32 accumulators and the host core requantizes
+ * them exactly (the RequantShift is not fused into the product: no fuseRequant pass).
+ */
+export const gemmini: Platform = {
+  name: 'gemmini',
+  emulatorId: 3,
+  // ASSUMPTION: 1 GHz, the clock of Chipyard's Gemmini SoC configurations; the emulator counts cycles, not seconds.
+  clockHz: 1_000_000_000,
+  cores: 1,
+  // The array: 16 x 16 multiply-accumulates per cycle (HARDWARE.md); the profile's utilisation is against it.
+  peakMacsPerCoreCycle: 256,
+  launch: 'call',
+  // docs/gemmini.md "Memory": the host's DRAM at 0x8000_0000; ASSUMPTION: 64 MiB modelled.
+  memories: [{ name: 'DRAM', chipBase: 0x8000_0000, size: 64 * 1024 * 1024 }],
+  home: { memory: 'DRAM', offset: 0, size: 64 * 1024 * 1024 },
+  passes: [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, fuseElementwise],
+  kernels: [gemminiMatmulKernel, ...CORE_KERNELS],
+  // The host core is priced as the generic scalar core (docs/gemmini.md: an in-order Rocket core; docs/timing.md).
+  costs: {
+    MAC_CONV: 5.25, MAC_DW: 5.25, MAC_GEMM: 5.25, ELEMENT: 5.5, REQUANT: 9.25, COPY_BYTE: 0.8125,
+    SOFTMAX_ELEM: 23.75, NORM_ELEM: 17.75, DIV: 35, CALL: 32, fork: 0, barrier: 0, join: 0,
+  },
+  // The C image: code, data, stack and arena in the DRAM; the rv32 build (host and qemu) runs the products in C.
+  image: {
+    memory: 'DRAM', runtimeBytes: 16 * 1024, stackBytes: 8 * 1024, tileReserved: 0, tileLoadImage: false,
+    boardFiles: [],
+    rv32: { DRAM: 0x8000_0000 },
+  },
+};
