@@ -21,6 +21,7 @@ import { memoryOf } from './platforms/types.js';
 import { loadOnnxFile } from './onnx/load.js';
 import { checkTypes } from './validate/types.js';
 import { readNpz } from './onnx/npy.js';
+import { checkSampleSizes } from './frontend/samples.js';
 import { platformByName, PLATFORMS } from './platforms/index.js';
 import { configurePlatform } from './platforms/options.js';
 import type { Elsewhere, Platform } from './platforms/types.js';
@@ -114,7 +115,9 @@ function compileOnce(opts: CompileOptions, platform: Platform): Compiled {
   let ranges: Map<string, IntRange> | undefined;
   const sample = opts.sampleInputs ?? join(dirname(opts.model), 'inputs.npz');
   if (opts.sampleInputs || existsSync(sample)) {
-    ranges = inputRangesFromArrays(graph, [...readNpz(sample).values()]);
+    const arrays = [...readNpz(sample).values()];
+    checkSampleSizes(graph, arrays, sample);
+    ranges = inputRangesFromArrays(graph, arrays);
     notes.push(`input types from the value ranges in ${sample}`);
   } else if (graph.inputs.some((i) => graph.tensors.get(i)?.dtype === 'float32') && !isQuantizedModel(graph)) {
     // (A QDQ/QOperator model's float inputs are quantized by its own QuantizeLinear: model.int8.quant.json says how.)
@@ -209,3 +212,4 @@ function withFile<T>(file: string, f: () => T): T {
     throw e;
   }
 }
+

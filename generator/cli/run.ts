@@ -161,7 +161,7 @@ export function runCommand(program: Command): void {
         if (r.spinnaker2) {
           const table = s2Table(r.spinnaker2);
           writeFileSync(join(dir, 'spinnaker2-times.json'), `${JSON.stringify({ stamps: r.spinnaker2, table }, null, 2)}\n`);
-          console.log(`\n${formatS2Table(table, `SpiNNaker2 run of ${manifest.model ?? 'the model'}`)}`);
+          console.log(`\n${formatS2Table(table, `SpiNNaker2 run of ${printable(manifest.model ?? 'the model', 60)}`)}`);
         }
         const trace = buildTrace(manifest, r);
         if (o.trace) writeFileSync(o.trace, JSON.stringify(trace));

@@ -4,6 +4,7 @@ import type { NDArray } from '../../generator/ir/ndarray.js';
 import { loadOnnxFile } from '../../generator/onnx/load.js';
 import { encodeNpz } from '../../generator/onnx/npy.js';
 import { runReference } from '../../generator/reference/interpreter.js';
+import { sizeOf } from '../../generator/ir/ndarray.js';
 
 /*
  * What the mutation fuzzer (and its corpus replay) checks once `gen firmware` accepted a model: no hostile name in
@@ -15,7 +16,13 @@ import { runReference } from '../../generator/reference/interpreter.js';
 export function reference(model: string, inputs: NDArray[]): NDArray[] | string {
   try {
     const g = loadOnnxFile(model);
-    const v = runReference(g, inputs);
+    // firmgen's contract for inputs (gen firmware's samples, gen run): each array holds the input's elements in order,
+    // whatever its shape; one of the declared element count is that input. The reference wants the declared shape.
+    const shaped = inputs.map((a, i) => {
+      const t = g.tensors.get(g.inputs[i]);
+      return t && t.shape.every((d) => d > 0) && sizeOf(t.shape) === a.data.length ? { ...a, shape: [...t.shape] } : a;
+    });
+    const v = runReference(g, shaped);
     const missing = g.outputs.find((o) => !v.get(o));
     if (missing !== undefined) return `the reference has no value for output ${JSON.stringify(missing)}`;
     return g.outputs.map((o) => v.get(o)!);

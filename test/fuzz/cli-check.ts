@@ -25,18 +25,22 @@ export function runGen(args: string[], cwd: string, timeoutMs: number): Promise<
     const child = spawn(process.execPath, [`--max-old-space-size=${HEAP_MB}`, join(repoRoot, 'bin', 'gen.js'), ...args], {
       cwd, env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let stdout = '';
-    let stderr = '';
+    // Bytes kept and decoded once as UTF-8 at the end: a character split across chunks stays whole, and a printable
+    // non-ASCII character (an emoji in a name) is not mistaken for C1 control bytes.
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let outBytes = 0;
+    let errBytes = 0;
     let timedOut = false;
-    child.stdout.on('data', (d: Buffer) => { if (stdout.length < 1e6) stdout += d.toString('latin1'); });
-    child.stderr.on('data', (d: Buffer) => { if (stderr.length < 1e6) stderr += d.toString('latin1'); });
+    child.stdout.on('data', (d: Buffer) => { if (outBytes < 1e6) { out.push(d); outBytes += d.length; } });
+    child.stderr.on('data', (d: Buffer) => { if (errBytes < 1e6) { err.push(d); errBytes += d.length; } });
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill('SIGKILL');
     }, timeoutMs);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: Date.now() - t0, timedOut });
+      resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), ms: Date.now() - t0, timedOut });
     });
   });
 }
