@@ -173,13 +173,20 @@ export function readFault(emu: EmulatorExports): string | undefined {
   return n > 0 ? Buffer.from(emu.memory.buffer, emu.fault_message(), n).toString('latin1') : undefined;
 }
 
+/** " 'name'" after a layer id, or nothing when the manifest gives the layer no name. */
+function withName(quotedName: string): string {
+  return quotedName === "''" ? '' : ` ${quotedName}`;
+}
+
 /** A trap turned into the error the user sees: the emulator's fault message when there is one. */
 export function faultError(emu: EmulatorExports, e: unknown, layerName?: (layer: number) => string): GenError {
   if (e instanceof GenError) return e;
   const fault = readFault(emu);
   // The emulator knows layers by id; the manifest knows their names.
   if (fault !== undefined) {
-    return new GenError('run', `fault: ${layerName ? fault.replace(/ in layer (\d+)/, (m, id: string) => `${m} ${layerName(Number(id))}`) : fault}`);
+    // msgLayer() ends a message with " in layer N": the name goes after it (never into the middle of a message).
+    const named = layerName ? fault.replace(/ in layer (\d+)$/, (m, id: string) => `${m}${withName(layerName(Number(id)))}`) : fault;
+    return new GenError('run', `fault: ${named}`);
   }
   // wasmer wraps the trap ("Error while running start function: RuntimeError: JsValue(RuntimeError: <reason>...").
   const text = e instanceof Error ? e.message : String(e);
@@ -188,7 +195,7 @@ export function faultError(emu: EmulatorExports, e: unknown, layerName?: (layer:
   // A wasm trap (an access outside the linear memory, unreachable, a division by zero) carries no address; the
   // layer the firmware was in says where to look, and the memory's size what "outside" means.
   const layer = emu.current_layer();
-  const where = layer >= 0 ? ` in layer ${layer}${layerName ? ` ${layerName(layer)}` : ''}` : ' outside any layer';
+  const where = layer >= 0 ? ` in layer ${layer}${layerName ? withName(layerName(layer)) : ''}` : ' outside any layer';
   const size = /out of bounds/.test(reason) ? ` (the linear memory holds ${emu.memory.buffer.byteLength} bytes)` : '';
   return new GenError('run', `the firmware trapped: ${reason}${where}${size}`);
 }

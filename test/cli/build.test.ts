@@ -38,7 +38,7 @@ test('gen build --target host, an unknown target, and arm on a platform without 
   assert.match(r.stdout, /host build: .*network_host/);
   const bad = gen('build', out, '--target', 'x86');
   assert.is(bad.code, 2);
-  assert.match(bad.stderr, /expected host, rv32 or arm/);
+  assert.match(bad.stderr, /expected host, rv32, rv32-xpulp or arm/);
   const arm = gen('build', out, '--target', 'arm');
   assert.is.not(arm.code, 0);
   assert.match(arm.stderr, /this platform has no ARM build \(only spinnaker2 has/);

@@ -136,7 +136,7 @@ test("each core issues its share; each engine runs one transfer at a time", asyn
 
 test('a transfer never waited for is a fault at the end of the run', async () => {
   assert.is(await fault(9), 'fault: dma: the firmware ended with 1 transfer(s) never waited for; the first: ' +
-    'channel 0, 64 bytes from 0x10000000 (region L1) to 0x1c002000 (region L2), issued by master in layer 3');
+    'channel 0, 64 bytes from 0x10000000 (region L1) to 0x1c002000 (region L2), issued by master in layer 3 \'dma\'');
 });
 
 test('transfer faults name the size, the address, the region and the layer', async () => {
@@ -144,24 +144,24 @@ test('transfer faults name the size, the address, the region and the layer', asy
   assert.is(await fault(10), `${at}131072 bytes into L1: more than one transfer can move: 131071 bytes, the ` +
     '17-bit length of an mchan v7 command; split it');
   assert.is(await fault(11), `${at}64 bytes into L1: the L1 side must lie inside L1, got 64 bytes at 0x1c000000 ` +
-    '(region L2) in layer 3');
+    '(region L2) in layer 3 \'dma\'');
   assert.is(await fault(12), `${at}64 bytes into L1: the external side must lie inside L2, got 64 bytes at ` +
-    'linear 0x00500000 (no region) in layer 3');
+    'linear 0x00500000 (no region) in layer 3 \'dma\'');
   assert.is(await fault(13), `${at}64 bytes out of L1: the external side must lie inside L2, got 64 bytes at ` +
-    '0x10001000 (region L1) in layer 3');
+    '0x10001000 (region L1) in layer 3 \'dma\'');
   assert.is(await fault(14), `${at}64 bytes into L1: the L1 side must lie inside L1, got 64 bytes at 0x1003fff0 ` +
-    '(region L1, runs past its end by 48 bytes) in layer 3');
+    '(region L1, runs past its end by 48 bytes) in layer 3 \'dma\'');
   assert.is(await fault(15), `${at}64 bytes into L1: the external side must lie inside L2, got 64 bytes at ` +
-    '0x10400000 (region NMS_MRAM) in layer 3');
+    '0x10400000 (region NMS_MRAM) in layer 3 \'dma\'');
   // Rows 0..15 of 64 bytes every 512: the last row ends 15 * 512 + 64 bytes after the start.
   assert.is(await fault(16), `${at}1024 bytes into L1: the external side must lie inside L2, got 7744 bytes ` +
-    'at 0x1c1ff000 (region L2, runs past its end by 3648 bytes) in layer 3');
+    'at 0x1c1ff000 (region L2, runs past its end by 3648 bytes) in layer 3 \'dma\'');
 });
 
 test('channel misuse: a copy on a channel other than the core\'s last allocation, a free before the wait', async () => {
   assert.is(await fault(17), 'fault: dma_copy on channel 0, 64 bytes into L1: on the chip a command counts on the ' +
     'channel its core allocated last, here 1 (master): allocate, then issue');
-  assert.is(await fault(18), 'fault: dma_free: channel 0 has 1 transfer(s) not waited for in layer 3');
+  assert.is(await fault(18), 'fault: dma_free: channel 0 has 1 transfer(s) not waited for in layer 3 \'dma\'');
 });
 
 test.run();

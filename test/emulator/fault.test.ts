@@ -86,7 +86,7 @@ test('a firmware abort reports its exit code and message', async () => {
 
 test('a trap in the firmware itself is reported as such', async () => {
   const e = await failure(5);
-  assert.is(e.message, 'the firmware trapped: divide by zero');
+  assert.is(e.message, 'the firmware trapped: divide by zero outside any layer');
 });
 
 test('the same firmware runs cleanly after faults (fresh emulator per run)', async () => {
