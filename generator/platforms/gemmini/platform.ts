@@ -2,6 +2,7 @@ import { foldBiasAdd } from '../../frontend/passes/fold-bias-add.js';
 import { foldTrueIntegerDivPass } from '../../frontend/passes/fold-true-integer-div.js';
 import { fuseElementwise } from '../../frontend/passes/fuse-elementwise.js';
 import { lowerQuantizedPass } from '../../frontend/passes/lower-quantized.js';
+import { SCALAR_CORE_COSTS } from '../generic/platform.js';
 import { CORE_KERNELS } from '../kernel-table.js';
 import type { Platform } from '../types.js';
 import { gemminiMatmulKernel } from './matmul-kernel.js';
@@ -30,10 +31,7 @@ export const gemmini: Platform = {
   passes: [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, fuseElementwise],
   kernels: [gemminiMatmulKernel, ...CORE_KERNELS],
   // The host core is priced as the generic scalar core (docs/gemmini.md: an in-order Rocket core; docs/timing.md).
-  costs: {
-    MAC_CONV: 5.25, MAC_DW: 5.25, MAC_GEMM: 5.25, ELEMENT: 5.5, REQUANT: 9.25, COPY_BYTE: 0.8125,
-    SOFTMAX_ELEM: 23.75, NORM_ELEM: 17.75, DIV: 35, CALL: 32, fork: 0, barrier: 0, join: 0,
-  },
+  costs: SCALAR_CORE_COSTS,
   // The C image: code, data, stack and arena in the DRAM; the rv32 build (host and qemu) runs the products in C.
   image: {
     memory: 'DRAM', runtimeBytes: 16 * 1024, stackBytes: 8 * 1024, tileReserved: 0, tileLoadImage: false,

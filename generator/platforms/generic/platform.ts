@@ -1,6 +1,15 @@
 import { CORE_KERNELS } from '../kernel-table.js';
 import { CORE_PASSES } from '../passes.js';
-import type { Platform } from '../types.js';
+import type { CoreCosts, Platform } from '../types.js';
+
+/**
+ * The emulator's generic cost table: a scalar in-order core (docs/timing.md; test/platforms/emulator-agrees.test.ts
+ * keeps them equal). Gemmini's host core is priced with it too.
+ */
+export const SCALAR_CORE_COSTS: CoreCosts = {
+  MAC_CONV: 5.25, MAC_DW: 5.25, MAC_GEMM: 5.25, ELEMENT: 5.5, REQUANT: 9.25, COPY_BYTE: 0.8125,
+  SOFTMAX_ELEM: 23.75, NORM_ELEM: 17.75, DIV: 35, CALL: 32, fork: 0, barrier: 0, join: 0,
+};
 
 /**
  * The simplest correct target: one scalar core and one flat RAM. It is the baseline every other platform is
@@ -18,11 +27,7 @@ export const generic: Platform = {
   home: { memory: 'RAM', offset: 0, size: 16 * 1024 * 1024 },
   passes: CORE_PASSES,
   kernels: CORE_KERNELS,
-  // The emulator's generic cost table (docs/timing.md; test/platforms/emulator-agrees.test.ts keeps them equal).
-  costs: {
-    MAC_CONV: 5.25, MAC_DW: 5.25, MAC_GEMM: 5.25, ELEMENT: 5.5, REQUANT: 9.25, COPY_BYTE: 0.8125,
-    SOFTMAX_ELEM: 23.75, NORM_ELEM: 17.75, DIV: 35, CALL: 32, fork: 0, barrier: 0, join: 0,
-  },
+  costs: SCALAR_CORE_COSTS,
   // The C image: code, data, stack and arena share the one RAM. Its board is any bare-metal core with a C compiler;
   // the rv32 build (picolibc + semihosting + HAL: 13 KiB measured, 16 KiB allowed) is the one built and run here.
   image: {
