@@ -35,6 +35,17 @@ const OPTIONAL_INPUTS: Record<string, number[]> = {
   Pad: [1, 2, 3], Slice: [3, 4], Clip: [1, 2], ReduceSum: [1], ReduceMean: [1], Squeeze: [1], Unsqueeze: [1],
 };
 
+/**
+ * The most inputs each ONNX op takes (ONNX operator spec; Concat is variadic). An extra operand would reach a kernel
+ * or the tiler as a tensor the op never reads. firmgen's own dialect ops are left to their kernels.
+ */
+const MAX_INPUTS: Record<string, number> = {
+  Add: 2, Sub: 2, Mul: 2, Div: 2, AveragePool: 1, GlobalAveragePool: 1, MaxPool: 1, Clip: 3, Conv: 3, ConvInteger: 4,
+  QuantizeLinear: 3, DequantizeLinear: 3, Flatten: 1, Gather: 2, Gemm: 3, Identity: 1, MatMul: 2, MatMulInteger: 4,
+  Pad: 4, QGemm: 9, QLinearAdd: 8, QLinearMul: 8, QLinearConv: 9, QLinearMatMul: 8, ReduceMean: 2, ReduceSum: 2,
+  Relu: 1, Reshape: 2, Round: 1, Slice: 5, Softmax: 1, Squeeze: 2, Unsqueeze: 2, Transpose: 1,
+};
+
 function modelError(reason: string, node?: RawNode): GenError {
   return new GenError('model', reason, node ? { node: node.name, op: node.op } : {});
 }
@@ -67,6 +78,12 @@ export function checkStructure(g: RawGraph): void {
     });
   }
   for (const n of g.nodes) {
+    const most = MAX_INPUTS[n.op];
+    if (most !== undefined && n.inputs.length > most) throw modelError(`${n.inputs.length} inputs: ${n.op} takes at most ${most}`, n);
+    // Every op firmgen computes has one output (MaxPool's optional indices are not computed).
+    if (opSpec(n.op) && n.outputs.filter((o) => o !== '').length > 1) {
+      throw modelError(`${n.outputs.length} outputs: firmgen computes only the first output of ${n.op}`, n);
+    }
     n.inputs.forEach((i, k) => {
       if (i === '' && opSpec(n.op) && !(OPTIONAL_INPUTS[n.op] ?? []).includes(k)) throw modelError(`input ${k} has no name: ${n.op} needs it`, n);
     });

@@ -1,6 +1,6 @@
 import { rangeOfValues, type IntRange } from '../../ir/dtype.js';
 import type { Node } from '../../ir/graph.js';
-import { formatShape, type NDArray } from '../../ir/ndarray.js';
+import { formatShape, sizeOf, type NDArray } from '../../ir/ndarray.js';
 import { convStrideK, SgemmDot } from '../float32.js';
 import {
   floatArray, intArray, isFloatType, modelError, need, rangeOfInfo, type OpSpec, type Operands,
@@ -91,6 +91,9 @@ export const convOp: OpSpec = {
   shape(node, inputs) {
     const x = need(node, inputs, 0).shape;
     const geo = convGeometry(node, x, need(node, inputs, 1).shape);
+    // Checked with the shapes, so the generator refuses what evaluation would (kernels read O bias values).
+    const b = inputs[2];
+    if (b && sizeOf(b.shape) !== geo.O) throw modelError(node, `bias ${formatShape(b.shape)} does not match ${geo.O} output channels`);
     return [windowOutputShape(geo.g, geo.O)];
   },
   range(node, inputs) {
