@@ -16,7 +16,7 @@ export interface BuildRegion {
 /** out/c/image.json: the generator's budget and the rv32 map, read back by `gen build` (runtime/node/c-build.ts). */
 export interface ImageFile {
   budget?: CImageBudget;
-  rv32?: { regions: BuildRegion[] };
+  rv32?: { regions: BuildRegion[]; xpulp?: boolean };
 }
 
 const hex = (v: number): string => `0x${v.toString(16)}`;
@@ -58,7 +58,7 @@ export function addCProject(files: Map<string, string | Uint8Array>, platform: P
   files.set('c/README.md', renderFile(templatePath(platform.name, 'c', 'README.md.mustache'), {
     ...header, rv32: regions !== undefined, budget: budget ?? false, boardFiles,
   }));
-  const imageFile: ImageFile = { budget, rv32: regions ? { regions } : undefined };
+  const imageFile: ImageFile = { budget, rv32: regions ? { regions, ...(platform.image?.xpulp ? { xpulp: true } : {}) } : undefined };
   files.set('c/image.json', `${JSON.stringify(imageFile, null, 2)}\n`);
 }
 

@@ -150,6 +150,8 @@ export interface CImage {
   boardFiles: string[];
   /** Bare-metal rv32 build (qemu virt): the address of each memory the C uses, inside qemu's RAM. */
   rv32?: Record<string, number>;
+  /** The board's cores have XpulpV2 (CV32E40P): `gen run --on iss` runs the rv32-xpulp build, else plain rv32. */
+  xpulp?: boolean;
   /** Bare-metal images per PE role (SpiNNaker2's ARM build; generator/platforms/spinnaker2/pe-image.ts). */
   pe?: PeImages;
 }

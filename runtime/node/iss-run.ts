@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { GenError, quoted } from '../../generator/errors.js';
 import type { NDArray } from '../../generator/ir/ndarray.js';
-import { buildC } from './c-build.js';
+import { buildC, readImageFile } from './c-build.js';
 import { emulatorModule } from './emulator.js';
 import { readElfSections, readElfSymbol, SHF_ALLOC } from './elf.js';
 import { faultLine, FLAG, STOP, type IssExports } from './iss.js';
@@ -52,8 +52,9 @@ function spans(elf: string): { base: number; size: number }[] {
 
 export async function runIss(outDir: string, inputs: NDArray[], maxInstructions = ISS_DEFAULT_MAX_INSTRUCTIONS): Promise<IssRun> {
   const manifest = readManifest(outDir);
-  // The rv32 image with XpulpV2 instructions (firmgen_simd.h under FG_XPULP): the C as the board would run it.
-  const { path: elf } = buildC(outDir, 'rv32-xpulp');
+  // The C as the board's cores would run it: with the XpulpV2 instructions of firmgen_simd.h where they have them
+  // (Siracusa), else plain rv32imc (generic, Gemmini's host).
+  const { path: elf } = buildC(outDir, readImageFile(outDir).rv32?.xpulp ? 'rv32-xpulp' : 'rv32');
   const inBytes = packInputs(manifest, inputs, outDir);
   const outBytes = manifest.outputs.reduce((n, name) => n + (manifest.tensors.find((t) => t.name === name)?.bytes ?? 0), 0);
 

@@ -51,6 +51,8 @@ export const siracusa: Platform = {
   // of the 7 others) and the SDK's own L1 data. The rv32 build (qemu virt) places L2 and L1 at the start of its RAM.
   image: {
     memory: 'L2', runtimeBytes: 32 * KiB, stackBytes: 8 * KiB, tileReserved: 12 * KiB, tileLoadImage: true,
+    // The cluster cores and the fabric controller are CV32E40P-class RI5CY cores with XpulpV2 (HARDWARE.md).
+    xpulp: true,
     boardFiles: ['Makefile.pulp', 'CMakeLists.txt'],
     rv32: { L2: 0x8000_0000, L1: 0x8020_0000, L3: 0x8480_0000 },
   },
