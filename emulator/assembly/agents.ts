@@ -59,8 +59,8 @@ function watchdog(agent: i32): void {
   msgDec(agent);
   msgText(" passed the cycle limit of ");
   msgDec(cycleLimitQ >> Q);
-  msgLayer();
   msgText(" (raise it with --max-cycles)");
+  msgLayer();
   raise();
 }
 
