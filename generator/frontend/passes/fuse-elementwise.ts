@@ -117,7 +117,11 @@ function remap(e: Expr, map: (i: number) => Expr): Expr {
   }
 }
 
-export function fuseElementwise(g: Graph): Graph {
+/**
+ * `maxLeaves`: a platform whose elementwise layer takes a bounded number of operands (SpiNNaker2) stops a merge that
+ * would exceed it; the two nodes then run as two layers.
+ */
+export function fuseElementwise(g: Graph, maxLeaves = Infinity): Graph {
   // 1. Every elementwise op becomes an Elementwise node.
   let out: Graph = { ...g, tensors: new Map(g.tensors) };
   out.nodes = out.nodes.map((n) => {
@@ -138,7 +142,8 @@ export function fuseElementwise(g: Graph): Graph {
       const outShape = tensorOf(out, c.outputs[0]).shape;
       const idx = c.inputs.findIndex((i) => {
         const p = producers.get(i);
-        return p && p.op === 'Elementwise' && soleConsumer(out, i, consumers) === c && shapeEquals(tensorOf(out, i).shape, outShape);
+        return p && p.op === 'Elementwise' && soleConsumer(out, i, consumers) === c && shapeEquals(tensorOf(out, i).shape, outShape) &&
+          new Set([...c.inputs.filter((x) => x !== i), ...p.inputs]).size <= maxLeaves;
       });
       if (idx < 0) continue;
       const p = producers.get(c.inputs[idx]) as Node;

@@ -1,6 +1,8 @@
 import { foldBiasAdd } from '../../frontend/passes/fold-bias-add.js';
 import { foldTrueIntegerDivPass } from '../../frontend/passes/fold-true-integer-div.js';
 import { fuseElementwise } from '../../frontend/passes/fuse-elementwise.js';
+import { MAX_LEAVES } from './elementwise.js';
+import { ceilPoolToPads } from './ceil-pool.js';
 import { fuseRequant } from '../../frontend/passes/fuse-requant.js';
 import { lowerQuantizedPass } from '../../frontend/passes/lower-quantized.js';
 import { wholeNumber } from '../options.js';
@@ -38,7 +40,7 @@ export const spinnaker2: Platform = {
   // fuseRequantGemm first (any broadcast parameters), then the core platforms' fusion for Conv (per channel);
   // reductions over scattered axes get their reduced axes moved last (transpose-reductions.ts); MaxPools of 16/32-bit
   // values become slices and elementwise maxima (wide-maxpool.ts), after the fusion so its chunks stay apart.
-  passes: [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, fuseRequantGemm, fuseRequant, fuseElementwise, transposeReductions, lowerWideMaxPool],
+  passes: [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, fuseRequantGemm, fuseRequant, (g) => fuseElementwise(g, MAX_LEAVES), transposeReductions, ceilPoolToPads, lowerWideMaxPool],
   kernels: S2_KINDS,
   // The emulator's Cortex-M4 cost table (emulator/assembly/cost.ts spinnaker2Costs; docs/timing.md), kept equal by
   // test/platforms/emulator-agrees.test.ts.
