@@ -42,12 +42,17 @@ export function attrInts(node: Node, name: string, fallback?: number[]): number[
     if (fallback === undefined) throw missing(node, name);
     return fallback;
   }
+  let values: number[];
   switch (a.kind) {
-    case 'int': case 'float': return [a.value];
-    case 'ints': case 'floats': return [...a.value];
-    case 'tensor': return Array.from(a.value.data);
+    case 'int': case 'float': values = [a.value]; break;
+    case 'ints': case 'floats': values = [...a.value]; break;
+    case 'tensor': values = Array.from(a.value.data, Number); break;
+    default: throw new GenError('model', `attribute '${name}' is not a list of numbers`, { node: node.name, op: node.op });
   }
-  throw new GenError('model', `attribute '${name}' is not a list of numbers`, { node: node.name, op: node.op });
+  // Axes, pads, strides, shapes: a fraction (a FLOAT attribute can hold one) would reach index arithmetic.
+  const bad = values.find((v) => !Number.isSafeInteger(v));
+  if (bad !== undefined) throw new GenError('model', `attribute '${name}' holds ${bad}: it must hold integers`, { node: node.name, op: node.op });
+  return values;
 }
 
 export function attrString(node: Node, name: string, fallback?: string): string {

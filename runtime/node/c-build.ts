@@ -151,7 +151,14 @@ function outputsOf(outDir: string, target: CTarget): string[] {
 /** out/c/image.json: the core platforms' budget and rv32 map, or SpiNNaker2's PE images (`arm`). */
 export function readImageFile(outDir: string): ImageFile & Partial<PeImageFile> {
   const f = join(outDir, 'c', 'image.json');
-  return existsSync(f) ? (JSON.parse(readFileSync(f, 'utf8')) as ImageFile & Partial<PeImageFile>) : {};
+  if (!existsSync(f)) return {};
+  try {
+    const json: unknown = JSON.parse(readFileSync(f, 'utf8'));
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Error('not an object');
+    return json as ImageFile & Partial<PeImageFile>;
+  } catch (e) {
+    throw new GenError('run', `c/image.json is damaged (${(e as Error).message}): generate the firmware again`, { file: f });
+  }
 }
 
 /** Builds and reports the section sizes of each file made: per memory region for rv32, and per role and region for arm. */

@@ -42,16 +42,35 @@ export interface S2Times {
 }
 
 export function readS2Description(outDir: string): S2Description {
-  const json = JSON.parse(readFileSync(join(outDir, 'firmware.json'), 'utf8')) as { spinnaker2?: S2Description };
+  const file = join(outDir, 'firmware.json');
+  const json = JSON.parse(readFileSync(file, 'utf8')) as { spinnaker2?: S2Description };
   if (!json.spinnaker2) throw new GenError('run', 'firmware.json has no spinnaker2 section', { file: outDir });
+  checkDescription(json.spinnaker2, file);
   return json.spinnaker2;
+}
+
+const isCount = (v: unknown, max: number): boolean => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= max;
+
+/** The section as the reader uses it: a folder edited by hand (or damaged) fails here with one line, not in the middle. */
+function checkDescription(d: S2Description, file: string): void {
+  const fail = (where: string): never => { throw new GenError('run', `firmware.json spinnaker2.${where} is missing or out of range`, { file }); };
+  const t = d.areas?.time;
+  if (!t || !isCount(t.run, 2 ** 32) || !isCount(t.slotBytes, 2 ** 20) || t.slotBytes < 16) fail('areas.time');
+  if (!Array.isArray(d.layers)) fail('layers');
+  d.layers.forEach((l, i) => {
+    if (typeof l !== 'object' || l === null) fail(`layers[${i}]`);
+    if (!(l.id === null || isCount(l.id, 2 ** 31)) || typeof l.type !== 'string' || !isCount(l.workers, 151) || !isCount(l.time, 2 ** 32)) fail(`layers[${i}]`);
+  });
 }
 
 /** Reads the stamps out of the DRAM (`dram` = its bytes from the chip address `dramBase`). */
 export function readS2Times(d: S2Description, dram: Uint8Array, dramBase: number, clockHz: number, names: Map<number, string>): S2Times {
   const view = new DataView(dram.buffer, dram.byteOffset, dram.byteLength);
-  const slot = (address: number): number[] =>
-    [0, 4, 8, 12].map((o) => view.getUint32(address - dramBase + o, true));
+  const slot = (address: number): number[] => {
+    const at = address - dramBase;
+    if (at < 0 || at + 16 > dram.byteLength) throw new GenError('run', `firmware.json spinnaker2: time stamp address 0x${address.toString(16)} lies outside the DRAM`);
+    return [0, 4, 8, 12].map((o) => view.getUint32(at + o, true));
+  };
   const { time } = d.areas;
   return {
     clockHz,
