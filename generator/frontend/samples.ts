@@ -7,6 +7,10 @@ import { formatShape, sizeOf, type NDArray } from '../ir/ndarray.js';
  * differ, as in `gen run`: the elements in order are the input). Else its value ranges describe some other tensor.
  */
 export function checkSampleSizes(graph: Graph, arrays: NDArray[], file: string): void {
+  if (arrays.length < graph.inputs.length) {
+    throw new GenError('input', `holds ${arrays.length} arrays, the model has ${graph.inputs.length} inputs ` +
+      `(${graph.inputs.map((n) => quoted(n)).join(', ')})`, { file });
+  }
   graph.inputs.forEach((name, i) => {
     const a = arrays[i];
     const t = graph.tensors.get(name);

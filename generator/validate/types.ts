@@ -1,6 +1,6 @@
 import { GenError, quoted } from '../errors.js';
 import { attrNumber, hasAttr } from '../ir/attrs.js';
-import { isIntType, rangeOf, type IntRange } from '../ir/dtype.js';
+import type { IntRange } from '../ir/dtype.js';
 import type { Graph, Node, Tensor } from '../ir/graph.js';
 import { isFloatType, type TensorInfo } from '../reference/op-spec.js';
 import { opSpec } from '../reference/registry.js';
@@ -88,13 +88,6 @@ function checkPadValue(g: Graph, node: Node): void {
   const fromInput = g.tensors.get(node.inputs[2] ?? '')?.data?.data[0];
   const value = fromInput ?? (hasAttr(node, 'value') ? attrNumber(node, 'value') : 0);
   if (!isInt32(value)) throw rejectNode(node, `pad value ${shown(value)}: the padded tensor holds integers, the value must be an int32`);
-  // A tensor declared with an integer type keeps it (ONNX: the value has the data's type); a value outside that range
-  // would be cut to it by one reading and widen the tensor by another. (FLOAT-declared tensors of the integer dialect
-  // take their type from their values, pad value included.)
-  if (isIntType(x.dtype)) {
-    const r = rangeOf(x.dtype);
-    if (value < r.min || value > r.max) throw rejectNode(node, `pad value ${shown(value)} lies outside the padded tensor's type ${x.dtype} [${r.min}, ${r.max}]`);
-  }
 }
 
 export function checkTypes(g: Graph): void {

@@ -1,5 +1,5 @@
 import { attrInt, attrInts, attrNumber, attrString, hasAttr } from '../../ir/attrs.js';
-import type { DType } from '../../ir/dtype.js';
+import { isIntType, narrowestType, rangeOf, unionRange, type DType } from '../../ir/dtype.js';
 import type { Node } from '../../ir/graph.js';
 import { formatShape, ndarray, sizeOf, stridesOf, type NDArray } from '../../ir/ndarray.js';
 import { normAxis } from '../broadcast.js';
@@ -99,7 +99,14 @@ export const padOp: OpSpec = {
       const j = i - s.begin[a];
       return j >= 0 && j < x.shape[a] ? j : -1;
     }));
-    return [remap(x, shape, maps, isFloatType(x.dtype) ? Math.fround(s.value) : s.value)];
+    const out = remap(x, shape, maps, isFloatType(x.dtype) ? Math.fround(s.value) : s.value);
+    // A pad value beyond the input's integer type widens the result (as the range above says, and as the firmware
+    // types it): the label must hold the values, or whoever stores them as that type would cut them.
+    if (isIntType(x.dtype) && !isFloatType(x.dtype)) {
+      const r = rangeOf(x.dtype);
+      if (s.value < r.min || s.value > r.max) return [{ ...out, dtype: narrowestType(unionRange(r, { min: s.value, max: s.value })) }];
+    }
+    return [out];
   },
 };
 
