@@ -45,5 +45,8 @@ export function selectKernels(g: Graph, platform: Platform): Layer[] {
 function canAlias(g: Graph, n: Node): boolean {
   const x = tensorOf(g, n.inputs[0]);
   const y = tensorOf(g, n.outputs[0]);
+  // A graph output that would rename a constant's bytes is copied instead: outputs live in the arena, constants in
+  // the constant image, and nothing else would write the output.
+  if (x.data && g.outputs.includes(n.outputs[0])) return false;
   return x.dtype === y.dtype && !g.inputs.includes(n.outputs[0]);
 }

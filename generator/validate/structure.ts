@@ -97,5 +97,9 @@ export function checkStructure(g: RawGraph): void {
     if (seenOutputs.has(name)) throw modelError(`graph output ${quoted(name)} is declared twice`);
     seenOutputs.add(name);
     if (!source.has(name)) throw modelError(`graph output ${quoted(name)} is produced by no node and is not a graph input or initializer`);
+    // The firmware computes its outputs into the arena; a constant is not computed (its value is in the model file).
+    if (source.get(name) === 'an initializer') {
+      throw new GenError('unsupported', `graph output ${quoted(name)} is a constant (an initializer): no layer computes it; read its value from the model, or output it through an Identity`);
+    }
   }
 }
