@@ -22,6 +22,7 @@ export const CONFIGS: Config[] = [
   { id: 'spinnaker2', platform: 'spinnaker2', opts: {} },
   { id: 'spinnaker2-pes-2', platform: 'spinnaker2', opts: { pes: 2 } },
   { id: 'spinnaker2-pes-5', platform: 'spinnaker2', opts: { pes: 5 } },
+  { id: 'gemmini', platform: 'gemmini', opts: {} },
 ];
 
 export function configsFor(platforms: string[] | undefined): Config[] {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import { Rng } from '../helpers/random.js';
+import { caseSeedOf, inLanes } from './lanes.js';
 import { cliFlags, type Config } from './configs.js';
 import { OPEN_DIR, slug, writeGraphEntry, type GraphMeta } from './corpus.js';
 import { buildRecipe, randomRecipe } from './graph-gen.js';
@@ -27,7 +28,8 @@ export interface DiffOptions {
   /** Share of runs that also build and compare the host C. */
   hostShare: number;
   work: string;
-  runner: CaseRunner;
+  /** One runner per concurrent lane (one worker thread each). */
+  runner: CaseRunner | CaseRunner[];
   /** Write shrunk findings here (default corpus/open); undefined with `record: false`. */
   record: boolean;
   corpusDir?: string;
@@ -71,16 +73,16 @@ function pickConfigs(rng: Rng, all: Config[], every: boolean): Config[] {
 }
 
 export async function runDifferential(opts: DiffOptions): Promise<DiffResult> {
-  const rng = new Rng(opts.seed ^ 0x5eed);
+  const runners = Array.isArray(opts.runner) ? opts.runner : [opts.runner];
   const t0 = Date.now();
   const runs: RunRecord[] = [];
   const findings = new Map<string, Finding>();
-  const attempt = async (recipe: Seeded, config: Config, hostC: boolean, tag: string): Promise<Outcome | undefined> => {
+  const attempt = async (recipe: Seeded, config: Config, hostC: boolean, tag: string, lane: number): Promise<Outcome | undefined> => {
     const dir = join(opts.work, tag);
     try {
       const built = buildRecipe(recipe);
       const p = prepare(dir, built.builder.bytes(), built.inputs);
-      return await opts.runner.run(jobOf(p, config, join(dir, 'out'), hostC));
+      return await runners[lane].run(jobOf(p, config, join(dir, 'out'), hostC));
     } catch (e) {
       opts.log(`  generator of the fuzzer failed on seed ${recipe.seed}: ${(e as Error).message}`);
       return undefined;
@@ -89,12 +91,14 @@ export async function runDifferential(opts: DiffOptions): Promise<DiffResult> {
     }
   };
 
-  for (let i = 0; i < opts.count && (Date.now() - t0) / 1000 < opts.seconds; i++) {
+  const stop = (): boolean => (Date.now() - t0) / 1000 >= opts.seconds;
+  await inLanes(runners.length, opts.count, stop, async (i, lane) => {
     const caseSeed = (opts.seed * 100003 + i) >>> 0;
+    const rng = new Rng(caseSeedOf(opts.seed, 0x5eed, i));
     const recipe = randomRecipe(caseSeed, opts.maxSteps ?? 6, opts.scale ?? 1);
     for (const config of pickConfigs(rng, opts.configs, opts.allConfigs ?? false)) {
       const hostC = rng.next() < opts.hostShare;
-      const outcome = await attempt(recipe, config, hostC, `c${caseSeed}-${config.id}`);
+      const outcome = await attempt(recipe, config, hostC, `c${caseSeed}-${config.id}`, lane);
       if (!outcome) continue;
       runs.push({ caseSeed, config: config.id, outcome });
       if (outcome.verdict === 'rejected' && opts.verbose) opts.log(`  rejected seed ${caseSeed} ${config.id}: ${outcome.message}`);
@@ -111,13 +115,13 @@ export async function runDifferential(opts: DiffOptions): Promise<DiffResult> {
       findings.set(key, finding);
       if (!opts.record) continue;
       const stillFails = async (r: Seeded): Promise<boolean> => {
-        const o = await attempt(r, config, hostC, `s${caseSeed}-${config.id}`);
+        const o = await attempt(r, config, hostC, `s${caseSeed}-${config.id}`, lane);
         return o !== undefined && signature(o) === sig;
       };
       const { recipe: small } = await shrinkRecipe(recipe, stillFails, opts.shrinkAttempts ?? 30);
       const built = buildRecipe(small);
       const dir = join(opts.corpusDir ?? OPEN_DIR, `${config.id}-${slug(sig.replace(/^[^@]*@/, outcome.verdict + '-'))}-${caseSeed}`);
-      const check = await attempt(small, config, hostC, `v${caseSeed}`);
+      const check = await attempt(small, config, hostC, `v${caseSeed}`, lane);
       const meta: GraphMeta = {
         kind: 'graph', config, hostC, signature: sig, seed: caseSeed,
         found: {
@@ -132,6 +136,6 @@ export async function runDifferential(opts: DiffOptions): Promise<DiffResult> {
       finding.steps = meta.note;
       opts.log(`  recorded ${dir} (${meta.note})`);
     }
-  }
+  });
   return { runs, findings: [...findings.values()] };
 }

@@ -1,11 +1,11 @@
 /**
- * `npm run fuzz [-- --seed N --count N --seconds N --platforms a,b --all-configs --steps N --only diff|mutate
+ * `npm run fuzz [-- --seed N --count N --graphs N --mutations N --seconds N --jobs N --platforms a,b --all-configs --steps N --only diff|mutate
  *   --scale X --host-share P --no-record --corpus DIR --timeout MS --verbose]`:
  * the random-graph differential tester and the mutation fuzzer with a large budget. Prints one line per finding, a
  * summary table, and ends with `N passed, N failed` (runs that passed / failed).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configsFor } from './configs.js';
 import { runDifferential } from './diff.js';
@@ -21,6 +21,9 @@ const flag = (name: string): boolean => process.argv.includes(`--${name}`);
 
 const seed = Number(arg('seed') ?? 1);
 const count = Number(arg('count') ?? 1_000_000);
+// Per-fuzzer case budgets (default --count): the random graphs stop at --graphs, then the mutations take the time left.
+const graphs = Number(arg('graphs') ?? count);
+const mutations = Number(arg('mutations') ?? count);
 const seconds = Number(arg('seconds') ?? 600);
 const platforms = arg('platforms')?.split(',');
 const only = arg('only');
@@ -28,7 +31,9 @@ const record = !flag('no-record');
 // Findings go to corpus/open unless --corpus names another folder.
 const corpusDir = arg('corpus');
 const work = mkdtempSync(join(tmpdir(), 'firmgen-fuzz-'));
-const runner = new CaseRunner(Number(arg('timeout') ?? 90_000));
+// Lanes run cases at once (one worker thread or child process each): one per core by default.
+const jobs = Math.max(1, Number(arg('jobs') ?? availableParallelism()));
+const runners = Array.from({ length: jobs }, () => new CaseRunner(Number(arg('timeout') ?? 90_000)));
 const log = (l: string): void => console.log(l);
 const t0 = Date.now();
 
@@ -36,14 +41,14 @@ const left = (): number => Math.max(1, seconds - (Date.now() - t0) / 1000);
 const diffShare = only === 'mutate' ? 0 : only === 'diff' ? 1 : 0.6;
 const diff = diffShare > 0
   ? await runDifferential({
-    seed, count, seconds: seconds * diffShare, configs: configsFor(platforms), allConfigs: flag('all-configs'), hostShare: Number(arg('host-share') ?? 0.25),
-    work, runner, record, corpusDir, log, verbose: flag('verbose'), maxSteps: Number(arg('steps') ?? 6), scale: Number(arg('scale') ?? 1),
+    seed, count: graphs, seconds: seconds * diffShare, configs: configsFor(platforms), allConfigs: flag('all-configs'), hostShare: Number(arg('host-share') ?? 0.25),
+    work, runner: runners, record, corpusDir, log, verbose: flag('verbose'), maxSteps: Number(arg('steps') ?? 6), scale: Number(arg('scale') ?? 1),
   })
   : { runs: [], findings: [] };
 const mut = diffShare < 1
-  ? await runMutations({ seed, count, seconds: left(), platforms: [...new Set(configsFor(platforms).map((c) => c.platform))], work, runner, record, corpusDir, log })
+  ? await runMutations({ seed, count: mutations, seconds: left(), platforms: [...new Set(configsFor(platforms).map((c) => c.platform))], work, jobs, record, corpusDir, log })
   : { runs: [], findings: [] };
-await runner.close();
+await Promise.all(runners.map((r) => r.close()));
 rmSync(work, { recursive: true, force: true });
 
 console.log(summaryTable(diff, mut));

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NDArray } from '../../generator/ir/ndarray.js';
 import { loadOnnxFile } from '../../generator/onnx/load.js';
@@ -7,6 +7,7 @@ import { generateFirmware } from '../../generator/pipeline.js';
 import { integerFolders } from '../helpers/deeploy.js';
 import { Rng } from '../helpers/random.js';
 import { zipFolder } from './zip-folder.js';
+import { caseSeedOf, inLanes } from './lanes.js';
 import { checkAccepted } from './accepted-check.js';
 import { checkRun, runGen, snapshot, touchedFiles } from './cli-check.js';
 import { OPEN_DIR, slug, writeMeta, type CliMeta } from './corpus.js';
@@ -31,6 +32,8 @@ export interface MutationOptions {
   record: boolean;
   corpusDir?: string;
   timeoutMs?: number;
+  /** Cases run at once (child processes; default 1). */
+  jobs?: number;
   log: (line: string) => void;
 }
 
@@ -77,13 +80,14 @@ function randomSource(seed: number): Source {
 }
 
 export async function runMutations(opts: MutationOptions): Promise<MutationResult> {
-  const rng = new Rng(opts.seed ^ 0xfa22);
   const real = sources();
   const t0 = Date.now();
   const runs: MutationRun[] = [];
   const findings = new Map<string, MutationFinding>();
   const timeout = opts.timeoutMs ?? 60_000;
-  for (let i = 0; i < opts.count && (Date.now() - t0) / 1000 < opts.seconds; i++) {
+  const stop = (): boolean => (Date.now() - t0) / 1000 >= opts.seconds;
+  await inLanes(opts.jobs ?? 1, opts.count, stop, async (i) => {
+    const rng = new Rng(caseSeedOf(opts.seed, 0xfa22, i));
     const kind = KINDS[i % KINDS.length];
     const platform = rng.pick(opts.platforms);
     const src = real.length > 0 && rng.next() < 0.6 ? rng.pick(real) : randomSource((opts.seed * 7919 + i) >>> 0);
@@ -111,17 +115,17 @@ export async function runMutations(opts: MutationOptions): Promise<MutationResul
     }
     if (!bytes) {
       rmSync(dir, { recursive: true, force: true });
-      continue;
+      return;
     }
     writeFileSync(model, bytes);
     const commands: string[][] = [];
     const problems: string[] = [];
     const check = async (args: string[]): Promise<number | null> => {
       commands.push(args);
-      const before = snapshot(opts.work, [out]);
+      const before = caseFiles(opts.work, dir, out);
       const r = await runGen(args, dir, timeout);
       problems.push(...checkRun(r).map((p) => `${args[0]}: ${p}`));
-      const touched = touchedFiles(before, snapshot(opts.work, [out]));
+      const touched = touchedFiles(before, caseFiles(opts.work, dir, out));
       if (touched.length > 0) problems.push(`${args[0]}: touched outside the output folder: ${touched.slice(0, 3).join(', ')}`);
       if (args[0] === 'firmware' && r.code !== 0 && existsSync(out)) problems.push('firmware: output folder left after a failure');
       return r.code;
@@ -133,7 +137,7 @@ export async function runMutations(opts: MutationOptions): Promise<MutationResul
         what = mutateFirmwareDir(rng, out);
       } catch {
         rmSync(dir, { recursive: true, force: true });
-        continue; // this source does not generate on this platform: nothing to corrupt
+        return; // this source does not generate on this platform: nothing to corrupt
       }
       const host = rng.next() < 0.2;
       const code = await check(['run', out, '--inputs', inputsFile, ...(host ? ['--on', 'host'] : [])]);
@@ -165,8 +169,23 @@ export async function runMutations(opts: MutationOptions): Promise<MutationResul
       }
     }
     rmSync(dir, { recursive: true, force: true });
-  }
+  });
   return { runs, findings: [...findings.values()] };
+}
+
+/**
+ * The files a case could touch by mistake: its own folder (the command's cwd and the model's folder) except the
+ * output folder, and the files directly in the work folder (its parent). Other cases' folders, busy on other lanes,
+ * are left out.
+ */
+function caseFiles(work: string, dir: string, out: string): Map<string, string> {
+  const m = snapshot(dir, [out]);
+  for (const e of readdirSync(work, { withFileTypes: true })) {
+    if (!e.isFile()) continue;
+    const st = statSync(join(work, e.name), { throwIfNoEntry: false });
+    if (st) m.set(`../${e.name}`, `${st.size}:${st.mtimeMs}`);
+  }
+  return m;
 }
 
 /** Copies the case folder (the damaged firmware folder too) into the corpus with its commands, paths as placeholders. */

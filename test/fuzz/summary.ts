@@ -12,7 +12,8 @@ export function summaryTable(diff: DiffResult, mut: MutationResult): string {
   }
   const verdicts = [...new Set(diff.runs.map((r) => r.outcome.verdict))].sort();
   if (diff.runs.length > 0) {
-    lines.push('', 'differential (runs per configuration and verdict)');
+    const graphs = new Set(diff.runs.map((r) => r.caseSeed)).size;
+    lines.push('', `differential: ${graphs} random graphs, ${diff.runs.length} runs (per configuration and verdict)`);
     lines.push(['configuration'.padEnd(22), ...verdicts.map((v) => v.padStart(14))].join(''));
     for (const [c, m] of [...byConfig].sort()) lines.push([c.padEnd(22), ...verdicts.map((v) => String(m.get(v) ?? 0).padStart(14))].join(''));
   }
@@ -23,7 +24,7 @@ export function summaryTable(diff: DiffResult, mut: MutationResult): string {
       k[r.problems.length > 0 ? 1 : 0]++;
       byKind.set(r.kind, k);
     }
-    lines.push('', 'mutations (runs: clean / with problems)');
+    lines.push('', `mutations: ${mut.runs.length} cases (clean / with problems)`);
     for (const [k, [ok, bad]] of [...byKind].sort()) lines.push(`${k.padEnd(22)}${String(ok).padStart(8)}${String(bad).padStart(8)}`);
   }
   const findings = [...diff.findings.map((f) => ({ ...f, what: `${f.config} ${f.signature}` })), ...mut.findings.map((f) => ({ ...f, what: f.signature }))];
