@@ -16,7 +16,7 @@ export interface BuildRegion {
 /** out/c/image.json: the generator's budget and the rv32 map, read back by `gen build` (runtime/node/c-build.ts). */
 export interface ImageFile {
   budget?: CImageBudget;
-  rv32?: { regions: BuildRegion[]; xpulp?: boolean };
+  rv32?: { regions: BuildRegion[]; xpulp?: boolean; cluster?: { cores: number; l1: string; l2: string } };
 }
 
 const hex = (v: number): string => `0x${v.toString(16)}`;
@@ -53,12 +53,15 @@ export function addCProject(files: Map<string, string | Uint8Array>, platform: P
   const boardFiles = image?.boardFiles ?? [];
   for (const name of boardFiles) files.set(`c/${name}`, renderFile(templatePath(platform.name, 'c', `${name}.mustache`), header));
   files.set('c/Makefile', renderFile(templatePath(platform.name, 'c', 'Makefile.mustache'), {
-    ...header, hostCores: platform.cores, rv32: regions !== undefined, boardFiles,
+    ...header, hostCores: platform.cores, rv32: regions !== undefined, boardFiles, issHal: image?.issCluster?.hal ?? false,
   }));
   files.set('c/README.md', renderFile(templatePath(platform.name, 'c', 'README.md.mustache'), {
     ...header, rv32: regions !== undefined, budget: budget ?? false, boardFiles,
   }));
-  const imageFile: ImageFile = { budget, rv32: regions ? { regions, ...(platform.image?.xpulp ? { xpulp: true } : {}) } : undefined };
+  const cluster = image?.issCluster ? { cores: image.issCluster.cores, l1: image.issCluster.l1, l2: image.issCluster.l2 } : undefined;
+  const imageFile: ImageFile = {
+    budget, rv32: regions ? { regions, ...(image?.xpulp ? { xpulp: true } : {}), ...(cluster ? { cluster } : {}) } : undefined,
+  };
   files.set('c/image.json', `${JSON.stringify(imageFile, null, 2)}\n`);
 }
 

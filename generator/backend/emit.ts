@@ -202,7 +202,7 @@ function ioView(g: Graph, plan: MemoryPlan, symbolOf: (t: string) => string): Re
     outputs: g.outputs.map(entry),
     inputCount: g.inputs.length,
     outputCount: g.outputs.length,
-    // Layer markers run twice per layer: the rv32 HAL keeps one record per marker (runtime/c/rv32/hal_rv32.c).
+    // Layer markers run twice per layer: the rv32 HALs keep one record per marker (runtime/c/rv32/layer_marks.c).
     layerMarks: 2 * g.nodes.length,
   };
 }

@@ -152,6 +152,12 @@ export interface CImage {
   rv32?: Record<string, number>;
   /** The board's cores have XpulpV2 (CV32E40P): `gen run --on iss` runs the rv32-xpulp build, else plain rv32. */
   xpulp?: boolean;
+  /**
+   * The rv32-xpulp build runs the board's cluster on the emulator's RV32 cores (`gen run --on iss`): hart 0 the
+   * fabric controller, harts 1..cores the cluster cores, with this HAL (a path under c/hal/) in place of the one-hart
+   * rv32 HAL and its memcpy DMA; `l1` and `l2` name the memories the cluster reaches (rv32 keys).
+   */
+  issCluster?: { hal: string; cores: number; l1: string; l2: string };
   /** Bare-metal images per PE role (SpiNNaker2's ARM build; generator/platforms/spinnaker2/pe-image.ts). */
   pe?: PeImages;
 }

@@ -4,7 +4,11 @@
  * emulator's cycle-counting RV32 core (emulator/assembly/iss, CV32E40P timing; docs/iss.md). The ELF's memories are
  * mapped at their link addresses, the inputs and outputs go through the same semihosting files as under qemu, and
  * the layer markers of the rv32 HAL (fg_layer_marks) give each layer's cycles as measured on this very binary.
- * One hart: the rv32 HAL runs a cluster fork as a team of one and its DMA is a copy at issue.
+ * On a platform whose image declares a cluster for the ISS (Siracusa: c/image.json rv32.cluster), the fabric
+ * controller and every cluster core are harts, interleaved by their clocks (emulator/assembly/iss/cluster.ts): the
+ * HAL (runtime/c/siracusa/hal_iss.c) forks through the event unit and copies through the cluster DMA by their
+ * registers, L1 is banked (conflicts from the actual addresses) and L2 costs the cluster its latency. Elsewhere one
+ * hart runs everything: the rv32 HAL runs a cluster fork as a team of one and its DMA is a copy at issue.
  */
 import { readFileSync } from 'node:fs';
 import { GenError, quoted } from '../../generator/errors.js';
@@ -12,7 +16,7 @@ import type { NDArray } from '../../generator/ir/ndarray.js';
 import { buildC, readImageFile } from './c-build.js';
 import { emulatorModule } from './emulator.js';
 import { readElfSections, readElfSymbol, SHF_ALLOC } from './elf.js';
-import { faultLine, FLAG, STOP, type IssExports } from './iss.js';
+import { faultLine, FLAG, STALL_KINDS, STOP, type IssExports } from './iss.js';
 import { readManifest } from './manifest.js';
 import { packInputs, unpackOutputs } from './raw-io.js';
 
@@ -33,10 +37,22 @@ export interface IssRun {
   /** Cycles from the first layer's begin to the last layer's end: the network itself. */
   networkCycles: number;
   layers: IssLayer[];
-  /** Stall cycles by kind: load-use, branch, multi-cycle, memory, misaligned. */
+  /** Stall cycles by kind: load-use, branch, multi-cycle, memory, misaligned, event-unit sleep, DMA sleep (summed
+   * over the cluster cores when there is a cluster, else of the one hart). */
   stalls: number[];
+  /** Harts that ran: 1, or the fabric controller and the cluster cores. */
+  harts: number;
+  /** Instructions each hart retired (hart 0 first). */
+  hartInstructions: number[];
+  /** Memory stalls from L1 bank conflicts (cluster runs; 0 otherwise). */
+  bankConflicts: number;
   ms: number;
 }
+
+interface Mapped { base: number; size: number; linear: number }
+
+const EU = { base: 0x1020_4000, size: 0x400, device: 2 };
+const MCHAN = { base: 0x1020_4400, size: 0x400, device: 3 };
 
 /** The ELF's allocated sections merged into spans (gaps under 64 KiB joined), each mapped as one RAM region. */
 function spans(elf: string): { base: number; size: number }[] {
@@ -52,9 +68,11 @@ function spans(elf: string): { base: number; size: number }[] {
 
 export async function runIss(outDir: string, inputs: NDArray[], maxInstructions = ISS_DEFAULT_MAX_INSTRUCTIONS): Promise<IssRun> {
   const manifest = readManifest(outDir);
+  const image = readImageFile(outDir).rv32;
   // The C as the board's cores would run it: with the XpulpV2 instructions of firmgen_simd.h where they have them
-  // (Siracusa), else plain rv32imc (generic, Gemmini's host).
-  const { path: elf } = buildC(outDir, readImageFile(outDir).rv32?.xpulp ? 'rv32-xpulp' : 'rv32');
+  // (Siracusa, with its cluster), else plain rv32imc (generic, Gemmini's host).
+  const { path: elf } = buildC(outDir, image?.xpulp ? 'rv32-xpulp' : 'rv32');
+  const cluster = image?.xpulp ? image.cluster : undefined;
   const inBytes = packInputs(manifest, inputs, outDir);
   const outBytes = manifest.outputs.reduce((n, name) => n + (manifest.tensors.find((t) => t.name === name)?.bytes ?? 0), 0);
 
@@ -62,35 +80,66 @@ export async function runIss(outDir: string, inputs: NDArray[], maxInstructions 
   const emu = inst.exports as unknown as IssExports;
   emu.iss_reset();
   const regions: string[] = [];
-  const mapped: { base: number; size: number; linear: number }[] = [];
-  for (const s of spans(elf)) {
-    const linear = emu.iss_alloc(s.size);
-    if (linear === 0) throw new GenError('run', `no memory for the rv32 image's ${s.size} bytes at 0x${s.base.toString(16)}`, { file: elf });
-    const i = emu.iss_region_add(s.base >>> 0, s.size >>> 0, linear, 0, FLAG.read | FLAG.write | FLAG.exec, 0);
-    if (i < 0) throw new GenError('run', `cannot map 0x${s.base.toString(16)} + ${s.size} bytes`, { file: elf });
-    regions[i] = `RAM@0x${s.base.toString(16)}`;
-    mapped.push({ ...s, linear });
+  const mapped: Mapped[] = [];
+  const map = (base: number, size: number, flags: number, name: string): number => {
+    const linear = emu.iss_alloc(size);
+    if (linear === 0) throw new GenError('run', `no memory for the rv32 image's ${size} bytes at 0x${base.toString(16)}`, { file: elf });
+    const i = emu.iss_region_add(base >>> 0, size >>> 0, linear, 0, flags, 0);
+    if (i < 0) throw new GenError('run', `cannot map 0x${base.toString(16)} + ${size} bytes`, { file: elf });
+    regions[i] = name;
+    mapped.push({ base, size, linear });
+    return i;
+  };
+  const ram = FLAG.read | FLAG.write | FLAG.exec;
+  let l1 = -1;
+  let l2 = -1;
+  if (cluster && image) {
+    // The build's memories as a whole, L1 and L2 timed for the cluster; the NPU's and other sections as spans.
+    for (const r of image.regions) {
+      const i = map(r.origin, r.length, ram | (r.name === cluster.l1 || r.name === cluster.l2 ? FLAG.timed : 0), r.name);
+      if (r.name === cluster.l1) l1 = i;
+      if (r.name === cluster.l2) l2 = i;
+    }
+    for (const s of spans(elf)) {
+      if (!image.regions.some((r) => s.base < r.origin + r.length && r.origin < s.base + s.size)) map(s.base, s.size, ram, `RAM@0x${s.base.toString(16)}`);
+    }
+    for (const [d, name] of [[EU, 'event unit'], [MCHAN, 'cluster DMA']] as const) {
+      const i = emu.iss_region_add(d.base, d.size, 0, 0, FLAG.read | FLAG.write | FLAG.mmio, d.device);
+      if (i < 0) throw new GenError('run', `cannot map the ${name}`, { file: elf });
+      regions[i] = name;
+    }
+  } else {
+    for (const s of spans(elf)) map(s.base, s.size, ram, `RAM@0x${s.base.toString(16)}`);
   }
   const bytes = readFileSync(elf);
-  const image = emu.iss_alloc(bytes.length);
-  new Uint8Array(emu.memory.buffer, image, bytes.length).set(bytes);
+  const imagePtr = emu.iss_alloc(bytes.length);
+  new Uint8Array(emu.memory.buffer, imagePtr, bytes.length).set(bytes);
   const inPtr = emu.iss_alloc(Math.max(1, inBytes.length));
   new Uint8Array(emu.memory.buffer, inPtr, inBytes.length).set(inBytes);
   emu.iss_host_input(inPtr, inBytes.length);
   const outPtr = emu.iss_alloc(Math.max(1, outBytes));
   emu.iss_host_output(outPtr, outBytes);
-  if (emu.iss_load_elf(image, bytes.length) !== 0) throw new GenError('run', `rv32 image: ${faultLine({ emu, regions })}`, { file: elf });
+  if (emu.iss_load_elf(imagePtr, bytes.length) !== 0) throw new GenError('run', `rv32 image: ${faultLine({ emu, regions })}`, { file: elf });
   emu.iss_set_pc(0, emu.iss_elf_entry());
+  const harts = cluster ? 1 + cluster.cores : 1;
+  if (cluster) startClusterCores(emu, elf, cluster.cores, l1, l2);
 
   const t0 = performance.now();
   let console = '';
   let stop: number;
+  let stopHart = 0;
+  const executed = (): number => Array.from({ length: harts }, (_, h) => emu.iss_instructions(h)).reduce((a, b) => a + b, 0);
   for (;;) {
-    const left = maxInstructions - emu.iss_instructions(0);
+    const left = maxInstructions - executed();
     if (left <= 0) {
       throw new GenError('run', `the rv32 firmware did not finish within ${maxInstructions} instructions (a loop that never ends?)`, { file: elf });
     }
-    stop = emu.iss_run(0, Math.min(left, 0x4000_0000));
+    if (cluster) {
+      stop = emu.iss_cluster_run(harts, Math.min(left, 0x4000_0000));
+      stopHart = Math.max(0, emu.iss_cluster_stop_hart());
+    } else {
+      stop = emu.iss_run(0, Math.min(left, 0x4000_0000));
+    }
     const n = emu.iss_console_length();
     console += Buffer.from(new Uint8Array(emu.memory.buffer, emu.iss_console_ptr(), n)).toString('latin1');
     emu.iss_console_clear();
@@ -98,7 +147,9 @@ export async function runIss(outDir: string, inputs: NDArray[], maxInstructions 
   }
   const ms = performance.now() - t0;
   if (stop === STOP.fault) throw new GenError('run', `fault: ${faultLine({ emu, regions })}`, { file: elf });
-  if (stop !== STOP.exit) throw new GenError('run', `the rv32 firmware stopped (reason ${stop}) instead of exiting`, { file: elf });
+  if (stop !== STOP.exit || stopHart !== 0) {
+    throw new GenError('run', `the rv32 firmware stopped (reason ${stop}${harts > 1 ? `, hart ${stopHart}` : ''}) instead of exiting`, { file: elf });
+  }
   const code = emu.iss_exit_code(0);
   if (code !== 0) {
     throw new GenError('run', `the rv32 firmware exited with code ${code}${console.trim() ? `: ${console.trim().split('\n').slice(-2).join(' | ')}` : ''}`, { file: elf });
@@ -106,18 +157,43 @@ export async function runIss(outDir: string, inputs: NDArray[], maxInstructions 
   const outputs = unpackOutputs(manifest, new Uint8Array(emu.memory.buffer, outPtr, emu.iss_host_output_length()).slice(), elf);
 
   const layers = layerCycles(emu, mapped, elf, new Map(manifest.layers.map((l) => [l.id, l.name])));
+  const counted = cluster ? Array.from({ length: cluster.cores }, (_, k) => 1 + k) : [0];
   return {
     outputs,
     cycles: emu.iss_cycles(0),
-    instructions: emu.iss_instructions(0),
+    instructions: executed(),
     networkCycles: layers.span,
     layers: layers.rows,
-    stalls: [0, 1, 2, 3, 4].map((k) => emu.iss_stalls(0, k)),
+    stalls: STALL_KINDS.map((k) => counted.reduce((a, h) => a + emu.iss_stalls(h, k), 0)),
+    harts,
+    hartInstructions: Array.from({ length: harts }, (_, h) => emu.iss_instructions(h)),
+    bankConflicts: cluster ? emu.iss_bank_conflicts() : 0,
     ms,
   };
 }
 
-/** Per-layer cycles from the HAL's marks (runtime/c/rv32/hal_rv32.c): end minus begin of each layer, in run order. */
+/** The cluster cores start asleep in the HAL's fg_cluster_core on their L1 stacks (hal_iss.c), with the image's gp. */
+function startClusterCores(emu: IssExports, elf: string, cores: number, l1: number, l2: number): void {
+  const need = (name: string): { address: number; size: number } => {
+    const s = readElfSymbol(elf, name);
+    if (!s) throw new GenError('run', `the rv32-xpulp image has no ${name} (not built with the cluster HAL?)`, { file: elf });
+    return s;
+  };
+  const entry = need('fg_cluster_core');
+  const master = need('fg_cluster_stack_master');
+  const slaves = need('fg_cluster_stack_slaves');
+  const gp = need('__global_pointer$');
+  const slave = Math.floor(slaves.size / Math.max(1, cores - 1));
+  if (emu.iss_cluster_config(0, 1, cores, l1, l2) !== 0) throw new GenError('run', `cannot wire a cluster of ${cores} cores`, { file: elf });
+  for (let k = 0; k < cores; k++) {
+    const h = 1 + k;
+    emu.iss_set_pc(h, entry.address);
+    emu.iss_set_reg(h, 2, k === 0 ? master.address + master.size : slaves.address + k * slave);
+    emu.iss_set_reg(h, 3, gp.address);
+  }
+}
+
+/** Per-layer cycles from the HAL's marks (runtime/c/rv32/layer_marks.c): end minus begin of each layer, in run order. */
 function layerCycles(emu: IssExports, mapped: { base: number; size: number; linear: number }[], elf: string,
   names: Map<number, string>): { rows: IssLayer[]; span: number } {
   const sym = readElfSymbol(elf, 'fg_layer_marks');
@@ -153,7 +229,7 @@ export function formatIssProfile(r: IssRun, clockHz?: number): string {
   const us = (c: number): string => (clockHz ? (c / clockHz * 1e6).toFixed(2) : '-');
   const total = r.networkCycles || 1;
   const lines = [
-    'Profile on the RV32 core (CV32E40P timing, one hart; cycles measured on the rv32 ELF itself, docs/iss.md)',
+    `Profile on the RV32 core (CV32E40P timing, ${r.harts > 1 ? `fabric controller + ${r.harts - 1} cluster cores` : 'one hart'}; cycles measured on the rv32 ELF itself, docs/iss.md)`,
     `${'id'.padStart(3)}  ${'layer'.padEnd(24)}  ${'cycles'.padStart(12)}  ${'us'.padStart(10)}  ${'share'.padStart(6)}`,
   ];
   for (const l of r.layers) {
@@ -162,6 +238,7 @@ export function formatIssProfile(r: IssRun, clockHz?: number): string {
   }
   lines.push(`network ${r.networkCycles} cycles; whole program ${r.cycles} cycles, ${r.instructions} instructions ` +
     `(IPC ${(r.instructions / Math.max(1, r.cycles)).toFixed(2)}); stalls: load-use ${r.stalls[0]}, branch ${r.stalls[1]}, ` +
-    `multi-cycle ${r.stalls[2]}, memory ${r.stalls[3]}, misaligned ${r.stalls[4]}; emulated in ${r.ms.toFixed(0)} ms`);
+    `multi-cycle ${r.stalls[2]}, memory ${r.stalls[3]}${r.harts > 1 ? ` (L1 bank conflicts ${r.bankConflicts})` : ''}, misaligned ${r.stalls[4]}` +
+    `${r.harts > 1 ? `, event-unit sleep ${r.stalls[5]}, DMA sleep ${r.stalls[6]} (cluster cores summed)` : ''}; emulated in ${r.ms.toFixed(0)} ms`);
   return lines.join('\n');
 }

@@ -35,11 +35,16 @@ export interface IssExports {
   iss_host_input(ptr: number, len: number): void;
   iss_host_output(ptr: number, cap: number): void;
   iss_host_output_length(): number;
+  iss_cluster_config(fc: number, first: number, cores: number, l1: number, l2: number): number;
+  iss_cluster_run(harts: number, budget: number): number;
+  iss_cluster_stop_hart(): number;
+  iss_bank_conflicts(): number;
 }
 
 export const FLAG = { read: 1, write: 2, exec: 4, mmio: 8, timed: 16 } as const;
 export const STOP = { budget: 0, exit: 1, ebreak: 2, fault: 3, ecall: 4, wfi: 5, output: 6 } as const;
-export const STALL = { loadUse: 0, branch: 1, multi: 2, memory: 3, misaligned: 4 } as const;
+export const STALL = { loadUse: 0, branch: 1, multi: 2, memory: 3, misaligned: 4, sync: 5, dma: 6 } as const;
+export const STALL_KINDS = [0, 1, 2, 3, 4, 5, 6];
 
 const FAULT_TEXT: Record<number, string> = {
   1: 'illegal instruction',
@@ -55,6 +60,9 @@ const FAULT_TEXT: Record<number, string> = {
   11: 'semihosting call with an unreadable parameter block',
   12: 'unsupported semihosting call',
   13: 'bad ELF image',
+  14: 'deadlock: every hart sleeps in the event unit',
+  15: 'cluster DMA misuse',
+  16: 'event unit misuse',
 };
 const ELF_TEXT: Record<number, string> = {
   1: 'not an ELF32 little-endian file',

@@ -25,8 +25,11 @@ export function siracusaRegions(): void {
  * region 0; the external side L2 (1). L3 is not on its bus: it sits behind the separate HyperRAM DMA (HARDWARE.md
  * "L3"; siracusaL3Dma below).
  */
+export const DMA_LATENCY_CYCLES: i64 = 14;
+export const DMA_BYTES_PER_CYCLE: i32 = 8;
+export const DMA_QUEUE_PER_CORE: i32 = 2;
 export function siracusaDma(): void {
-  enableDma(0, 1 << 1, 14, 8, 2);
+  enableDma(0, 1 << 1, DMA_LATENCY_CYCLES, DMA_BYTES_PER_CYCLE, DMA_QUEUE_PER_CORE);
 }
 
 // HyperRAM DMA (l3-dma.ts; docs/timing.md "L3 (HyperRAM) DMA"). HARDWARE.md gives only "a separate, blocking DMA";

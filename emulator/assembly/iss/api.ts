@@ -12,6 +12,9 @@ import { clearFaultRecord, faultAddr, faultHart, faultInsn, faultKind, faultPc, 
 import { consoleClear, consoleLength, consolePtr } from "./console";
 import { elfEntry, loadElf } from "./loader";
 import { hostOutputLength, setHostInput, setHostOutput } from "./semihost";
+import { configureCluster } from "./cluster-state";
+import { bankConflictCycles } from "./cluster-banks";
+export { iss_cluster_config, iss_cluster_run, iss_cluster_stop_hart } from "./cluster";
 
 /** Clears regions, code windows, every hart's state, the fault record and the console. */
 export function iss_reset(): void {
@@ -21,6 +24,7 @@ export function iss_reset(): void {
   consoleClear();
   setHostInput(0, 0);
   setHostOutput(0, 0);
+  configureCluster(0, 1, 0, -1, -1, 0); // no cluster until iss_cluster_config
 }
 
 export function iss_max_harts(): i32 {
@@ -81,7 +85,8 @@ export function iss_stop_reason(hart: i32): i32 { return valid(hart) ? hartStop(
 export function iss_cycles(hart: i32): f64 { return valid(hart) ? <f64>hartCycles(hart) : 0; }
 export function iss_instructions(hart: i32): f64 { return valid(hart) ? <f64>hartInstret(hart) : 0; }
 /** Stall cycles of one kind: 0 load-use, 1 branch/jump, 2 multi-cycle ops (mulh, div, slow CSRs, fence.i),
- * 3 memory wait (region and device waits), 4 misaligned accesses (split transfers). */
+ * 3 memory wait (region and device waits, L1 bank conflicts, L2 from the cluster), 4 misaligned accesses (split
+ * transfers), 5 asleep in the event unit (fork, barrier, task), 6 asleep until a DMA completion. */
 export function iss_stalls(hart: i32, kind: i32): f64 { return valid(hart) ? <f64>hartStall(hart, kind) : 0; }
 
 export function iss_fault_kind(): i32 { return faultKind(); }
@@ -104,3 +109,6 @@ function valid(hart: i32): bool {
 export function iss_host_input(ptr: usize, len: i32): void { setHostInput(ptr, len); }
 export function iss_host_output(ptr: usize, cap: i32): void { setHostOutput(ptr, cap); }
 export function iss_host_output_length(): i32 { return hostOutputLength(); }
+
+/** Stall cycles the cluster's L1 bank conflicts caused, all harts together (part of each hart's memory stalls). */
+export function iss_bank_conflicts(): f64 { return <f64>bankConflictCycles(); }

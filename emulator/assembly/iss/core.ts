@@ -11,13 +11,17 @@ import {
   regionBase, regionDevice, regionFlags, regionLinear, regionSize, regionWait, windowBase, windowFor, windowLinear,
   windowSize, windowSlots,
 } from "./memory";
-import { DEV_BAD_OFFSET, DEV_EXIT, DEV_NO_DEVICE, DEV_PUTCHAR, deviceRead, deviceStatus, deviceValue, deviceWait, deviceWrite, timedAccessWait } from "./mmio";
+import {
+  DEV_BAD_OFFSET, DEV_BLOCK, DEV_EXIT, DEV_FAULT, DEV_NO_DEVICE, DEV_PUTCHAR, deviceDmaWait, deviceFaultAddr, deviceFaultKind, deviceRead,
+  deviceStatus, deviceValue, deviceWait, deviceWrite, timedAccessWait,
+} from "./mmio";
 import * as T from "./timing";
 import * as F from "./faults";
 import { consoleFull, consolePut } from "./console";
 import { semihostCall, SEMIHOST_POST, SEMIHOST_PRE, SH_EXIT, SH_FAULT, SH_UNSUPPORTED, shExitCode, shFaultAddr } from "./semihost";
 
-export const MAX_HARTS: i32 = 16;
+import { MAX_HARTS } from "./harts";
+export { MAX_HARTS };
 
 /** Why run() returned. */
 export const STOP_BUDGET: i32 = 0;
@@ -27,6 +31,9 @@ export const STOP_FAULT: i32 = 3;
 export const STOP_ECALL: i32 = 4;
 export const STOP_WFI: i32 = 5;
 export const STOP_OUTPUT: i32 = 6;
+/** A device read must wait for other harts (a barrier, an empty mailbox): the load did not retire and runs again
+ * when the chip wiring wakes the hart (iss/cluster.ts). */
+export const STOP_BLOCK: i32 = 7;
 
 // ---- the running hart ----
 
@@ -59,6 +66,8 @@ let stBranch: i64 = 0;
 let stMulti: i64 = 0;
 let stMemory: i64 = 0;
 let stMisaligned: i64 = 0;
+let stSync: i64 = 0;
+let stDma: i64 = 0;
 /** Register offset the previous instruction loaded into (the load-use hazard), or NO_LOAD. */
 const NO_LOAD: u32 = 0xff;
 let pendingLoad: u32 = NO_LOAD;
@@ -87,9 +96,9 @@ const H_CSR: usize = 164; // mstatus, mtvec, mepc, mcause, mscratch, mtval, mie
 const H_EXIT: usize = 192;
 const H_STOP: usize = 196;
 const H_PENDING: usize = 200;
-const H_COUNT: usize = 208; // instret + 5 stalls, i64 each
-const H_JUMPED: usize = 256;
-const H_LAST_WRITE: usize = 260;
+const H_COUNT: usize = 208; // instret + 7 stalls, i64 each
+const H_JUMPED: usize = 272;
+const H_LAST_WRITE: usize = 276;
 
 // @ts-ignore: decorator
 @inline function hp(h: i32): usize {
@@ -143,6 +152,8 @@ function loadHart(h: i32): void {
   stMulti = load<i64>(p + H_COUNT + 24);
   stMemory = load<i64>(p + H_COUNT + 32);
   stMisaligned = load<i64>(p + H_COUNT + 40);
+  stSync = load<i64>(p + H_COUNT + 48);
+  stDma = load<i64>(p + H_COUNT + 56);
   hart = h;
 }
 
@@ -174,6 +185,8 @@ function saveHart(): void {
   store<i64>(p + H_COUNT + 24, stMulti);
   store<i64>(p + H_COUNT + 32, stMemory);
   store<i64>(p + H_COUNT + 40, stMisaligned);
+  store<i64>(p + H_COUNT + 48, stSync);
+  store<i64>(p + H_COUNT + 56, stDma);
 }
 
 // ---- host access to a hart's state (between runs) ----
@@ -191,6 +204,12 @@ export function hartStop(h: i32): i32 { return load<i32>(hp(h) + H_STOP); }
 export function hartInstret(h: i32): i64 { return load<i64>(hp(h) + H_COUNT); }
 export function hartStall(h: i32, kind: i32): i64 {
   return kind < 0 || kind >= T.STALL_KINDS ? 0 : load<i64>(hp(h) + H_COUNT + 8 + (<usize>kind << 3));
+}
+/** Adds sleep cycles to a hart between runs (the chip wiring, when it wakes a hart that waited on other harts). */
+export function addHartStall(h: i32, kind: i32, cycles: i64): void {
+  if (kind < 0 || kind >= T.STALL_KINDS || h == hart) return;
+  const at = hp(h) + H_COUNT + 8 + (<usize>kind << 3);
+  store<i64>(at, load<i64>(at) + cycles);
 }
 export function hartCycles(h: i32): i64 {
   let c = hartInstret(h);
@@ -215,7 +234,7 @@ export function hartLoopReg(h: i32, i: i32): u32 {
 
 /** Cycles so far, counting `retiredThisRun` instructions of this run (the current one not included by callers). */
 function cyclesAt(retiredThisRun: i32): i64 {
-  return instret + <i64>retiredThisRun + stLoadUse + stBranch + stMulti + stMemory + stMisaligned;
+  return instret + <i64>retiredThisRun + stLoadUse + stBranch + stMulti + stMemory + stMisaligned + stSync + stDma;
 }
 
 function fault(kind: i32, pc: u32, addr: u32, size: i32, region: i32): void {
@@ -253,11 +272,14 @@ function slowAccess(addr: u32, size: i32, write: bool, value: i32, pc: u32, reti
     if (write) deviceWrite(dev, hart, off, size, value, cyclesAt(retired - 1));
     else slowValue = deviceRead(dev, hart, off, size, cyclesAt(retired - 1));
     stMemory += <i64>(regionWait(r) + deviceWait);
+    stDma += deviceDmaWait;
     const status = deviceStatus;
     if (status == DEV_NO_DEVICE) fault(F.FAULT_NO_DEVICE, pc, addr, size, r);
     else if (status == DEV_BAD_OFFSET) fault(F.FAULT_DEVICE_OFFSET, pc, addr, size, r);
     else if (status == DEV_EXIT) { exitCode = deviceValue; stop = STOP_EXIT; }
     else if (status == DEV_PUTCHAR) { consolePut(deviceValue); if (consoleFull()) stop = STOP_OUTPUT; }
+    else if (status == DEV_BLOCK) stop = STOP_BLOCK;
+    else if (status == DEV_FAULT) fault(deviceFaultKind, pc, deviceFaultAddr, size, findRegion(deviceFaultAddr, 1));
     return 0;
   }
   const lin = regionLinear(r) + <usize>off;
@@ -656,8 +678,10 @@ export function run(h: i32, budget: i32): i32 {
     }
     lastWrite = written;
     if (stop != 0) {
-      // a faulting instruction does not retire; pc stays on it (and on an ebreak)
-      if (stop == STOP_FAULT) { n--; break; }
+      // a faulting or blocked instruction does not retire; pc stays on it (and on an ebreak). A blocked device read
+      // wrote a stale value to rd: harmless, since it runs again, as long as rd is not its address register (the
+      // HAL's blocking reads use an early-clobber output, runtime/c/siracusa/hal_iss.c).
+      if (stop == STOP_FAULT || stop == STOP_BLOCK) { n--; break; }
       if (stop == STOP_EBREAK) break;
       pc = stepLoops(pc, npc);
       break;

@@ -16,6 +16,13 @@ export const FAULT_SEMIHOST: i32 = 11;
 export const FAULT_SEMIHOST_OP: i32 = 12;
 /** A bad ELF image; size holds the ELF_* reason, addr the offending address or file offset. */
 export const FAULT_ELF: i32 = 13;
+/** Every hart of the cluster waits on another (iss/cluster.ts); addr: the event-unit register the last one read. */
+export const FAULT_DEADLOCK: i32 = 14;
+/** The cluster DMA was misused: a transfer outside memory, a bad size, a channel not allocated (cluster-dma.ts);
+ * addr: the offending address or channel. */
+export const FAULT_DMA: i32 = 15;
+/** An event-unit misuse: dispatch to a core whose mailbox is full, a team size out of range (cluster-eu.ts). */
+export const FAULT_EVENT_UNIT: i32 = 16;
 export const ELF_NOT_ELF32_LE: i32 = 1;
 export const ELF_NOT_RISCV_EXEC: i32 = 2;
 export const ELF_TRUNCATED: i32 = 3;

@@ -41,7 +41,11 @@ export const STALL_BRANCH: i32 = 1;
 export const STALL_MULTI: i32 = 2;
 export const STALL_MEMORY: i32 = 3;
 export const STALL_MISALIGNED: i32 = 4;
-export const STALL_KINDS: i32 = 5;
+/** Asleep in the event unit: waiting for a fork, a barrier or the end of a cluster task (iss/cluster.ts). */
+export const STALL_SYNC: i32 = 5;
+/** Asleep until a DMA transfer completes (iss/cluster.ts, the mchan model). */
+export const STALL_DMA: i32 = 6;
+export const STALL_KINDS: i32 = 7;
 
 /** Division cycles beyond the first for divisor `b` (the cycle of the instruction itself is counted apart). */
 // @ts-ignore: decorator

@@ -11,28 +11,7 @@ void hal_barrier(void) {}
 int hal_core_id(void) { return 0; }
 int hal_num_cores(void) { return 1; }
 
-/* Layer markers: the cycle counter at each layer's begin and end, kept in fg_layer_marks (word 0 the count, then per
-   mark: layer id * 2 + 1 at an end, cycles low, cycles high). On firmgen's RV32 core (`gen run --on iss`) the counter
-   is its CV32E40P cycle count and the runtime reads the marks back by symbol: the per-layer cycles of this very
-   binary. qemu does not model time (its counter follows the host clock), and there nobody reads them. A mark costs
-   two or three CSR reads inside the layer it opens or closes, as performance counters do on a board. */
-#define FG_MARKS NETWORK_LAYER_MARKS
-uint32_t fg_layer_marks[1 + 3 * FG_MARKS];
+/* Running the network: on this one hart, right here (the ISS build of Siracusa sends it to cluster core 0). */
+void hal_rv32_run(void (*network)(void)) { network(); }
 
-static void mark(int32_t layer, uint32_t end) {
-  uint32_t hi, lo, again;
-  do {
-    __asm__ volatile("rdcycleh %0" : "=r"(hi));
-    __asm__ volatile("rdcycle %0" : "=r"(lo));
-    __asm__ volatile("rdcycleh %0" : "=r"(again));
-  } while (hi != again);
-  const uint32_t n = fg_layer_marks[0];
-  if (n >= FG_MARKS) return;
-  fg_layer_marks[1 + 3 * n] = ((uint32_t)layer << 1) | end;
-  fg_layer_marks[2 + 3 * n] = lo;
-  fg_layer_marks[3 + 3 * n] = hi;
-  fg_layer_marks[0] = n + 1;
-}
-
-void hal_layer_begin(int32_t layer) { mark(layer, 0); }
-void hal_layer_end(int32_t layer) { mark(layer, 1); }
+/* Layer markers: layer_marks.c. */

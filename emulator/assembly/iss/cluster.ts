@@ -1,0 +1,78 @@
+// Runs the harts of a PULP cluster on the RV32 core (`gen run --on iss` on Siracusa): the fabric controller and the
+// cluster cores, interleaved by their clocks. Each step runs the runnable hart with the earliest clock for a short
+// slice, so that the harts' L1 accesses meet the bank model (cluster-banks.ts) in about the order of their cycles; a
+// hart asleep in the event unit (cluster-eu.ts) is skipped until a device wakes it, and its clock then jumps to the
+// wake cycle (the sleep is counted as STALL_SYNC).
+
+import { addHartStall, hartCycles, hartInstret, run, MAX_HARTS, STOP_BLOCK, STOP_BUDGET, STOP_FAULT } from "./core";
+import { configureCluster, sleepOf, wakeAt, SLEEP_NONE } from "./cluster-state";
+import { resetEventUnit } from "./cluster-eu";
+import { resetMchan } from "./cluster-dma";
+import { resetBanksIss } from "./cluster-banks";
+import { L2_ACCESS_CYCLES } from "../chips/siracusa-memory";
+import { STALL_SYNC } from "./timing";
+import * as F from "./faults";
+
+/** Instructions per slice while several harts can run: short enough that harts stay within a few tens of cycles of
+ * each other (the bank model's window is 256 cycles), long enough that switching harts costs little. */
+const SLICE: i32 = 16;
+/** Instructions per slice when only one hart can run (the tile loop between forks). */
+const SOLO: i32 = 4096;
+
+let stopHart: i32 = -1;
+
+/**
+ * Wires the cluster: hart `fc` is the fabric controller, harts first..first+n-1 the cluster cores; `l1`, `l2` the
+ * region indices of L1 and L2 (both must be TIMED regions). L2 costs a cluster core L2_ACCESS_CYCLES per access
+ * (the core's own cycle included).
+ */
+export function iss_cluster_config(fc: i32, first: i32, n: i32, l1: i32, l2: i32): i32 {
+  if (n < 1 || first + n > MAX_HARTS || (fc >= first && fc < first + n) || fc < 0 || fc >= MAX_HARTS) return -1;
+  configureCluster(fc, first, n, l1, l2, <i32>L2_ACCESS_CYCLES - 1);
+  resetEventUnit();
+  resetMchan();
+  resetBanksIss();
+  stopHart = -1;
+  return 0;
+}
+
+/**
+ * Runs harts 0..harts-1 for at most `budget` instructions in all. Returns STOP_BUDGET when the budget is spent, else
+ * the stop of the hart iss_cluster_stop_hart() names (exit, fault, console full, ...). Every hart asleep: a
+ * deadlock fault.
+ */
+export function iss_cluster_run(harts: i32, budget: f64): i32 {
+  let left = <i64>budget;
+  while (left > 0) {
+    let best = -1;
+    let bestAt = i64.MAX_VALUE;
+    let second = i64.MAX_VALUE;
+    for (let h = 0; h < harts; h++) {
+      if (sleepOf(h) != SLEEP_NONE) continue;
+      const t = max(hartCycles(h), wakeAt(h));
+      if (t < bestAt) { second = bestAt; bestAt = t; best = h; }
+      else if (t < second) second = t;
+    }
+    if (best < 0) {
+      let h = 0;
+      while (h < harts && sleepOf(h) == SLEEP_NONE) h++;
+      F.record(F.FAULT_DEADLOCK, h, 0, 0, <u32>sleepOf(h), 0, -1);
+      stopHart = h;
+      return STOP_FAULT;
+    }
+    const c = hartCycles(best);
+    if (c < bestAt) addHartStall(best, STALL_SYNC, bestAt - c);
+    const before = hartInstret(best);
+    const slice = second == i64.MAX_VALUE ? SOLO : SLICE;
+    const r = run(best, <i32>min(<i64>slice, left));
+    left -= hartInstret(best) - before;
+    if (r == STOP_BUDGET || r == STOP_BLOCK) continue;
+    stopHart = best;
+    return r;
+  }
+  return STOP_BUDGET;
+}
+
+export function iss_cluster_stop_hart(): i32 {
+  return stopHart;
+}
