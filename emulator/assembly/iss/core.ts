@@ -207,7 +207,7 @@ export function hartStall(h: i32, kind: i32): i64 {
 }
 /** Adds sleep cycles to a hart between runs (the chip wiring, when it wakes a hart that waited on other harts). */
 export function addHartStall(h: i32, kind: i32, cycles: i64): void {
-  if (kind < 0 || kind >= T.STALL_KINDS || h == hart) return;
+  if (kind < 0 || kind >= T.STALL_KINDS) return; // run() reloads the hart from its save area: safe between runs
   const at = hp(h) + H_COUNT + 8 + (<usize>kind << 3);
   store<i64>(at, load<i64>(at) + cycles);
 }
