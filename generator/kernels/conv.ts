@@ -118,5 +118,8 @@ function dotPlan(K: number, window: number, rows: number, pairs: number, CO: num
   while (block > 2 && rows * pairs * Math.ceil(CO / block) < cores) block = Math.ceil(block / 2);
   const sign = (t: string): string => (t === 'uint8' ? 'u' : 's');
   // Whole input channels per chunk, so the gather walks rows of the window.
-  return { K, pairs, chunk: Math.min(K, Math.floor(CHUNK / window) * window), block, blocks: Math.ceil(CO / block), fn: `fg_dot4_${sign(xt)}${sign(wt)}` };
+  return {
+    K, pairs, chunk: Math.min(K, Math.floor(CHUNK / window) * window), block, blocks: Math.ceil(CO / block),
+    fn: `fg_dot4_${sign(xt)}${sign(wt)}`, fn4: `fg_dot4x2_${sign(xt)}${sign(wt)}`,
+  };
 }

@@ -69,4 +69,76 @@ static inline int32_t fg_dot4_uu(int32_t acc, uint32_t x, uint32_t w) {
 /* Signed activations with unsigned weights: the same products with the operands swapped. */
 static inline int32_t fg_dot4_su(int32_t acc, uint32_t x, uint32_t w) { return fg_dot4_us(acc, w, x); }
 
+/* fg_dot4x2_<x><w>(words, x0, x1, w0, ws, acc): the conv kernel's register block, 4 output channels x 2 pixels
+   (pulp-nn's 4x2): acc[2 * c + p] += the dot product of `words` words of pixel p's taps (x0, x1) with channel c's
+   filter (w0 + c * ws bytes), for c = 0..3. words >= 1 (a misaligned filter word costs the core a second access).
+   On the ISS build (FG_XPULP) the loop is a hardware loop of post-increment word loads
+   (p.lw rd, 4(rs1!) for the pixels; p.lw rd, rs2(rs1!) walking one pointer down the 4 filters and back) ordered
+   so that no loaded value is used by the next instruction, and 8 pv.sdot* (14 instructions, 32 MACs); the board's
+   PULP GCC makes the same loop from the C below. Elsewhere, the C below. */
+#if defined(FG_XPULP)
+/* lp.setup on loop 0 (rd field x0), count in a register, end = halfwords from lp.setup to the body's last
+   instruction: opcode 0x7b, funct3 4. The body is 14 uncompressed instructions, so its last one sits 4 + 13 x 4 = 56
+   bytes (28 halfwords) after lp.setup (GNU as takes no label difference in .insn). */
+#define FG_DOT4X2_ASM(SD, F7)                                                                              \
+  __asm__ volatile(".option push\n.option norvc\n.option norelax\n"                                                 \
+                   ".insn i 0x7b, 4, x0, %[n], 28\n"                                                  \
+                   ".insn i 0x0b, 2, %[xa], 4(%[p0])\n"                                                              \
+                   ".insn i 0x0b, 2, %[xb], 4(%[p1])\n"                                                              \
+                   ".insn r 0x0b, 7, 0x10, %[f0], %[q], %[ws]\n"                                                              \
+                   ".insn r 0x0b, 7, 0x10, %[f1], %[q], %[ws]\n"                                                              \
+                   SD(F7, "%[a00]", "%[xa]", "%[f0]")                                               \
+                   SD(F7, "%[a01]", "%[xb]", "%[f0]")                                               \
+                   ".insn r 0x0b, 7, 0x10, %[f0], %[q], %[ws]\n"                                                              \
+                   SD(F7, "%[a10]", "%[xa]", "%[f1]")                                               \
+                   SD(F7, "%[a11]", "%[xb]", "%[f1]")                                               \
+                   ".insn r 0x0b, 7, 0x10, %[f1], %[q], %[back]\n"                                                              \
+                   SD(F7, "%[a20]", "%[xa]", "%[f0]")                                               \
+                   SD(F7, "%[a21]", "%[xb]", "%[f0]")                                               \
+                   SD(F7, "%[a30]", "%[xa]", "%[f1]")                                               \
+                   SD(F7, "%[a31]", "%[xb]", "%[f1]")                                               \
+                   ".option pop\n"                                                                                    \
+                   : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [a20] "+r"(a20),              \
+                     [a21] "+r"(a21), [a30] "+r"(a30), [a31] "+r"(a31), [p0] "+r"(p0), [p1] "+r"(p1), [q] "+r"(q),      \
+                     [xa] "=&r"(xa), [xb] "=&r"(xb), [f0] "=&r"(f0),     \
+                     [f1] "=&r"(f1)                                                                                    \
+                   : [n] "r"(words), [ws] "r"(ws), [back] "r"(4 - 3 * ws)                                              \
+                   : "memory")
+#define FG_DOT4X2_DEF(NAME, SD, F7)                                                                        \
+  static inline void NAME(int32_t words, const void *x0, const void *x1, const void *w0, int32_t ws, int32_t *acc) {  \
+    const uint8_t *p0 = (const uint8_t *)x0, *p1 = (const uint8_t *)x1;                                              \
+    const uint8_t *q = (const uint8_t *)w0;                                                                            \
+    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3], a20 = acc[4], a21 = acc[5], a30 = acc[6],       \
+            a31 = acc[7];                                                                                              \
+    uint32_t xa, xb, f0, f1;                                                                                           \
+    FG_DOT4X2_ASM(SD, F7);                                                                                 \
+    acc[0] = a00; acc[1] = a01; acc[2] = a10; acc[3] = a11; acc[4] = a20; acc[5] = a21; acc[6] = a30; acc[7] = a31;  \
+  }
+/* One dot product line: accumulator, activation word, filter word; the swapped form for signed activations with
+   unsigned weights (pv.sdotusp.b takes its unsigned operand in rs1). */
+#define FG_SD(F7, A, X, F) ".insn r 0x57, 1, " F7 ", " A ", " X ", " F "\n"
+#define FG_SD_SWAP(F7, A, X, F) ".insn r 0x57, 1, " F7 ", " A ", " F ", " X "\n"
+FG_DOT4X2_DEF(fg_dot4x2_ss, FG_SD, "0x5c")
+FG_DOT4X2_DEF(fg_dot4x2_us, FG_SD, "0x54")
+FG_DOT4X2_DEF(fg_dot4x2_uu, FG_SD, "0x50")
+FG_DOT4X2_DEF(fg_dot4x2_su, FG_SD_SWAP, "0x54")
+#else
+#define FG_DOT4X2_DEF(NAME, DOT)                                                                                       \
+  static inline void NAME(int32_t words, const void *x0, const void *x1, const void *w0, int32_t ws, int32_t *acc) {  \
+    const uint8_t *w = (const uint8_t *)w0;                                                                            \
+    for (int32_t i = 0; i < words; i++) {                                                                              \
+      const uint32_t xa = fg_load4((const uint8_t *)x0 + 4 * i), xb = fg_load4((const uint8_t *)x1 + 4 * i);         \
+      for (int32_t c = 0; c < 4; c++) {                                                                                \
+        const uint32_t f = fg_load4(w + c * ws + 4 * i);                                                               \
+        acc[2 * c] = DOT(acc[2 * c], xa, f);                                                                           \
+        acc[2 * c + 1] = DOT(acc[2 * c + 1], xb, f);                                                                   \
+      }                                                                                                                \
+    }                                                                                                                  \
+  }
+FG_DOT4X2_DEF(fg_dot4x2_ss, fg_dot4_ss)
+FG_DOT4X2_DEF(fg_dot4x2_us, fg_dot4_us)
+FG_DOT4X2_DEF(fg_dot4x2_uu, fg_dot4_uu)
+FG_DOT4X2_DEF(fg_dot4x2_su, fg_dot4_su)
+#endif
+
 #endif
