@@ -58,17 +58,6 @@ void hal_dma_copy_2d_both(int ch, void *l1, void *ext, int32_t bytes, int32_t ex
   }
 }
 
-void hal_dma_copy_1d(int ch, void *l1, void *ext, int32_t bytes, int to_l1) {
-  hal_dma_copy_2d_both(ch, l1, ext, bytes, 0, 0, 0, 0, to_l1);
-}
-
-void hal_dma_copy_2d(int ch, void *l1, void *ext, int32_t bytes, int32_t stride, int32_t length, int to_l1) {
-  hal_dma_copy_2d_both(ch, l1, ext, bytes, stride, length, 0, 0, to_l1);
-}
-
-void hal_dma_copy_2d_l1(int ch, void *l1, void *ext, int32_t bytes, int32_t stride, int32_t length, int to_l1) {
-  hal_dma_copy_2d_both(ch, l1, ext, bytes, 0, 0, stride, length, to_l1);
-}
 
 void hal_dma_wait(int ch) {
   if (ch < 0 || ch >= HAL_DMA_CHANNELS || !(dma_allocated & (1u << ch))) dma_fail("wait on a channel not allocated", ch, 0);

@@ -78,14 +78,21 @@ static inline int64_t fg_isqrt64(int64_t v) {
 #define HAL_DMA_MAX_BYTES 131071
 int hal_dma_channel_alloc(void);
 void hal_dma_channel_free(int ch);
-void hal_dma_copy_1d(int ch, void *l1, void *ext, int32_t bytes, int to_l1);
-/* Strided on the external side (mchan command bit 19), contiguous in L1. */
-void hal_dma_copy_2d(int ch, void *l1, void *ext, int32_t bytes, int32_t stride, int32_t length, int to_l1);
-/* Strided on the L1 side (bit 23), contiguous outside. */
-void hal_dma_copy_2d_l1(int ch, void *l1, void *ext, int32_t bytes, int32_t stride, int32_t length, int to_l1);
-/* Strided on both sides (bits 19 and 23), each with its own rows. */
+/* Strided on both sides (bits 19 and 23), each with its own rows; a side with length 0 is contiguous. Each HAL
+   implements this one; the three below are its special cases. */
 void hal_dma_copy_2d_both(int ch, void *l1, void *ext, int32_t bytes, int32_t ext_stride, int32_t ext_length,
                           int32_t l1_stride, int32_t l1_length, int to_l1);
+static inline void hal_dma_copy_1d(int ch, void *l1, void *ext, int32_t bytes, int to_l1) {
+  hal_dma_copy_2d_both(ch, l1, ext, bytes, 0, 0, 0, 0, to_l1);
+}
+/* Strided on the external side (mchan command bit 19), contiguous in L1. */
+static inline void hal_dma_copy_2d(int ch, void *l1, void *ext, int32_t bytes, int32_t stride, int32_t length, int to_l1) {
+  hal_dma_copy_2d_both(ch, l1, ext, bytes, stride, length, 0, 0, to_l1);
+}
+/* Strided on the L1 side (bit 23), contiguous outside. */
+static inline void hal_dma_copy_2d_l1(int ch, void *l1, void *ext, int32_t bytes, int32_t stride, int32_t length, int to_l1) {
+  hal_dma_copy_2d_both(ch, l1, ext, bytes, 0, 0, stride, length, to_l1);
+}
 /* Waits until every copy on the channel is complete. */
 void hal_dma_wait(int ch);
 

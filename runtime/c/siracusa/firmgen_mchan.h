@@ -53,17 +53,6 @@ void hal_dma_copy_2d_both(int ch, void *l1, void *ext, int32_t bytes, int32_t ex
   }
 }
 
-void hal_dma_copy_1d(int ch, void *l1, void *ext, int32_t bytes, int to_l1) {
-  hal_dma_copy_2d_both(ch, l1, ext, bytes, 0, 0, 0, 0, to_l1);
-}
-
-void hal_dma_copy_2d(int ch, void *l1, void *ext, int32_t bytes, int32_t stride, int32_t length, int to_l1) {
-  hal_dma_copy_2d_both(ch, l1, ext, bytes, stride, length, 0, 0, to_l1);
-}
-
-void hal_dma_copy_2d_l1(int ch, void *l1, void *ext, int32_t bytes, int32_t stride, int32_t length, int to_l1) {
-  hal_dma_copy_2d_both(ch, l1, ext, bytes, 0, 0, stride, length, to_l1);
-}
 
 /* Sleep on the DMA event until the channel's status bit clears (Deeploy mchan_channel_wait, MCHAN_EVENT mode); the
    loop re-checks because the event fires for any channel. The memory clobber keeps later reads of the destination
