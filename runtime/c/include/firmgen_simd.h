@@ -123,17 +123,26 @@ FG_DOT4X2_DEF(fg_dot4x2_us, FG_SD, "0x54")
 FG_DOT4X2_DEF(fg_dot4x2_uu, FG_SD, "0x50")
 FG_DOT4X2_DEF(fg_dot4x2_su, FG_SD_SWAP, "0x54")
 #else
+/* Accumulators in registers and one pointer per filter, so that a compiler without the XpulpV2 instructions keeps
+   the loop to its loads and multiply-adds. */
 #define FG_DOT4X2_DEF(NAME, DOT)                                                                                       \
   static inline void NAME(int32_t words, const void *x0, const void *x1, const void *w0, int32_t ws, int32_t *acc) {  \
-    const uint8_t *w = (const uint8_t *)w0;                                                                            \
-    for (int32_t i = 0; i < words; i++) {                                                                              \
-      const uint32_t xa = fg_load4((const uint8_t *)x0 + 4 * i), xb = fg_load4((const uint8_t *)x1 + 4 * i);         \
-      for (int32_t c = 0; c < 4; c++) {                                                                                \
-        const uint32_t f = fg_load4(w + c * ws + 4 * i);                                                               \
-        acc[2 * c] = DOT(acc[2 * c], xa, f);                                                                           \
-        acc[2 * c + 1] = DOT(acc[2 * c + 1], xb, f);                                                                   \
-      }                                                                                                                \
+    const uint8_t *p0 = (const uint8_t *)x0, *p1 = (const uint8_t *)x1;                                              \
+    const uint8_t *q0 = (const uint8_t *)w0, *q1 = q0 + ws, *q2 = q1 + ws, *q3 = q2 + ws;                             \
+    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3], a20 = acc[4], a21 = acc[5], a30 = acc[6],       \
+            a31 = acc[7];                                                                                              \
+    for (int32_t i = 0; i < 4 * words; i += 4) {                                                                       \
+      const uint32_t xa = fg_load4(p0 + i), xb = fg_load4(p1 + i);                                                     \
+      uint32_t f = fg_load4(q0 + i);                                                                                   \
+      a00 = DOT(a00, xa, f); a01 = DOT(a01, xb, f);                                                                    \
+      f = fg_load4(q1 + i);                                                                                            \
+      a10 = DOT(a10, xa, f); a11 = DOT(a11, xb, f);                                                                    \
+      f = fg_load4(q2 + i);                                                                                            \
+      a20 = DOT(a20, xa, f); a21 = DOT(a21, xb, f);                                                                    \
+      f = fg_load4(q3 + i);                                                                                            \
+      a30 = DOT(a30, xa, f); a31 = DOT(a31, xb, f);                                                                    \
     }                                                                                                                  \
+    acc[0] = a00; acc[1] = a01; acc[2] = a10; acc[3] = a11; acc[4] = a20; acc[5] = a21; acc[6] = a30; acc[7] = a31;  \
   }
 FG_DOT4X2_DEF(fg_dot4x2_ss, fg_dot4_ss)
 FG_DOT4X2_DEF(fg_dot4x2_us, fg_dot4_us)
