@@ -27,6 +27,11 @@ export interface IssLayer {
   layer: number;
   name: string;
   cycles: number;
+  /** Cluster runs: the layer's instructions and stall cycles by kind, summed over the cluster cores, and its L1
+   * bank-conflict cycles (recorded by the event unit at each mark, emulator/assembly/iss/cluster.ts). */
+  instructions?: number;
+  stalls?: number[];
+  bankConflicts?: number;
 }
 
 export interface IssRun {
@@ -44,6 +49,8 @@ export interface IssRun {
   harts: number;
   /** Instructions each hart retired (hart 0 first). */
   hartInstructions: number[];
+  /** Each hart's stall cycles by kind (hart 0 first). */
+  hartStalls: number[][];
   /** Memory stalls from L1 bank conflicts (cluster runs; 0 otherwise). */
   bankConflicts: number;
   ms: number;
@@ -122,7 +129,12 @@ export async function runIss(outDir: string, inputs: NDArray[], maxInstructions 
   if (emu.iss_load_elf(imagePtr, bytes.length) !== 0) throw new GenError('run', `rv32 image: ${faultLine({ emu, regions })}`, { file: elf });
   emu.iss_set_pc(0, emu.iss_elf_entry());
   const harts = cluster ? 1 + cluster.cores : 1;
-  if (cluster) startClusterCores(emu, elf, cluster.cores, l1, l2);
+  const markCapacity = 2 * manifest.layers.length + 16;
+  const marksPtr = cluster ? emu.iss_alloc(markCapacity * MARK_WORDS * 8) : 0;
+  if (cluster) {
+    startClusterCores(emu, elf, cluster.cores, l1, l2);
+    emu.iss_cluster_marks(marksPtr, markCapacity);
+  }
 
   const t0 = performance.now();
   let console = '';
@@ -157,6 +169,7 @@ export async function runIss(outDir: string, inputs: NDArray[], maxInstructions 
   const outputs = unpackOutputs(manifest, new Uint8Array(emu.memory.buffer, outPtr, emu.iss_host_output_length()).slice(), elf);
 
   const layers = layerCycles(emu, mapped, elf, new Map(manifest.layers.map((l) => [l.id, l.name])));
+  if (cluster) addClusterCounters(layers.rows, new Float64Array(emu.memory.buffer, marksPtr, emu.iss_cluster_mark_count() * MARK_WORDS));
   const counted = cluster ? Array.from({ length: cluster.cores }, (_, k) => 1 + k) : [0];
   return {
     outputs,
@@ -167,9 +180,36 @@ export async function runIss(outDir: string, inputs: NDArray[], maxInstructions 
     stalls: STALL_KINDS.map((k) => counted.reduce((a, h) => a + emu.iss_stalls(h, k), 0)),
     harts,
     hartInstructions: Array.from({ length: harts }, (_, h) => emu.iss_instructions(h)),
+    hartStalls: Array.from({ length: harts }, (_, h) => STALL_KINDS.map((k) => emu.iss_stalls(h, k))),
     bankConflicts: cluster ? emu.iss_bank_conflicts() : 0,
     ms,
   };
+}
+
+/** Words of one mark record (cluster.ts MARK_WORDS): tag, instructions, 7 stall kinds, bank-conflict cycles. */
+const MARK_WORDS = 3 + STALL_KINDS.length;
+
+/** Each layer's share of the cluster's counters: the record at its end minus the one at its begin. */
+function addClusterCounters(rows: IssLayer[], marks: Float64Array): void {
+  const open = new Map<number, number>();
+  const byLayer = new Map<number, { instructions: number; stalls: number[]; bank: number }>();
+  for (let i = 0; i < marks.length / MARK_WORDS; i++) {
+    const r = marks.subarray(i * MARK_WORDS, (i + 1) * MARK_WORDS);
+    const layer = r[0] >>> 1;
+    if ((r[0] & 1) === 0) { open.set(layer, i); continue; }
+    const b = open.get(layer);
+    if (b === undefined) continue;
+    const s = marks.subarray(b * MARK_WORDS, (b + 1) * MARK_WORDS);
+    byLayer.set(layer, {
+      instructions: r[1] - s[1],
+      stalls: STALL_KINDS.map((k) => r[2 + k] - s[2 + k]),
+      bank: r[2 + STALL_KINDS.length] - s[2 + STALL_KINDS.length],
+    });
+  }
+  for (const row of rows) {
+    const c = byLayer.get(row.layer);
+    if (c) Object.assign(row, { instructions: c.instructions, stalls: c.stalls, bankConflicts: c.bank });
+  }
 }
 
 /** The cluster cores start asleep in the HAL's fg_cluster_core on their L1 stacks (hal_iss.c), with the image's gp. */
@@ -224,21 +264,29 @@ function layerCycles(emu: IssExports, mapped: { base: number; size: number; line
   return { rows, span: first >= 0 && last >= first ? last - first : 0 };
 }
 
-/** The `--on iss` table: each layer's measured cycles and share, then the network's and the program's totals. */
+/** The `--on iss` table: each layer's measured cycles and share (on a cluster also its instructions and where the
+ * cores' cycles went), then the network's and the program's totals. */
 export function formatIssProfile(r: IssRun, clockHz?: number): string {
   const us = (c: number): string => (clockHz ? (c / clockHz * 1e6).toFixed(2) : '-');
   const total = r.networkCycles || 1;
+  const cluster = r.harts > 1;
+  const kilo = (v: number | undefined): string => (v === undefined ? '-' : v >= 1e4 ? `${Math.round(v / 1000)}k` : String(Math.round(v)));
   const lines = [
-    `Profile on the RV32 core (CV32E40P timing, ${r.harts > 1 ? `fabric controller + ${r.harts - 1} cluster cores` : 'one hart'}; cycles measured on the rv32 ELF itself, docs/iss.md)`,
-    `${'id'.padStart(3)}  ${'layer'.padEnd(24)}  ${'cycles'.padStart(12)}  ${'us'.padStart(10)}  ${'share'.padStart(6)}`,
+    `Profile on the RV32 core (CV32E40P timing, ${cluster ? `fabric controller + ${r.harts - 1} cluster cores` : 'one hart'}; cycles measured on the rv32 ELF itself, docs/iss.md)`,
+    `${'id'.padStart(3)}  ${'layer'.padEnd(24)}  ${'cycles'.padStart(10)}  ${'us'.padStart(9)}  ${'share'.padStart(6)}` +
+      (cluster ? `  ${['instr', 'ld-use', 'branch', 'memory', 'bank', 'sleep', 'dma'].map((h) => h.padStart(7)).join('')}` : ''),
   ];
   for (const l of r.layers) {
-    lines.push(`${String(l.layer).padStart(3)}  ${quoted(l.name).slice(1, -1).slice(0, 24).padEnd(24)}  ${String(l.cycles).padStart(12)}  ` +
-      `${us(l.cycles).padStart(10)}  ${(100 * l.cycles / total).toFixed(1).padStart(5)}%`);
+    const extra = cluster
+      ? `  ${[l.instructions, l.stalls?.[0], l.stalls?.[1], l.stalls?.[3], l.bankConflicts, l.stalls?.[5], l.stalls?.[6]].map((v) => kilo(v).padStart(7)).join('')}`
+      : '';
+    lines.push(`${String(l.layer).padStart(3)}  ${quoted(l.name).slice(1, -1).slice(0, 24).padEnd(24)}  ${String(l.cycles).padStart(10)}  ` +
+      `${us(l.cycles).padStart(9)}  ${(100 * l.cycles / total).toFixed(1).padStart(5)}%${extra}`);
   }
+  if (cluster) lines.push('(instr and stall columns: the 8 cluster cores summed; memory includes bank; sleep: in the event unit at forks and barriers)');
   lines.push(`network ${r.networkCycles} cycles; whole program ${r.cycles} cycles, ${r.instructions} instructions ` +
     `(IPC ${(r.instructions / Math.max(1, r.cycles)).toFixed(2)}); stalls: load-use ${r.stalls[0]}, branch ${r.stalls[1]}, ` +
-    `multi-cycle ${r.stalls[2]}, memory ${r.stalls[3]}${r.harts > 1 ? ` (L1 bank conflicts ${r.bankConflicts})` : ''}, misaligned ${r.stalls[4]}` +
-    `${r.harts > 1 ? `, event-unit sleep ${r.stalls[5]}, DMA sleep ${r.stalls[6]} (cluster cores summed)` : ''}; emulated in ${r.ms.toFixed(0)} ms`);
+    `multi-cycle ${r.stalls[2]}, memory ${r.stalls[3]}${cluster ? ` (L1 bank conflicts ${r.bankConflicts})` : ''}, misaligned ${r.stalls[4]}` +
+    `${cluster ? `, event-unit sleep ${r.stalls[5]}, DMA sleep ${r.stalls[6]} (cluster cores summed)` : ''}; emulated in ${r.ms.toFixed(0)} ms`);
   return lines.join('\n');
 }

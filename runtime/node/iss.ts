@@ -39,6 +39,8 @@ export interface IssExports {
   iss_cluster_run(harts: number, budget: number): number;
   iss_cluster_stop_hart(): number;
   iss_bank_conflicts(): number;
+  iss_cluster_marks(ptr: number, capacity: number): void;
+  iss_cluster_mark_count(): number;
 }
 
 export const FLAG = { read: 1, write: 2, exec: 4, mmio: 8, timed: 16 } as const;

@@ -37,11 +37,16 @@ for (const [folder, platform, flags] of CASES) {
     assert.is(r.code, 0, r.stderr);
     assert.match(r.stdout, /Errors: 0 out of \d+/);
     const manifest = JSON.parse(readFileSync(join(out, 'firmware.json'), 'utf8')) as { layers: { id: number; kernel: string }[] };
-    const rows = [...r.stdout.matchAll(/^ *(\d+) {2}\S.*? (\d+) +\S+ +[\d.]+%$/gm)].map((m) => ({ id: Number(m[1]), cycles: Number(m[2]) }));
+    // A cluster run adds the cores' instructions and stalls after the share.
+    const rows = [...r.stdout.matchAll(/^ *(\d+) {2}\S.*? (\d+) +\S+ +[\d.]+%( .*)?$/gm)].map((m) => ({ id: Number(m[1]), cycles: Number(m[2]), extra: m[3] }));
     const network = Number(/^Cycles: (\d+)$/m.exec(r.stdout)?.[1]);
     const compute = manifest.layers.filter((l) => l.kernel !== 'alias');
     assert.ok(rows.length >= compute.length, `a row per computing layer (${rows.length} rows, ${compute.length} layers)`);
     assert.ok(rows.every((x) => x.cycles > 0), 'every layer takes cycles');
+    if (platform === 'siracusa') {
+      assert.match(r.stdout, /fabric controller \+ 8 cluster cores/);
+      assert.ok(rows.every((x) => x.extra && /^ +\d+k? /.test(x.extra)), 'every cluster row has its instruction count');
+    }
     const sum = rows.reduce((n, x) => n + x.cycles, 0);
     assert.ok(sum <= network && sum > 0.9 * network, `layers ${sum} within the network span ${network}`);
   });

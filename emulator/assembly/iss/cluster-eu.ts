@@ -12,10 +12,11 @@
 //   +0x14 R  BARRIER   arrive at the team barrier and sleep until every team member has arrived
 //   +0x18 W  TASK_END  cluster core 0: the cluster task is over; R (FC): sleep until it is
 //   +0x1c R  DMA_SLEEP sleep until the next cluster-DMA completion (the mchan event line), 0 at once if none pends
+//   +0x20 W  MARK      a layer mark (layer id x 2 + 1 at its end): the cluster's counters are recorded (cluster.ts)
 //
 // A sleeping read does not retire (DEV_BLOCK); the scheduler (cluster.ts) runs it again once the hart is woken.
 
-import { deviceSetDmaWait, deviceSetFault, deviceSetStatus, DEV_BAD_OFFSET, DEV_BLOCK } from "./mmio";
+import { deviceSetDmaWait, deviceSetFault, deviceSetStatus, DEV_BAD_OFFSET, DEV_BLOCK, DEV_YIELD } from "./mmio";
 import {
   cores, coreOf, fcHart, hartOf, sleep, sleepOf, wake, SLEEP_BARRIER, SLEEP_MAILBOX, SLEEP_NONE, SLEEP_TASK,
 } from "./cluster-state";
@@ -33,6 +34,10 @@ const WAKE: u32 = 0x10;
 const BARRIER: u32 = 0x14;
 const TASK_END: u32 = 0x18;
 const DMA_SLEEP: u32 = 0x1c;
+const MARK: u32 = 0x20;
+
+/** The last MARK written, taken by the scheduler when the core yields. */
+export let markTag: i32 = -1;
 
 /**
  * ASSUMPTION (HARDWARE.md: "wakes cores and synchronises them in tens of cycles", no figure): an event reaches a
@@ -74,6 +79,7 @@ export function resetEventUnit(): void {
   generation = 0;
   lastArrival = 0;
   taskEnded = false;
+  markTag = -1;
 }
 
 function block(hart: i32, why: i32): i32 {
@@ -158,6 +164,11 @@ export function euWrite(hart: i32, offset: u32, size: i32, value: i32, now: i64)
       if (sleepOf(hartOf(c)) == SLEEP_MAILBOX) wake(hartOf(c), now + EU_WAKE_CYCLES);
     }
     if ((value >>> cores) != 0) deviceSetFault(FAULT_EVENT_UNIT, <u32>value);
+    return;
+  }
+  if (offset == MARK) {
+    markTag = value;
+    deviceSetStatus(DEV_YIELD);
     return;
   }
   if (offset == TASK_END && coreOf(hart) == 0) {

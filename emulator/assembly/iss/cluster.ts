@@ -4,13 +4,14 @@
 // hart asleep in the event unit (cluster-eu.ts) is skipped until a device wakes it, and its clock then jumps to the
 // wake cycle (the sleep is counted as STALL_SYNC).
 
-import { addHartStall, hartCycles, hartInstret, run, MAX_HARTS, STOP_BLOCK, STOP_BUDGET, STOP_FAULT } from "./core";
-import { configureCluster, sleepOf, wakeAt, SLEEP_NONE } from "./cluster-state";
-import { resetEventUnit } from "./cluster-eu";
+import { addHartStall, hartCycles, hartInstret, hartStall, run, MAX_HARTS, STOP_BLOCK, STOP_BUDGET, STOP_FAULT, STOP_YIELD } from "./core";
+import { configureCluster, cores, firstCore, sleepOf, wakeAt, SLEEP_NONE } from "./cluster-state";
+import { markTag, resetEventUnit } from "./cluster-eu";
+import { bankConflictCycles } from "./cluster-banks";
 import { resetMchan } from "./cluster-dma";
 import { resetBanksIss } from "./cluster-banks";
 import { L2_ACCESS_CYCLES } from "../chips/siracusa-memory";
-import { STALL_SYNC } from "./timing";
+import { STALL_KINDS, STALL_SYNC } from "./timing";
 import * as F from "./faults";
 
 /** Instructions per slice while several harts can run: short enough that harts stay within a few tens of cycles of
@@ -21,6 +22,40 @@ const SOLO: i32 = 4096;
 
 let stopHart: i32 = -1;
 
+// Layer marks (cluster-eu.ts MARK): per mark, its tag and the cluster cores' counters summed at that moment, as f64:
+// tag, instructions, the STALL_KINDS stall kinds, bank-conflict cycles. The runtime hands the buffer over.
+export const MARK_WORDS: i32 = 3 + STALL_KINDS;
+let marksPtr: usize = 0;
+let marksCap: i32 = 0;
+let marksCount: i32 = 0;
+
+/** Where the layer marks go: `capacity` records of MARK_WORDS f64 at `ptr` (linear memory from iss_alloc). */
+export function iss_cluster_marks(ptr: usize, capacity: i32): void {
+  marksPtr = ptr;
+  marksCap = capacity;
+  marksCount = 0;
+}
+
+export function iss_cluster_mark_count(): i32 {
+  return marksCount;
+}
+
+function recordMark(): void {
+  if (marksCount >= marksCap) return;
+  const r = marksPtr + <usize>(marksCount * MARK_WORDS * 8);
+  store<f64>(r, <f64>markTag);
+  let instructions: i64 = 0;
+  for (let c = 0; c < cores; c++) instructions += hartInstret(firstCore + c);
+  store<f64>(r + 8, <f64>instructions);
+  for (let k = 0; k < STALL_KINDS; k++) {
+    let sum: i64 = 0;
+    for (let c = 0; c < cores; c++) sum += hartStall(firstCore + c, k);
+    store<f64>(r + 16 + (<usize>k << 3), <f64>sum);
+  }
+  store<f64>(r + 16 + (<usize>STALL_KINDS << 3), <f64>bankConflictCycles());
+  marksCount++;
+}
+
 /**
  * Wires the cluster: hart `fc` is the fabric controller, harts first..first+n-1 the cluster cores; `l1`, `l2` the
  * region indices of L1 and L2 (both must be TIMED regions). L2 costs a cluster core L2_ACCESS_CYCLES per access
@@ -29,6 +64,7 @@ let stopHart: i32 = -1;
 export function iss_cluster_config(fc: i32, first: i32, n: i32, l1: i32, l2: i32): i32 {
   if (n < 1 || first + n > MAX_HARTS || (fc >= first && fc < first + n) || fc < 0 || fc >= MAX_HARTS) return -1;
   configureCluster(fc, first, n, l1, l2, <i32>L2_ACCESS_CYCLES - 1);
+  marksCount = 0;
   resetEventUnit();
   resetMchan();
   resetBanksIss();
@@ -66,7 +102,8 @@ export function iss_cluster_run(harts: i32, budget: f64): i32 {
     const slice = second == i64.MAX_VALUE ? SOLO : SLICE;
     const r = run(best, <i32>min(<i64>slice, left));
     left -= hartInstret(best) - before;
-    if (r == STOP_BUDGET || r == STOP_BLOCK) continue;
+    if (r == STOP_YIELD) recordMark();
+    if (r == STOP_BUDGET || r == STOP_BLOCK || r == STOP_YIELD) continue;
     stopHart = best;
     return r;
   }

@@ -12,7 +12,7 @@ import {
   windowSize, windowSlots,
 } from "./memory";
 import {
-  DEV_BAD_OFFSET, DEV_BLOCK, DEV_EXIT, DEV_FAULT, DEV_NO_DEVICE, DEV_PUTCHAR, deviceDmaWait, deviceFaultAddr, deviceFaultKind, deviceRead,
+  DEV_BAD_OFFSET, DEV_BLOCK, DEV_EXIT, DEV_FAULT, DEV_NO_DEVICE, DEV_PUTCHAR, DEV_YIELD, deviceDmaWait, deviceFaultAddr, deviceFaultKind, deviceRead,
   deviceStatus, deviceValue, deviceWait, deviceWrite, timedAccessWait,
 } from "./mmio";
 import * as T from "./timing";
@@ -34,6 +34,8 @@ export const STOP_OUTPUT: i32 = 6;
 /** A device read must wait for other harts (a barrier, an empty mailbox): the load did not retire and runs again
  * when the chip wiring wakes the hart (iss/cluster.ts). */
 export const STOP_BLOCK: i32 = 7;
+/** A device asked the wiring to look at every hart now (a layer mark): the access retired. */
+export const STOP_YIELD: i32 = 8;
 
 // ---- the running hart ----
 
@@ -279,6 +281,7 @@ function slowAccess(addr: u32, size: i32, write: bool, value: i32, pc: u32, reti
     else if (status == DEV_EXIT) { exitCode = deviceValue; stop = STOP_EXIT; }
     else if (status == DEV_PUTCHAR) { consolePut(deviceValue); if (consoleFull()) stop = STOP_OUTPUT; }
     else if (status == DEV_BLOCK) stop = STOP_BLOCK;
+    else if (status == DEV_YIELD) stop = STOP_YIELD;
     else if (status == DEV_FAULT) fault(deviceFaultKind, pc, deviceFaultAddr, size, findRegion(deviceFaultAddr, 1));
     return 0;
   }

@@ -43,6 +43,8 @@ export const DEV_PUTCHAR: i32 = 4;
 export const DEV_BLOCK: i32 = 5;
 /** The device found a fault (deviceFaultKind, deviceFaultAddr). */
 export const DEV_FAULT: i32 = 6;
+/** The access is done; the core stops after it so that the wiring can act on every hart (STOP_YIELD). */
+export const DEV_YIELD: i32 = 7;
 
 /** Devices report through these. */
 export function deviceSetWait(cycles: i32): void { deviceWait = cycles; }

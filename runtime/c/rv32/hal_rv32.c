@@ -5,6 +5,7 @@
    split, so the outputs equal the 8-core ones. DMA (memcpy): common/dma_memcpy.c. */
 #include "firmgen_hal.h"
 #include "network.h"
+#include "layer_marks.h"
 
 void hal_cluster_fork(hal_closure_t fn, void *args) { fn(args); }
 void hal_barrier(void) {}
@@ -14,4 +15,6 @@ int hal_num_cores(void) { return 1; }
 /* Running the network: on this one hart, right here (the ISS build of Siracusa sends it to cluster core 0). */
 void hal_rv32_run(void (*network)(void)) { network(); }
 
-/* Layer markers: layer_marks.c. */
+/* Layer markers: the cycle counter into fg_layer_marks (layer_marks.c). */
+void hal_layer_begin(int32_t layer) { fg_layer_mark(layer, 0); }
+void hal_layer_end(int32_t layer) { fg_layer_mark(layer, 1); }

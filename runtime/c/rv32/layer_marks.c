@@ -6,11 +6,12 @@
    two or three CSR reads inside the layer it opens or closes, as performance counters do on a board. */
 #include "firmgen_hal.h"
 #include "network.h"
+#include "layer_marks.h"
 
 #define FG_MARKS NETWORK_LAYER_MARKS
 uint32_t fg_layer_marks[1 + 3 * FG_MARKS];
 
-static void mark(int32_t layer, uint32_t end) {
+void fg_layer_mark(int32_t layer, uint32_t end) {
   uint32_t hi, lo, again;
   do {
     __asm__ volatile("rdcycleh %0" : "=r"(hi));
@@ -25,5 +26,3 @@ static void mark(int32_t layer, uint32_t end) {
   fg_layer_marks[0] = n + 1;
 }
 
-void hal_layer_begin(int32_t layer) { mark(layer, 0); }
-void hal_layer_end(int32_t layer) { mark(layer, 1); }

@@ -8,6 +8,7 @@
 #include "firmgen_hal.h"
 #include "firmgen_pulp.h"
 #include "network.h"
+#include "rv32/layer_marks.h"
 
 #define EU_BASE 0x10204000u
 #define EU_REG(off) (*(volatile uint32_t *)(EU_BASE + (off)))
@@ -19,6 +20,7 @@
 #define EU_BARRIER 0x14u
 #define EU_TASK_END 0x18u
 #define EU_DMA_SLEEP 0x1cu
+#define EU_MARK 0x20u
 
 #ifdef FG_CORES
 #define FG_TEAM FG_CORES
@@ -69,6 +71,17 @@ void fg_cluster_core(void) {
     if (core == 0) EU_REG(EU_TASK_END) = 1;
     else hal_barrier();
   }
+}
+
+/* Layer markers: core 0's cycle counter into fg_layer_marks (layer_marks.c), and the mark to the event unit, at
+   which the emulator records the whole cluster's instruction and stall counters (the per-layer breakdown). */
+void hal_layer_begin(int32_t layer) {
+  fg_layer_mark(layer, 0);
+  EU_REG(EU_MARK) = (uint32_t)layer << 1;
+}
+void hal_layer_end(int32_t layer) {
+  fg_layer_mark(layer, 1);
+  EU_REG(EU_MARK) = ((uint32_t)layer << 1) | 1u;
 }
 
 /* ---- fabric controller ---- */
