@@ -227,9 +227,11 @@ function startClusterCores(emu: IssExports, elf: string, cores: number, l1: numb
   if (emu.iss_cluster_config(0, 1, cores, l1, l2) !== 0) throw new GenError('run', `cannot wire a cluster of ${cores} cores`, { file: elf });
   for (let k = 0; k < cores; k++) {
     const h = 1 + k;
+    const [lo, hi] = k === 0 ? [master.address, master.address + master.size] : [slaves.address + (k - 1) * slave, slaves.address + k * slave];
     emu.iss_set_pc(h, entry.address);
-    emu.iss_set_reg(h, 2, k === 0 ? master.address + master.size : slaves.address + k * slave);
+    emu.iss_set_reg(h, 2, hi);
     emu.iss_set_reg(h, 3, gp.address);
+    emu.iss_cluster_stack(h, lo, hi);
   }
 }
 

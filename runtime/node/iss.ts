@@ -41,6 +41,7 @@ export interface IssExports {
   iss_bank_conflicts(): number;
   iss_cluster_marks(ptr: number, capacity: number): void;
   iss_cluster_mark_count(): number;
+  iss_cluster_stack(hart: number, lo: number, hi: number): void;
 }
 
 export const FLAG = { read: 1, write: 2, exec: 4, mmio: 8, timed: 16 } as const;
@@ -65,6 +66,7 @@ const FAULT_TEXT: Record<number, string> = {
   14: 'deadlock: every hart sleeps in the event unit',
   15: 'cluster DMA misuse',
   16: 'event unit misuse',
+  17: 'stack overflow: sp left the core\'s stack',
 };
 const ELF_TEXT: Record<number, string> = {
   1: 'not an ELF32 little-endian file',
@@ -83,6 +85,8 @@ export function faultLine(m: { emu: IssExports; regions: string[] }): string {
   const region = e.iss_fault_region();
   const where = region >= 0 ? `region ${m.regions[region] ?? region}` : 'no region';
   if (kind === 13) return `ELF: ${ELF_TEXT[e.iss_fault_size()] ?? 'unknown reason'} at ${hex(e.iss_fault_addr())} (${where})`;
+  if (kind === 14) return 'deadlock: every hart sleeps in the event unit (nothing will wake them)';
+  if (kind === 17) return `hart ${e.iss_fault_hart()}: stack overflow: sp ${hex(e.iss_fault_addr())} is outside the core's stack (pc ${hex(e.iss_fault_pc())})`;
   if (kind === 12) return `hart ${e.iss_fault_hart()}: unsupported semihosting call ${e.iss_fault_addr()} at pc ${hex(e.iss_fault_pc())}`;
   const head = `hart ${e.iss_fault_hart()}: ${FAULT_TEXT[kind] ?? `fault ${kind}`} at pc ${hex(e.iss_fault_pc())}`;
   if (kind >= 2 && kind <= 4) return `${head} (${where})`; // fetch faults: there is no instruction word

@@ -215,6 +215,19 @@ test('every hart asleep: a deadlock fault in one line, not a hang', async () => 
   assert.match(faultLine(m), /deadlock: every hart sleeps in the event unit/);
 });
 
+test('a cluster core whose sp leaves its stack: a named fault with the hart and the sp', async () => {
+  const m = await cluster(`${FC}
+task:
+  li t0, ${RAM_BASE + 0x8000}
+  addi sp, t0, -64         # below the stack given to this core
+  nop
+  EXIT
+`, 1);
+  m.emu.iss_cluster_stack(1, RAM_BASE + 0x8000, RAM_BASE + 0x9000);
+  assert.is(runCluster(m, 2), STOP.fault);
+  assert.match(faultLine(m), /^hart 1: stack overflow: sp 0x80007fc0 is outside the core's stack/);
+});
+
 test('a DMA transfer outside memory is a named fault', async () => {
   const m = await cluster(`${FC}
 task:

@@ -14,7 +14,7 @@ import { elfEntry, loadElf } from "./loader";
 import { hostOutputLength, setHostInput, setHostOutput } from "./semihost";
 import { configureCluster } from "./cluster-state";
 import { bankConflictCycles } from "./cluster-banks";
-export { iss_cluster_config, iss_cluster_mark_count, iss_cluster_marks, iss_cluster_run, iss_cluster_stop_hart } from "./cluster";
+export { iss_cluster_config, iss_cluster_mark_count, iss_cluster_marks, iss_cluster_run, iss_cluster_stack, iss_cluster_stop_hart } from "./cluster";
 
 /** Clears regions, code windows, every hart's state, the fault record and the console. */
 export function iss_reset(): void {

@@ -4,7 +4,7 @@
 // hart asleep in the event unit (cluster-eu.ts) is skipped until a device wakes it, and its clock then jumps to the
 // wake cycle (the sleep is counted as STALL_SYNC).
 
-import { addHartStall, hartCycles, hartInstret, hartStall, run, MAX_HARTS, STOP_BLOCK, STOP_BUDGET, STOP_FAULT, STOP_YIELD } from "./core";
+import { addHartStall, hartCycles, hartInstret, hartPc, hartReg, hartStall, run, MAX_HARTS, STOP_BLOCK, STOP_BUDGET, STOP_FAULT, STOP_YIELD } from "./core";
 import { configureCluster, cores, firstCore, sleepOf, wakeAt, SLEEP_NONE } from "./cluster-state";
 import { markTag, resetEventUnit } from "./cluster-eu";
 import { bankConflictCycles } from "./cluster-banks";
@@ -21,6 +21,28 @@ const SLICE: i32 = 16;
 const SOLO: i32 = 4096;
 
 let stopHart: i32 = -1;
+
+// Each cluster core's stack [lo, hi) (0, 0: unchecked). The board gives a cluster core 1 KiB or 4 KiB and nothing
+// stops a deeper frame from running into the neighbouring stack, so after every slice sp must lie inside its own.
+const STACK_LO = memory.data(MAX_HARTS * 4);
+const STACK_HI = memory.data(MAX_HARTS * 4);
+
+export function iss_cluster_stack(hart: i32, lo: u32, hi: u32): void {
+  if (hart < 0 || hart >= MAX_HARTS) return;
+  store<u32>(STACK_LO + (<usize>hart << 2), lo);
+  store<u32>(STACK_HI + (<usize>hart << 2), hi);
+}
+
+/** False (with a fault recorded) when the hart's sp has left its stack. */
+function stackOk(h: i32): bool {
+  const hi = load<u32>(STACK_HI + (<usize>h << 2));
+  if (hi == 0) return true;
+  const lo = load<u32>(STACK_LO + (<usize>h << 2));
+  const sp = <u32>hartReg(h, 2);
+  if (sp >= lo && sp <= hi) return true;
+  F.record(F.FAULT_STACK, h, hartPc(h), 0, sp, 0, -1);
+  return false;
+}
 
 // Layer marks (cluster-eu.ts MARK): per mark, its tag and the cluster cores' counters summed at that moment, as f64:
 // tag, instructions, the STALL_KINDS stall kinds, bank-conflict cycles. The runtime hands the buffer over.
@@ -102,6 +124,10 @@ export function iss_cluster_run(harts: i32, budget: f64): i32 {
     const slice = second == i64.MAX_VALUE ? SOLO : SLICE;
     const r = run(best, <i32>min(<i64>slice, left));
     left -= hartInstret(best) - before;
+    if (!stackOk(best)) {
+      stopHart = best;
+      return STOP_FAULT;
+    }
     if (r == STOP_YIELD) recordMark();
     if (r == STOP_BUDGET || r == STOP_BLOCK || r == STOP_YIELD) continue;
     stopHart = best;

@@ -23,6 +23,8 @@ export const FAULT_DEADLOCK: i32 = 14;
 export const FAULT_DMA: i32 = 15;
 /** An event-unit misuse: dispatch to a core whose mailbox is full, a team size out of range (cluster-eu.ts). */
 export const FAULT_EVENT_UNIT: i32 = 16;
+/** A cluster core's sp left its stack (cluster.ts); addr: the sp. */
+export const FAULT_STACK: i32 = 17;
 export const ELF_NOT_ELF32_LE: i32 = 1;
 export const ELF_NOT_RISCV_EXEC: i32 = 2;
 export const ELF_TRUNCATED: i32 = 3;
