@@ -36,6 +36,15 @@ test('a constant through Identity and Reshape to graph outputs', async () => {
   }
 });
 
+test('SpiNNaker2 (constants live in its layer configurations) refuses a constant copied to an output, naming it', () => {
+  const b = new OnnxBuilder('const-s2').input('x', 'int8', [4]).initializer('w', 'int8', [4], [1, -2, 3, -4])
+    .node('Identity', ['w'], ['y']).output('y', 'int8')
+    .node('Relu', ['x'], ['z']).output('z', 'int8');
+  const w = writeCase(join(dir, 's2'), { builder: b, inputs: [ndarray('int8', [4], [5, -6, 7, -8])] });
+  assert.throws(() => generateFirmware({ model: w.model, sampleInputs: w.sample, platform: 'spinnaker2', out: join(dir, 's2', 'out') }),
+    (e: Error) => /no kernel of platform 'spinnaker2' runs this op \(s2-move: it copies the constant 'w'/.test(e.message) && !/internal/.test(e.message));
+});
+
 test('an initializer listed as a graph output is refused, naming it', () => {
   const b = new OnnxBuilder('init-out').input('x', 'int8', [4]).initializer('w', 'int8', [4], [1, 2, 3, 4])
     .node('Relu', ['x'], ['z']).output('z', 'int8').output('w', 'int8');

@@ -1,4 +1,4 @@
-import { GenError } from '../../errors.js';
+import { GenError, quoted } from '../../errors.js';
 import { bytesOf, type DType } from '../../ir/dtype.js';
 import { tensorOf, type Graph, type Node } from '../../ir/graph.js';
 import { collapse } from '../../kernels/loops.js';
@@ -106,6 +106,9 @@ function writeBackOf(n: Nest, rows: number): WriteBack {
 export function movementReason(node: Node, g: Graph): string | null {
   const why = copyKernel.accepts(node, g);
   if (why) return why;
+  // Data memory holds only what changes at run time (backend.ts plan): a constant has no bytes there to copy.
+  const constant = (node.op === 'Concat' ? node.inputs : [node.inputs[0]]).find((t) => t && tensorOf(g, t).data !== undefined);
+  if (constant) return `it copies the constant ${quoted(constant)}, and SpiNNaker2 keeps constants in the layer configurations, not in data memory`;
   try {
     const site = { node: node.name, op: node.op };
     for (const p of partsOf(node, g)) {
