@@ -109,7 +109,10 @@ export function emitExpr(e: Expr, leaves: Leaf[]): Emitted {
       const lo = literal(e.lo);
       const hi = literal(e.hi);
       const inner = minmax('max', a, lo, { min: Math.max(a.range.min, e.lo), max: Math.max(a.range.max, e.lo) });
-      return minmax('min', inner, hi, r);
+      const both = minmax('min', inner, hi, r);
+      // In C a 32-bit clamp is FG_CLIP (firmgen_simd.h: one p.clip on XpulpV2 for the int8/int16 ranges).
+      if (a.wide || lo.wide || hi.wide) return both;
+      return { ...both, c: `FG_CLIP(${a.c}, ${lo.c}, ${hi.c})` };
     }
     case 'abs': {
       const a = emitExpr(e.a, leaves);

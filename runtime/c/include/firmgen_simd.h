@@ -150,4 +150,29 @@ FG_DOT4X2_DEF(fg_dot4x2_uu, fg_dot4_uu)
 FG_DOT4X2_DEF(fg_dot4x2_su, fg_dot4_su)
 #endif
 
+/* FG_CLIP(x, lo, hi): x clamped to [lo, hi] (int32; generated code passes literal bounds). On the XpulpV2 build the
+   int8, uint8, int16 and uint16 ranges take one p.clip / p.clipu (CV32E40P manual: p.clip rD, rs1, Is2 clamps to
+   [-2^(Is2-1), 2^(Is2-1) - 1], p.clipu to [0, 2^(Is2-1) - 1]; the encoding holds Is2 - 1), as pulp-nn's clip8 does;
+   otherwise two compares. */
+#if defined(FG_XPULP)
+#define FG_CLIP_INSN(F3, FIELD, x)                                                                                     \
+  ({                                                                                                                   \
+    int32_t r_;                                                                                                        \
+    __asm__(".insn r 0x33, " #F3 ", 0x0a, %0, %1, x" #FIELD : "=r"(r_) : "r"(x));                                      \
+    r_;                                                                                                                \
+  })
+static inline __attribute__((always_inline)) int32_t fg_clip(int32_t x, int32_t lo, int32_t hi) {
+  if (__builtin_constant_p(lo) && __builtin_constant_p(hi)) {
+    if (lo == -128 && hi == 127) return FG_CLIP_INSN(1, 7, x);
+    if (lo == 0 && hi == 255) return FG_CLIP_INSN(2, 8, x);
+    if (lo == -32768 && hi == 32767) return FG_CLIP_INSN(1, 15, x);
+    if (lo == 0 && hi == 65535) return FG_CLIP_INSN(2, 16, x);
+  }
+  return x < lo ? lo : x > hi ? hi : x;
+}
+#else
+static inline int32_t fg_clip(int32_t x, int32_t lo, int32_t hi) { return x < lo ? lo : x > hi ? hi : x; }
+#endif
+#define FG_CLIP(x, lo, hi) fg_clip((x), (lo), (hi))
+
 #endif
