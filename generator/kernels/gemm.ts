@@ -106,7 +106,9 @@ export const gemmKernel: KernelDef = {
       bound += Math.abs(beta) * Math.max(Math.abs(cr.min), Math.abs(cr.max));
     }
     const indexOf = (p: Tensor): string => {
-      const axes = varyingAxes(requantParamShape(p.shape, fullY), fullY);
+      // The per-channel (C,1) form is read against Y's own shape, as the fusion pass read it (fuse-requant.ts):
+      // fullY has a batch axis prepended, against which a (C,1) parameter would look per row.
+      const axes = varyingAxes(requantParamShape(p.shape, Y.shape), fullY);
       if (axes.length === 1 && axes[0] === fullY.length - 1) return 'col';
       if (axes.length === 1 && axes[0] === fullY.length - 2) return 'row';
       throw new GenError('internal', `requantization parameter '${p.name}' is neither per row nor per column`, site);
