@@ -11,6 +11,7 @@ import { quantizeFloatInputs } from '../../runtime/node/float-inputs.js';
 import { runHostC } from '../../runtime/node/host-c.js';
 import { runQemu } from '../../runtime/node/qemu.js';
 import { formatIssProfile, runIss } from '../../runtime/node/iss-run.js';
+import { formatHotspots } from '../../runtime/node/iss-hotspots.js';
 import { buildProfile } from '../../runtime/node/profile.js';
 import { formatProfile } from '../../runtime/node/profile-table.js';
 import { formatS2Table, s2Table } from '../../runtime/node/spinnaker2-times.js';
@@ -28,6 +29,7 @@ interface RunFlags {
   maxCycles: string;
   timeout: string;
   quant?: string;
+  hotspots?: boolean;
 }
 
 /** The bytes a .npz of these tensors may inflate to: the widest dtype numpy writes (8 bytes), with room for extras. */
@@ -115,6 +117,7 @@ export function runCommand(program: Command): void {
     .option('--trace <json>', 'write a Chrome/Perfetto trace (open in ui.perfetto.dev): one track per core, layers and kernels as slices')
     .option('--report <html>', 'write a self-contained HTML page: per-layer table, timeline, memory plan')
     .option('--on <where>', 'emulator (AssemblyScript firmware in the chip emulator), host (the C built with the host compiler), qemu (the C built for bare-metal rv32, run by qemu-system-riscv32) or iss (that rv32 ELF on the emulator\'s cycle-counting RV32 core: per-layer cycles of the C itself)', 'emulator')
+    .option('--hotspots', 'with --on iss: where the cycles went, by function and by instruction (every hart, stalls and sleep included)')
     .option('--quant <json>', 'quantization of the model (model.quant.json): float inputs are quantized with it (default: the firmware folder\'s model.int8.quant.json, when there is one)')
     .option('--max-cycles <n>', 'emulator watchdog: stop with a fault when any core passes this many cycles (0: none)', String(DEFAULT_MAX_CYCLES))
     .option('--timeout <s>', 'emulator: stop when the emulation runs longer than this many seconds of wall time (0: none)', String(DEFAULT_TIMEOUT_S))
@@ -124,6 +127,7 @@ export function runCommand(program: Command): void {
       if (o.on !== 'emulator' && (o.trace || o.report)) {
         throw new GenError('input', `${o.trace ? '--trace' : '--report'} needs --on emulator`);
       }
+      if (o.hotspots && o.on !== 'iss') throw new GenError('input', '--hotspots needs --on iss');
       const maxCycles = positive(o.maxCycles, '--max-cycles');
       const timeoutS = positive(o.timeout, '--timeout');
       // Everything the run reads or writes is checked first: a bad path fails at once, not after the whole run.
@@ -141,9 +145,10 @@ export function runCommand(program: Command): void {
       } else if (o.on === 'qemu') {
         outputs = runQemu(dir, inputs).outputs;
       } else if (o.on === 'iss') {
-        const r = await runIss(dir, inputs);
+        const r = await runIss(dir, inputs, { hotspots: o.hotspots === true });
         outputs = r.outputs;
         console.log(formatIssProfile(r, manifest.clockHz));
+        if (r.hotspots) console.log(`\n${formatHotspots(r.hotspots)}\n`);
         console.log(`Cycles: ${r.networkCycles}`);
       } else {
         const progress = spinner();

@@ -55,8 +55,16 @@ export function readElfSections(path: string): ElfSection[] {
   return out;
 }
 
-/** A symbol's address and size from the ELF's symbol table (32-bit little-endian), or undefined when absent. */
-export function readElfSymbol(path: string, name: string): { address: number; size: number } | undefined {
+export interface ElfSymbol {
+  name: string;
+  address: number;
+  size: number;
+  /** STT_*: 0 none, 1 object, 2 function, 3 section, 4 file. */
+  type: number;
+}
+
+/** Every named symbol of the ELF's symbol table (32-bit little-endian). */
+export function readElfSymbols(path: string): ElfSymbol[] {
   const b = readFileSync(path);
   if (b.length < 52 || b.readUInt32BE(0) !== 0x7f454c46 || b[4] !== 1 || b[5] !== 1) {
     throw new GenError('run', 'not a 32-bit little-endian ELF file', { file: path });
@@ -68,6 +76,7 @@ export function readElfSymbol(path: string, name: string): { address: number; si
     const at = shoff + i * shentsize;
     return { type: b.readUInt32LE(at + 4), offset: b.readUInt32LE(at + 16), size: b.readUInt32LE(at + 20), link: b.readUInt32LE(at + 24) };
   };
+  const out: ElfSymbol[] = [];
   for (let i = 1; i < shnum; i++) {
     const s = section(i);
     if (s.type !== 2) continue; // SHT_SYMTAB
@@ -75,8 +84,15 @@ export function readElfSymbol(path: string, name: string): { address: number; si
     for (let at = s.offset; at + 16 <= s.offset + s.size; at += 16) {
       const start = strtab.offset + b.readUInt32LE(at);
       const end = b.indexOf(0, start);
-      if (b.toString('latin1', start, end) === name) return { address: b.readUInt32LE(at + 4), size: b.readUInt32LE(at + 8) };
+      const name = b.toString('latin1', start, end);
+      if (name) out.push({ name, address: b.readUInt32LE(at + 4), size: b.readUInt32LE(at + 8), type: b[at + 12] & 0xf });
     }
   }
-  return undefined;
+  return out;
+}
+
+/** A symbol's address and size from the ELF's symbol table (32-bit little-endian), or undefined when absent. */
+export function readElfSymbol(path: string, name: string): { address: number; size: number } | undefined {
+  const s = readElfSymbols(path).find((x) => x.name === name);
+  return s && { address: s.address, size: s.size };
 }

@@ -19,6 +19,7 @@ import { readElfSections, readElfSymbol, SHF_ALLOC } from './elf.js';
 import { faultLine, FLAG, STALL_KINDS, STOP, type IssExports } from './iss.js';
 import { readManifest } from './manifest.js';
 import { packInputs, unpackOutputs } from './raw-io.js';
+import { codeSpan, readHotspots, startProfile, type Hotspots } from './iss-hotspots.js';
 
 /** Instructions a run may execute before it is taken for a hang: about a minute at the core's emulated speed. */
 export const ISS_DEFAULT_MAX_INSTRUCTIONS = 1e10;
@@ -54,6 +55,15 @@ export interface IssRun {
   /** Memory stalls from L1 bank conflicts (cluster runs; 0 otherwise). */
   bankConflicts: number;
   ms: number;
+  /** Cycles by function and instruction, when asked for (runIss options.hotspots). */
+  hotspots?: Hotspots;
+}
+
+export interface IssOptions {
+  /** Instructions a run may execute before it is taken for a hang. */
+  maxInstructions?: number;
+  /** Charge every instruction's cycles to its address and name them (iss-hotspots.ts). */
+  hotspots?: boolean;
 }
 
 interface Mapped { base: number; size: number; linear: number }
@@ -73,7 +83,8 @@ function spans(elf: string): { base: number; size: number }[] {
   return out.map((s) => ({ base: s.base, size: ((s.end - s.base + 4095) & ~4095) >>> 0 }));
 }
 
-export async function runIss(outDir: string, inputs: NDArray[], maxInstructions = ISS_DEFAULT_MAX_INSTRUCTIONS): Promise<IssRun> {
+export async function runIss(outDir: string, inputs: NDArray[], options: IssOptions = {}): Promise<IssRun> {
+  const maxInstructions = options.maxInstructions ?? ISS_DEFAULT_MAX_INSTRUCTIONS;
   const manifest = readManifest(outDir);
   const image = readImageFile(outDir).rv32;
   // The C as the board's cores would run it: with the XpulpV2 instructions of firmgen_simd.h where they have them
@@ -136,6 +147,8 @@ export async function runIss(outDir: string, inputs: NDArray[], maxInstructions 
     emu.iss_cluster_marks(marksPtr, markCapacity);
   }
 
+  const span = options.hotspots ? codeSpan(elf) : undefined;
+  const profileBuf = span ? startProfile(emu, span) : 0;
   const t0 = performance.now();
   let console = '';
   let stop: number;
@@ -183,6 +196,7 @@ export async function runIss(outDir: string, inputs: NDArray[], maxInstructions 
     hartStalls: Array.from({ length: harts }, (_, h) => STALL_KINDS.map((k) => emu.iss_stalls(h, k))),
     bankConflicts: cluster ? emu.iss_bank_conflicts() : 0,
     ms,
+    hotspots: span ? readHotspots(emu, elf, span, profileBuf) : undefined,
   };
 }
 

@@ -42,6 +42,8 @@ export interface IssExports {
   iss_cluster_marks(ptr: number, capacity: number): void;
   iss_cluster_mark_count(): number;
   iss_cluster_stack(hart: number, lo: number, hi: number): void;
+  iss_profile(buf: number, base: number, size: number): void;
+  iss_profile_flush(): void;
 }
 
 export const FLAG = { read: 1, write: 2, exec: 4, mmio: 8, timed: 16 } as const;

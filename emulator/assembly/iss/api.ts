@@ -5,7 +5,7 @@
 
 import { addRegion, addWindow, allocLinear, resetMemory } from "./memory";
 import {
-  flushCaches, hartCycles, hartExitCode, hartInstret, hartLoopReg, hartPc, hartReg, hartStall, hartStop,
+  flushCaches, flushProfile, hartCycles, hartExitCode, hartInstret, hartLoopReg, hartPc, hartReg, hartStall, hartStop,
   MAX_HARTS, resetHarts, run, setHartPc, setHartReg,
 } from "./core";
 import { clearFaultRecord, faultAddr, faultHart, faultInsn, faultKind, faultPc, faultRegion, faultSize } from "./faults";
@@ -14,6 +14,8 @@ import { elfEntry, loadElf } from "./loader";
 import { hostOutputLength, setHostInput, setHostOutput } from "./semihost";
 import { configureCluster } from "./cluster-state";
 import { bankConflictCycles } from "./cluster-banks";
+import { iss_profile } from "./profile";
+export { iss_profile };
 export { iss_cluster_config, iss_cluster_mark_count, iss_cluster_marks, iss_cluster_run, iss_cluster_stack, iss_cluster_stop_hart } from "./cluster";
 
 /** Clears regions, code windows, every hart's state, the fault record and the console. */
@@ -25,6 +27,7 @@ export function iss_reset(): void {
   setHostInput(0, 0);
   setHostOutput(0, 0);
   configureCluster(0, 1, 0, -1, -1, 0); // no cluster until iss_cluster_config
+  iss_profile(0, 0, 0);
 }
 
 export function iss_max_harts(): i32 {
@@ -112,3 +115,6 @@ export function iss_host_output_length(): i32 { return hostOutputLength(); }
 
 /** Stall cycles the cluster's L1 bank conflicts caused, all harts together (part of each hart's memory stalls). */
 export function iss_bank_conflicts(): f64 { return <f64>bankConflictCycles(); }
+
+/** Ends the profile: each hart's last instruction gets its cycles up to the hart's count. */
+export function iss_profile_flush(): void { flushProfile(); }

@@ -21,6 +21,7 @@ import { consoleFull, consolePut } from "./console";
 import { semihostCall, SEMIHOST_POST, SEMIHOST_PRE, SH_EXIT, SH_FAULT, SH_UNSUPPORTED, shExitCode, shFaultAddr } from "./semihost";
 
 import { MAX_HARTS } from "./harts";
+import { profileCharge, profileOn } from "./profile";
 export { MAX_HARTS };
 
 /** Why run() returned. */
@@ -101,6 +102,9 @@ const H_PENDING: usize = 200;
 const H_COUNT: usize = 208; // instret + 7 stalls, i64 each
 const H_JUMPED: usize = 272;
 const H_LAST_WRITE: usize = 276;
+const H_PROF_PC: usize = 280; // the profile's last instruction of this hart (1: none) and the cycle it started at
+const H_PROF_RETIRED: usize = 284; // 0 when that instruction blocked: it runs again and is counted then
+const H_PROF_CYC: usize = 288;
 
 // @ts-ignore: decorator
 @inline function hp(h: i32): usize {
@@ -112,6 +116,7 @@ export function resetHarts(): void {
   for (let h = 0; h < MAX_HARTS; h++) {
     store<u32>(hp(h) + H_PENDING, NO_LOAD);
     store<u32>(hp(h) + H_LAST_WRITE, <u32>SINK);
+    store<u32>(hp(h) + H_PROF_PC, 1);
   }
   hart = -1;
   dSizeM3 = 0;
@@ -213,6 +218,17 @@ export function addHartStall(h: i32, kind: i32, cycles: i64): void {
   const at = hp(h) + H_COUNT + 8 + (<usize>kind << 3);
   store<i64>(at, load<i64>(at) + cycles);
 }
+/** Charges each hart's last instruction up to its final cycle count (call once, when the run is over). */
+export function flushProfile(): void {
+  if (!profileOn) return;
+  for (let h = 0; h < MAX_HARTS; h++) {
+    const pc = load<u32>(hp(h) + H_PROF_PC);
+    profileCharge(pc, hartCycles(h) - load<i64>(hp(h) + H_PROF_CYC), load<i32>(hp(h) + H_PROF_RETIRED));
+    store<u32>(hp(h) + H_PROF_PC, 1);
+    store<i32>(hp(h) + H_PROF_RETIRED, 0);
+  }
+}
+
 export function hartCycles(h: i32): i64 {
   let c = hartInstret(h);
   for (let k = 0; k < T.STALL_KINDS; k++) c += hartStall(h, k);
@@ -434,6 +450,10 @@ export function run(h: i32, budget: i32): i32 {
   let jumped = jumpedNow;
   /** Register offset the previous instruction wrote (jalr hazard), SINK if none. */
   let lastWrite: usize = lastWriteNow;
+  const prof = profileOn;
+  let profPc: u32 = prof ? load<u32>(hp(h) + H_PROF_PC) : 1;
+  let profCyc: i64 = prof ? load<i64>(hp(h) + H_PROF_CYC) : 0;
+  let profRetired: i32 = prof ? load<i32>(hp(h) + H_PROF_RETIRED) : 0;
   while (n < budget) {
     let off = pc - cBase;
     if (off >= cSize || (pc & 1) != 0) {
@@ -452,6 +472,14 @@ export function run(h: i32, budget: i32): i32 {
     const r2 = <usize>load<u8>(e + S_RS2);
     const imm = load<i32>(e + S_IMM);
     const size = <u32>load<u8>(e + S_SIZE);
+    if (prof) {
+      // the previous instruction's cycles end where this one starts (its stalls, and any sleep since, are charged)
+      const now = cyclesAt(n);
+      profileCharge(profPc, now - profCyc, profRetired);
+      profPc = pc;
+      profCyc = now;
+      profRetired = 1;
+    }
     if (pending != NO_LOAD) {
       const reads = <i32>load<u8>(e + S_READS);
       if (((reads & R1) != 0 && <u32>r1 == pending) || ((reads & R2) != 0 && <u32>r2 == pending)
@@ -698,6 +726,11 @@ export function run(h: i32, budget: i32): i32 {
   lastWriteNow = lastWrite;
   instret += <i64>n;
   saveHart();
+  if (prof) {
+    store<u32>(hp(h) + H_PROF_PC, profPc);
+    store<i32>(hp(h) + H_PROF_RETIRED, stop == STOP_BLOCK ? 0 : profRetired);
+    store<i64>(hp(h) + H_PROF_CYC, profCyc);
+  }
   return stop;
 }
 
