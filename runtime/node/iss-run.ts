@@ -64,6 +64,8 @@ export interface IssOptions {
   maxInstructions?: number;
   /** Charge every instruction's cycles to its address and name them (iss-hotspots.ts). */
   hotspots?: boolean;
+  /** How many of the hottest instructions the profile lists (default 12). */
+  hotInstructions?: number;
 }
 
 interface Mapped { base: number; size: number; linear: number }
@@ -196,7 +198,7 @@ export async function runIss(outDir: string, inputs: NDArray[], options: IssOpti
     hartStalls: Array.from({ length: harts }, (_, h) => STALL_KINDS.map((k) => emu.iss_stalls(h, k))),
     bankConflicts: cluster ? emu.iss_bank_conflicts() : 0,
     ms,
-    hotspots: span ? readHotspots(emu, elf, span, profileBuf) : undefined,
+    hotspots: span ? readHotspots(emu, elf, span, profileBuf, options.hotInstructions) : undefined,
   };
 }
 

@@ -8,8 +8,8 @@
      directives (opcode 0x57, funct3 1 = byte lanes, vector form; funct7 = funct5 << 2: sdotup 0x14, sdotusp 0x15,
      sdotsp 0x17; CV32E40P user manual, "Packed SIMD" table), so plain binutils assemble them.
    - otherwise (host, qemu rv32imc): portable C.
-   fg_load4(p): four bytes at p as one word, in memory order (little-endian lanes); p may be unaligned (CV32E40P splits
-   a misaligned word load in two; the portable form goes through memcpy). */
+   fg_load4(p) / fg_store4(p, v): four bytes at p as one word, in memory order (little-endian lanes); p may be unaligned
+   (CV32E40P splits a misaligned word access in two; the portable form goes through memcpy). */
 #ifndef FIRMGEN_SIMD_H
 #define FIRMGEN_SIMD_H
 #include <stdint.h>
@@ -17,12 +17,14 @@
 
 #if defined(FG_TARGET_PULP) || defined(FG_XPULP)
 static inline uint32_t fg_load4(const void *p) { return *(const uint32_t *)p; }
+static inline void fg_store4(void *p, uint32_t v) { *(uint32_t *)p = v; }
 #else
 static inline uint32_t fg_load4(const void *p) {
   uint32_t v;
   memcpy(&v, p, 4);
   return v;
 }
+static inline void fg_store4(void *p, uint32_t v) { memcpy(p, &v, 4); }
 #endif
 
 #if defined(FG_TARGET_PULP)
