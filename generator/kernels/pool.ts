@@ -70,6 +70,9 @@ export const maxPoolKernel: KernelDef = {
       params: {
         N, C, H, W, HO, WO, KH, KW, SY, SX, DY, DX, PT, PL,
         units: N * C * HO,
+        // The C kernel's SIMD path (maxpool.c.mustache): 2x2 windows of stride 2 on bytes, no padding.
+        simd22: KH === 2 && KW === 2 && SY === 2 && SX === 2 && DY === 1 && DX === 1 && PT === 0 && PL === 0 && x.dtype === y.dtype
+          && (x.dtype === 'int8' || x.dtype === 'uint8') ? { fn: x.dtype === 'int8' ? 'fg_max4_s' : 'fg_max4_u' } : false,
         lowest: lowest === -2147483648 ? '(-2147483647 - 1)' : `(${lowest})`,
         x: typeNames(x.dtype), y: typeNames(y.dtype),
       },

@@ -68,6 +68,47 @@ static inline int32_t fg_dot4_uu(int32_t acc, uint32_t x, uint32_t w) {
          FG_LANE_U(x, 3) * FG_LANE_U(w, 3);
 }
 #endif
+/* fg_max4_s / fg_max4_u(x, y): the lane-wise maximum of four int8 / uint8 lanes (pv.max.b / pv.maxu.b: funct5 6 / 7,
+   CV32E40P user manual, "Packed SIMD" table). */
+#if defined(FG_TARGET_PULP)
+static inline uint32_t fg_max4_s(uint32_t x, uint32_t y) {
+  fg_v4s r = __builtin_pulp_max4(*(fg_v4s *)&x, *(fg_v4s *)&y);
+  return *(uint32_t *)&r;
+}
+static inline uint32_t fg_max4_u(uint32_t x, uint32_t y) {
+  fg_v4u r = __builtin_pulp_maxu4(*(fg_v4u *)&x, *(fg_v4u *)&y);
+  return *(uint32_t *)&r;
+}
+#elif defined(FG_XPULP)
+static inline uint32_t fg_max4_s(uint32_t x, uint32_t y) {
+  uint32_t r;
+  __asm__(".insn r 0x57, 1, 0x18, %0, %1, %2" : "=r"(r) : "r"(x), "r"(y)); /* pv.max.b */
+  return r;
+}
+static inline uint32_t fg_max4_u(uint32_t x, uint32_t y) {
+  uint32_t r;
+  __asm__(".insn r 0x57, 1, 0x1c, %0, %1, %2" : "=r"(r) : "r"(x), "r"(y)); /* pv.maxu.b */
+  return r;
+}
+#else
+static inline uint32_t fg_max4_s(uint32_t x, uint32_t y) {
+  uint32_t r = 0;
+  for (int i = 0; i < 4; i++) {
+    const int32_t a = (int8_t)(x >> (8 * i)), b = (int8_t)(y >> (8 * i));
+    r |= (uint32_t)(uint8_t)(a > b ? a : b) << (8 * i);
+  }
+  return r;
+}
+static inline uint32_t fg_max4_u(uint32_t x, uint32_t y) {
+  uint32_t r = 0;
+  for (int i = 0; i < 4; i++) {
+    const uint32_t a = (uint8_t)(x >> (8 * i)), b = (uint8_t)(y >> (8 * i));
+    r |= (a > b ? a : b) << (8 * i);
+  }
+  return r;
+}
+#endif
+
 /* Signed activations with unsigned weights: the same products with the operands swapped. */
 static inline int32_t fg_dot4_su(int32_t acc, uint32_t x, uint32_t w) { return fg_dot4_us(acc, w, x); }
 
