@@ -83,6 +83,23 @@ test('GEMM with B contiguous in k (transB): odd columns, k tails, every signedne
   }
 });
 
+test('MaxPool 2x2 stride 2 on words: int8 and uint8, odd widths, a partial last window (ceil_mode)', async () => {
+  let seed = 200;
+  for (const t of ['int8', 'uint8'] as IntType[]) {
+    for (const [h, w, ceil] of [[6, 8, 0], [5, 11, 0], [7, 9, 1], [4, 3, 0]]) {
+      const rng = new Rng(seed++);
+      const b = new OnnxBuilder('maxpool').input('x', t, [1, 3, h, w]);
+      b.node('MaxPool', ['x'], ['y'], { kernel_shape: [2, 2], strides: [2, 2], ceil_mode: ceil });
+      const ho = ceil ? Math.ceil((h - 2) / 2) + 1 : Math.floor((h - 2) / 2) + 1;
+      const wo = ceil ? Math.ceil((w - 2) / 2) + 1 : Math.floor((w - 2) / 2) + 1;
+      b.output('y', t, [1, 3, ho, wo]);
+      const c = { builder: b, inputs: [randomValues(rng, t, [1, 3, h, w])] };
+      await check(`maxpool-${t}-${h}x${w}-${ceil}`, c, 'siracusa', { untiled: true });
+      await check(`maxpool-${t}-${h}x${w}-${ceil}-generic`, c, 'generic');
+    }
+  }
+});
+
 test.after(cleanup);
 
 test.run();
