@@ -75,7 +75,7 @@ export const convKernel: KernelDef = {
     // The C kernel's SIMD path: 8-bit operands, one group, filters of at least MIN_TAPS (shorter ones gain little
     // and every tile shape of a layer carries its own copy of the code).
     const cdot = group === 1 && byteWide(x.dtype) && byteWide(w.dtype) && KH * KW <= CHUNK && per >= MIN_TAPS
-      ? { ...dotPlan(per, KH * KW, N * HO, Math.ceil(WO / 2), CO, platform.cores, x.dtype, w.dtype), pairRows: SX === 1 && DX === 1 && KW <= 3, pairBorder: SX === 1 && DX === 1 && KW === 3 && W >= 4 } : false;
+      ? { ...dotPlan(per, KH * KW, N * HO, Math.ceil(WO / 2), CO, platform.cores, x.dtype, w.dtype), pairRows: SX === 1 && DX === 1 && KW <= 3, pairShift: W >= 4 } : false;
     return {
       args: [
         { field: 'x', tensor: x.name, dtype: x.dtype, write: false },
@@ -112,8 +112,8 @@ const BLOCK = 32;
  * The C kernel's SIMD plan (conv.c.mustache, `cdot`): the filter length K, pixel pairs per output row, the chunk of it gathered at once (whole
  * input channels, at most CHUNK bytes), channels per unit (halved while the units, rows x pairs x blocks, would leave cores idle) and the dot product for the
  * operands' signedness. `pairRows` (stride and dilation 1 along x, windows at most 3 wide): the two pixels' window rows
- * overlap in one word of the input row, gathered with one load and two stores; `pairBorder` (3 wide, rows of 4 or
- * more): also where one tap of the pair is in the left or right padding.
+ * overlap in one word of the input row, gathered with one load and two stores; `pairShift` (rows of 4 or more): the
+ * word is read inside the row and shifted, so pairs at the left and right padding and at the row's end take it too.
  */
 function dotPlan(K: number, window: number, rows: number, pairs: number, CO: number, cores: number, xt: string, wt: string) {
   let block = Math.min(CO, BLOCK);
