@@ -133,5 +133,5 @@ export {
   iss_stalls, iss_fault_kind, iss_fault_hart, iss_fault_pc, iss_fault_insn, iss_fault_addr, iss_fault_size,
   iss_fault_region, iss_console_ptr, iss_console_length, iss_console_clear,
   iss_host_input, iss_host_output, iss_host_output_length, iss_cluster_config, iss_cluster_run, iss_cluster_stop_hart,
-  iss_bank_conflicts, iss_cluster_marks, iss_cluster_mark_count, iss_cluster_stack, iss_profile, iss_profile_flush,
+  iss_bank_conflicts, iss_cluster_marks, iss_cluster_mark_count, iss_cluster_stack, iss_profile, iss_profile_flush, iss_profile_hart,
 } from "./iss/api";

@@ -76,6 +76,11 @@ export const convKernel: KernelDef = {
     // and every tile shape of a layer carries its own copy of the code).
     const cdot = group === 1 && byteWide(x.dtype) && byteWide(w.dtype) && KH * KW <= CHUNK && per >= MIN_TAPS
       ? { ...dotPlan(per, KH * KW, N * HO, Math.ceil(WO / 2), CO, platform.cores, x.dtype, w.dtype), pairRows: SX === 1 && DX === 1 && KW <= 3, pairShift: W >= 4 } : false;
+    // The C kernel's row path for one input channel per output (depthwise, or a single input channel): a window row
+    // of up to 3 taps is one word of the input row, its filter row one word, a pair of pixels two dot products.
+    const sign = (t: string): string => (t === 'uint8' ? 'u' : 's');
+    const rowdot = !cdot && CIG === 1 && byteWide(x.dtype) && byteWide(w.dtype) && SX === 1 && DX === 1 && KW <= 3 && W >= 4
+      ? { fn: `fg_dot4_${sign(x.dtype)}${sign(w.dtype)}` } : false;
     return {
       args: [
         { field: 'x', tensor: x.name, dtype: x.dtype, write: false },
@@ -85,7 +90,7 @@ export const convKernel: KernelDef = {
         { field: 'y', tensor: y.name, dtype: y.dtype, write: true },
       ],
       params: {
-        N, C, H, W, CO, CIG, KH, KW, WS, HO, WO, PT, PL, SY, SX, DY, DX, simd, OX0, OX1, xExt: extOf(x.dtype), cdot,
+        N, C, H, W, CO, CIG, KH, KW, WS, HO, WO, PT, PL, SY, SX, DY, DX, simd, OX0, OX1, xExt: extOf(x.dtype), cdot, rowdot,
         COG: CO / group,
         // Depthwise convs cannot use the SIMD dot product across input channels: a different cost class.
         macClass: CIG === 1 && group > 1 ? 'MAC_DW' : 'MAC_CONV',

@@ -64,6 +64,8 @@ export interface IssOptions {
   maxInstructions?: number;
   /** Charge every instruction's cycles to its address and name them (iss-hotspots.ts). */
   hotspots?: boolean;
+  /** Profile only this hart (0: the fabric controller or the only hart; 1..: cluster cores); default all. */
+  hotspotHart?: number;
   /** How many of the hottest instructions the profile lists (default 12). */
   hotInstructions?: number;
 }
@@ -151,6 +153,7 @@ export async function runIss(outDir: string, inputs: NDArray[], options: IssOpti
 
   const span = options.hotspots ? codeSpan(elf) : undefined;
   const profileBuf = span ? startProfile(emu, span) : 0;
+  if (span && options.hotspotHart !== undefined) emu.iss_profile_hart(options.hotspotHart);
   const t0 = performance.now();
   let console = '';
   let stop: number;

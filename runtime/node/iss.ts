@@ -44,6 +44,7 @@ export interface IssExports {
   iss_cluster_stack(hart: number, lo: number, hi: number): void;
   iss_profile(buf: number, base: number, size: number): void;
   iss_profile_flush(): void;
+  iss_profile_hart(hart: number): void;
 }
 
 export const FLAG = { read: 1, write: 2, exec: 4, mmio: 8, timed: 16 } as const;

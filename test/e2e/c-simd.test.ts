@@ -46,6 +46,23 @@ test('every window geometry, 2-D untiled on Siracusa (XpulpV2 on the RV32 core) 
   await check('windows-1d', windowModel(['conv'], windowIndices(), { oneD: true, channels: 16 }), 'generic');
 });
 
+test('every window geometry of a depthwise conv (the row path): XpulpV2 on the RV32 core, host, qemu; 1-D on generic', async () => {
+  await check('dw-windows-2d', windowModel(['depthwise'], windowIndices(), { channels: 4 }), 'siracusa', { untiled: true }, true);
+  await check('dw-windows-1d', windowModel(['depthwise'], windowIndices(), { oneD: true, channels: 4 }), 'generic');
+});
+
+test('depthwise row path, every signedness pair, tiled', async () => {
+  const types: [IntType, IntType][] = [['int8', 'int8'], ['uint8', 'int8'], ['int8', 'uint8'], ['uint8', 'uint8']];
+  let seed = 300;
+  for (const [xt, wt] of types) {
+    const rng = new Rng(seed++);
+    const b = new OnnxBuilder('dw').input('x', xt, [1, 6, 9, 13]);
+    b.initializer('w', wt, [6, 1, 3, 3], randomValues(rng, wt, [6, 1, 3, 3]).data);
+    b.node('Conv', ['x', 'w'], ['y'], { kernel_shape: [3, 3], pads: [1, 1, 1, 1], group: 6 }).output('y', 'int32');
+    await check(`dw-${xt}-${wt}`, { builder: b, inputs: [randomValues(rng, xt, [1, 6, 9, 13])] }, 'siracusa', { l1: 4000 });
+  }
+});
+
 test('every window geometry tiled on Siracusa in a small L1', async () => {
   await check('windows-tiled', windowModel(['conv'], windowIndices(2), { channels: 16 }), 'siracusa', { l1: 6000 });
 });

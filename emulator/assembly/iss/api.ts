@@ -14,8 +14,8 @@ import { elfEntry, loadElf } from "./loader";
 import { hostOutputLength, setHostInput, setHostOutput } from "./semihost";
 import { configureCluster } from "./cluster-state";
 import { bankConflictCycles } from "./cluster-banks";
-import { iss_profile } from "./profile";
-export { iss_profile };
+import { iss_profile, iss_profile_hart } from "./profile";
+export { iss_profile, iss_profile_hart };
 export { iss_cluster_config, iss_cluster_mark_count, iss_cluster_marks, iss_cluster_run, iss_cluster_stack, iss_cluster_stop_hart } from "./cluster";
 
 /** Clears regions, code windows, every hart's state, the fault record and the console. */
@@ -28,6 +28,7 @@ export function iss_reset(): void {
   setHostOutput(0, 0);
   configureCluster(0, 1, 0, -1, -1, 0); // no cluster until iss_cluster_config
   iss_profile(0, 0, 0);
+  iss_profile_hart(-1);
 }
 
 export function iss_max_harts(): i32 {

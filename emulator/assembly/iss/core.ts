@@ -21,7 +21,7 @@ import { consoleFull, consolePut } from "./console";
 import { semihostCall, SEMIHOST_POST, SEMIHOST_PRE, SH_EXIT, SH_FAULT, SH_UNSUPPORTED, shExitCode, shFaultAddr } from "./semihost";
 
 import { MAX_HARTS } from "./harts";
-import { profileCharge, profileOn } from "./profile";
+import { profileCharge, profileHart, profileOn } from "./profile";
 export { MAX_HARTS };
 
 /** Why run() returned. */
@@ -222,6 +222,7 @@ export function addHartStall(h: i32, kind: i32, cycles: i64): void {
 export function flushProfile(): void {
   if (!profileOn) return;
   for (let h = 0; h < MAX_HARTS; h++) {
+    if (profileHart >= 0 && profileHart != h) continue;
     const pc = load<u32>(hp(h) + H_PROF_PC);
     profileCharge(pc, hartCycles(h) - load<i64>(hp(h) + H_PROF_CYC), load<i32>(hp(h) + H_PROF_RETIRED));
     store<u32>(hp(h) + H_PROF_PC, 1);
@@ -450,7 +451,7 @@ export function run(h: i32, budget: i32): i32 {
   let jumped = jumpedNow;
   /** Register offset the previous instruction wrote (jalr hazard), SINK if none. */
   let lastWrite: usize = lastWriteNow;
-  const prof = profileOn;
+  const prof = profileOn && (profileHart < 0 || profileHart == h);
   let profPc: u32 = prof ? load<u32>(hp(h) + H_PROF_PC) : 1;
   let profCyc: i64 = prof ? load<i64>(hp(h) + H_PROF_CYC) : 0;
   let profRetired: i32 = prof ? load<i32>(hp(h) + H_PROF_RETIRED) : 0;

@@ -9,8 +9,15 @@ let pSize: u32 = 0;
 /** Per slot two f64: cycles, instructions. */
 let pBuf: usize = 0;
 export let profileOn: bool = false;
+/** The one hart profiled, or -1 for all. */
+export let profileHart: i32 = -1;
 
-/** Profiles [base, base + size) into `buf` (linear memory from iss_alloc: (size / 2 + 1) * 16 bytes, zeroed). */
+/** Profiles [base, base + size) into `buf` (linear memory from iss_alloc: (size / 2 + 1) * 16 bytes, zeroed), every
+ * hart or only `hart` (iss_profile_hart). */
+export function iss_profile_hart(hart: i32): void {
+  profileHart = hart;
+}
+
 export function iss_profile(buf: usize, base: u32, size: u32): void {
   pBuf = buf;
   pBase = base;
