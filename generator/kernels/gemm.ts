@@ -121,6 +121,7 @@ export const gemmKernel: KernelDef = {
     const sBk = transB ? 1 : WB;
     const sBn = transB ? WB : 1;
     const dotK = bytes8 && sAk === 1 && sBk === 1;
+    const split = gemmSplit(nest.dims[0] * nest.dims[1] * M, N, platform.cores);
     const vecN = bytes8 && !dotK && sBn === 1;
     return {
       args: [
@@ -133,7 +134,7 @@ export const gemmKernel: KernelDef = {
       params: {
         M, N, K, B1: nest.dims[1],
         rows: nest.dims[0] * nest.dims[1] * M,
-        split: gemmSplit(nest.dims[0] * nest.dims[1] * M, N, platform.cores),
+        split,
         aB0: sa[0], aB1: sa[1], bB0: sb[0], bB1: sb[1], cB0: sc[0], cB1: sc[1], yB0: sy[0], yB1: sy[1],
         sAm: transA ? 1 : K, sAk, sBk, sBn,
         // The linear loop's streams (streams.ts): B contiguous in k: A and two B columns, a word = 4 k apart; else
@@ -141,7 +142,12 @@ export const gemmKernel: KernelDef = {
         loop: { ...GEMM_LOOP, aStep: sBk === 1 ? 4 * sAk : sAk, b1: sBk === 1 ? sBn : 4, bStep: sBk === 1 ? 4 : sBk },
         dotK, vecN, scalarK: !dotK && !vecN, aExt: extOf(A.dtype), bExt: extOf(B.dtype),
         // The C kernel's SIMD path (gemm.c.mustache): the same condition as dotK; the dot product by signedness.
-        cdot: dotK ? { fn: `fg_dot4_${A.dtype === 'uint8' ? 'u' : 's'}${B.dtype === 'uint8' ? 'u' : 's'}` } : false,
+        // Whole rows per unit: two of a core's rows go through fg_dot4x2 together (4 columns x 2 rows per step).
+        cdot: dotK ? {
+          fn: `fg_dot4_${A.dtype === 'uint8' ? 'u' : 's'}${B.dtype === 'uint8' ? 'u' : 's'}`,
+          fn4: `fg_dot4x2_${A.dtype === 'uint8' ? 'u' : 's'}${B.dtype === 'uint8' ? 'u' : 's'}`,
+          rowPairs: split.chunks === 1 && K >= 4,
+        } : false,
         sCm: cStr[cStr.length - 2], sCn: cStr[cStr.length - 1],
         alpha, beta, scaled: alpha !== 1,
         a: typeNames(A.dtype), b: typeNames(B.dtype), y: typeNames(Y.dtype),
