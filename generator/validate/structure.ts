@@ -46,6 +46,24 @@ const MAX_INPUTS: Record<string, number> = {
   Relu: 1, Reshape: 2, Round: 1, Slice: 5, Softmax: 1, Squeeze: 2, Unsqueeze: 2, Transpose: 1,
 };
 
+/** Inputs of firmgen's integer dialect ops (SEMANTICS.md section 1); all of them are needed. */
+const DIALECT_INPUTS: Record<string, number> = {
+  RequantShift: 3, iRMSNorm: 2, iLayerNorm: 3, iNoNorm: 3, IntegerDiv: 2, iSoftmax: 1, ITAMax: 1, ITAPartialMax: 1,
+  iGELU: 1, iHardswish: 1, TrueIntegerDiv: 1, IntegerMean: 1,
+};
+
+/** The fewest inputs a node of `op` can have: up to its last position that is not optional (a missing needed
+ * operand would reach a kernel as a tensor with no name). */
+function fewestInputs(op: string): number | undefined {
+  if (DIALECT_INPUTS[op] !== undefined) return DIALECT_INPUTS[op];
+  const most = MAX_INPUTS[op];
+  if (most === undefined) return undefined;
+  const optional = OPTIONAL_INPUTS[op] ?? [];
+  let fewest = 0;
+  for (let k = 0; k < most; k++) if (!optional.includes(k)) fewest = k + 1;
+  return fewest;
+}
+
 function modelError(reason: string, node?: RawNode): GenError {
   return new GenError('model', reason, node ? { node: node.name, op: node.op } : {});
 }
@@ -80,6 +98,12 @@ export function checkStructure(g: RawGraph): void {
   for (const n of g.nodes) {
     const most = MAX_INPUTS[n.op];
     if (most !== undefined && n.inputs.length > most) throw modelError(`${n.inputs.length} inputs: ${n.op} takes at most ${most}`, n);
+    const fewest = fewestInputs(n.op);
+    if (fewest !== undefined && n.inputs.length < fewest) {
+      throw modelError(`${n.inputs.length} input${n.inputs.length === 1 ? '' : 's'}: ${n.op} needs ${fewest}`, n);
+    }
+    const exact = DIALECT_INPUTS[n.op];
+    if (exact !== undefined && n.inputs.length > exact) throw modelError(`${n.inputs.length} inputs: ${n.op} takes ${exact}`, n);
     // Every op firmgen computes has one output (MaxPool's optional indices are not computed).
     if (opSpec(n.op) && n.outputs.filter((o) => o !== '').length > 1) {
       throw modelError(`${n.outputs.length} outputs: firmgen computes only the first output of ${n.op}`, n);

@@ -178,6 +178,14 @@ test('a node input nothing produces', () => {
 test('an omitted operand the op needs', () => {
   rejected('omitted', edited(add(), (g) => { (g.node ?? [])[0].input = ['a', '']; }), /node 'Add_0' \(Add\)/, /input 1 has no name: Add needs it/);
 });
+test('too few operands: an ONNX op up to its last needed input, a dialect op all of its own', () => {
+  rejected('few-add', edited(add(), (g) => { (g.node ?? [])[0].input = ['a']; }), /node 'Add_0' \(Add\)/, /1 input: Add needs 2/);
+  const rms = new OnnxBuilder('domain').input('x', 'int8', [2, 8]).node('iRMSNorm', ['x'], ['y'], { D: 65536, n_levels: 256 }).output('y', 'float32', [2, 8]);
+  rejected('few-rms', rms, /node 'iRMSNorm_0' \(iRMSNorm\)/, /1 input: iRMSNorm needs 2/);
+  const rq = new OnnxBuilder('domain').input('x', 'int8', [2, 8]).initializer('m', 'int32', [1], [3])
+    .node('RequantShift', ['x', 'm'], ['y'], { div: 4, n_levels: 256, signed: 1 }).output('y', 'float32', [2, 8]);
+  rejected('few-rq', rq, /node 'RequantShift_0' \(RequantShift\)/, /2 inputs: RequantShift needs 3/);
+});
 test('an empty input dimension', () => {
   const b = new OnnxBuilder('domain').input('x', 'int8', [1, 0, 4]).node('ReduceMean', ['x'], ['y'], { axes: [2], keepdims: 0 }).output('y', 'float32', [1, 0]);
   rejected('empty', b, /tensor 'x'/, /dimension 0 is not a size from 1 to 67108864/);
