@@ -90,11 +90,26 @@ function checkPadValue(g: Graph, node: Node): void {
   if (!isInt32(value)) throw rejectNode(node, `pad value ${shown(value)}: the padded tensor holds integers, the value must be an int32`);
 }
 
+/** Integer-dialect ops and the operands they compute on, which must hold integers (the reference refuses a float
+ * there; a float constant with fractions, e.g. a bias, makes the tensor downstream float). */
+const INTEGER_OPERANDS: Record<string, number[]> = {
+  RequantShift: [0], iRMSNorm: [0], iLayerNorm: [0], iNoNorm: [0], IntegerDiv: [0, 1], iSoftmax: [0], ITAMax: [0],
+  ITAPartialMax: [0], iGELU: [0], iHardswish: [0], TrueIntegerDiv: [0], IntegerMean: [0],
+};
+
+function checkIntegerOperands(g: Graph, node: Node): void {
+  for (const i of INTEGER_OPERANDS[node.op] ?? []) {
+    const t = node.inputs[i] ? g.tensors.get(node.inputs[i]) : undefined;
+    if (t && isFloatType(t.dtype)) throw rejectNode(node, `${node.op} needs an integer input: ${quoted(t.name)} holds fractions`);
+  }
+}
+
 export function checkTypes(g: Graph): void {
   checkSizes(g);
   for (const node of g.nodes) {
     try {
       checkConstants(g, node);
+      checkIntegerOperands(g, node);
       checkPadValue(g, node);
       checkPoolWindows(g, node);
       checkResults(g, node);

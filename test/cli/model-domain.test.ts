@@ -186,6 +186,13 @@ test('too few operands: an ONNX op up to its last needed input, a dialect op all
     .node('RequantShift', ['x', 'm'], ['y'], { div: 4, n_levels: 256, signed: 1 }).output('y', 'float32', [2, 8]);
   rejected('few-rq', rq, /node 'RequantShift_0' \(RequantShift\)/, /2 inputs: RequantShift needs 3/);
 });
+test('an integer-dialect op reading fractions (a bias with fractions upstream)', () => {
+  const b = new OnnxBuilder('domain').input('x', 'int8', [2, 4]).initializer('bias', 'float32', [4], [1, -1.5, 0, 2])
+    .initializer('m', 'int32', [1], [3]).initializer('k', 'int32', [1], [0])
+    .node('Add', ['x', 'bias'], ['s']).node('RequantShift', ['s', 'm', 'k'], ['y'], { div: 4, n_levels: 256, signed: 1 })
+    .output('y', 'float32', [2, 4]);
+  rejected('rq-float', b, /node 'RequantShift_1' \(RequantShift\)/, /RequantShift needs an integer input: 's' holds fractions/);
+});
 test('an empty input dimension', () => {
   const b = new OnnxBuilder('domain').input('x', 'int8', [1, 0, 4]).node('ReduceMean', ['x'], ['y'], { axes: [2], keepdims: 0 }).output('y', 'float32', [1, 0]);
   rejected('empty', b, /tensor 'x'/, /dimension 0 is not a size from 1 to 67108864/);
