@@ -1,6 +1,6 @@
 import { GenError } from '../errors.js';
 import type { MemoryPlan } from '../midend/plan.js';
-import type { TilingPlan } from '../midend/tiling/plan-tiles.js';
+import { L1_ARGS_BYTES, type TilingPlan } from '../midend/tiling/plan-tiles.js';
 import type { Platform } from '../platforms/types.js';
 import { memoryOf } from '../platforms/types.js';
 
@@ -35,8 +35,15 @@ export function cArenaBytes(plan: MemoryPlan): number {
 }
 
 /** Bytes of the C tile buffers (fg_l1), or 0 when no layer is tiled. */
+/** Bytes of the C's tile buffer array fg_l1 (NETWORK_L1_SIZE): the tile plan's peak, a multiple of 8. */
+export function cL1ArrayBytes(tiling: TilingPlan | undefined): number {
+  return tiling && tiling.layers.size > 0 ? Math.ceil(Math.max(8, tiling.l1Peak) / 8) * 8 : 0;
+}
+
+/** Bytes the C puts in L1 (the .fg_l1 section): the tile buffers and the argument block beside them. */
 export function cTileBytes(tiling: TilingPlan | undefined): number {
-  return tiling && tiling.layers.size > 0 ? Math.max(8, tiling.l1Peak) : 0;
+  const array = cL1ArrayBytes(tiling);
+  return array > 0 ? array + L1_ARGS_BYTES : 0;
 }
 
 /**

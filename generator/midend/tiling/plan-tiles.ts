@@ -7,6 +7,10 @@ import { planLayerTiles, type TiledLayer } from './layer-plan.js';
 import { searchTiles } from './search.js';
 import { tilingSpecOf } from './specs.js';
 
+/** The running tiled layer's kernel arguments in L1 (the C's fg_l1_args: network.h NETWORK_L1_ARGS pointers of 4
+ * bytes on the board), beside the tile buffers. */
+export const L1_ARGS_BYTES = 16 * 4;
+
 export interface TilingOptions {
   /** Bytes of L1 the tile buffers may use (default: L1 less what the board's SDK keeps, CImage.tileReserved). */
   l1?: number;
@@ -33,7 +37,9 @@ export function planTiling(g: Graph, layers: Layer[], platform: Platform, opts: 
   const t0 = performance.now();
   const l1 = memoryOf(platform, target.memory);
   // By default the tiles get what the board's SDK leaves of L1 (cluster stacks): a plan that uses it all would not link.
-  const l1Budget = opts.l1 ?? l1.size - (platform.image?.tileReserved ?? 0);
+  // The C keeps the running layer's kernel arguments beside the tile buffers (L1_ARGS_BYTES), and rounds the buffer
+  // array up to 8 bytes: both come out of the default budget.
+  const l1Budget = opts.l1 ?? l1.size - (platform.image ? platform.image.tileReserved + L1_ARGS_BYTES + 8 : 0);
   if (l1Budget > l1.size) throw new GenError('input', `--l1 ${l1Budget} is larger than the chip's ${l1.name} (${l1.size} bytes)`);
   const out = new Map<number, TiledLayer>();
   let l1Peak = 0;
