@@ -1,7 +1,7 @@
 import { GenError } from '../errors.js';
 import { attrInt, attrInts } from '../ir/attrs.js';
-import { isIntType } from '../ir/dtype.js';
-import { tensorOf } from '../ir/graph.js';
+import { isIntType, type DType } from '../ir/dtype.js';
+import { tensorOf, type Graph, type Node } from '../ir/graph.js';
 import { accRange, epilogueOf } from './epilogue.js';
 import { byteWide, extOf, typeNames, valueRange } from './common.js';
 import type { KernelDef } from './types.js';
@@ -24,6 +24,9 @@ export const convKernel: KernelDef = {
     const autoPad = node.attrs.auto_pad;
     if (autoPad?.kind === 'string' && autoPad.value !== 'NOTSET') return `auto_pad ${autoPad.value} is not supported (give pads)`;
     return null;
+  },
+  copyBytes(node, g, out, cores) {
+    return gatherBytes(node, g, out, cores);
   },
   view({ node, graph, platform }) {
     const x = tensorOf(graph, node.inputs[0]);
@@ -74,8 +77,11 @@ export const convKernel: KernelDef = {
     const simd = byteWide(x.dtype) && byteWide(w.dtype) && SX === 1 && OX1 - OX0 >= 8;
     // The C kernel's SIMD path: 8-bit operands, one group, filters of at least MIN_TAPS (shorter ones gain little
     // and every tile shape of a layer carries its own copy of the code).
-    const cdot = group === 1 && byteWide(x.dtype) && byteWide(w.dtype) && KH * KW <= CHUNK && per >= MIN_TAPS
-      ? { ...dotPlan(per, KH * KW, N * HO, Math.ceil(WO / 2), CO, platform.cores, x.dtype, w.dtype), pairRows: SX === 1 && DX === 1 && KW <= 3, pairShift: W >= 4 } : false;
+    const cdot = takesDot(group, x.dtype, w.dtype, KH * KW, per)
+      ? {
+        ...dotPlan(per, KH * KW, N * HO, Math.ceil(WO / 2), CO, platform.cores, x.dtype, w.dtype), pairRows: SX === 1 && DX === 1 && KW <= 3, pairShift: W >= 4,
+        gather: gatherBytes(node, graph, y.shape, platform.cores),
+      } : false;
     // The C kernel's row path for one input channel per output (depthwise, or a single input channel): a window row
     // of up to 3 taps is one word of the input row, its filter row one word, a pair of pixels two dot products.
     const sign = (t: string): string => (t === 'uint8' ? 'u' : 's');
@@ -105,9 +111,34 @@ export const convKernel: KernelDef = {
   },
 };
 
-/** Bytes of taps gathered per chunk: two columns of this size live on a core's stack (Siracusa leaves each cluster
- * core about 1.5 KiB of stack: 12 KiB for 8 cores, platforms/siracusa/platform.ts). */
-const CHUNK = 256;
+/** Whether the C kernel takes its SIMD (im2col) path: 8-bit operands, one group, filters of MIN_TAPS or more. */
+function takesDot(group: number, xt: DType, wt: DType, window: number, per: number): boolean {
+  return group === 1 && byteWide(xt) && byteWide(wt) && window <= CHUNK && per >= MIN_TAPS;
+}
+
+/**
+ * Bytes the C kernel's im2col gathers for an output of shape `out` ([N, CO, HO, WO] or [N, CO, L]): every pixel pair
+ * gathers its two columns of K taps once per block of channels (dotPlan). 0 when the kernel does not gather.
+ */
+export function gatherBytes(node: Node, g: Graph, out: readonly number[], cores: number): number {
+  const x = tensorOf(g, node.inputs[0]);
+  const w = tensorOf(g, node.inputs[1]);
+  const is1d = w.shape.length === 3;
+  const [CIG, KH, KW] = is1d ? [w.shape[1], 1, w.shape[2]] : [w.shape[1], w.shape[2], w.shape[3]];
+  const per = CIG * KH * KW;
+  if (!takesDot(attrInt(node, 'group', 1), x.dtype, w.dtype, KH * KW, per)) return 0;
+  const [N, CO, HO, WO] = is1d ? [out[0], out[1], 1, out[2]] : out;
+  const pairs = Math.ceil(WO / 2);
+  const plan = dotPlan(per, KH * KW, N * HO, pairs, CO, cores, x.dtype, w.dtype);
+  return N * HO * pairs * plan.blocks * 2 * per;
+}
+
+/** Bytes of taps gathered per chunk: two columns of this size and the block's accumulators (BLOCK x 2 words) live on
+ * a core's stack, and the board gives a cluster core other than core 0 1 KiB (main_pulp.c, hal_iss.c; the ISS faults
+ * a core whose sp leaves its stack). 144 = 16 3x3 windows, a multiple of 4 (no tail per chunk): the conv closure's
+ * frame is 704 bytes (gcc -fstack-usage, rv32-xpulp). With 256 the frame (848 and more) and the tile loop's passed
+ * 1 KiB once tiles held 32 channels (found on the ISS); 216 and 144 run CNN_Linear1/2 in the same cycles. */
+const CHUNK = 144;
 /** Shortest filter (taps) the SIMD path takes: four words. */
 const MIN_TAPS = 16;
 /** Output channels per unit at most: the gathered columns serve this many filters before the next pair of pixels. */

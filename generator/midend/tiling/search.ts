@@ -185,7 +185,10 @@ export function evaluateTiles(inp: SearchInput, axes: number[], sizes: number[],
   const first = tileBox(shape, axes, sizes, axes.map(() => 0));
   const outElems = boxElements(first);
   const fullElems = shape.reduce((a, b) => a * b, 1);
-  const work = { macs: (inp.macs * outElems) / fullElems, outputs: outElems, busiest: busiestShare(inp.kernel, first.size, platform.cores) };
+  const work = {
+    macs: (inp.macs * outElems) / fullElems, outputs: outElems, busiest: busiestShare(inp.kernel, first.size, platform.cores),
+    copied: inp.kernel.copyBytes?.(node, graph, first.size, platform.cores) ?? 0,
+  };
   const compute = computeCycles(inp.kernel, node, work, platform, inp.kernel.tileCycles ? tileOf(node, graph, zero) : undefined);
   let dmaIn = 0;
   let dmaOut = 0;
