@@ -1,5 +1,6 @@
 import { GenError } from '../errors.js';
 import { producerOf, type Graph } from '../ir/graph.js';
+import { checkLevels } from './levels.js';
 import { checkRequant } from './requant.js';
 import { checkTensorSize } from './sizes.js';
 import { checkWindow } from './windows.js';
@@ -20,6 +21,7 @@ export function checkAttributes(g: Graph): void {
     try {
       checkWindow(g, node);
       checkRequant(g, node, producers);
+      checkLevels(node);
     } catch (e) {
       // Attribute accessors throw GenErrors naming the node; anything else is still this node's attribute.
       if (e instanceof GenError) throw e;

@@ -193,6 +193,17 @@ test('an integer-dialect op reading fractions (a bias with fractions upstream)',
     .output('y', 'float32', [2, 4]);
   rejected('rq-float', b, /node 'RequantShift_1' \(RequantShift\)/, /RequantShift needs an integer input: 's' holds fractions/);
 });
+test('a softmax or norm with fewer than 2 levels (an empty output range)', () => {
+  for (const [op, levels] of [['iSoftmax', 0], ['ITAMax', 1], ['iRMSNorm', 1.5]] as const) {
+    const b = new OnnxBuilder('domain').input('x', 'int8', [2, 8]);
+    const inputs = ['x'];
+    if (op === 'iRMSNorm') { b.initializer('g', 'int32', [8], [1, 2, 3, 4, 5, 6, 7, 8]); inputs.push('g'); }
+    const attrs: Record<string, number> = op === 'iSoftmax' ? { coeffA: 1, coeffB: 345, coeffC: 26, log2: 255, n_levels: levels }
+      : op === 'ITAMax' ? { n_levels: levels } : { D: 65536, n_levels: levels };
+    b.node(op, inputs, ['y'], attrs).output('y', 'float32', [2, 8]);
+    rejected(`levels-${op}`, b, new RegExp(`node '${op}_0' \\(${op}\\)`), new RegExp(`n_levels = ${levels}: must be an integer from 2`));
+  }
+});
 test('an empty input dimension', () => {
   const b = new OnnxBuilder('domain').input('x', 'int8', [1, 0, 4]).node('ReduceMean', ['x'], ['y'], { axes: [2], keepdims: 0 }).output('y', 'float32', [1, 0]);
   rejected('empty', b, /tensor 'x'/, /dimension 0 is not a size from 1 to 67108864/);
