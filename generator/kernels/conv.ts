@@ -83,10 +83,11 @@ export const convKernel: KernelDef = {
         gather: gatherBytes(node, graph, y.shape, platform.cores),
       } : false;
     // The C kernel's row path for one input channel per output (depthwise, or a single input channel): a window row
-    // of up to 3 taps is one word of the input row, its filter row one word, a pair of pixels two dot products.
+    // of up to 3 taps is one word of the input row, its filter row one word, a pair of pixels two dot products (one
+    // word for both at stride 1, `shared`).
     const sign = (t: string): string => (t === 'uint8' ? 'u' : 's');
-    const rowdot = !cdot && CIG === 1 && byteWide(x.dtype) && byteWide(w.dtype) && SX === 1 && DX === 1 && KW <= 3 && W >= 4
-      ? { fn: `fg_dot4_${sign(x.dtype)}${sign(w.dtype)}` } : false;
+    const rowdot = !cdot && CIG === 1 && byteWide(x.dtype) && byteWide(w.dtype) && DX === 1 && KW <= 3 && W >= 4
+      ? { fn: `fg_dot4_${sign(x.dtype)}${sign(w.dtype)}`, shared: SX === 1 } : false;
     return {
       args: [
         { field: 'x', tensor: x.name, dtype: x.dtype, write: false },
