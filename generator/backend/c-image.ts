@@ -1,6 +1,7 @@
 import { GenError } from '../errors.js';
 import type { MemoryPlan } from '../midend/plan.js';
 import { L1_ARGS_BYTES, type TilingPlan } from '../midend/tiling/plan-tiles.js';
+import { maxRecordWords } from '../midend/tiling/table.js';
 import type { Platform } from '../platforms/types.js';
 import { memoryOf } from '../platforms/types.js';
 
@@ -40,10 +41,30 @@ export function cL1ArrayBytes(tiling: TilingPlan | undefined): number {
   return tiling && tiling.layers.size > 0 ? Math.ceil(Math.max(8, tiling.l1Peak) / 8) * 8 : 0;
 }
 
-/** Bytes the C puts in L1 (the .fg_l1 section): the tile buffers and the argument block beside them. */
-export function cTileBytes(tiling: TilingPlan | undefined): number {
+/** Bytes the C puts in L1 (the .fg_l1 section) besides the tile-record copies: the tile buffers and the argument
+ * block beside them. */
+function cTileBaseBytes(tiling: TilingPlan | undefined): number {
   const array = cL1ArrayBytes(tiling);
   return array > 0 ? array + L1_ARGS_BYTES : 0;
+}
+
+/**
+ * Words of each of the two L1 copies of a tile record (firmgen_tiles.h fg_tile_load): the plan's longest record,
+ * rounded to 8 bytes, when both fit in L1 beside the tile buffers and what the board's SDK keeps; else 0 (the records
+ * are read in the table, in L2).
+ */
+export function cL1RecordWords(platform: Platform, tiling: TilingPlan | undefined): number {
+  const base = cTileBaseBytes(tiling);
+  if (base === 0 || !platform.tiling) return 0;
+  const words = Math.ceil(maxRecordWords(tiling!.layers.values()) / 2) * 2;
+  const l1 = memoryOf(platform, platform.tiling.memory);
+  return base + 2 * words * 4 + (platform.image?.tileReserved ?? 0) <= l1.size ? words : 0;
+}
+
+/** Bytes the C puts in L1 (the .fg_l1 section): tile buffers, argument block and tile-record copies. */
+export function cTileBytes(platform: Platform, tiling: TilingPlan | undefined): number {
+  const base = cTileBaseBytes(tiling);
+  return base > 0 ? base + 2 * 4 * cL1RecordWords(platform, tiling) : 0;
 }
 
 /**
@@ -57,7 +78,7 @@ export function checkCImage(platform: Platform, plan: MemoryPlan, tiling: Tiling
   const codeAndData = image.runtimeBytes + Math.ceil(CODE_PER_SOURCE_BYTE * Buffer.byteLength(networkC));
   const codeWindow = platform.home.memory === image.memory ? platform.home.offset : 0;
   const arena = cArenaBytes(plan);
-  const buffers = cTileBytes(tiling);
+  const buffers = cTileBytes(platform, tiling);
   const tileImage = image.tileLoadImage ? buffers : 0;
   const needed = Math.max(codeWindow, codeAndData + image.stackBytes) + arena + tileImage;
   const budget: CImageBudget = {

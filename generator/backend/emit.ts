@@ -15,7 +15,7 @@ import type { TilingPlan } from '../midend/tiling/plan-tiles.js';
 import { encodeTable } from '../midend/tiling/table.js';
 import { buildManifest, type Manifest } from './manifest.js';
 import { nmsImage } from './memory-image.js';
-import { cArenaBytes, cL1ArrayBytes, checkCImage } from './c-image.js';
+import { cArenaBytes, cL1ArrayBytes, cL1RecordWords, checkCImage } from './c-image.js';
 import { addCProject, copyTree } from './c-project.js';
 import { planPictures } from './plan-pictures.js';
 import { constantImage } from './memory-image.js';
@@ -127,6 +127,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere 
     kernels: kernels.map((k) => ({ closureAs: k.code.as, closureC: k.code.c })),
     layers: kernels.map((k) => ({ id: k.id, fn: k.fn, args: k.args, tiled: k.tiled, copy: k.copy, forked: !k.tiled && !k.copy })),
     l1Size: cL1ArrayBytes(tiling) || false,
+    l1RecordWords: cL1RecordWords(platform, tiling),
     l1Region: platform.tiling?.memory ?? '',
     buffers,
     hostCores: platform.cores,

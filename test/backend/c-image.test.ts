@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkCImage } from '../../generator/backend/c-image.js';
+import { cL1RecordWords, checkCImage, cTileBytes } from '../../generator/backend/c-image.js';
 import type { MemoryPlan } from '../../generator/midend/plan.js';
 import type { TilingPlan } from '../../generator/midend/tiling/plan-tiles.js';
 import { generic } from '../../generator/platforms/generic/platform.js';
@@ -21,7 +21,7 @@ const KiB = 1024;
 const MiB = 1024 * KiB;
 
 const plan = (used: number): MemoryPlan => ({ used } as MemoryPlan);
-const tiles = (l1Peak: number): TilingPlan => ({ layers: new Map([[0, {}]]), l1Budget: l1Peak, l1Peak, ms: 0 } as unknown as TilingPlan);
+const tiles = (l1Peak: number): TilingPlan => ({ layers: new Map([[0, { tiles: [], operands: [] }]]), l1Budget: l1Peak, l1Peak, ms: 0 } as unknown as TilingPlan);
 
 test('Siracusa: weights that fill the L2 arena leave no room for the L1 load image: rejected at generation, untiled accepted', () => {
   // 2000 x 1000 int8 weights, the tile table, input and int32 outputs fit the planner's 1984 KiB arena (2031616
@@ -51,6 +51,19 @@ test('Siracusa: tile buffers must leave the SDK its 12 KiB of L1 (cluster stacks
   assert.ok(checkCImage(siracusa, plan(1000), tiles(244 * KiB - 64), ''));
   assert.throws(() => checkCImage(siracusa, plan(1000), tiles(244 * KiB - 64 + 8), ''),
     /the C image needs 262152 bytes of L1 \(tile buffers 249864, 12288 kept by the board's SDK for cluster stacks and its own data\), 262144 bytes are available/);
+});
+
+test('Siracusa: two L1 copies of the longest tile record when they fit beside the buffers, none when they do not', () => {
+  // One layer, 3 operands, a tile with 4 fetches and 1 store: 3 + 3 + 5 x 5 = 31 words, rounded to 32 (8 bytes).
+  const withRecords = (l1Peak: number): TilingPlan => ({
+    layers: new Map([[0, { operands: [{}, {}, {}], tiles: [{ fetch: [{}, {}, {}, {}], store: [{}] }] }]]), l1Budget: l1Peak, l1Peak, ms: 0,
+  } as unknown as TilingPlan);
+  assert.is(cL1RecordWords(siracusa, withRecords(1000)), 32);
+  assert.is(cTileBytes(siracusa, withRecords(1000)), 1000 + 64 + 2 * 32 * 4);
+  // 256 KiB - 12 KiB - 64 (arguments) leaves 248 bytes: not the 256 two copies need.
+  const full = 244 * KiB - 64 - 248;
+  assert.is(cL1RecordWords(siracusa, withRecords(full)), 0);
+  assert.is(cTileBytes(siracusa, withRecords(full)), full + 64);
 });
 
 test('generic: code, stack and arena share the 16 MiB RAM', () => {

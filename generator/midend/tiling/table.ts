@@ -19,6 +19,13 @@ function recordWords(l: TiledLayer, t: number): number {
   return 3 + l.operands.length + TRANSFER_WORDS * (s.fetch.length + s.store.length);
 }
 
+/** The longest record of any tile of these layers, in words (the C copies one record at a time to L1). */
+export function maxRecordWords(layers: Iterable<TiledLayer>): number {
+  let most = 0;
+  for (const l of layers) for (let t = 0; t < l.tiles.length; t++) most = Math.max(most, recordWords(l, t));
+  return most;
+}
+
 export function tableBytes(l: TiledLayer): number {
   let words = 1 + l.tiles.length;
   for (let t = 0; t < l.tiles.length; t++) words += recordWords(l, t);

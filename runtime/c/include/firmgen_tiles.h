@@ -20,8 +20,9 @@ static inline void *fg_tile_ptr(const int32_t *table, int32_t t, int32_t k, uint
   return l1 + fg_tile_record(table, t)[3 + k];
 }
 
-static inline int fg_tile_issue(const int32_t *table, int32_t t, int32_t n_operands, int store, uint8_t *arena, uint8_t *l1) {
-  const int32_t *r = fg_tile_record(table, t);
+/* The transfers of one record (fg_tile_record, or its copy from fg_tile_load): tile t's changed inputs (fetch) or its
+   output (store), on one channel; the channel, or -1 if none. */
+static inline int fg_tile_issue_record(const int32_t *r, int32_t n_operands, int store, uint8_t *arena, uint8_t *l1) {
   const int32_t n_fetch = r[1], n_store = r[2];
   const int32_t n = store ? n_store : n_fetch;
   if (n == 0) return -1;
@@ -35,6 +36,37 @@ static inline int fg_tile_issue(const int32_t *table, int32_t t, int32_t n_opera
   }
   return ch;
 }
+
+static inline int fg_tile_issue(const int32_t *table, int32_t t, int32_t n_operands, int store, uint8_t *arena, uint8_t *l1) {
+  return fg_tile_issue_record(fg_tile_record(table, t), n_operands, store, arena, l1);
+}
+
+/* Tile t's record where the cores read it fast: the table sits in L2 (a cluster core pays ~20 cycles a word, 5 words
+   per transfer), so the driving core copies the record to fg_l1_records[t & 1] in L1 by one DMA transfer and waits for
+   it (about 14 + bytes / 8 cycles); FG_TILE_HERE(table, t) is then where every core reads it (tile t's copy stays while
+   t+1's is made in the other buffer). Without the L1 buffers (NETWORK_L1_RECORD_WORDS 0: no tiles, or they did not
+   fit beside the tile buffers) the record is read in the table. */
+#ifndef NETWORK_L1_RECORD_WORDS
+#define NETWORK_L1_RECORD_WORDS 0
+#endif
+#if NETWORK_L1_RECORD_WORDS > 0
+#define FG_TILE_HERE(table, t) ((const int32_t *)fg_l1_records[(t) & 1])
+static inline void fg_tile_load(const int32_t *table, int32_t t, int32_t n_operands) {
+  const int32_t *r = fg_tile_record(table, t);
+  const int32_t words = 3 + n_operands + (r[1] + r[2]) * FG_TILE_WORDS;
+  const int ch = hal_dma_channel_alloc();
+  hal_dma_copy_1d(ch, fg_l1_records[t & 1], (void *)r, words * 4, 1);
+  hal_dma_wait(ch);
+  hal_dma_channel_free(ch);
+}
+#else
+#define FG_TILE_HERE(table, t) fg_tile_record((table), (t))
+static inline void fg_tile_load(const int32_t *table, int32_t t, int32_t n_operands) {
+  (void)table;
+  (void)t;
+  (void)n_operands;
+}
+#endif
 
 /* Starts the transfers of tile t's changed inputs (fetch) or of its output (store); the channel, or -1 if none. */
 static inline int fg_tile_fetch(const int32_t *table, int32_t t, int32_t n_operands, uint8_t *arena, uint8_t *l1) {
