@@ -27,6 +27,23 @@ static inline uint32_t fg_load4(const void *p) {
 static inline void fg_store4(void *p, uint32_t v) { memcpy(p, &v, 4); }
 #endif
 
+/* Reading four bytes of a row of w >= 4 bytes from column x (-4 < x < w) as one word, byte i holding column x + i
+   and zero where x + i lies outside the row (the padding of a window): the word is read inside the row, from the
+   nearest start q in [0, w - 4], and shifted by the distance from q to x. fg_row_at(x, w) works out where once (a
+   window's columns are the same in every row), fg_row_word(row, at) reads one row. The conv kernels' gather and
+   depthwise rows take a window row of up to 3 taps, or a pixel pair's 4 bytes, this way (docs/kernels-c.md). */
+typedef struct {
+  int32_t q, up, down;
+} fg_row_pos;
+static inline fg_row_pos fg_row_at(int32_t x, int32_t w) {
+  const int32_t q = x < 0 ? 0 : x > w - 4 ? w - 4 : x;
+  const fg_row_pos p = {q, x < q ? 8 * (q - x) : 0, x > q ? 8 * (x - q) : 0};
+  return p;
+}
+static inline uint32_t fg_row_word(const void *row, fg_row_pos at) {
+  return (fg_load4((const uint8_t *)row + at.q) << at.up) >> at.down;
+}
+
 #if defined(FG_TARGET_PULP)
 typedef signed char fg_v4s __attribute__((vector_size(4)));
 typedef unsigned char fg_v4u __attribute__((vector_size(4)));
