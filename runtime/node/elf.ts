@@ -90,9 +90,3 @@ export function readElfSymbols(path: string): ElfSymbol[] {
   }
   return out;
 }
-
-/** A symbol's address and size from the ELF's symbol table (32-bit little-endian), or undefined when absent. */
-export function readElfSymbol(path: string, name: string): { address: number; size: number } | undefined {
-  const s = readElfSymbols(path).find((x) => x.name === name);
-  return s && { address: s.address, size: s.size };
-}

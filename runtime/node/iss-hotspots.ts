@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { printable } from '../../generator/errors.js';
-import { readElfSections, readElfSymbols, SHF_EXEC } from './elf.js';
+import { readElfSections, SHF_EXEC, type ElfSymbol } from './elf.js';
 import type { IssExports } from './iss.js';
 
 export interface HotFunction {
@@ -47,12 +47,12 @@ export function startProfile(emu: IssExports, span: { base: number; size: number
   return buf;
 }
 
-/** Reads the profile after the run and names its addresses. */
-export function readHotspots(emu: IssExports, elf: string, span: { base: number; size: number }, buf: number, top = 12): Hotspots {
+/** Reads the profile after the run and names its addresses from the ELF's symbols (readElfSymbols). */
+export function readHotspots(emu: IssExports, elf: string, symbols: ElfSymbol[], span: { base: number; size: number }, buf: number, top = 12): Hotspots {
   emu.iss_profile_flush();
   const slots = Math.floor(span.size / 2) + 1;
   const p = new Float64Array(emu.memory.buffer, buf, slots * 2);
-  const funcs = readElfSymbols(elf).filter((s) => s.type === 2 && s.size > 0).sort((a, b) => a.address - b.address);
+  const funcs = symbols.filter((s) => s.type === 2 && s.size > 0).sort((a, b) => a.address - b.address);
   const owner = (pc: number): { name: string; address: number } | undefined => {
     let lo = 0;
     let hi = funcs.length - 1;

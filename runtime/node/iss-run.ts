@@ -15,7 +15,7 @@ import { GenError, quoted } from '../../generator/errors.js';
 import type { NDArray } from '../../generator/ir/ndarray.js';
 import { buildC, readImageFile } from './c-build.js';
 import { emulatorModule } from './emulator.js';
-import { readElfSections, readElfSymbol, SHF_ALLOC } from './elf.js';
+import { readElfSections, readElfSymbols, SHF_ALLOC, type ElfSymbol } from './elf.js';
 import { faultLine, FLAG, STALL_KINDS, STOP, type IssExports } from './iss.js';
 import { readManifest } from './manifest.js';
 import { packInputs, unpackOutputs } from './raw-io.js';
@@ -94,6 +94,11 @@ export async function runIss(outDir: string, inputs: NDArray[], options: IssOpti
   // The C as the board's cores would run it: with the XpulpV2 instructions of firmgen_simd.h where they have them
   // (Siracusa, with its cluster), else plain rv32imc (generic, Gemmini's host).
   const { path: elf } = buildC(outDir, image?.xpulp ? 'rv32-xpulp' : 'rv32');
+  // The ELF's symbols, read once: the cluster's entry and stacks, the layer marks (by name, the first of a name as
+  // the table lists it), the hotspots' function names (all of them).
+  const symbolList = readElfSymbols(elf);
+  const symbols = new Map<string, ElfSymbol>();
+  for (const sym of symbolList) if (!symbols.has(sym.name)) symbols.set(sym.name, sym);
   const cluster = image?.xpulp ? image.cluster : undefined;
   const inBytes = packInputs(manifest, inputs, outDir);
   const outBytes = manifest.outputs.reduce((n, name) => n + (manifest.tensors.find((t) => t.name === name)?.bytes ?? 0), 0);
@@ -147,7 +152,7 @@ export async function runIss(outDir: string, inputs: NDArray[], options: IssOpti
   const markCapacity = 2 * manifest.layers.length + 16;
   const marksPtr = cluster ? emu.iss_alloc(markCapacity * MARK_WORDS * 8) : 0;
   if (cluster) {
-    startClusterCores(emu, elf, cluster.cores, l1, l2);
+    startClusterCores(emu, elf, symbols, cluster.cores, l1, l2);
     emu.iss_cluster_marks(marksPtr, markCapacity);
   }
 
@@ -186,7 +191,7 @@ export async function runIss(outDir: string, inputs: NDArray[], options: IssOpti
   }
   const outputs = unpackOutputs(manifest, new Uint8Array(emu.memory.buffer, outPtr, emu.iss_host_output_length()).slice(), elf);
 
-  const layers = layerCycles(emu, mapped, elf, new Map(manifest.layers.map((l) => [l.id, l.name])));
+  const layers = layerCycles(emu, mapped, symbols, new Map(manifest.layers.map((l) => [l.id, l.name])));
   if (cluster) addClusterCounters(layers.rows, new Float64Array(emu.memory.buffer, marksPtr, emu.iss_cluster_mark_count() * MARK_WORDS));
   const counted = cluster ? Array.from({ length: cluster.cores }, (_, k) => 1 + k) : [0];
   return {
@@ -201,7 +206,7 @@ export async function runIss(outDir: string, inputs: NDArray[], options: IssOpti
     hartStalls: Array.from({ length: harts }, (_, h) => STALL_KINDS.map((k) => emu.iss_stalls(h, k))),
     bankConflicts: cluster ? emu.iss_bank_conflicts() : 0,
     ms,
-    hotspots: span ? readHotspots(emu, elf, span, profileBuf, options.hotInstructions) : undefined,
+    hotspots: span ? readHotspots(emu, elf, symbolList, span, profileBuf, options.hotInstructions) : undefined,
   };
 }
 
@@ -232,9 +237,9 @@ function addClusterCounters(rows: IssLayer[], marks: Float64Array): void {
 }
 
 /** The cluster cores start asleep in the HAL's fg_cluster_core on their L1 stacks (hal_iss.c), with the image's gp. */
-function startClusterCores(emu: IssExports, elf: string, cores: number, l1: number, l2: number): void {
+function startClusterCores(emu: IssExports, elf: string, symbols: Map<string, ElfSymbol>, cores: number, l1: number, l2: number): void {
   const need = (name: string): { address: number; size: number } => {
-    const s = readElfSymbol(elf, name);
+    const s = symbols.get(name);
     if (!s) throw new GenError('run', `the rv32-xpulp image has no ${name} (not built with the cluster HAL?)`, { file: elf });
     return s;
   };
@@ -255,9 +260,9 @@ function startClusterCores(emu: IssExports, elf: string, cores: number, l1: numb
 }
 
 /** Per-layer cycles from the HAL's marks (runtime/c/rv32/layer_marks.c): end minus begin of each layer, in run order. */
-function layerCycles(emu: IssExports, mapped: { base: number; size: number; linear: number }[], elf: string,
+function layerCycles(emu: IssExports, mapped: { base: number; size: number; linear: number }[], symbols: Map<string, ElfSymbol>,
   names: Map<number, string>): { rows: IssLayer[]; span: number } {
-  const sym = readElfSymbol(elf, 'fg_layer_marks');
+  const sym = symbols.get('fg_layer_marks');
   if (!sym) return { rows: [], span: 0 };
   const m = mapped.find((r) => sym.address >= r.base && sym.address + sym.size <= r.base + r.size);
   if (!m) return { rows: [], span: 0 };
