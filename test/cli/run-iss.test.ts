@@ -67,6 +67,21 @@ test('a store outside every memory: one line naming the fault, pc and address', 
   assert.match(r.stderr, /fault: hart 0: store outside every region at pc 0x[0-9a-f]{8} \(instruction 0x[0-9a-f]+\), address 0x00000040/);
 });
 
+test('--hotspots: from another folder, the functions and hottest instructions; without --on iss one line, exit 2', () => {
+  const src = join(DEEPLOY, 'Models', 'CNN_Linear1');
+  const out = relative(cwd, join(work, 'Models_CNN_Linear1-generic'));
+  const inputs = relative(cwd, join(src, 'inputs.npz'));
+  const r = gen('run', out, '--inputs', inputs, '--on', 'iss', '--hotspots');
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /Hotspots \(cycles of every hart/);
+  assert.match(r.stdout, /\nL_\d+_\w+ +\d+ +\d+\.\d%/, 'a layer function with its cycles and share');
+  assert.match(r.stdout, /Hottest instructions:\n +0x[0-9a-f]+ /);
+  const bad = gen('run', out, '--inputs', inputs, '--hotspots');
+  assert.is(bad.code, 2, bad.stderr);
+  assert.is(bad.stderr.trim(), 'error: --hotspots needs --on iss');
+  assert.is(bad.stdout, '', 'nothing ran');
+});
+
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
 test.run();
