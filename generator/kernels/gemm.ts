@@ -64,7 +64,8 @@ export const gemmKernel: KernelDef = {
     const Y = tensorOf(graph, node.outputs[0]);
     const isGemm = node.op === 'Gemm';
     const transA = isGemm && attrInt(node, 'transA', 0) !== 0;
-    const transB = isGemm && attrInt(node, 'transB', 0) !== 0;
+    // MatMul carries transB only when the generator stored a constant B n-major (platforms/siracusa/passes).
+    const transB = attrInt(node, 'transB', 0) !== 0;
     const alpha = isGemm ? attrInt(node, 'alpha', 1) : 1;
     const beta = isGemm ? attrInt(node, 'beta', 1) : 1;
     // MatMul promotes 1-D operands to matrices (numpy rules).

@@ -62,11 +62,13 @@ test('transfers: a batched B box, each batch a run of whole rows contiguous in L
 const rng = new Rng(65);
 const ints = (shape: number[]): NDArray => ({ shape, dtype: 'int8', data: Float64Array.from(rng.ints(shape.reduce((a, b) => a * b, 1), -128, 127)) });
 
-// k-major B with 64-byte rows: a [16, 64] x [64, 64] -> [16, 64] int32; 16 rows of A, 2 per core, all on B.
+// k-major B with 64-byte rows: a [16, 64] x [64, 64] -> [16, 64] int32; 16 rows of A, 2 per core, all on B. B is an
+// activation: a constant B would be stored n-major on Siracusa (platforms/siracusa/passes/n-major-weights.ts).
 const kMajorA = ints([16, 64]);
+const kMajorB = ints([64, 64]);
 const kMajor = new OnnxBuilder('gemm-kmajor')
   .input('a', 'int8', [16, 64])
-  .initializer('w', 'int8', [64, 64], Array.from(ints([64, 64]).data))
+  .input('w', 'int8', [64, 64])
   .node('MatMul', ['a', 'w'], ['y'])
   .output('y', 'int32', [16, 64]);
 // transB with 64-byte B^T rows and 2 rows of A: each row in column slices (gemmSplit), so the cores start on
@@ -87,7 +89,7 @@ const batched = new OnnxBuilder('gemm-batched')
   .output('y', 'int32', [4, 8, 64]);
 
 for (const [name, builder, inputs] of [
-  ['k-major B', kMajor, [kMajorA]],
+  ['k-major B', kMajor, [kMajorA, kMajorB]],
   ['transB', transB, [transBA]],
   ['batched B', batched, [batchedA, batchedB]],
 ] as const) {
@@ -113,7 +115,7 @@ test('k-major B split into column tiles: rows not whole in the tile, B stays den
   // tensor, which one tile-table command cannot both gather (L2 side 2-D) and pad (L1 side 2-D).
   const { dir, cleanup } = workDir('gemm-layout-split');
   try {
-    const { padded, wp, wd } = await gemmLayouts(kMajor, [kMajorA], dir);
+    const { padded, wp, wd } = await gemmLayouts(kMajor, [kMajorA, kMajorB], dir);
     assert.equal(padded.g.manifest.layers[0].tiling!.sizes, [8, 32]);
     assert.is(wp, wd);
     assert.is(padded.r.dma.filter((d) => d.l12d).length, 0);

@@ -5,6 +5,7 @@ import { fuseRequant } from '../../frontend/passes/fuse-requant.js';
 import { lowerQuantizedPass } from '../../frontend/passes/lower-quantized.js';
 import { lowerNpuPass, npuOriginOf, type NpuFallback } from './passes/lower-npu.js';
 import { sanitizeComment } from '../../backend/sanitize.js';
+import { nMajorWeights } from './passes/n-major-weights.js';
 import { sinkTransposes } from './passes/sink-transposes.js';
 import { GenError } from '../../errors.js';
 import { planNms } from './npu/nms.js';
@@ -57,7 +58,7 @@ export function siracusaWith(base: Platform, o: EngineOptions): Platform {
   const lower = lowerNpuPass({ engines: o.engines, weightsIn: o.weightsIn, cores, costs: base.costs, fallback });
   return {
     ...p,
-    passes: [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, fuseRequant, lower, fuseElementwise, sinkTransposes],
+    passes: [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, fuseRequant, lower, fuseElementwise, sinkTransposes, nMajorWeights],
     kernels: [neurekaKernel, ...CORE_KERNELS],
     placeElsewhere: planNms,
     // An engine option never turns a runnable model into a rejected one: the failing NPU layer stays on the cluster.

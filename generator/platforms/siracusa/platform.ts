@@ -1,6 +1,7 @@
 import { CORE_KERNELS } from '../kernel-table.js';
 import { CORE_PASSES } from '../passes.js';
 import type { Platform } from '../types.js';
+import { nMajorWeights } from './passes/n-major-weights.js';
 import { configureSiracusa, SIRACUSA_OPTIONS } from './engines.js';
 
 const KiB = 1024;
@@ -29,7 +30,7 @@ export const siracusa: Platform = {
     { name: 'NMS_SRAM', chipBase: 0x1080_0000, size: 4 * MiB },
   ],
   home: { memory: 'L2', offset: 64 * KiB, size: 1984 * KiB },
-  passes: CORE_PASSES,
+  passes: [...CORE_PASSES, nMajorWeights],
   kernels: CORE_KERNELS,
   options: SIRACUSA_OPTIONS,
   configure: configureSiracusa,
