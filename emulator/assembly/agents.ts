@@ -18,6 +18,8 @@ export const NO_AGENT: i32 = -1;
 
 const CLOCK = memory.data(MAX_AGENTS * 8);
 const BUSY = memory.data(MAX_AGENTS * 8);
+/** Units of work of each cost class over the run, all agents (the cost fit's regressors: scripts/fit-costs.ts). */
+const UNITS = memory.data(NUM_CLASSES * 8);
 
 /** Cluster cores of the configured chip (0: the chip has no cluster and the master runs the team's work). */
 let clusterCores: i32 = 0;
@@ -68,6 +70,7 @@ function watchdog(agent: i32): void {
 export function resetAgents(cores: i32, pes: bool = false): void {
   memory.fill(CLOCK, 0, MAX_AGENTS * 8);
   memory.fill(BUSY, 0, MAX_AGENTS * 8);
+  memory.fill(UNITS, 0, NUM_CLASSES * 8);
   clusterCores = cores;
   peMode = pes;
   team = 0;
@@ -264,6 +267,8 @@ export function compute(cls: i32, units: i32): void {
   if (clock + q > cycleLimitQ) watchdog(a);
   store<i64>(CLOCK + off, clock + q);
   store<i64>(BUSY + off, load<i64>(BUSY + off) + q);
+  const u = UNITS + (<usize>cls << 3);
+  store<i64>(u, load<i64>(u) + <i64>units);
 }
 
 /** cycles(): the current agent's clock; between shares, the latest clock of the team. */
@@ -290,6 +295,12 @@ export function total_cycles(): i64 {
 export function agent_cycles(agent: i32): i64 {
   if (<u32>agent >= <u32>(1 + clusterCores)) return -1;
   return cyclesOf(agent);
+}
+
+/** Units of cost class `cls` that compute() was given over the run, all agents; -1 for an unknown class. */
+export function units_of(cls: i32): i64 {
+  if (<u32>cls >= <u32>NUM_CLASSES) return -1;
+  return load<i64>(UNITS + (<usize>cls << 3));
 }
 
 /** Cycles the agent spent in compute(), excluding waits at fork, barrier and join. */

@@ -23,6 +23,10 @@ export type Pass = (g: Graph) => Graph;
  * Cycles per unit of each cost class the emulator charges (emulator/assembly/cost.ts, derivations in
  * docs/timing.md). The generator's cost model uses the same figures to choose tiles; a test keeps them equal.
  */
+/** The cost classes in the emulator's numbering (runtime/as/cost.ts: MAC_CONV = 0 .. CALL = 9). */
+export const COST_CLASSES = ['MAC_CONV', 'MAC_DW', 'MAC_GEMM', 'ELEMENT', 'REQUANT', 'COPY_BYTE', 'SOFTMAX_ELEM', 'NORM_ELEM', 'DIV', 'CALL'] as const;
+export type CostClass = (typeof COST_CLASSES)[number];
+
 export interface CoreCosts {
   MAC_CONV: number;
   MAC_DW: number;

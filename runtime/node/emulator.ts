@@ -21,6 +21,8 @@ export interface EmulatorExports {
   l1_stall_cycles(): bigint;
   agent_cycles(agent: number): bigint;
   agent_busy(agent: number): bigint;
+  /** Units of a cost class over the run, all agents (runtime/as/cost.ts ids). */
+  units_of(cls: number): bigint;
   events_ptr(): number;
   events_capacity(): number;
   events_count(): number;

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { GenError, quoted } from '../../generator/errors.js';
 import { formatShape, sizeOf, type NDArray } from '../../generator/ir/ndarray.js';
+import { COST_CLASSES } from '../../generator/platforms/types.js';
 import { buildFirmware, type FirmwareBuild } from './asc-build.js';
 import {
   agentName as nameOfAgent, createEmulator, dmaDetail, faultError, l3Detail, npuDetail, readEvents, readRegions, type DmaDetail,
@@ -97,6 +98,8 @@ export interface RunResult {
   /** Final clock and busy (compute) cycles of each cluster core; empty on a chip without a cluster. */
   coreCycles: number[];
   coreBusy: number[];
+  /** Units of work of each cost class over the run, all cores, indexed as COST_CLASSES (the cost fit reads them). */
+  units: number[];
   layers: LayerTiming[];
   /** Per-core shares of every fork phase, in the order they ended. */
   shares: ShareTiming[];
@@ -204,6 +207,7 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
     l1StallCycles: Number(emu.l1_stall_cycles()),
     coreCycles: cores.map((a) => Number(emu.agent_cycles(a))),
     coreBusy: cores.map((a) => Number(emu.agent_busy(a))),
+    units: Array.from({ length: COST_CLASSES.length }, (_, c) => Number(emu.units_of(c))),
     layers: events.filter((e) => e.kind === 'layer').map((e) => ({
       layer: e.layer,
       name: layerNames.get(e.layer) ?? '',

@@ -1,0 +1,12 @@
+import type { CoreCosts } from '../types.js';
+
+/**
+ * The hand-counted cost table of the Siracusa cluster core (instruction counts of pulp-nn-class inner loops times
+ * CV32E40P per-instruction cycles; docs/timing.md gives each formula). The measured table (costs.ts, written by
+ * `npm run fit:costs` from the real C kernels on the ISS) replaces every class the calibration exercises; the others
+ * (softmax, norms, division) and the cluster's fork, barrier and join (an ASSUMPTION, docs/timing.md) come from here.
+ */
+export const HAND_COUNTS: CoreCosts = {
+  MAC_CONV: 14 / 32, MAC_DW: 0.75, MAC_GEMM: 0.625, ELEMENT: 4, REQUANT: 7, COPY_BYTE: 0.5,
+  SOFTMAX_ELEM: 18, NORM_ELEM: 14, DIV: 35, CALL: 34, fork: 40, barrier: 20, join: 20,
+};

@@ -1,0 +1,35 @@
+/**
+ * The fit: per-unit costs x >= 0 such that, for every calibration layer, AS's other cycles + units . x = the ISS
+ * cycles, in the least-squares sense on relative errors (a small layer counts as much as a large one). Classes the
+ * calibration never exercises keep their given value.
+ */
+import { COST_CLASSES, type CoreCosts, type CostClass } from '../../generator/platforms/types.js';
+import type { CalibrationRow } from './measure.js';
+import { nnls } from './nnls.js';
+
+/** Fitted costs are kept in 1/64 cycle: exact in the emulator's Q16 clocks, finer than the fit's own spread. */
+export const STEP = 64;
+
+export interface Fit {
+  costs: Record<CostClass, number>;
+  fitted: CostClass[];
+  /** Per calibration row: the AS prediction with the fitted costs over the ISS cycles. */
+  ratios: { name: string; predicted: number; iss: number; ratio: number }[];
+}
+
+export function fitCosts(rows: CalibrationRow[], given: CoreCosts, keep: readonly CostClass[] = []): Fit {
+  const fitted = COST_CLASSES.filter((c, k) => !keep.includes(c) && rows.some((r) => r.units[k] > 0));
+  const A = rows.map((r) => fitted.map((c) => r.units[COST_CLASSES.indexOf(c)] / r.issCycles));
+  const b = rows.map((r) => {
+    const fixed = COST_CLASSES.reduce((s, c, k) => s + (fitted.includes(c) ? 0 : r.units[k] * given[c]), 0);
+    return (r.issCycles - r.asOther - fixed) / r.issCycles;
+  });
+  const x = nnls(A, b);
+  const costs = Object.fromEntries(COST_CLASSES.map((c) => [c, given[c]])) as Record<CostClass, number>;
+  fitted.forEach((c, j) => (costs[c] = Math.round(x[j] * STEP) / STEP));
+  const ratios = rows.map((r) => {
+    const predicted = r.asOther + COST_CLASSES.reduce((s, c, k) => s + r.units[k] * costs[c], 0);
+    return { name: r.name, predicted: Math.round(predicted), iss: r.issCycles, ratio: predicted / r.issCycles };
+  });
+  return { costs, fitted, ratios };
+}

@@ -1,0 +1,111 @@
+/**
+ * The calibration layers of the cost fit (scripts/fit-costs.ts): one kernel per model, requantized to int8 where the
+ * integer models requantize, at several sizes so each cost class varies independently of the others (MACs per
+ * output, outputs per call, bytes gathered per MAC). Seeded data: the same models on every run.
+ */
+import { ndarray, type NDArray } from '../../generator/ir/ndarray.js';
+import { float, OnnxBuilder } from '../../test/helpers/onnx-builder.js';
+import { Rng } from '../../test/helpers/random.js';
+
+export interface CalibrationLayer {
+  name: string;
+  builder: OnnxBuilder;
+  inputs: NDArray[];
+}
+
+const prod = (s: number[]): number => s.reduce((a, b) => a * b, 1);
+
+function requant(b: OnnxBuilder, x: string, y: string): void {
+  b.initializer(`${y}_mul`, 'int32', [1], [37]);
+  b.initializer(`${y}_add`, 'int32', [1], [1 << 13]);
+  b.node('RequantShift', [x, `${y}_mul`, `${y}_add`], [y], { div: float(2 ** 14), n_levels: float(256), signed: float(1) });
+}
+
+function layer(name: string, inputs: { name: string; shape: number[] }[], body: (b: OnnxBuilder, rng: Rng) => string): CalibrationLayer {
+  const rng = new Rng(name.length * 7919 + name.charCodeAt(0));
+  const b = new OnnxBuilder('calibration');
+  for (const i of inputs) b.input(i.name, 'int8', i.shape);
+  const y = body(b, rng);
+  b.output(y, 'float32');
+  return { name, builder: b, inputs: inputs.map((i) => ndarray('int8', i.shape, rng.ints(prod(i.shape), -128, 127))) };
+}
+
+function conv(c: number, co: number, hw: number, k: number, stride = 1, dw = false): CalibrationLayer {
+  const g = dw ? c : 1;
+  return layer(`${dw ? 'dw' : 'conv'}${k}x${k}/${stride} ${c}->${co} ${hw}x${hw}`, [{ name: 'x', shape: [1, c, hw, hw] }], (b, rng) => {
+    const w = [co, c / g, k, k];
+    b.initializer('w', 'int8', w, rng.ints(prod(w), -128, 127));
+    const p = (k - 1) >> 1;
+    b.node('Conv', ['x', 'w'], ['p'], { kernel_shape: [k, k], pads: [p, p, p, p], strides: [stride, stride], group: g });
+    requant(b, 'p', 'y');
+    return 'y';
+  });
+}
+
+function gemm(m: number, k: number, n: number): CalibrationLayer {
+  return layer(`gemm ${m}x${k}x${n}`, [{ name: 'x', shape: [m, k] }], (b, rng) => {
+    b.initializer('w', 'int8', [n, k], rng.ints(n * k, -128, 127));
+    b.node('Gemm', ['x', 'w'], ['p'], { transB: 1 });
+    requant(b, 'p', 'y');
+    return 'y';
+  });
+}
+
+/** Attention-style MatMul of two activations, B made n-major by its Transpose (siracusa n-major-weights). */
+function matmulQK(h: number, s: number, d: number): CalibrationLayer {
+  return layer(`matmul q.kT ${h}x${s}x${d}`, [{ name: 'q', shape: [1, h, s, d] }, { name: 'k', shape: [1, h, s, d] }], (b) => {
+    b.node('Transpose', ['k'], ['kt'], { perm: [0, 1, 3, 2] });
+    b.node('MatMul', ['q', 'kt'], ['p']);
+    requant(b, 'p', 'y');
+    return 'y';
+  });
+}
+
+function add(shape: number[]): CalibrationLayer {
+  return layer(`add ${shape.join('x')}`, [{ name: 'a', shape }, { name: 'b', shape }], (b) => {
+    b.node('Add', ['a', 'b'], ['p']);
+    requant(b, 'p', 'y');
+    return 'y';
+  });
+}
+
+function maxpool(c: number, hw: number): CalibrationLayer {
+  return layer(`maxpool2x2 ${c} ${hw}x${hw}`, [{ name: 'x', shape: [1, c, hw, hw] }], (b) => {
+    b.node('MaxPool', ['x'], ['y'], { kernel_shape: [2, 2], strides: [2, 2] });
+    return 'y';
+  });
+}
+
+function transpose(shape: number[], perm: number[]): CalibrationLayer {
+  return layer(`transpose ${shape.join('x')} [${perm.join(',')}]`, [{ name: 'x', shape }], (b) => {
+    b.node('Transpose', ['x'], ['y'], { perm });
+    return 'y';
+  });
+}
+
+export const CALIBRATION: CalibrationLayer[] = [
+  conv(16, 32, 16, 3),
+  conv(32, 64, 16, 3),
+  conv(64, 32, 8, 3),
+  conv(3, 16, 32, 3),
+  conv(8, 16, 16, 3, 2),
+  // Few and many output channels: the gather's bytes per MAC (1 / output channels) apart from the MACs.
+  conv(32, 8, 16, 3),
+  conv(16, 128, 8, 3),
+  conv(32, 32, 16, 1),
+  conv(64, 128, 8, 1),
+  conv(32, 32, 16, 3, 1, true),
+  conv(64, 64, 8, 3, 1, true),
+  conv(16, 16, 32, 3, 2, true),
+  gemm(64, 256, 128),
+  gemm(16, 64, 64),
+  gemm(1, 1024, 64),
+  gemm(128, 16, 16),
+  matmulQK(4, 32, 16),
+  add([1, 32, 16, 16]),
+  add([1, 8, 8, 8]),
+  maxpool(32, 16),
+  maxpool(8, 32),
+  transpose([1, 32, 16, 16], [0, 2, 3, 1]),
+  transpose([4, 64, 32], [0, 2, 1]),
+];

@@ -1,0 +1,48 @@
+/**
+ * Runs the calibration layers on Siracusa with one cluster core, twice: the AS firmware (units of work per cost
+ * class, and its cycles) and the rv32-xpulp C on the ISS (the cycles measured on the code a user flashes). Both
+ * outputs must be equal before a row counts.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { encodeNpz } from '../../generator/onnx/npy.js';
+import { generateFirmware } from '../../generator/pipeline.js';
+import { COST_CLASSES, type CoreCosts } from '../../generator/platforms/types.js';
+import { runIss } from '../../runtime/node/iss-run.js';
+import { runFirmware } from '../../runtime/node/run.js';
+import type { CalibrationLayer } from './layers.js';
+
+export interface CalibrationRow {
+  name: string;
+  /** Units of each cost class the AS firmware charged (COST_CLASSES order). */
+  units: number[];
+  /** AS cycles of the run, and the part of them that is not compute() (DMA waits, fork, join, register writes). */
+  asCycles: number;
+  asOther: number;
+  issCycles: number;
+}
+
+export async function measure(layers: CalibrationLayer[], work: string, costs: CoreCosts): Promise<CalibrationRow[]> {
+  const rows: CalibrationRow[] = [];
+  for (const [i, l] of layers.entries()) {
+    const dir = join(work, `layer${i}`);
+    mkdirSync(dir, { recursive: true });
+    const model = join(dir, 'model.onnx');
+    const sample = join(dir, 'in.npz');
+    writeFileSync(model, l.builder.bytes());
+    writeFileSync(sample, encodeNpz(new Map(l.inputs.map((a, k) => [`in${k}`, a]))));
+    const out = join(dir, 'out');
+    generateFirmware({ model, platform: 'siracusa', out, cores: 1, sampleInputs: sample });
+    const as = await runFirmware(out, l.inputs);
+    const iss = await runIss(out, l.inputs);
+    as.outputs.forEach((o, k) => {
+      if (Buffer.compare(Buffer.from(o.data.buffer), Buffer.from(iss.outputs[k].data.buffer)) !== 0) {
+        throw new Error(`calibration layer ${l.name}: the ISS outputs differ from the AS firmware's`);
+      }
+    });
+    // One core: every unit is on the critical path, so compute() accounts for units x cost of the AS cycles.
+    const compute = COST_CLASSES.reduce((s, c, k) => s + as.units[k] * costs[c], 0);
+    rows.push({ name: l.name, units: as.units, asCycles: as.cycles, asOther: as.cycles - compute, issCycles: iss.networkCycles });
+  }
+  return rows;
+}

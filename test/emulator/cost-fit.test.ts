@@ -1,0 +1,68 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { siracusa } from '../../generator/platforms/siracusa/platform.js';
+import { COST_CLASSES } from '../../generator/platforms/types.js';
+import { HAND_COUNTS } from '../../generator/platforms/siracusa/hand-costs.js';
+import { fitCosts } from '../../scripts/cost-fit/fit.js';
+import { CALIBRATION } from '../../scripts/cost-fit/layers.js';
+import { measure, type CalibrationRow } from '../../scripts/cost-fit/measure.js';
+import { nnls } from '../../scripts/cost-fit/nnls.js';
+
+/*
+ * The cost fit (scripts/fit-costs.ts): the solver, the fit on rows whose answer is known, and the measurement on real
+ * calibration layers (the AS firmware's units of work per class, the ISS cycles of the same C).
+ */
+
+test('nnls: an exactly consistent system is solved; a variable the data wants negative is held at zero', () => {
+  const A = [[1, 0, 2], [0, 1, 1], [1, 1, 0], [2, 1, 1]];
+  const x = [0.5, 3, 1.25];
+  const b = A.map((r) => r.reduce((s, a, j) => s + a * x[j], 0));
+  nnls(A, b).forEach((v, j) => assert.ok(Math.abs(v - x[j]) < 1e-9, `x${j} = ${v}, want ${x[j]}`));
+  // b = 2 * col0 - 1 * col1: unconstrained least squares would say (2, -1); with x >= 0 the second is 0 and the first
+  // is the projection of b on column 0.
+  const A2 = [[1, 0], [1, 1], [1, 2]];
+  const b2 = [2, 1, 0];
+  const y = nnls(A2, b2);
+  assert.is(y[1], 0);
+  assert.ok(Math.abs(y[0] - 1) < 1e-9, `y0 = ${y[0]}`);
+});
+
+test('fitCosts recovers the per-unit costs of synthetic rows, holds kept and unexercised classes at their given value', () => {
+  const truth = { MAC_CONV: 0.5, REQUANT: 12.25, COPY_BYTE: 1.5 };
+  const k = (c: string) => (COST_CLASSES as readonly string[]).indexOf(c);
+  const rows: CalibrationRow[] = [[4096, 64, 512, 2], [9000, 300, 100, 4], [20000, 50, 2000, 8], [100, 400, 7, 1]].map(([mac, rq, cp, call], i) => {
+    const units = COST_CLASSES.map(() => 0);
+    units[k('MAC_CONV')] = mac;
+    units[k('REQUANT')] = rq;
+    units[k('COPY_BYTE')] = cp;
+    units[k('CALL')] = call;
+    const other = 100 + 10 * i;
+    const iss = other + mac * truth.MAC_CONV + rq * truth.REQUANT + cp * truth.COPY_BYTE + call * HAND_COUNTS.CALL;
+    return { name: `row${i}`, units, asCycles: 0, asOther: other, issCycles: iss };
+  });
+  const fit = fitCosts(rows, HAND_COUNTS, ['CALL']);
+  assert.equal(fit.fitted, ['MAC_CONV', 'REQUANT', 'COPY_BYTE']);
+  for (const [c, v] of Object.entries(truth)) assert.is(fit.costs[c as keyof typeof truth], v, c);
+  assert.is(fit.costs.CALL, HAND_COUNTS.CALL);
+  assert.is(fit.costs.SOFTMAX_ELEM, HAND_COUNTS.SOFTMAX_ELEM);
+  for (const r of fit.ratios) assert.ok(Math.abs(r.ratio - 1) < 1e-9, `${r.name}: ${r.ratio}`);
+});
+
+test('measure: a conv layer on one core, the AS units are the layer\'s MACs and outputs, the ISS ran the same C', async () => {
+  const work = mkdtempSync(join(tmpdir(), 'firmgen-costfit-'));
+  try {
+    const conv = CALIBRATION.find((l) => l.name === 'conv3x3/2 8->16 16x16')!;
+    const [row] = await measure([conv], work, siracusa.costs);
+    // 16 output channels x 8 x 8 pixels, 8 x 3 x 3 MACs each; one requantized output per output element.
+    assert.is(row.units[COST_CLASSES.indexOf('MAC_CONV')], 16 * 8 * 8 * 8 * 9);
+    assert.is(row.units[COST_CLASSES.indexOf('REQUANT')], 16 * 8 * 8);
+    assert.ok(row.issCycles > 0 && row.asOther > 0 && row.asOther < row.asCycles);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test.run();
