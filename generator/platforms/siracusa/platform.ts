@@ -1,6 +1,7 @@
 import { CORE_KERNELS } from '../kernel-table.js';
 import { CORE_PASSES } from '../passes.js';
 import type { Platform } from '../types.js';
+import { HAND_COUNTS } from './hand-costs.js';
 import { nMajorWeights } from './passes/n-major-weights.js';
 import { configureSiracusa, SIRACUSA_OPTIONS } from './engines.js';
 
@@ -35,10 +36,7 @@ export const siracusa: Platform = {
   options: SIRACUSA_OPTIONS,
   configure: configureSiracusa,
   // The emulator's Siracusa cost table (docs/timing.md; test/platforms/emulator-agrees.test.ts keeps them equal).
-  costs: {
-    MAC_CONV: 14 / 32, MAC_DW: 0.75, MAC_GEMM: 0.625, ELEMENT: 4, REQUANT: 7, COPY_BYTE: 0.5,
-    SOFTMAX_ELEM: 18, NORM_ELEM: 14, DIV: 35, CALL: 34, fork: 40, barrier: 20, join: 20,
-  },
+  costs: HAND_COUNTS,
   // Cluster DMA (mchan v7): 8 bytes/cycle each way, ~14 cycles latency, 17-bit length (HARDWARE.md).
   tiling: { memory: 'L1', dma: { bytesPerCycle: 8, latency: 14, maxTransfer: 131071 } },
   // HyperRAM DMA to L3 (emulator/assembly/chips/siracusa.ts siracusaL3Dma: the figures, their sources and
