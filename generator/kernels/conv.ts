@@ -5,7 +5,7 @@ import { tensorOf, type Graph, type Node } from '../ir/graph.js';
 import { accRange, epilogueOf } from './epilogue.js';
 import { byteWide, extOf, typeNames, valueRange } from './common.js';
 import type { KernelDef } from './types.js';
-import { CONV_LOOP, DW_LOOP } from './streams.js';
+import { CONV_LOOP, DW_LOOP, loopOf } from './streams.js';
 
 /**
  * Direct integer convolution, NCHW, any groups (depthwise included), pads, strides and dilations; 1-D convs run
@@ -101,7 +101,7 @@ export const convKernel: KernelDef = {
         COG: CO / group,
         // Depthwise convs cannot use the SIMD dot product across input channels: a different cost class.
         macClass: CIG === 1 && group > 1 ? 'MAC_DW' : 'MAC_CONV',
-        loop: CIG === 1 && group > 1 ? { ...DW_LOOP, dense: false } : { ...CONV_LOOP, dense: true },
+        loop: CIG === 1 && group > 1 ? { ...loopOf(DW_LOOP, platform.costs.MAC_DW), dense: false } : { ...loopOf(CONV_LOOP, platform.costs.MAC_CONV), dense: true },
         units: N * CO * HO,
         x: typeNames(x.dtype), w: typeNames(w.dtype), y: typeNames(y.dtype),
         bias: bias ? typeNames(bias.dtype) : false,

@@ -7,7 +7,7 @@ import { accRange, epilogueOf } from './epilogue.js';
 import { byteWide, chunkOf, extOf, typeNames, valueRange } from './common.js';
 import { toRank } from './loops.js';
 import type { KernelDef } from './types.js';
-import { GEMM_LOOP } from './streams.js';
+import { GEMM_KMAJOR_LOOP, GEMM_LOOP, loopOf } from './streams.js';
 
 /**
  * How a GEMM's output splits over the cores: whole rows when there are at least as many rows as cores (as pulp-nn's
@@ -138,9 +138,12 @@ export const gemmKernel: KernelDef = {
         split,
         aB0: sa[0], aB1: sa[1], bB0: sb[0], bB1: sb[1], cB0: sc[0], cB1: sc[1], yB0: sy[0], yB1: sy[1],
         sAm: transA ? 1 : K, sAk, sBk, sBn,
-        // The linear loop's streams (streams.ts): B contiguous in k: A and two B columns, a word = 4 k apart; else
-        // (pulp-nn keeps B contiguous in n): one A element and two B words of 4 columns each per k.
-        loop: { ...GEMM_LOOP, aStep: sBk === 1 ? 4 * sAk : sAk, b1: sBk === 1 ? sBn : 4, bStep: sBk === 1 ? 4 : sBk },
+        // The linear loop's streams (streams.ts): B contiguous in k (the C's SIMD block): two A rows (the same row
+        // twice when the C takes rows one at a time) and four B rows, a word = 4 k apart; else one A element and two B
+        // words of 4 columns each per k.
+        loop: dotK
+          ? { ...loopOf(GEMM_LOOP, platform.costs.MAC_GEMM), block: { nextRowA: split.chunks === 1 && K >= 4 ? (transA ? 1 : K) : 0, nextRowB: sBn } }
+          : { ...loopOf(GEMM_KMAJOR_LOOP, platform.costs.MAC_GEMM), block: false, aStep: sAk, bStep: sBk },
         dotK, vecN, scalarK: !dotK && !vecN, aExt: extOf(A.dtype), bExt: extOf(B.dtype),
         // The C kernel's SIMD path (gemm.c.mustache): the same condition as dotK; the dot product by signedness.
         // Whole rows per unit: two of a core's rows go through fg_dot4x2 together (4 columns x 2 rows per step).

@@ -1,24 +1,36 @@
 /**
  * The loops the AS conv and GEMM kernels declare to the emulator (generator/kernels/streams.ts) take the cycles the
- * cost tables charge for their MACs: a loop's period / MACs is its class's cost per MAC. And the generated kernels do
- * declare them: a conv whose cores all read one bank pays stalls, the same conv run from L2 pays the L2 latency.
+ * cost tables charge for their MACs: on every platform a loop's period is its class's cost per MAC times its MACs, a
+ * whole number of cycles, and the emulator's table says the same cost.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CONV_LOOP, DW_LOOP, GEMM_LOOP } from '../../generator/kernels/streams.js';
+import { CONV_LOOP, DW_LOOP, GEMM_KMAJOR_LOOP, GEMM_LOOP, loopOf } from '../../generator/kernels/streams.js';
+import { PLATFORMS } from '../../generator/platforms/index.js';
+import { COST_CLASSES } from '../../generator/platforms/types.js';
 import { createEmulator } from '../../runtime/node/emulator.js';
 
-const MAC_CONV = 0;
-const MAC_DW = 1;
-const MAC_GEMM = 2;
+const SHAPES = [
+  ['MAC_CONV', CONV_LOOP],
+  ['MAC_DW', DW_LOOP],
+  ['MAC_GEMM', GEMM_LOOP],
+  ['MAC_GEMM', GEMM_KMAJOR_LOOP],
+] as const;
 
-test('each declared loop costs per MAC what its class costs', async () => {
-  const emu = await createEmulator('siracusa');
-  assert.is(CONV_LOOP.period / CONV_LOOP.macs, emu.cost_cycles(MAC_CONV));
-  assert.is(DW_LOOP.period / DW_LOOP.macs, emu.cost_cycles(MAC_DW));
-  assert.is(GEMM_LOOP.period / GEMM_LOOP.macs, emu.cost_cycles(MAC_GEMM));
-  // The accesses fit the period and the emulator's limit of 6 streams per loop.
-  for (const l of [CONV_LOOP, DW_LOOP, GEMM_LOOP]) assert.ok(l.accesses <= Math.min(6, l.period));
+for (const [name, platform] of Object.entries(PLATFORMS)) {
+  test(`${name}: each declared loop is a whole number of cycles and costs per MAC what its class costs`, async () => {
+    const emu = await createEmulator(name);
+    for (const [cls, shape] of SHAPES) {
+      const loop = loopOf(shape, platform.costs[cls]);
+      assert.is(loop.period / loop.macs, emu.cost_cycles(COST_CLASSES.indexOf(cls)), `${cls} ${shape.macs} MACs`);
+      // The accesses fit the period and the emulator's limit of 6 streams per loop.
+      assert.ok(loop.accesses <= Math.min(6, loop.period));
+    }
+  });
+}
+
+test('a cost that is not a whole number of cycles per iteration is refused', () => {
+  assert.throws(() => loopOf(GEMM_KMAJOR_LOOP, 0.4375), /whole number of cycles/);
 });
 
 test.run();
