@@ -7,8 +7,13 @@ import { COST_CLASSES, type CoreCosts, type CostClass } from '../../generator/pl
 import type { CalibrationRow } from './measure.js';
 import { nnls } from './nnls.js';
 
-/** Fitted costs are kept in 1/64 cycle: exact in the emulator's Q16 clocks, finer than the fit's own spread. */
-export const STEP = 64;
+/**
+ * Fitted costs are kept in 1/64 cycle (exact in the emulator's Q16 clocks, finer than the fit's own spread), the MAC
+ * classes in whole cycles per iteration of the loop their kernels declare to the bank model (kernels/streams.ts
+ * loopOf): 1/32 for the conv's 4x2 block, 1/8 for GEMM (its k-major loop does 8 MACs), 1/4 for depthwise.
+ */
+export const STEP: Partial<Record<CostClass, number>> = { MAC_CONV: 32, MAC_GEMM: 8, MAC_DW: 4 };
+const stepOf = (c: CostClass): number => STEP[c] ?? 64;
 
 export interface Fit {
   costs: Record<CostClass, number>;
@@ -26,7 +31,7 @@ export function fitCosts(rows: CalibrationRow[], given: CoreCosts, keep: readonl
   });
   const x = nnls(A, b);
   const costs = Object.fromEntries(COST_CLASSES.map((c) => [c, given[c]])) as Record<CostClass, number>;
-  fitted.forEach((c, j) => (costs[c] = Math.round(x[j] * STEP) / STEP));
+  fitted.forEach((c, j) => (costs[c] = Math.round(x[j] * stepOf(c)) / stepOf(c)));
   const ratios = rows.map((r) => {
     const predicted = r.asOther + COST_CLASSES.reduce((s, c, k) => s + r.units[k] * costs[c], 0);
     return { name: r.name, predicted: Math.round(predicted), iss: r.issCycles, ratio: predicted / r.issCycles };
