@@ -5,7 +5,8 @@
 // accumulates exactly instead of rounding on every compute() call.
 
 import {
-  CALL, COPY_BYTE, DIV, ELEMENT, MAC_CONV, MAC_DW, MAC_GEMM, NORM_ELEM, NUM_CLASSES, REQUANT, SOFTMAX_ELEM,
+  CALL, COPY_BYTE, DIV, ELEMENT, MAC_CONV, MAC_DW, MAC_GEMM, MOVE_ELEM, NORM_ELEM, NUM_CLASSES, POOL_TAP, REQUANT,
+  SOFTMAX_ELEM,
 } from "../../runtime/as/cost";
 
 export const Q: i64 = 16;
@@ -77,6 +78,9 @@ export function siracusaCosts(): void {
   set(MAC_GEMM, per(5 * INSTR, 8));
   // lb, lb, op, sb; post-increment addressing and a hardware loop leave no loop overhead.
   set(ELEMENT, per(4 * INSTR, 1));
+  // Data movement and pooling taps: hand-counted as one ELEMENT (a load, a store or a max, the loop).
+  set(MOVE_ELEM, costAt(ELEMENT));
+  set(POOL_TAP, costAt(ELEMENT));
   // lw mul, lw add (per-channel), mul, add, sra, p.clip, sb.
   set(REQUANT, per(7 * INSTR, 1));
   // lw + sw per 32-bit word, unrolled so the store never waits on its load.
@@ -111,6 +115,9 @@ export function genericCosts(): void {
   const loop2: i64 = 2 * INSTR + BRANCH_TAKEN;
   // Per 4 elements: 8 lb, 4 op, 4 sb, 3 pointer addi, 1 taken branch.
   set(ELEMENT, per(16 * INSTR + 3 * INSTR + BRANCH_TAKEN, 4));
+  // Data movement and pooling taps: hand-counted as one ELEMENT (a load, a store or a max, the loop).
+  set(MOVE_ELEM, costAt(ELEMENT));
+  set(POOL_TAP, costAt(ELEMENT));
   // lw, lw, mul, add, sra, 2 compare + not-taken branch for the clip, sb = 8, plus the loop.
   set(REQUANT, per(8 * INSTR * 4 + loop2, 4));
   // Per 16 bytes: 4 lw, 4 sw, 2 addi, 1 taken branch.
@@ -148,6 +155,9 @@ export function spinnaker2Costs(): void {
   set(MAC_GEMM, mac);
   // LDRB, LDRB (2 + 1), op, STRB, plus the loop (SUBS + taken branch = 4) over 4 unrolled elements.
   set(ELEMENT, per(4 * (M4_LOAD + INSTR + INSTR + INSTR) + INSTR + M4_BRANCH_TAKEN, 4));
+  // Data movement and pooling taps: hand-counted as one ELEMENT (a load, a store or a max, the loop).
+  set(MOVE_ELEM, costAt(ELEMENT));
+  set(POOL_TAP, costAt(ELEMENT));
   // Per output: LDR acc, LDR mul, LDR add (2 + 1 + 1), SMULL (64-bit product) 1, ADDS/ADC the add term 2, ADDS/ADC the
   // rounding term 2, 64-bit arithmetic shift (LSR, ORR, ASR) 3, SSAT/USAT or 2 compares for the clip 2, STRB 1 = 15,
   // plus the loop over 4 unrolled outputs.

@@ -145,7 +145,7 @@ export const copyKernel: KernelDef = {
         ...sources.map((name, k) => ({ field: `in${k}`, tensor: name, dtype: tensorOf(graph, name).dtype, write: false })),
         { field: 'y', tensor: y.name, dtype: y.dtype, write: true },
       ],
-      params: { parts: specs.map((p) => renderPart(p, site, Math.ceil(platform.costs.ELEMENT))), cost: 'ELEMENT' },
+      params: { parts: specs.map((p) => renderPart(p, site, Math.ceil(platform.costs.MOVE_ELEM))), cost: 'MOVE_ELEM' },
       macs: 0,
     };
   },

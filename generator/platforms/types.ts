@@ -23,8 +23,8 @@ export type Pass = (g: Graph) => Graph;
  * Cycles per unit of each cost class the emulator charges (emulator/assembly/cost.ts, derivations in
  * docs/timing.md). The generator's cost model uses the same figures to choose tiles; a test keeps them equal.
  */
-/** The cost classes in the emulator's numbering (runtime/as/cost.ts: MAC_CONV = 0 .. CALL = 9). */
-export const COST_CLASSES = ['MAC_CONV', 'MAC_DW', 'MAC_GEMM', 'ELEMENT', 'REQUANT', 'COPY_BYTE', 'SOFTMAX_ELEM', 'NORM_ELEM', 'DIV', 'CALL'] as const;
+/** The cost classes in the emulator's numbering (runtime/as/cost.ts: MAC_CONV = 0 .. POOL_TAP = 11). */
+export const COST_CLASSES = ['MAC_CONV', 'MAC_DW', 'MAC_GEMM', 'ELEMENT', 'REQUANT', 'COPY_BYTE', 'SOFTMAX_ELEM', 'NORM_ELEM', 'DIV', 'CALL', 'MOVE_ELEM', 'POOL_TAP'] as const;
 export type CostClass = (typeof COST_CLASSES)[number];
 
 export interface CoreCosts {
@@ -38,6 +38,8 @@ export interface CoreCosts {
   NORM_ELEM: number;
   DIV: number;
   CALL: number;
+  MOVE_ELEM: number;
+  POOL_TAP: number;
   fork: number;
   barrier: number;
   join: number;

@@ -23,5 +23,10 @@ export const DIV: i32 = 8;
 /** Fixed overhead of one kernel call on one core (prologue, argument struct, share computation). */
 export const CALL: i32 = 9;
 
+/** One element moved by a data-movement kernel (Transpose, Slice, Concat, Pad, a cast copy): the C walks it by index. */
+export const MOVE_ELEM: i32 = 10;
+/** One window tap of a pooling output (MaxPool: a load and a max). */
+export const POOL_TAP: i32 = 11;
+
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 10;
+export const NUM_CLASSES: i32 = 12;

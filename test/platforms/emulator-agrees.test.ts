@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PLATFORMS } from '../../generator/platforms/index.js';
+import { COST_CLASSES } from '../../generator/platforms/types.js';
 import { createEmulator, PLATFORM_IDS, readRegions } from '../../runtime/node/emulator.js';
 
 /*
@@ -17,9 +18,8 @@ for (const p of Object.values(PLATFORMS)) {
       regions.map((r) => ({ name: r.name, chip: r.chip, size: r.size })),
       p.memories.map((m) => ({ name: m.name, chip: m.chipBase, size: m.size })),
     );
-    const classes = ['MAC_CONV', 'MAC_DW', 'MAC_GEMM', 'ELEMENT', 'REQUANT', 'COPY_BYTE', 'SOFTMAX_ELEM', 'NORM_ELEM', 'DIV', 'CALL'] as const;
     const e = emu as unknown as { cost_cycles(c: number): number; fork_cycles(): number; barrier_cycles(): number; join_cycles(): number };
-    classes.forEach((c, id) => assert.is(p.costs[c], e.cost_cycles(id), `${c} costs the same in the generator's model and the emulator`));
+    COST_CLASSES.forEach((c, id) => assert.is(p.costs[c], e.cost_cycles(id), `${c} costs the same in the generator's model and the emulator`));
     assert.equal([p.costs.fork, p.costs.barrier, p.costs.join], [e.fork_cycles(), e.barrier_cycles(), e.join_cycles()]);
     assert.ok(p.home.offset + p.home.size <= p.memories.find((m) => m.name === p.home.memory)!.size, 'the arena lies inside its memory');
   });

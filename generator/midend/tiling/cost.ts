@@ -45,13 +45,16 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
       perMac = c.MAC_GEMM;
       break;
     case 'maxpool':
-      perOut = c.ELEMENT * attrInts(node, 'kernel_shape', [1]).reduce((a, b) => a * b, 1);
+      perOut = c.POOL_TAP * attrInts(node, 'kernel_shape', [1]).reduce((a, b) => a * b, 1);
       break;
     case 'isoftmax': case 'itamax': case 'itapartialmax':
       perOut = c.SOFTMAX_ELEM + 2 * c.DIV;
       break;
     case 'irmsnorm': case 'ilayernorm':
       perOut = c.NORM_ELEM + c.DIV;
+      break;
+    case 'copy':
+      perOut = c.MOVE_ELEM;
       break;
     default:
       perOut = c.ELEMENT;

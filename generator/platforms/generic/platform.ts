@@ -7,7 +7,7 @@ import type { CoreCosts, Platform } from '../types.js';
  * keeps them equal). Gemmini's host core is priced with it too.
  */
 export const SCALAR_CORE_COSTS: CoreCosts = {
-  MAC_CONV: 5.25, MAC_DW: 5.25, MAC_GEMM: 5.25, ELEMENT: 5.5, REQUANT: 9.25, COPY_BYTE: 0.8125,
+  MAC_CONV: 5.25, MAC_DW: 5.25, MAC_GEMM: 5.25, ELEMENT: 5.5, MOVE_ELEM: 5.5, POOL_TAP: 5.5, REQUANT: 9.25, COPY_BYTE: 0.8125,
   SOFTMAX_ELEM: 23.75, NORM_ELEM: 17.75, DIV: 35, CALL: 32, fork: 0, barrier: 0, join: 0,
 };
 

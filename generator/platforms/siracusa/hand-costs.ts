@@ -7,6 +7,6 @@ import type { CoreCosts } from '../types.js';
  * (softmax, norms, division) and the cluster's fork, barrier and join (an ASSUMPTION, docs/timing.md) come from here.
  */
 export const HAND_COUNTS: CoreCosts = {
-  MAC_CONV: 14 / 32, MAC_DW: 0.75, MAC_GEMM: 0.625, ELEMENT: 4, REQUANT: 7, COPY_BYTE: 0.5,
+  MAC_CONV: 14 / 32, MAC_DW: 0.75, MAC_GEMM: 0.625, ELEMENT: 4, MOVE_ELEM: 4, POOL_TAP: 4, REQUANT: 7, COPY_BYTE: 0.5,
   SOFTMAX_ELEM: 18, NORM_ELEM: 14, DIV: 35, CALL: 34, fork: 40, barrier: 20, join: 20,
 };

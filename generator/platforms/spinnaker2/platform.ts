@@ -45,7 +45,7 @@ export const spinnaker2: Platform = {
   // The emulator's Cortex-M4 cost table (emulator/assembly/cost.ts spinnaker2Costs; docs/timing.md), kept equal by
   // test/platforms/emulator-agrees.test.ts.
   costs: {
-    MAC_CONV: 2.25, MAC_DW: 2.25, MAC_GEMM: 2.25, ELEMENT: 6, REQUANT: 16, COPY_BYTE: 0.625,
+    MAC_CONV: 2.25, MAC_DW: 2.25, MAC_GEMM: 2.25, ELEMENT: 6, MOVE_ELEM: 6, POOL_TAP: 6, REQUANT: 16, COPY_BYTE: 0.625,
     SOFTMAX_ELEM: 26, NORM_ELEM: 21, DIV: 12, CALL: 31, fork: 0, barrier: 0, join: 0,
   },
   backend: spinnaker2Backend,
