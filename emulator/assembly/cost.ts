@@ -8,6 +8,7 @@ import {
   CALL, COPY_BYTE, DIV, ELEMENT, MAC_CONV, MAC_DW, MAC_GEMM, MOVE_ELEM, NORM_ELEM, NUM_CLASSES, POOL_TAP, REQUANT,
   SOFTMAX_ELEM,
 } from "../../runtime/as/cost";
+import { SIRACUSA_MEASURED_64THS } from "./chips/siracusa-measured";
 
 export const Q: i64 = 16;
 
@@ -95,6 +96,11 @@ export function siracusaCosts(): void {
   // call + return (2 jumps), save/restore 8 callee-saved registers (16), 6 argument loads from the struct,
   // share bounds from the core id (~6), 2 hardware-loop setups.
   set(CALL, per(2 * JUMP + 16 * INSTR + 6 * INSTR + 6 * INSTR + 2 * INSTR, 1));
+  // The classes measured on the C (npm run fit:costs; docs/timing.md "The fit") replace their hand counts.
+  for (let c = 0; c < NUM_CLASSES; c++) {
+    const m = SIRACUSA_MEASURED_64THS[c];
+    if (m >= 0) set(c, per(<i64>m, 64));
+  }
   forkCycles = SIRACUSA_FORK;
   barrierCycles = SIRACUSA_BARRIER;
   joinCycles = SIRACUSA_JOIN;

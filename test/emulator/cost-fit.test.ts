@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { siracusa } from '../../generator/platforms/siracusa/platform.js';
-import { COST_CLASSES } from '../../generator/platforms/types.js';
+import { COST_CLASSES, type CostClass } from '../../generator/platforms/types.js';
+import { MEASURED } from '../../generator/platforms/siracusa/measured-costs.js';
+import { createEmulator } from '../../runtime/node/emulator.js';
 import { HAND_COUNTS } from '../../generator/platforms/siracusa/hand-costs.js';
 import { fitCosts } from '../../scripts/cost-fit/fit.js';
 import { CALIBRATION } from '../../scripts/cost-fit/layers.js';
@@ -60,6 +62,21 @@ test('measure: a conv layer on one core, the AS units are the layer\'s MACs and 
     assert.is(row.units[COST_CLASSES.indexOf('MAC_CONV')], 16 * 8 * 8 * 8 * 9);
     assert.is(row.units[COST_CLASSES.indexOf('REQUANT')], 16 * 8 * 8);
     assert.ok(row.issCycles > 0 && row.asOther > 0 && row.asOther < row.asCycles);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('the committed measured table is the fit of this code: rerun on every calibration layer, the same costs', async () => {
+  const work = mkdtempSync(join(tmpdir(), 'firmgen-costfit-all-'));
+  try {
+    const rows = await measure(CALIBRATION, work, siracusa.costs);
+    const fit = fitCosts(rows, HAND_COUNTS, ['CALL']);
+    const measured = Object.fromEntries(fit.fitted.map((c) => [c, fit.costs[c]]));
+    assert.equal(measured, MEASURED, 'run `npm run fit:costs -- --write` and rebuild: the C or the calibration changed');
+    // And the emulator charges them (its table is generated from the same fit).
+    const emu = await createEmulator('siracusa');
+    for (const [c, v] of Object.entries(MEASURED)) assert.is(emu.cost_cycles(COST_CLASSES.indexOf(c as CostClass)), v, c);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

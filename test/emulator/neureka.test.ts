@@ -12,7 +12,9 @@ import {
 } from './neureka-driver.js';
 import { createEmulator } from '../../runtime/node/emulator.js';
 
-const ELEMENT = 3; // cost class: 4 cycles on a Siracusa core
+// Cost class of the cores' work in these tests: DIV, 35 cycles a unit on a Siracusa core (a hand count, a whole number).
+const WORK = 8;
+const W = 35;
 
 function faultOf(emu: EmulatorExports, call: () => void): string {
   assert.throws(call);
@@ -185,7 +187,7 @@ test('events: wait and clear with one buffered event; a wait with nothing to com
   submit(emu, tiny());
   submit(emu, tiny());
   const [, j1] = npuEvents(emu);
-  emu.compute(ELEMENT, Math.ceil(j1.end / 4) + 10); // both jobs end while the master works
+  emu.compute(WORK, Math.ceil(j1.end / W) + 10); // both jobs end while the master works
   const t = Number(emu.total_cycles());
   emu.npu_event_wait(); // two events came, one is buffered: returns at once
   assert.is(Number(emu.total_cycles()), t);
@@ -197,7 +199,7 @@ test('outputs land when a core observes the completion, reading the inputs as th
   const { placed } = submit(emu, tiny());
   const [j] = npuEvents(emu);
   assert.equal(placed.read(), [0, 0, 0, 0, 0, 0]);
-  emu.compute(ELEMENT, Math.ceil(j.end / 4) + 1); // past the end, but nobody looked
+  emu.compute(WORK, Math.ceil(j.end / W) + 1); // past the end, but nobody looked
   assert.equal(placed.read(), [0, 0, 0, 0, 0, 0]);
   new Uint8Array(emu.memory.buffer)[placed.l1 + 0x100 + 4] = 7; // pixel 2 channel 0 changes before the observation
   emu.npu_read(REG.STATUS);
@@ -304,24 +306,25 @@ test('L1 contention: cluster cores computing during a job are slowed by its TCDM
   emu.fork(2);
   const start = 26 + emu.fork_cycles(); // 66: inside the job
   emu.enter(0);
-  emu.compute(ELEMENT, 10); // 40 cycles, all inside [26, 185)
+  assert.is(emu.cost_cycles(WORK), W);
+  emu.compute(WORK, 1); // 35 cycles, all inside [26, 185)
   emu.enter(1);
-  emu.compute(ELEMENT, 50); // 200 cycles: 119 of them inside
+  emu.compute(WORK, 5); // 175 cycles: 119 of them inside
   emu.join();
-  assert.is(Number(emu.agent_cycles(1)), start + 40 + Math.floor((40 * load) / 65536));
-  assert.is(Number(emu.agent_cycles(2)), start + 200 + Math.floor((119 * load) / 65536));
-  assert.is(Number(emu.agent_busy(1)), 40 + Math.floor((40 * load) / 65536), 'the stall counts as busy');
+  assert.is(Number(emu.agent_cycles(1)), start + 35 + Math.floor((35 * load) / 65536));
+  assert.is(Number(emu.agent_cycles(2)), start + 175 + Math.floor((119 * load) / 65536));
+  assert.is(Number(emu.agent_busy(1)), 35 + Math.floor((35 * load) / 65536), 'the stall counts as busy');
   // The master (fabric controller, outside the cluster) is not slowed, and work after the job is not either.
   const e2 = await siracusa();
   submit(e2, s);
-  e2.compute(ELEMENT, 10);
-  assert.is(Number(e2.total_cycles()), 26 + 40);
+  e2.compute(WORK, 1);
+  assert.is(Number(e2.total_cycles()), 26 + 35);
   e2.fork(1);
   e2.enter(0);
-  e2.compute(ELEMENT, 100); // starts at 106, 79 cycles inside
+  e2.compute(WORK, 12); // starts at 61 + 40 = 101, 84 cycles inside
   e2.join();
   const t1 = Number(e2.agent_cycles(1));
-  assert.is(t1, 106 + 400 + Math.floor((79 * load) / 65536));
+  assert.is(t1, 101 + 420 + Math.floor((84 * load) / 65536));
   // Weights from the neural memory do not cross the TCDM: a lighter load (36 + 36 accesses).
   const e3 = await siracusa();
   submit(e3, { ...s, wmem: 0 });
@@ -330,9 +333,9 @@ test('L1 contention: cluster cores computing during a job are slowed by its TCDM
   assert.ok(load3 < load);
   e3.fork(1);
   e3.enter(0);
-  e3.compute(ELEMENT, 10);
+  e3.compute(WORK, 1);
   e3.join();
-  assert.is(Number(e3.agent_cycles(1)), 66 + 40 + Math.floor((40 * load3) / 65536));
+  assert.is(Number(e3.agent_cycles(1)), 66 + 35 + Math.floor((35 * load3) / 65536));
 });
 
 test.run();

@@ -132,7 +132,10 @@ test('64-byte filters: padded to 68 in L1, near zero bank stalls; dense: the sta
     const sharedChannels = channels < cores;
     const paddedBound = sharedChannels ? loopCycles / 100 : dense.r.l1StallCycles / 10;
     assert.ok(padded.r.l1StallCycles < paddedBound, `padded: ${padded.r.l1StallCycles} < ${paddedBound}`);
-    assert.ok(padded.r.cycles < dense.r.cycles / 2, `padded ${padded.r.cycles} vs dense ${dense.r.cycles} cycles`);
+    // The layer is faster by the stalls the padding removed (each core's share; the cores stall in parallel), up to
+    // the DMA and the cores' other work that overlap them.
+    const saved = (dense.r.l1StallCycles - padded.r.l1StallCycles) / cores;
+    assert.ok(dense.r.cycles - padded.r.cycles >= saved / 2, `padded ${padded.r.cycles} vs dense ${dense.r.cycles} cycles, ${saved} stall cycles a core removed`);
   } finally {
     cleanup();
   }

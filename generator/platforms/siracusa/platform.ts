@@ -2,6 +2,7 @@ import { CORE_KERNELS } from '../kernel-table.js';
 import { CORE_PASSES } from '../passes.js';
 import type { Platform } from '../types.js';
 import { HAND_COUNTS } from './hand-costs.js';
+import { MEASURED } from './measured-costs.js';
 import { nMajorWeights } from './passes/n-major-weights.js';
 import { configureSiracusa, SIRACUSA_OPTIONS } from './engines.js';
 
@@ -35,8 +36,9 @@ export const siracusa: Platform = {
   kernels: CORE_KERNELS,
   options: SIRACUSA_OPTIONS,
   configure: configureSiracusa,
-  // The emulator's Siracusa cost table (docs/timing.md; test/platforms/emulator-agrees.test.ts keeps them equal).
-  costs: HAND_COUNTS,
+  // The emulator's Siracusa cost table: measured on the ISS where the calibration reaches (npm run fit:costs), hand
+  // counts elsewhere (docs/timing.md; test/platforms/emulator-agrees.test.ts keeps the two sides equal).
+  costs: { ...HAND_COUNTS, ...MEASURED },
   // Cluster DMA (mchan v7): 8 bytes/cycle each way, ~14 cycles latency, 17-bit length (HARDWARE.md).
   tiling: { memory: 'L1', dma: { bytesPerCycle: 8, latency: 14, maxTransfer: 131071 } },
   // HyperRAM DMA to L3 (emulator/assembly/chips/siracusa.ts siracusaL3Dma: the figures, their sources and
