@@ -8,9 +8,9 @@ export const MEASURED: Partial<CoreCosts> = {
   MAC_CONV: 0.4375, // hand count 0.4375
   MAC_DW: 1.5, // hand count 0.75
   MAC_GEMM: 0.5, // hand count 0.625
-  ELEMENT: 24.546875, // hand count 4
+  ELEMENT: 16.5625, // hand count 4
   REQUANT: 21.09375, // hand count 7
   COPY_BYTE: 3.125, // hand count 0.5
-  MOVE_ELEM: 11.84375, // hand count 4
+  MOVE_ELEM: 5.109375, // hand count 4
   POOL_TAP: 2.4375, // hand count 4
 };
