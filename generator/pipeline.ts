@@ -24,7 +24,7 @@ import { readNpz } from './onnx/npy.js';
 import { checkSampleSizes } from './frontend/samples.js';
 import { platformByName, PLATFORMS } from './platforms/index.js';
 import { configurePlatform } from './platforms/options.js';
-import type { Elsewhere, Platform } from './platforms/types.js';
+import type { CoreCosts, Elsewhere, Platform } from './platforms/types.js';
 
 export interface CompileOptions {
   model: string;
@@ -38,6 +38,12 @@ export interface CompileOptions {
   onStage?: (stage: string) => void;
   /** Bytes of L1 for tile buffers (default: all of it). */
   l1?: number;
+  /**
+   * The cost table the generator plans with, over the platform's (default: the platform's own). The cost fit
+   * (scripts/cost-fit) plans its calibration layers with the hand counts, so that what it measures does not follow
+   * the table it fits.
+   */
+  planCosts?: Partial<CoreCosts>;
   /** Bytes of the home memory (L2) for tensors (default: the platform's arena). */
   l2?: number;
   /** Bytes of the far memory (Siracusa L3) for tensors L2 cannot hold (default: all of it; 0: none). */
@@ -88,6 +94,7 @@ export function compileModel(opts: CompileOptions): Compiled {
  */
 function withRetries<T>(opts: CompileOptions, run: (platform: Platform) => T): T {
   let platform = configurePlatform(platformByName(opts.platform), opts, { untiled: opts.untiled === true }, Object.values(PLATFORMS));
+  if (opts.planCosts) platform = { ...platform, costs: { ...platform.costs, ...opts.planCosts } };
   for (;;) {
     try {
       return run(platform);

@@ -152,6 +152,8 @@ export const gemmKernel: KernelDef = {
           fn4: `fg_dot4x2_${A.dtype === 'uint8' ? 'u' : 's'}${B.dtype === 'uint8' ? 'u' : 's'}`,
           rowPairs: split.chunks === 1 && K >= 4,
         } : false,
+        // A row the C takes alone goes through the two-row block twice over (the AS charges its products twice).
+        lone: dotK && K >= 4 ? { pairs: split.chunks === 1 } : false,
         sCm: cStr[cStr.length - 2], sCn: cStr[cStr.length - 1],
         alpha, beta, scaled: alpha !== 1,
         a: typeNames(A.dtype), b: typeNames(B.dtype), y: typeNames(Y.dtype),

@@ -11,6 +11,7 @@ import { COST_CLASSES, type CoreCosts } from '../../generator/platforms/types.js
 import { runIss } from '../../runtime/node/iss-run.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import type { CalibrationLayer } from './layers.js';
+import { HAND_COUNTS } from '../../generator/platforms/siracusa/hand-costs.js';
 
 export interface CalibrationRow {
   name: string;
@@ -32,7 +33,8 @@ export async function measure(layers: CalibrationLayer[], work: string, costs: C
     writeFileSync(model, l.builder.bytes());
     writeFileSync(sample, encodeNpz(new Map(l.inputs.map((a, k) => [`in${k}`, a]))));
     const out = join(dir, 'out');
-    generateFirmware({ model, platform: 'siracusa', out, cores: 1, sampleInputs: sample });
+    // Planned with the hand counts: the tiles (and so the units per class) do not follow the table being fitted.
+    generateFirmware({ model, platform: 'siracusa', out, cores: 1, sampleInputs: sample, planCosts: HAND_COUNTS });
     const as = await runFirmware(out, l.inputs);
     const iss = await runIss(out, l.inputs);
     as.outputs.forEach((o, k) => {

@@ -71,7 +71,7 @@ test('the committed measured table is the fit of this code: rerun on every calib
   const work = mkdtempSync(join(tmpdir(), 'firmgen-costfit-all-'));
   try {
     const rows = await measure(CALIBRATION, work, siracusa.costs);
-    const fit = fitCosts(rows, HAND_COUNTS, ['CALL']);
+    const fit = fitCosts(rows, HAND_COUNTS);
     const measured = Object.fromEntries(fit.fitted.map((c) => [c, fit.costs[c]]));
     assert.equal(measured, MEASURED, 'run `npm run fit:costs -- --write` and rebuild: the C or the calibration changed');
     // And the emulator charges them (its table is generated from the same fit).
