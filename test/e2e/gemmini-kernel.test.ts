@@ -1,9 +1,9 @@
 /**
  * Gemmini's matrix-product kernel against the reference interpreter: shapes that are not multiples of 16 and tiles
  * that split I, J and K (more than one loop_ws per product, accumulation across k tiles), transposed operands, bias
- * rows and bias matrices of int8 and int32, int8 and int32 results; the layer must have been given the array's
- * kernel, and the host-built C must agree too. Products the array cannot take (uint8
- * operands, int16 results) fall back to the host core, still exact.
+ * rows and bias matrices of int8 and int32, int8 and int32 results, uint8 activations (lower-array.ts: offset by 128,
+ * corrected in the bias); the layer must have been given the array's kernel, and the host-built C must agree too.
+ * Products the array cannot take (int16 results) fall back to the host core, still exact.
  */
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -81,8 +81,13 @@ test('products on the array: edges, several tiles, transposes, biases, int8 and 
   await check('int8-result', { m: 19, k: 2, n: 21, limit: 5, onArray: true });
 });
 
+test('uint8 activations on the array: offset by 128, 128 times the weights\' column sums added to the bias', async () => {
+  await check('uint8-a', { m: 9, k: 40, n: 7, aType: 'uint8', limit: 255, onArray: true });
+  await check('uint8-a-transB-bias', { m: 20, k: 300, n: 33, aType: 'uint8', limit: 255, transB: true, bias: 'row', onArray: true });
+  await check('uint8-a-int8-bias-matrix', { m: 17, k: 50, n: 18, aType: 'uint8', limit: 255, bias: 'matrix', biasType: 'int8', onArray: true });
+});
+
 test('products the array cannot take stay on the host core, exact', async () => {
-  await check('uint8-a', { m: 9, k: 40, n: 7, aType: 'uint8', limit: 255, onArray: false });
   await check('int16-result', { m: 9, k: 8, n: 7, limit: 20, onArray: false });
 });
 

@@ -1,0 +1,221 @@
+import { attrInt, attrInts } from '../../ir/attrs.js';
+import { rangeOfValues, type DType, type IntRange } from '../../ir/dtype.js';
+import { tensorOf } from '../../ir/graph.js';
+import type { Graph, Node, Tensor } from '../../ir/graph.js';
+import { ndarray } from '../../ir/ndarray.js';
+import { fusedNames } from '../../frontend/edit.js';
+import { valueRange } from '../../kernels/common.js';
+import { convTile, type ConvShape } from './conv-tiles.js';
+
+/*
+ * What Gemmini's array takes, made explicit before kernel selection (docs/gemmini.md "Generator"):
+ *  - int8 and uint8 activations: the array multiplies signed bytes, so a uint8 operand x enters as x - 128 (an int8
+ *    Sub the elementwise fusion joins to the op that produced x) and the constant weights' sums times 128 go into the
+ *    bias: Σ x·w = Σ (x - 128)·w + 128·Σ w, exact in int32 (the 128-offset with a column-sum correction). A padded
+ *    uint8 convolution pads explicitly first (with x's own 0, which becomes -128), since the array pads with 0.
+ *  - Conv (2-D, one group, equal strides and dilations) becomes a 'GemminiConv' node (domain firmgen) on NHWC
+ *    activations with HWIO weights, the layout loop_conv_ws reads; Transposes to and from NCHW run on the host core.
+ *  - MatMul of a batch of rows ([..., K] by a constant [K, N]) gets Reshapes to the 2-D product the array runs.
+ * Every rewritten node says why on engineNote; a node the array cannot take is left to the host core as it is.
+ */
+
+const NCHW_TO_NHWC = [0, 2, 3, 1];
+const NHWC_TO_NCHW = [0, 3, 1, 2];
+/** The accumulators are int32 and wrap (docs/gemmini.md "Semantics"): take only sums that fit. */
+const INT32_MAX = 2 ** 31 - 1;
+
+interface ConvPlan {
+  shape: ConvShape;
+  N: number;
+  H: number;
+  W: number;
+  pads: [number, number, number, number];
+  why?: undefined;
+}
+
+function magnitude(r: IntRange): number {
+  return Math.max(Math.abs(r.min), Math.abs(r.max));
+}
+
+/** The loop_conv_ws plan of a Conv, or why the array does not run it. */
+function convPlan(n: Node, g: Graph): ConvPlan | string {
+  if (n.op !== 'Conv' || n.domain !== '') return 'not a Conv';
+  const x = tensorOf(g, n.inputs[0]);
+  const w = tensorOf(g, n.inputs[1]);
+  const y = tensorOf(g, n.outputs[0]);
+  if (x.shape.length !== 4) return 'the array runs 2-D convolutions';
+  if (x.dtype !== 'int8' && x.dtype !== 'uint8') return 'the input is neither int8 nor uint8';
+  if (!w.data || w.dtype !== 'int8') return 'the weights are not constant int8';
+  // int16 results are written as int32 (their values unchanged) when no graph output fixes their type.
+  const wide = y.dtype === 'int16' && !g.outputs.includes(y.name);
+  if (y.dtype !== 'int32' && y.dtype !== 'int8' && !wide) return 'the output is neither int32 nor int8 (int16 graph output)';
+  if (attrInt(n, 'group', 1) !== 1) return 'grouped or depthwise convolution (loop_conv_ws here takes one group)';
+  const autoPad = n.attrs.auto_pad;
+  if (autoPad?.kind === 'string' && autoPad.value !== 'NOTSET') return `auto_pad ${autoPad.value}`;
+  const strides = attrInts(n, 'strides', [1, 1]);
+  const dil = attrInts(n, 'dilations', [1, 1]);
+  if (strides[0] !== strides[1]) return 'unequal strides (the loop has one)';
+  if (dil[0] !== dil[1]) return 'unequal dilations (the loop has one)';
+  const pads = attrInts(n, 'pads', [0, 0, 0, 0]) as [number, number, number, number];
+  const bias = n.inputs[2] ? tensorOf(g, n.inputs[2]) : undefined;
+  if (bias && !bias.data) return 'the bias is not constant';
+  const [N, C, H, W] = x.shape;
+  const [O, , KH, KW] = w.shape;
+  const [, , OH, OW] = y.shape;
+  const shape: ConvShape = { C, O, OH, OW, KH, KW, stride: strides[0], dilation: dil[0] };
+  // A window wholly in the padding would give the loop an empty input tile.
+  const extentH = (KH - 1) * dil[0] + 1;
+  const extentW = (KW - 1) * dil[0] + 1;
+  if (pads[0] >= extentH || pads[2] >= extentH || pads[1] >= extentW || pads[3] >= extentW) return 'a padding as wide as the kernel';
+  // The loop's 16-bit fields (gemmini.h's loop_conv_ws encodings).
+  if ([N, C, H, W, O, OH, OW, KH, KW].some((d) => d >= 0xffff) || strides[0] > 0xff || dil[0] > 0xff) return 'a dimension past the loop\'s fields';
+  if (!convTile(shape)) return 'the kernel does not fit the scratchpad';
+  const xr = valueRange(x);
+  const xMag = x.dtype === 'uint8' ? 128 : magnitude(xr);
+  let bound = C * KH * KW * xMag * magnitude(valueRange(w));
+  if (bias) bound += magnitude(valueRange(bias)) + (x.dtype === 'uint8' ? 128 * C * KH * KW * 128 : 0);
+  if (bound > INT32_MAX) return 'the accumulator could leave int32';
+  return { shape, N, H, W, pads };
+}
+
+/** A 2-D product of an activation by constant int8 weights with a uint8 activation: its offset form, or why not. */
+function uint8Product(n: Node, g: Graph): string | null {
+  if (n.op !== 'Gemm' && n.op !== 'MatMul') return 'not a product';
+  const a = tensorOf(g, n.inputs[0]);
+  const b = tensorOf(g, n.inputs[1]);
+  if (a.dtype !== 'uint8') return 'not a uint8 activation';
+  if (a.shape.length !== 2) return 'the array takes 2-D operands';
+  if (!b.data || b.dtype !== 'int8' || b.shape.length !== 2) return 'the weights are not constant 2-D int8';
+  if (n.op === 'Gemm' && (attrInt(n, 'transA', 0) !== 0 || attrInt(n, 'alpha', 1) !== 1 || attrInt(n, 'beta', 1) !== 1)) return 'a Gemm the array does not take';
+  const bias = n.inputs[2] ? tensorOf(g, n.inputs[2]) : undefined;
+  if (bias && !bias.data) return 'the bias is not constant';
+  return null;
+}
+
+/** The pass: Convs and uint8 products rewritten for the array (file comment). */
+export function lowerForArray(g: Graph): Graph {
+  const tensors = new Map(g.tensors);
+  const nodes: Node[] = [];
+  const fresh = (base: string): string => {
+    let name = base;
+    for (let i = 1; tensors.has(name); i++) name = `${base}_${i}`;
+    return name;
+  };
+  const add = (t: Tensor): string => {
+    tensors.set(t.name, t);
+    return t.name;
+  };
+  const constant = (base: string, dtype: DType, shape: number[], values: ArrayLike<number>): string => {
+    const data = ndarray(dtype, shape, values);
+    return add({ name: fresh(base), dtype, shape, data, range: rangeOfValues(data.data) });
+  };
+  const node = (from: Node, op: string, tag: string, inputs: string[], output: string, attrs: Node['attrs'] = {}): Node => ({
+    name: fresh(`${from.name}__${tag}`), op, domain: '', inputs, outputs: [output], attrs, fusedFrom: fusedNames(from),
+  });
+  /** x - 128 as int8 (uint8 x): the array's signed view of an unsigned activation. */
+  const offset = (from: Node, x: Tensor, shape: number[]): [string, Node] => {
+    const k = constant(`${from.name}__offset`, 'int32', [1], [128]);
+    const out = add({ name: fresh(`${x.name}__s8`), dtype: 'int8', shape, range: { min: -128, max: 127 } });
+    return [out, node(from, 'Sub', 'offset', [x.name, k], out)];
+  };
+
+  for (const n of g.nodes) {
+    const conv = convPlan(n, g);
+    if (typeof conv !== 'string') {
+      nodes.push(...rewriteConv(n, conv));
+      continue;
+    }
+    if (uint8Product(n, g) === null) {
+      nodes.push(...rewriteProduct(n));
+      continue;
+    }
+    nodes.push(n.op === 'Conv' ? { ...n, engineNote: `host core: ${conv}` } : n);
+  }
+  return { ...g, nodes, tensors };
+
+  function rewriteConv(n: Node, p: ConvPlan): Node[] {
+    const out: Node[] = [];
+    const x = tensorOf(g, n.inputs[0]);
+    const w = tensorOf(g, n.inputs[1]);
+    const y = tensorOf(g, n.outputs[0]);
+    const { C, O, OH, OW, KH, KW } = p.shape;
+    const unsigned = x.dtype === 'uint8';
+    let xs = x.name;
+    let pads = p.pads;
+    let [H, W] = [p.H, p.W];
+    if (unsigned && pads.some((v) => v !== 0)) {
+      // The real padding is x = 0, which the offset makes -128: pad before the offset, then the loop pads nothing.
+      [H, W] = [H + pads[0] + pads[2], W + pads[1] + pads[3]];
+      const padded = add({ ...x, name: fresh(`${x.name}__padded`), shape: [p.N, C, H, W], data: undefined });
+      out.push(node(n, 'Pad', 'pad', [x.name], padded, {
+        pads: { kind: 'ints', value: [0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]] },
+        value: { kind: 'int', value: 0 }, mode: { kind: 'string', value: 'constant' },
+      }));
+      xs = padded;
+      pads = [0, 0, 0, 0];
+    }
+    if (unsigned) {
+      const [s8, sub] = offset(n, { ...x, name: xs }, [p.N, C, H, W]);
+      out.push(sub);
+      xs = s8;
+    }
+    const xNhwc = add({ name: fresh(`${x.name}__nhwc`), dtype: 'int8', shape: [p.N, H, W, C], range: unsigned ? { min: valueRange(x).min - 128, max: valueRange(x).max - 128 } : valueRange(x) });
+    out.push(node(n, 'Transpose', 'to_nhwc', [xs], xNhwc, { perm: { kind: 'ints', value: NCHW_TO_NHWC } }));
+    // HWIO weights: row (kh, kw, c) holds the O output channels (loop_conv_ws's weight rows).
+    const wd = w.data!.data;
+    const hwio = new Array<number>(wd.length);
+    const sums = new Array<number>(O).fill(0);
+    for (let o = 0; o < O; o++) {
+      for (let c = 0; c < C; c++) {
+        for (let kh = 0; kh < KH; kh++) {
+          for (let kw = 0; kw < KW; kw++) {
+            const v = wd[((o * C + c) * KH + kh) * KW + kw];
+            hwio[((kh * KW + kw) * C + c) * O + o] = v;
+            sums[o] += v;
+          }
+        }
+      }
+    }
+    const wName = constant(`${n.inputs[1]}__hwio`, 'int8', [KH, KW, C, O], hwio);
+    const b = n.inputs[2] ? tensorOf(g, n.inputs[2]).data!.data : undefined;
+    const bias = Array.from({ length: O }, (_, o) => (b ? b[b.length > 1 ? o : 0] : 0) + (unsigned ? 128 * sums[o] : 0));
+    const bName = bias.some((v) => v !== 0) ? constant(`${n.name}__bias`, 'int32', [O], bias) : '';
+    // An int16 result becomes int32 (convPlan: not a graph output); its readers take any integer type.
+    if (y.dtype === 'int16') tensors.set(y.name, { ...y, dtype: 'int32' });
+    const yNhwc = add({ ...tensors.get(y.name)!, name: fresh(`${y.name}__nhwc`), shape: [p.N, OH, OW, O], data: undefined });
+    const attrs: Node['attrs'] = {
+      strides: { kind: 'ints', value: [p.shape.stride, p.shape.stride] },
+      dilations: { kind: 'ints', value: [p.shape.dilation, p.shape.dilation] },
+      pads: { kind: 'ints', value: pads },
+      kernel_shape: { kind: 'ints', value: [KH, KW] },
+    };
+    const tile = convTile({ ...p.shape })!;
+    out.push({
+      name: `${n.name}__gemmini`, op: 'GemminiConv', domain: 'firmgen', inputs: [xNhwc, wName, bName], outputs: [yNhwc], attrs,
+      fusedFrom: fusedNames(n),
+      engineNote: `array: loop_conv_ws in tiles of ${tile.orows}x${tile.ocols} pixels, ${tile.ochs} of ${O} output and ${tile.kchs} of ${C} input channels` +
+        `${unsigned ? ' (uint8 input offset by 128, corrected in the bias)' : ''}`,
+    });
+    out.push(node(n, 'Transpose', 'to_nchw', [yNhwc], y.name, { perm: { kind: 'ints', value: NHWC_TO_NCHW } }));
+    return out;
+  }
+
+  function rewriteProduct(n: Node): Node[] {
+    const a = tensorOf(g, n.inputs[0]);
+    const b = tensorOf(g, n.inputs[1]);
+    const transB = n.op === 'Gemm' && attrInt(n, 'transB', 0) !== 0;
+    const [K, N] = transB ? [b.shape[1], b.shape[0]] : b.shape;
+    const sums = new Array<number>(N).fill(0);
+    const bd = b.data!.data;
+    for (let k = 0; k < K; k++) for (let j = 0; j < N; j++) sums[j] += bd[transB ? j * K + k : k * N + j];
+    const [as8, sub] = offset(n, a, a.shape);
+    // The bias gains 128·Σ_k B[k][j] in every row; a bias of one row stays one row, a matrix a matrix.
+    const old = n.inputs[2] ? tensorOf(g, n.inputs[2]) : undefined;
+    const od = old?.data!.data;
+    const rows = od && od.length > N ? od.length / N : 1;
+    const values = Array.from({ length: rows * N }, (_, i) => (od ? od[od.length === 1 ? 0 : i] : 0) + 128 * sums[i % N]);
+    const shape = rows > 1 ? [rows, N] : [N];
+    const bName = constant(`${n.name}__bias`, 'int32', shape, values);
+    return [sub, { ...n, inputs: [as8, n.inputs[1], bName], engineNote: 'array: uint8 activation offset by 128, corrected in the bias' }];
+  }
+}

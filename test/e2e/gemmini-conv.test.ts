@@ -1,0 +1,126 @@
+/**
+ * Gemmini's convolution kernel (loop_conv_ws, platforms/gemmini/conv-kernel.ts) against the reference interpreter:
+ * 3x3 padded, strided, dilated, 1x1, non-square kernels, few input channels (pixels side by side in a scratchpad
+ * row), channel counts off 16, layers that need tiles (output rows, output and input channels split; the sums of
+ * input-channel tiles accumulating in the accumulator), batches, int8 and uint8 inputs (the 128 offset corrected in
+ * the bias; padded uint8 pads before the offset), with and without bias, int32 and int8 results. The node must run
+ * as 'gemmini-conv' (or on the host core where the array cannot take it), and the host-built C must agree too.
+ */
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { IntType } from '../../generator/ir/dtype.js';
+import { generateFirmware } from '../../generator/pipeline.js';
+import { convTile } from '../../generator/platforms/gemmini/conv-tiles.js';
+import { compareOutputs } from '../../runtime/node/compare.js';
+import { runHostC } from '../../runtime/node/host-c.js';
+import { runFirmware } from '../../runtime/node/run.js';
+import { workDir, writeCase } from '../helpers/kernel-check.js';
+import { OnnxBuilder } from '../helpers/onnx-builder.js';
+import { Rng } from '../helpers/random.js';
+import { randomValues } from '../helpers/typed-values.js';
+
+const { dir, cleanup } = workDir('gemmini-conv');
+
+interface Case {
+  n?: number;
+  c: number;
+  h: number;
+  w: number;
+  o: number;
+  kh: number;
+  kw?: number;
+  stride?: number;
+  /** A horizontal stride other than the vertical one. */
+  strideW?: number;
+  dilation?: number;
+  pads?: number[];
+  group?: number;
+  bias?: boolean;
+  xType?: IntType;
+  /** Operand magnitude: small ones give results that fit int8. */
+  limit?: number;
+  yType?: IntType;
+  hostC?: boolean;
+  /** The kernel the conv must get. */
+  kernel: 'gemmini-conv' | 'conv2d';
+}
+
+let seed = 11;
+async function check(name: string, c: Case): Promise<void> {
+  const rng = new Rng(seed++);
+  const xType = c.xType ?? 'int8';
+  const limit = c.limit ?? 127;
+  const kw = c.kw ?? c.kh;
+  const group = c.group ?? 1;
+  const xShape = [c.n ?? 1, c.c, c.h, c.w];
+  const wShape = [c.o, c.c / group, c.kh, kw];
+  const b = new OnnxBuilder('conv').input('x', xType, xShape);
+  b.initializer('w', 'int8', wShape, randomValues(rng, 'int8', wShape, limit).data);
+  const ins = ['x', 'w'];
+  if (c.bias) {
+    b.initializer('b', 'int32', [c.o], rng.ints(c.o, -50000, 50000));
+    ins.push('b');
+  }
+  const s = c.stride ?? 1;
+  const d = c.dilation ?? 1;
+  b.node('Conv', ins, ['y'], {
+    kernel_shape: [c.kh, kw], strides: [s, c.strideW ?? s], dilations: [d, d], pads: c.pads ?? [0, 0, 0, 0], group,
+  }).output('y', c.yType ?? 'int32');
+  const kc = { builder: b, inputs: [randomValues(rng, xType, xShape, xType === 'uint8' ? 255 : limit)] };
+  const w = writeCase(join(dir, name), kc);
+  const out = join(dir, name, 'out');
+  const g = generateFirmware({ model: w.model, sampleInputs: w.sample, platform: 'gemmini', out });
+  const kernels = g.layers.filter((l) => l.kernel !== 'alias').map((l) => (l.kernel === 'alias' ? '' : l.kernel.name));
+  assert.ok(kernels.includes(c.kernel), `${name}: kernels ${kernels.join(', ')}`);
+  const r = await runFirmware(out, kc.inputs);
+  const emu = compareOutputs(g.manifest.outputs, r.outputs, w.expected);
+  assert.is(emu.errors, 0, `${name} emulated: ${emu.details.join('; ')}`);
+  assert.is(emu.total, w.expected[0].data.length);
+  if (c.hostC) {
+    const host = compareOutputs(g.manifest.outputs, runHostC(out, kc.inputs), w.expected);
+    assert.is(host.errors, 0, `${name} host C: ${host.details.join('; ')}`);
+  }
+}
+
+test('tiles fit half the scratchpad and half the accumulator', () => {
+  const t = convTile({ C: 256, O: 256, OH: 56, OW: 56, KH: 3, KW: 3, stride: 1, dilation: 1 })!;
+  const irows = t.orows + 2;
+  const icols = t.ocols + 2;
+  assert.ok(Math.ceil(t.kchs / 16) * irows * icols + Math.ceil(t.ochs / 16) * 9 * t.kchs <= 8192, JSON.stringify(t));
+  assert.ok(Math.ceil(t.ochs / 16) * t.orows * t.ocols <= 512, JSON.stringify(t));
+  assert.equal(convTile({ C: 3, O: 8, OH: 4, OW: 4, KH: 3, KW: 3, stride: 1, dilation: 1 }), { orows: 4, ocols: 4, ochs: 8, kchs: 3 });
+});
+
+test('int8 convolutions on the array: padding, stride, dilation, 1x1, non-square, few channels, bias', async () => {
+  await check('3x3-pad', { c: 16, h: 8, w: 8, o: 16, kh: 3, pads: [1, 1, 1, 1], bias: true, hostC: true, kernel: 'gemmini-conv' });
+  await check('3x3-odd-channels', { c: 19, h: 7, w: 9, o: 21, kh: 3, pads: [1, 0, 2, 1], kernel: 'gemmini-conv' });
+  await check('stride2', { c: 8, h: 11, w: 10, o: 32, kh: 3, stride: 2, pads: [1, 1, 1, 1], bias: true, kernel: 'gemmini-conv' });
+  await check('dilation2', { c: 17, h: 9, w: 9, o: 5, kh: 3, dilation: 2, pads: [2, 2, 2, 2], kernel: 'gemmini-conv' });
+  await check('1x1', { c: 40, h: 5, w: 6, o: 33, kh: 1, bias: true, kernel: 'gemmini-conv' });
+  await check('1x5', { c: 4, h: 6, w: 12, o: 7, kh: 1, kw: 5, pads: [0, 2, 0, 2], kernel: 'gemmini-conv' });
+  await check('rgb', { c: 3, h: 12, w: 12, o: 16, kh: 3, pads: [1, 1, 1, 1], bias: true, hostC: true, kernel: 'gemmini-conv' });
+  await check('batch2', { n: 2, c: 5, h: 6, w: 5, o: 6, kh: 3, pads: [1, 1, 1, 1], kernel: 'gemmini-conv' });
+  await check('int8-result', { c: 4, h: 5, w: 5, o: 4, kh: 2, limit: 2, yType: 'int8', kernel: 'gemmini-conv' });
+});
+
+test('layers in tiles: output rows and channels, input channels accumulating', async () => {
+  await check('rows-tiles', { c: 16, h: 40, w: 40, o: 16, kh: 3, pads: [1, 1, 1, 1], bias: true, kernel: 'gemmini-conv' });
+  await check('channel-tiles', { c: 300, h: 6, w: 6, o: 300, kh: 3, pads: [1, 1, 1, 1], bias: true, limit: 20, kernel: 'gemmini-conv' });
+  await check('wide', { c: 8, h: 3, w: 600, o: 8, kh: 3, kernel: 'gemmini-conv' });
+});
+
+test('uint8 inputs: the 128 offset corrected in the bias, padding before the offset', async () => {
+  await check('u8-3x3-pad', { c: 12, h: 7, w: 7, o: 10, kh: 3, pads: [1, 1, 1, 1], bias: true, xType: 'uint8', hostC: true, kernel: 'gemmini-conv' });
+  await check('u8-1x1', { c: 20, h: 4, w: 4, o: 18, kh: 1, xType: 'uint8', kernel: 'gemmini-conv' });
+  await check('u8-stride2', { c: 3, h: 9, w: 9, o: 8, kh: 3, stride: 2, pads: [0, 1, 1, 0], xType: 'uint8', kernel: 'gemmini-conv' });
+});
+
+test('convolutions the array does not take stay on the host core, exact', async () => {
+  await check('depthwise', { c: 8, h: 6, w: 6, o: 8, kh: 3, group: 8, pads: [1, 1, 1, 1], kernel: 'conv2d' });
+  await check('unequal-strides', { c: 4, h: 8, w: 8, o: 4, kh: 3, stride: 1, strideW: 2, kernel: 'conv2d' });
+});
+
+test.after(cleanup);
+
+test.run();
