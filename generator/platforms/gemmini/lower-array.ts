@@ -15,7 +15,8 @@ import { convTile, type ConvShape } from './conv-tiles.js';
  *    uint8 convolution pads explicitly first (with x's own 0, which becomes -128), since the array pads with 0.
  *  - Conv (2-D, one group, equal strides and dilations) becomes a 'GemminiConv' node (domain firmgen) on NHWC
  *    activations with HWIO weights, the layout loop_conv_ws reads; Transposes to and from NCHW run on the host core.
- *  - MatMul of a batch of rows ([..., K] by a constant [K, N]) gets Reshapes to the 2-D product the array runs.
+ *  - MatMul of a batch of rows ([..., M, K] by a [K, N] with leading 1s) gets Reshapes to the 2-D product the array
+ *    runs (the Reshapes share their input's buffer).
  * Every rewritten node says why on engineNote; a node the array cannot take is left to the host core as it is.
  */
 
@@ -78,6 +79,25 @@ function convPlan(n: Node, g: Graph): ConvPlan | string {
   return { shape, N, H, W, pads };
 }
 
+/**
+ * Rows of the 2-D product a MatMul of more than 2-D operands is ([..., M, K] by a B whose leading dimensions are 1,
+ * a bias of one row), or undefined when it is not one.
+ */
+function flatRows(n: Node, g: Graph): number | undefined {
+  if (n.op !== 'MatMul' || n.domain !== '') return undefined;
+  const a = tensorOf(g, n.inputs[0]);
+  const b = tensorOf(g, n.inputs[1]);
+  if (a.shape.length <= 2 || b.shape.length < 2) return undefined;
+  if ((a.dtype !== 'int8' && a.dtype !== 'uint8') || b.dtype !== 'int8') return undefined;
+  if (b.shape.slice(0, -2).some((d) => d !== 1)) return undefined;
+  const N = b.shape[b.shape.length - 1];
+  if (n.inputs[2]) {
+    const c = tensorOf(g, n.inputs[2]);
+    if (!c.data || c.data.data.length !== N || c.shape[c.shape.length - 1] !== N) return undefined;
+  }
+  return a.shape.slice(0, -1).reduce((p, d) => p * d, 1);
+}
+
 /** A 2-D product of an activation by constant int8 weights with a uint8 activation: its offset form, or why not. */
 function uint8Product(n: Node, g: Graph): string | null {
   if (n.op !== 'Gemm' && n.op !== 'MatMul') return 'not a product';
@@ -119,19 +139,73 @@ export function lowerForArray(g: Graph): Graph {
     return [out, node(from, 'Sub', 'offset', [x.name, k], out)];
   };
 
+  // The graph as rewritten so far: new tensors are visible to the checks below.
+  const view: Graph = { ...g, tensors };
   for (const n of g.nodes) {
     const conv = convPlan(n, g);
     if (typeof conv !== 'string') {
       nodes.push(...rewriteConv(n, conv));
       continue;
     }
-    if (uint8Product(n, g) === null) {
+    const rows = flatRows(n, view);
+    if (rows !== undefined) {
+      const [before, mm, after] = flatten(n, rows);
+      nodes.push(...before, ...(uint8Product(mm, view) === null ? rewriteProduct(mm) : [wideBias(mm)]), after);
+      continue;
+    }
+    if (uint8Product(n, view) === null) {
       nodes.push(...rewriteProduct(n));
       continue;
     }
-    nodes.push(n.op === 'Conv' ? { ...n, engineNote: `host core: ${conv}` } : n);
+    nodes.push(n.op === 'Conv' ? { ...n, engineNote: `host core: ${conv}` } : wideBias(n));
   }
   return { ...g, nodes, tensors };
+
+  /**
+   * A product's constant bias of another integer type (inference stores constants in their narrowest type, e.g.
+   * int16) as int32: the D the array moves in is int32 rows, or int8 ones.
+   */
+  function wideBias(n: Node): Node {
+    if ((n.op !== 'Gemm' && n.op !== 'MatMul') || !n.inputs[2]) return n;
+    const c = tensorOf(view, n.inputs[2]);
+    if (!c.data || c.dtype === 'int32' || c.dtype === 'int8') return n;
+    return { ...n, inputs: [n.inputs[0], n.inputs[1], constant(`${c.name}__i32`, 'int32', c.shape, c.data.data)] };
+  }
+
+  /** MatMul [..., M, K] by [1.., K, N] with int8 or uint8 operands, as one 2-D product of [rows, K] by [K, N]. */
+  function flatten(n: Node, rows: number): [Node[], Node, Node] {
+    const a = tensorOf(view, n.inputs[0]);
+    const b = tensorOf(view, n.inputs[1]);
+    const y = tensorOf(view, n.outputs[0]);
+    const K = a.shape[a.shape.length - 1];
+    const N = b.shape[b.shape.length - 1];
+    const reshape = (x: Tensor, shape: number[], tag: string, out?: string): [string, Node] => {
+      const to = out ?? add({ ...x, name: fresh(`${x.name}__2d`), shape, data: x.data && ndarray(x.data.dtype, shape, x.data.data) });
+      const k = constant(`${to}__shape`, 'int64', [shape.length], out ? y.shape : shape);
+      return [to, node(n, 'Reshape', tag, [x.name, k], to)];
+    };
+    const before: Node[] = [];
+    const [a2, ra] = reshape(a, [rows, K], 'rows');
+    before.push(ra);
+    let b2 = b.name;
+    if (b.shape.length > 2) {
+      if (b.data) b2 = constant(`${b.name}__2d`, b.dtype, [K, N], b.data.data);
+      else {
+        const [name, rb] = reshape(b, [K, N], 'cols');
+        before.push(rb);
+        b2 = name;
+      }
+    }
+    const inputs = [a2, b2];
+    if (n.inputs[2]) {
+      const c = tensorOf(view, n.inputs[2]);
+      inputs.push(constant(`${c.name}__row`, c.dtype, [N], c.data!.data));
+    }
+    const y2 = add({ ...y, name: fresh(`${y.name}__2d`), shape: [rows, N], data: undefined });
+    const mm: Node = { ...n, inputs, outputs: [y2], engineNote: 'array: the batch of rows as one 2-D product' };
+    const back: Node = { ...node(n, 'Reshape', 'back', [y2, constant(`${y.name}__shape`, 'int64', [y.shape.length], y.shape)], y.name) };
+    return [before, mm, back];
+  }
 
   function rewriteConv(n: Node, p: ConvPlan): Node[] {
     const out: Node[] = [];
@@ -201,8 +275,8 @@ export function lowerForArray(g: Graph): Graph {
   }
 
   function rewriteProduct(n: Node): Node[] {
-    const a = tensorOf(g, n.inputs[0]);
-    const b = tensorOf(g, n.inputs[1]);
+    const a = tensorOf(view, n.inputs[0]);
+    const b = tensorOf(view, n.inputs[1]);
     const transB = n.op === 'Gemm' && attrInt(n, 'transB', 0) !== 0;
     const [K, N] = transB ? [b.shape[1], b.shape[0]] : b.shape;
     const sums = new Array<number>(N).fill(0);
@@ -210,7 +284,7 @@ export function lowerForArray(g: Graph): Graph {
     for (let k = 0; k < K; k++) for (let j = 0; j < N; j++) sums[j] += bd[transB ? j * K + k : k * N + j];
     const [as8, sub] = offset(n, a, a.shape);
     // The bias gains 128·Σ_k B[k][j] in every row; a bias of one row stays one row, a matrix a matrix.
-    const old = n.inputs[2] ? tensorOf(g, n.inputs[2]) : undefined;
+    const old = n.inputs[2] ? tensorOf(view, n.inputs[2]) : undefined;
     const od = old?.data!.data;
     const rows = od && od.length > N ? od.length / N : 1;
     const values = Array.from({ length: rows * N }, (_, i) => (od ? od[od.length === 1 ? 0 : i] : 0) + 128 * sums[i % N]);

@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { checkQuantizedModel, type OrtDiff } from '../helpers/qdq-check.js';
+import { integerOpsNet, moreSamples, qdqConvNet, qdqLargeConvNet, qdqMatMulNet, qopNet, type QModel, type Variant } from '../helpers/qdq-models.js';
+import { Rng } from '../helpers/random.js';
+
+/*
+ * Standard quantized ONNX (QDQ and QOperator, uint8 and int8 activations) on Gemmini end to end: the emulated
+ * firmware equals the reference interpreter of the lowered integer graph exactly (host C too on some), with the
+ * convolutions and matrix products on the array (uint8 activations offset by 128, platforms/gemmini/lower-array.ts):
+ * each check names the array kernels the firmware must contain. Against onnxruntime-node on the original model the
+ * bound is that of qdq.test.ts (the lowering is the platforms' shared one): at most 2 LSB, on a rare fraction.
+ */
+
+const work = mkdtempSync(join(tmpdir(), 'firmgen-gemmini-qdq-'));
+const SAMPLES = 5;
+
+const VARIANTS: Variant[] = [
+  { act: 'uint8', zeroPoints: true, perChannel: true },
+  { act: 'int8', zeroPoints: false, perChannel: false },
+  { act: 'int8', zeroPoints: true, perChannel: false },
+  { act: 'uint8', zeroPoints: false, perChannel: true },
+];
+const label = (v: Variant): string => `${v.act}, zero points ${v.zeroPoints ? 'non-zero' : '0'}, ${v.perChannel ? 'per-channel' : 'per-tensor'}`;
+
+/** `want`: how many layers of each array kernel the firmware must have. */
+async function check(name: string, m: QModel, want: Record<string, number>, hostC = false): Promise<OrtDiff> {
+  const samples = moreSamples(m, new Rng(name.length * 17 + 3), SAMPLES);
+  const d = await checkQuantizedModel(join(work, name.replace(/\W+/g, '_')), m, ['gemmini'], {
+    hostC, samples,
+    layers: (target, kernels) => {
+      for (const [k, count] of Object.entries(want)) {
+        assert.is(kernels.filter((x) => x === k).length, count, `${name} on ${target}: ${k} layers (kernels: ${kernels.join(', ')})`);
+      }
+    },
+  });
+  console.log(`  ${name}: ${d.differ} of ${d.total} outputs differ from onnxruntime (${((100 * d.differ) / d.total).toFixed(2)} %), at most ${d.maxDiff} LSB`);
+  assert.ok(d.maxDiff <= 2, `${name}: ${d.maxDiff} LSB from onnxruntime`);
+  return d;
+}
+
+VARIANTS.forEach((v, i) => {
+  test(`QDQ conv net (${label(v)}): two convs and the Gemm on the array`, async () => {
+    await check(`qdq conv ${i}`, qdqConvNet(new Rng(101 + i), v), { 'gemmini-conv': 2, 'gemmini-matmul': 1 }, i === 0);
+  });
+  test(`QOperator net (${label(v)}): QLinearConv x2, QGemm, QLinearMatMul on the array`, async () => {
+    await check(`qop ${i}`, qopNet(new Rng(201 + i), v, i === 0), { 'gemmini-conv': 2, 'gemmini-matmul': 2 }, i === 1);
+  });
+  test(`QDQ matmul net (${label(v)}): both products on the array`, async () => {
+    await check(`qdq matmul ${i}`, qdqMatMulNet(new Rng(301 + i), v), { 'gemmini-matmul': 2 });
+  });
+});
+
+test('a larger QDQ conv net (zero-point padding; the depthwise conv on the host core)', async () => {
+  await check('qdq large conv', qdqLargeConvNet(new Rng(501), VARIANTS[0]), { 'gemmini-conv': 1, conv2d: 1 });
+});
+
+test('ConvInteger and MatMulInteger (uint8 with a zero point, padded); the product of two uint8 activations on the host', async () => {
+  await check('integer ops', integerOpsNet(new Rng(401)), { 'gemmini-conv': 1, 'gemmini-matmul': 1 });
+});
+
+test.after(() => rmSync(work, { recursive: true, force: true }));
+test.run();
