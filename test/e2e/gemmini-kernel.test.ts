@@ -87,6 +87,30 @@ test('uint8 activations on the array: offset by 128, 128 times the weights\' col
   await check('uint8-a-int8-bias-matrix', { m: 17, k: 50, n: 18, aType: 'uint8', limit: 255, bias: 'matrix', biasType: 'int8', onArray: true });
 });
 
+test('profile: the array\'s busy cycles are its computes\' 16-cycle streams, in the product\'s layer only', async () => {
+  // 64x256x128: 4 x 8 x 16 = 512 blocks of 16x16x16, one compute each (docs/gemmini.md "Measured").
+  const rng = new Rng(99);
+  const b = new OnnxBuilder('mm').input('a', 'int8', [64, 256]);
+  b.initializer('b', 'int8', [256, 128], randomValues(rng, 'int8', [256, 128]).data);
+  b.node('MatMul', ['a', 'b'], ['m']);
+  b.initializer('k', 'int32', [1], [3]);
+  b.node('Mul', ['m', 'k'], ['y']).output('y', 'int32');
+  const kc = { builder: b, inputs: [randomValues(rng, 'int8', [64, 256])] };
+  const w = writeCase(join(dir, 'profile'), kc);
+  const out = join(dir, 'profile', 'out');
+  const g = generateFirmware({ model: w.model, sampleInputs: w.sample, platform: 'gemmini', out });
+  const r = await runFirmware(out, kc.inputs);
+  assert.is(compareOutputs(g.manifest.outputs, r.outputs, w.expected).errors, 0);
+  const [mm, mul] = r.profile.layers;
+  assert.is(mm.kernel, 'gemmini-matmul');
+  assert.is(mm.arrayCycles, 512 * 16);
+  assert.ok(mm.arrayBusy !== null && Math.abs(mm.arrayBusy - 8192 / mm.cycles) < 1e-12);
+  assert.ok(mm.arrayBusy > 0.7 && mm.arrayBusy <= 1, `array busy ${mm.arrayBusy}`);
+  assert.is(mul.arrayCycles, 0);
+  assert.is(mul.arrayBusy, null);
+  assert.is(r.profile.total.arrayCycles, 8192);
+});
+
 test('products the array cannot take stay on the host core, exact', async () => {
   await check('int16-result', { m: 9, k: 8, n: 7, limit: 20, onArray: false });
 });
