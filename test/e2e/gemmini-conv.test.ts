@@ -4,17 +4,21 @@
  * row), channel counts off 16, layers that need tiles (output rows, output and input channels split; the sums of
  * input-channel tiles accumulating in the accumulator), batches, int8 and uint8 inputs (the 128 offset corrected in
  * the bias; padded uint8 pads before the offset), with and without bias, int32 and int8 results. The node must run
- * as 'gemmini-conv' (or on the host core where the array cannot take it), and the host-built C must agree too.
+ * as 'gemmini-conv' (or on the host core where the array cannot take it), and the host-built C must agree too: on the
+ * core, and issuing the commands to the C model of the accelerator (the board's command path, firmgen_gemmini.h);
+ * the rv64 board image holds them as RoCC custom-3 instructions and, on the model, runs exact under qemu.
  */
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { IntType } from '../../generator/ir/dtype.js';
+import type { NDArray } from '../../generator/ir/ndarray.js';
 import { generateFirmware } from '../../generator/pipeline.js';
 import { convTile } from '../../generator/platforms/gemmini/conv-tiles.js';
 import { compareOutputs } from '../../runtime/node/compare.js';
 import { runHostC } from '../../runtime/node/host-c.js';
 import { runFirmware } from '../../runtime/node/run.js';
+import { runGemminiModelC, runRv64Model, rv64RoccFuncts } from '../helpers/gemmini-c.js';
 import { workDir, writeCase } from '../helpers/kernel-check.js';
 import { OnnxBuilder } from '../helpers/onnx-builder.js';
 import { Rng } from '../helpers/random.js';
@@ -42,12 +46,21 @@ interface Case {
   limit?: number;
   yType?: IntType;
   hostC?: boolean;
+  /** Also the board's command path: the host build on the C model of the accelerator (and its rv64 image). */
+  commands?: boolean;
   /** The kernel the conv must get. */
   kernel: 'gemmini-conv' | 'conv2d';
 }
 
 let seed = 11;
-async function check(name: string, c: Case): Promise<void> {
+interface Checked {
+  out: string;
+  inputs: NDArray[];
+  expected: NDArray[];
+  outputs: string[];
+}
+
+async function check(name: string, c: Case): Promise<Checked> {
   const rng = new Rng(seed++);
   const xType = c.xType ?? 'int8';
   const limit = c.limit ?? 127;
@@ -81,6 +94,11 @@ async function check(name: string, c: Case): Promise<void> {
     const host = compareOutputs(g.manifest.outputs, runHostC(out, kc.inputs), w.expected);
     assert.is(host.errors, 0, `${name} host C: ${host.details.join('; ')}`);
   }
+  if (c.commands) {
+    const model = compareOutputs(g.manifest.outputs, runGemminiModelC(out, kc.inputs), w.expected);
+    assert.is(model.errors, 0, `${name} C commands on the model: ${model.details.join('; ')}`);
+  }
+  return { out, inputs: kc.inputs, expected: w.expected, outputs: g.manifest.outputs };
 }
 
 test('tiles fit half the scratchpad and half the accumulator', () => {
@@ -93,27 +111,37 @@ test('tiles fit half the scratchpad and half the accumulator', () => {
 });
 
 test('int8 convolutions on the array: padding, stride, dilation, 1x1, non-square, few channels, bias', async () => {
-  await check('3x3-pad', { c: 16, h: 8, w: 8, o: 16, kh: 3, pads: [1, 1, 1, 1], bias: true, hostC: true, kernel: 'gemmini-conv' });
+  await check('3x3-pad', { c: 16, h: 8, w: 8, o: 16, kh: 3, pads: [1, 1, 1, 1], bias: true, hostC: true, commands: true, kernel: 'gemmini-conv' });
   await check('3x3-odd-channels', { c: 19, h: 7, w: 9, o: 21, kh: 3, pads: [1, 0, 2, 1], kernel: 'gemmini-conv' });
   await check('stride2', { c: 8, h: 11, w: 10, o: 32, kh: 3, stride: 2, pads: [1, 1, 1, 1], bias: true, kernel: 'gemmini-conv' });
-  await check('dilation2', { c: 17, h: 9, w: 9, o: 5, kh: 3, dilation: 2, pads: [2, 2, 2, 2], kernel: 'gemmini-conv' });
+  await check('dilation2', { c: 17, h: 9, w: 9, o: 5, kh: 3, dilation: 2, pads: [2, 2, 2, 2], commands: true, kernel: 'gemmini-conv' });
   await check('1x1', { c: 40, h: 5, w: 6, o: 33, kh: 1, bias: true, kernel: 'gemmini-conv' });
   await check('1x5', { c: 4, h: 6, w: 12, o: 7, kh: 1, kw: 5, pads: [0, 2, 0, 2], kernel: 'gemmini-conv' });
-  await check('rgb', { c: 3, h: 12, w: 12, o: 16, kh: 3, pads: [1, 1, 1, 1], bias: true, hostC: true, kernel: 'gemmini-conv' });
-  await check('batch2', { n: 2, c: 5, h: 6, w: 5, o: 6, kh: 3, pads: [1, 1, 1, 1], kernel: 'gemmini-conv' });
-  await check('int8-result', { c: 4, h: 5, w: 5, o: 4, kh: 2, limit: 2, yType: 'int8', kernel: 'gemmini-conv' });
+  await check('rgb', { c: 3, h: 12, w: 12, o: 16, kh: 3, pads: [1, 1, 1, 1], bias: true, hostC: true, commands: true, kernel: 'gemmini-conv' });
+  await check('batch2', { n: 2, c: 5, h: 6, w: 5, o: 6, kh: 3, pads: [1, 1, 1, 1], commands: true, kernel: 'gemmini-conv' });
+  await check('int8-result', { c: 4, h: 5, w: 5, o: 4, kh: 2, limit: 2, yType: 'int8', commands: true, kernel: 'gemmini-conv' });
 });
 
 test('layers in tiles: output rows and channels, input channels accumulating', async () => {
   await check('rows-tiles', { c: 16, h: 40, w: 40, o: 16, kh: 3, pads: [1, 1, 1, 1], bias: true, kernel: 'gemmini-conv' });
-  await check('channel-tiles', { c: 300, h: 6, w: 6, o: 300, kh: 3, pads: [1, 1, 1, 1], bias: true, limit: 20, kernel: 'gemmini-conv' });
-  await check('wide', { c: 8, h: 3, w: 600, o: 8, kh: 3, kernel: 'gemmini-conv' });
+  await check('channel-tiles', { c: 300, h: 6, w: 6, o: 300, kh: 3, pads: [1, 1, 1, 1], bias: true, limit: 20, commands: true, kernel: 'gemmini-conv' });
+  await check('wide', { c: 8, h: 3, w: 600, o: 8, kh: 3, commands: true, kernel: 'gemmini-conv' });
 });
 
 test('uint8 inputs: the 128 offset corrected in the bias, padding before the offset', async () => {
-  await check('u8-3x3-pad', { c: 12, h: 7, w: 7, o: 10, kh: 3, pads: [1, 1, 1, 1], bias: true, xType: 'uint8', hostC: true, kernel: 'gemmini-conv' });
+  await check('u8-3x3-pad', { c: 12, h: 7, w: 7, o: 10, kh: 3, pads: [1, 1, 1, 1], bias: true, xType: 'uint8', hostC: true, commands: true, kernel: 'gemmini-conv' });
   await check('u8-1x1', { c: 20, h: 4, w: 4, o: 18, kh: 1, xType: 'uint8', kernel: 'gemmini-conv' });
   await check('u8-stride2', { c: 3, h: 9, w: 9, o: 8, kh: 3, stride: 2, pads: [0, 1, 1, 0], xType: 'uint8', kernel: 'gemmini-conv' });
+});
+
+test('the board build: rv64 with the commands as RoCC custom-3 instructions; the same image on the C model under qemu', async () => {
+  const r = await check('board', { c: 20, h: 9, w: 9, o: 24, kh: 3, stride: 2, pads: [1, 1, 1, 1], bias: true, xType: 'uint8', kernel: 'gemmini-conv' });
+  const functs = new Set(rv64RoccFuncts(r.out));
+  // config (0), mvin3 (14: the bias rows), mvout (3), loop_conv_ws's six configurations (16..21) and the loop (15)
+  for (const f of [0, 3, 14, 15, 16, 17, 18, 19, 20, 21]) assert.ok(functs.has(f), `funct ${f} in the rv64 image (${[...functs].join(', ')})`);
+  const rv64 = compareOutputs(r.outputs, runRv64Model(r.out, r.inputs), r.expected);
+  assert.is(rv64.errors, 0, `rv64 image on the C model: ${rv64.details.join('; ')}`);
+  assert.is(rv64.total, r.expected[0].data.length);
 });
 
 test('convolutions the array does not take stay on the host core, exact', async () => {

@@ -2,7 +2,8 @@
  * Gemmini's matrix-product kernel against the reference interpreter: shapes that are not multiples of 16 and tiles
  * that split I, J and K (more than one loop_ws per product, accumulation across k tiles), transposed operands, bias
  * rows and bias matrices of int8 and int32, int8 and int32 results, uint8 activations (lower-array.ts: offset by 128,
- * corrected in the bias); the layer must have been given the array's kernel, and the host-built C must agree too.
+ * corrected in the bias); the layer must have been given the array's kernel, and the host-built C must agree too, on
+ * the core and issuing the commands to the C model of the accelerator (firmgen_gemmini.h's command path).
  * Products the array cannot take (int16 results) fall back to the host core, still exact.
  */
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import { loopWsTiles } from '../../generator/platforms/gemmini/tiles.js';
 import { compareOutputs } from '../../runtime/node/compare.js';
 import { runHostC } from '../../runtime/node/host-c.js';
 import { runFirmware } from '../../runtime/node/run.js';
+import { runGemminiModelC, rv64RoccFuncts } from '../helpers/gemmini-c.js';
 import { workDir, writeCase } from '../helpers/kernel-check.js';
 import { OnnxBuilder } from '../helpers/onnx-builder.js';
 import { Rng } from '../helpers/random.js';
@@ -63,7 +65,13 @@ async function check(name: string, c: Case): Promise<void> {
   assert.is(emu.errors, 0, `${name} emulated: ${emu.details.join('; ')}`);
   const host = compareOutputs(g.manifest.outputs, runHostC(out, kc.inputs), w.expected);
   assert.is(host.errors, 0, `${name} host C: ${host.details.join('; ')}`);
+  if (c.onArray) {
+    const model = compareOutputs(g.manifest.outputs, runGemminiModelC(out, kc.inputs), w.expected);
+    assert.is(model.errors, 0, `${name} C commands on the model: ${model.details.join('; ')}`);
+  }
+  lastOut = out;
 }
+let lastOut = '';
 
 test('tile sizes fit half the scratchpad and half the accumulator and grow to the product', () => {
   assert.equal(loopWsTiles({ I: 1, J: 1, K: 1 }), { I: 1, J: 1, K: 1 });
@@ -109,6 +117,11 @@ test('profile: the array\'s busy cycles are its computes\' 16-cycle streams, in 
   assert.is(mul.arrayCycles, 0);
   assert.is(mul.arrayBusy, null);
   assert.is(r.profile.total.arrayCycles, 8192);
+});
+
+test('the board build holds loop_ws as RoCC custom-3 instructions (config, loop_ws bounds, addresses, strides, loop)', () => {
+  const functs = new Set(rv64RoccFuncts(lastOut));
+  for (const f of [0, 8, 9, 10, 11, 12, 13]) assert.ok(functs.has(f), `funct ${f} in the rv64 image (${[...functs].join(', ')})`);
 });
 
 test('products the array cannot take stay on the host core, exact', async () => {

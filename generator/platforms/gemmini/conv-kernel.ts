@@ -52,7 +52,7 @@ export const gemminiConvKernel: KernelDef = {
         bias: bias !== undefined,
         yInt8, cBytes: yInt8 ? 1 : 4,
         // accumulator rows read raw (int32: bits 31 and 29) or through the scale 1.0 (int8: bit 31)
-        outLocal: yInt8 ? '0x8000_0000' : '0xa000_0000',
+        outLocal: yInt8 ? '0x8000_0000' : '0xa000_0000', outLocalC: yInt8 ? '0x80000000' : '0xa0000000',
         y: typeNames(yInt8 ? 'int8' : 'int32'),
         dilKH: (KH - 1) * D + 1, dilKW: (KW - 1) * D + 1,
       },
@@ -60,7 +60,7 @@ export const gemminiConvKernel: KernelDef = {
     };
   },
   hal: {
-    c: '#include "firmgen_hal.h"',
+    c: '#include "firmgen_hal.h"\n#include "gemmini/firmgen_gemmini.h"',
     as: "import { gemmini_config_ex, gemmini_config_ld, gemmini_config_st, gemmini_fence, gemmini_loop_conv_ws, gemmini_mvin, gemmini_mvout } from './hal/gemmini';\nimport { region_chip_base } from './hal/chip';",
   },
 };
