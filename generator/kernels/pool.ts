@@ -7,7 +7,7 @@ import type { KernelDef } from './types.js';
 import { rowAccepts, siteOf } from './words.js';
 
 /** Whether every output position along one axis sees at least one input element (else its max is undefined). */
-function everyWindowInside(out: number, inp: number, k: number, s: number, p: number, d: number): boolean {
+export function everyWindowInside(out: number, inp: number, k: number, s: number, p: number, d: number): boolean {
   for (let o = 0; o < out; o++) {
     let seen = false;
     for (let j = 0; j < k && !seen; j++) {

@@ -144,6 +144,49 @@ test('the board build: rv64 with the commands as RoCC custom-3 instructions; the
   assert.is(rv64.total, r.expected[0].data.length);
 });
 
+/** conv -> RequantShift (per channel) -> MaxPool -> conv -> RequantShift (per tensor) -> MaxPool, then `tail`. */
+async function chain(name: string, tail: 'conv' | 'flatten', pool: number[]): Promise<{ ops: string[] }> {
+  const rng = new Rng(seed++);
+  const b = new OnnxBuilder('chain').input('x', 'int8', [1, 8, 12, 12]);
+  const conv = (i: string, o: string, c: number, k: number, tag: string): void => {
+    b.initializer(`w${tag}`, 'int8', [k, c, 3, 3], randomValues(rng, 'int8', [k, c, 3, 3], 40).data);
+    b.node('Conv', [i, `w${tag}`], [o], { kernel_shape: [3, 3], pads: [1, 1, 1, 1] });
+  };
+  conv('x', 'a1', 8, 16, '1');
+  b.initializer('m1', 'int64', [16, 1, 1], rng.ints(16, 1, 30)).initializer('d1', 'int64', [16, 1, 1], rng.ints(16, -500, 500));
+  b.node('RequantShift', ['a1', 'm1', 'd1'], ['r1'], { div: 2 ** 12, n_levels: 256, signed: 1 });
+  b.node('MaxPool', ['r1'], ['p1'], { kernel_shape: [pool[0], pool[0]], strides: [pool[1], pool[1]], pads: [pool[2], pool[2], pool[2], pool[2]] });
+  conv('p1', 'a2', 16, 20, '2');
+  b.initializer('m2', 'int64', [1], [7]).initializer('d2', 'int64', [1], [100]);
+  b.node('RequantShift', ['a2', 'm2', 'd2'], ['r2'], { div: 2 ** 11, n_levels: 256, signed: 1 });
+  b.node('MaxPool', ['r2'], ['p2'], { kernel_shape: [2, 2], strides: [2, 2] });
+  if (tail === 'conv') conv('p2', 'y', 20, 4, '3');
+  else b.node('Flatten', ['p2'], ['y'], { axis: 1 });
+  b.output('y', tail === 'conv' ? 'int32' : 'int8');
+  const kc = { builder: b, inputs: [randomValues(rng, 'int8', [1, 8, 12, 12])] };
+  const w = writeCase(join(dir, name), kc);
+  const out = join(dir, name, 'out');
+  const g = generateFirmware({ model: w.model, sampleInputs: w.sample, platform: 'gemmini', out });
+  const r = await runFirmware(out, kc.inputs);
+  const emu = compareOutputs(g.manifest.outputs, r.outputs, w.expected);
+  assert.is(emu.errors, 0, `${name} emulated: ${emu.details.join('; ')}`);
+  assert.is(compareOutputs(g.manifest.outputs, runHostC(out, kc.inputs), w.expected).errors, 0, `${name} host C`);
+  assert.is(compareOutputs(g.manifest.outputs, runGemminiModelC(out, kc.inputs), w.expected).errors, 0, `${name} C commands on the model`);
+  return { ops: g.lowered.nodes.map((n) => n.op) };
+}
+
+test('between array convs the activations stay NHWC: requantization and MaxPool on NHWC, no Transposes', async () => {
+  const { ops } = await chain('nhwc-chain', 'conv', [2, 2, 0]);
+  assert.equal(ops.filter((o) => o === 'Transpose').length, 2, ops.join(', ')); // the graph's input and output only
+  assert.is(ops.filter((o) => o === 'GemminiMaxPoolNhwc').length, 2, ops.join(', '));
+  const padded = await chain('nhwc-chain-3x3-pool', 'conv', [3, 2, 1]);
+  assert.is(padded.ops.filter((o) => o === 'GemminiMaxPoolNhwc').length, 2, padded.ops.join(', '));
+  // Ending in a Flatten (NCHW order): the last chain keeps its Transpose back and the NCHW MaxPool.
+  const flat = await chain('nhwc-chain-flatten', 'flatten', [2, 2, 0]);
+  assert.is(flat.ops.filter((o) => o === 'MaxPool').length, 1, flat.ops.join(', '));
+  assert.is(flat.ops.filter((o) => o === 'Transpose').length, 2, flat.ops.join(', '));
+});
+
 test('convolutions the array does not take stay on the host core, exact', async () => {
   await check('depthwise', { c: 8, h: 6, w: 6, o: 8, kh: 3, group: 8, pads: [1, 1, 1, 1], kernel: 'conv2d' });
   await check('unequal-strides', { c: 4, h: 8, w: 8, o: 4, kh: 3, stride: 1, strideW: 2, kernel: 'conv2d' });
