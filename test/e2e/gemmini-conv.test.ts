@@ -145,7 +145,7 @@ test('the board build: rv64 with the commands as RoCC custom-3 instructions; the
 });
 
 /** conv -> RequantShift (per channel) -> MaxPool -> conv -> RequantShift (per tensor) -> MaxPool, then `tail`. */
-async function chain(name: string, tail: 'conv' | 'flatten', pool: number[]): Promise<{ ops: string[] }> {
+async function chain(name: string, tail: 'conv' | 'flatten', pool: number[], unsignedMid = false): Promise<{ ops: string[] }> {
   const rng = new Rng(seed++);
   const b = new OnnxBuilder('chain').input('x', 'int8', [1, 8, 12, 12]);
   const conv = (i: string, o: string, c: number, k: number, tag: string): void => {
@@ -154,7 +154,7 @@ async function chain(name: string, tail: 'conv' | 'flatten', pool: number[]): Pr
   };
   conv('x', 'a1', 8, 16, '1');
   b.initializer('m1', 'int64', [16, 1, 1], rng.ints(16, 1, 30)).initializer('d1', 'int64', [16, 1, 1], rng.ints(16, -500, 500));
-  b.node('RequantShift', ['a1', 'm1', 'd1'], ['r1'], { div: 2 ** 12, n_levels: 256, signed: 1 });
+  b.node('RequantShift', ['a1', 'm1', 'd1'], ['r1'], { div: 2 ** 12, n_levels: 256, signed: unsignedMid ? 0 : 1 });
   b.node('MaxPool', ['r1'], ['p1'], { kernel_shape: [pool[0], pool[0]], strides: [pool[1], pool[1]], pads: [pool[2], pool[2], pool[2], pool[2]] });
   conv('p1', 'a2', 16, 20, '2');
   b.initializer('m2', 'int64', [1], [7]).initializer('d2', 'int64', [1], [100]);
@@ -175,12 +175,16 @@ async function chain(name: string, tail: 'conv' | 'flatten', pool: number[]): Pr
   return { ops: g.lowered.nodes.map((n) => n.op) };
 }
 
-test('between array convs the activations stay NHWC: requantization and MaxPool on NHWC, no Transposes', async () => {
+test('between array convs the activations stay NHWC: requantization, MaxPool and the uint8 Pad on NHWC, no Transposes', async () => {
   const { ops } = await chain('nhwc-chain', 'conv', [2, 2, 0]);
   assert.equal(ops.filter((o) => o === 'Transpose').length, 2, ops.join(', ')); // the graph's input and output only
   assert.is(ops.filter((o) => o === 'GemminiMaxPoolNhwc').length, 2, ops.join(', '));
   const padded = await chain('nhwc-chain-3x3-pool', 'conv', [3, 2, 1]);
   assert.is(padded.ops.filter((o) => o === 'GemminiMaxPoolNhwc').length, 2, padded.ops.join(', '));
+  // A uint8 activation into a padded conv: offset, then Pad (-128) on NHWC, inside the chain.
+  const u8 = await chain('nhwc-chain-uint8', 'conv', [2, 2, 0], true);
+  assert.is(u8.ops.filter((o) => o === 'Transpose').length, 2, u8.ops.join(', '));
+  assert.is(u8.ops.filter((o) => o === 'Pad').length, 1, u8.ops.join(', '));
   // Ending in a Flatten (NCHW order): the last chain keeps its Transpose back and the NCHW MaxPool.
   const flat = await chain('nhwc-chain-flatten', 'flatten', [2, 2, 0]);
   assert.is(flat.ops.filter((o) => o === 'MaxPool').length, 1, flat.ops.join(', '));

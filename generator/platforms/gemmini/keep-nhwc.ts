@@ -8,7 +8,8 @@ import { ndarray, sizeOf } from '../../ir/ndarray.js';
  *   Transpose(NHWC -> NCHW) -> Elementwise ... / MaxPool ... -> Transpose(NCHW -> NHWC)
  * in which every node has one reader is rewritten without both Transposes: each Elementwise runs on the NHWC tensor
  * (its per-channel constants, one value per channel, become vectors along the last axis; scalars stay), each 2-D
- * MaxPool becomes a 'GemminiMaxPoolNhwc' (domain firmgen, maxpool-nhwc-kernel.ts) with the same window. Values do
+ * MaxPool becomes a 'GemminiMaxPoolNhwc' (domain firmgen, maxpool-nhwc-kernel.ts) with the same window, each constant
+ * Pad (attribute pads, as lower-array.ts writes it) pads the same axes in their NHWC places. Values do
  * not change (the same operations on the same elements, only the layout differs); the host core saves two passes
  * over the tensor per layer. Chains that end anywhere else (a Flatten, a host conv, a graph output) are kept.
  */
@@ -64,8 +65,10 @@ function rewriteOne(g: Graph): Graph | undefined {
       }
       const channels = tensorOf(g, t).shape[1];
       const fits = n.op === 'Elementwise' && n.domain === 'firmgen'
-        ? n.inputs.every((i) => i === t || nhwcLeaf(tensorOf(g, i), channels) !== undefined) && n.inputs.filter((i) => i === t).length >= 1
-        : n.op === 'MaxPool' && n.domain === '' && tensorOf(g, n.inputs[0]).shape.length === 4 && n.outputs.filter((o) => o).length === 1;
+        ? n.inputs.every((i) => i === t || nhwcLeaf(tensorOf(g, i), channels) !== undefined)
+        : n.op === 'MaxPool' ? n.domain === '' && n.outputs.filter((o) => o).length === 1
+          : n.op === 'Pad' && n.domain === '' && n.inputs.length === 1 && n.attrs.pads?.kind === 'ints' &&
+            (n.attrs.mode === undefined || (n.attrs.mode.kind === 'string' && n.attrs.mode.value === 'constant'));
       if (!fits) break;
       chain.push(n);
       t = n.outputs[0];
@@ -88,9 +91,14 @@ function rewriteOne(g: Graph): Graph | undefined {
         tensors.set(leafName, { ...leaf, name: leafName, shape, data: ndarray(leaf.data!.dtype, shape, leaf.data!.data) });
         return leafName;
       });
-      return n.op === 'MaxPool'
-        ? { ...n, op: 'GemminiMaxPoolNhwc', domain: 'firmgen', inputs, outputs: [name] }
-        : { ...n, inputs, outputs: [name] };
+      if (n.op === 'MaxPool') return { ...n, op: 'GemminiMaxPoolNhwc', domain: 'firmgen', inputs, outputs: [name] };
+      if (n.op === 'Pad') {
+        // ONNX pads: begins then ends, per axis (n, c, h, w) -> (n, h, w, c).
+        const q = n.attrs.pads?.kind === 'ints' ? n.attrs.pads.value : [];
+        const pads = [q[0], q[2], q[3], q[1], q[4], q[6], q[7], q[5]];
+        return { ...n, inputs, outputs: [name], attrs: { ...n.attrs, pads: { kind: 'ints', value: pads } } };
+      }
+      return { ...n, inputs, outputs: [name] };
     });
     // The chain's last NHWC tensor is what the closing Transpose's readers read.
     const last = renamed.get(chain[chain.length - 1].outputs[0])!;

@@ -12,7 +12,7 @@ import { convTile, type ConvShape } from './conv-tiles.js';
  *  - int8 and uint8 activations: the array multiplies signed bytes, so a uint8 operand x enters as x - 128 (an int8
  *    Sub the elementwise fusion joins to the op that produced x) and the constant weights' sums times 128 go into the
  *    bias: Σ x·w = Σ (x - 128)·w + 128·Σ w, exact in int32 (the 128-offset with a column-sum correction). A padded
- *    uint8 convolution pads explicitly first (with x's own 0, which becomes -128), since the array pads with 0.
+ *    uint8 convolution pads explicitly after the offset (with -128, x's own 0), since the array pads with 0.
  *  - Conv (2-D, one group, equal strides and dilations) becomes a 'GemminiConv' node (domain firmgen) on NHWC
  *    activations with HWIO weights, the layout loop_conv_ws reads; Transposes to and from NCHW run on the host core.
  *  - MatMul of a batch of rows ([..., M, K] by a [K, N] with leading 1s) gets Reshapes to the 2-D product the array
@@ -217,23 +217,28 @@ export function lowerForArray(g: Graph): Graph {
     let xs = x.name;
     let pads = p.pads;
     let [H, W] = [p.H, p.W];
+    let range = valueRange(x);
+    if (unsigned) {
+      // x - 128 first: the Sub joins the elementwise node that produced x (its requantization), no pass of its own.
+      const [s8, sub] = offset(n, x, [p.N, C, H, W]);
+      out.push(sub);
+      xs = s8;
+      range = { min: range.min - 128, max: range.max - 128 };
+    }
     if (unsigned && pads.some((v) => v !== 0)) {
-      // The real padding is x = 0, which the offset makes -128: pad before the offset, then the loop pads nothing.
+      // The real padding is x = 0, which the offset makes -128, where the array pads 0: pad explicitly with -128,
+      // then the loop pads nothing.
       [H, W] = [H + pads[0] + pads[2], W + pads[1] + pads[3]];
-      const padded = add({ ...x, name: fresh(`${x.name}__padded`), shape: [p.N, C, H, W], data: undefined });
-      out.push(node(n, 'Pad', 'pad', [x.name], padded, {
+      range = { min: -128, max: range.max };
+      const padded = add({ name: fresh(`${x.name}__padded`), dtype: 'int8', shape: [p.N, C, H, W], range });
+      out.push(node(n, 'Pad', 'pad', [xs], padded, {
         pads: { kind: 'ints', value: [0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]] },
-        value: { kind: 'int', value: 0 }, mode: { kind: 'string', value: 'constant' },
+        value: { kind: 'int', value: -128 }, mode: { kind: 'string', value: 'constant' },
       }));
       xs = padded;
       pads = [0, 0, 0, 0];
     }
-    if (unsigned) {
-      const [s8, sub] = offset(n, { ...x, name: xs }, [p.N, C, H, W]);
-      out.push(sub);
-      xs = s8;
-    }
-    const xNhwc = add({ name: fresh(`${x.name}__nhwc`), dtype: 'int8', shape: [p.N, H, W, C], range: unsigned ? { min: valueRange(x).min - 128, max: valueRange(x).max - 128 } : valueRange(x) });
+    const xNhwc = add({ name: fresh(`${x.name}__nhwc`), dtype: 'int8', shape: [p.N, H, W, C], range });
     out.push(node(n, 'Transpose', 'to_nhwc', [xs], xNhwc, { perm: { kind: 'ints', value: NCHW_TO_NHWC } }));
     // HWIO weights: row (kh, kw, c) holds the O output channels (loop_conv_ws's weight rows).
     const wd = w.data!.data;
