@@ -191,8 +191,15 @@ test('between array convs the activations stay NHWC: requantization, MaxPool and
   assert.is(flat.ops.filter((o) => o === 'Transpose').length, 2, flat.ops.join(', '));
 });
 
+test('depthwise convolutions on the array: one loop per channel, padded, strided, uint8, tiles', async () => {
+  await check('depthwise', { c: 8, h: 6, w: 6, o: 8, kh: 3, group: 8, pads: [1, 1, 1, 1], bias: true, hostC: true, commands: true, kernel: 'gemmini-conv' });
+  await check('depthwise-stride2', { c: 20, h: 11, w: 9, o: 20, kh: 3, stride: 2, group: 20, pads: [1, 1, 1, 1], commands: true, kernel: 'gemmini-conv' });
+  await check('depthwise-u8-5x5', { c: 6, h: 9, w: 9, o: 6, kh: 5, group: 6, pads: [2, 2, 2, 2], bias: true, xType: 'uint8', hostC: true, commands: true, kernel: 'gemmini-conv' });
+  await check('depthwise-rows-tiles', { c: 3, h: 40, w: 40, o: 3, kh: 3, group: 3, pads: [1, 1, 1, 1], commands: true, kernel: 'gemmini-conv' });
+});
+
 test('convolutions the array does not take stay on the host core, exact', async () => {
-  await check('depthwise', { c: 8, h: 6, w: 6, o: 8, kh: 3, group: 8, pads: [1, 1, 1, 1], kernel: 'conv2d' });
+  await check('grouped', { c: 8, h: 6, w: 6, o: 8, kh: 3, group: 2, pads: [1, 1, 1, 1], kernel: 'conv2d' });
   await check('unequal-strides', { c: 4, h: 8, w: 8, o: 4, kh: 3, stride: 1, strideW: 2, kernel: 'conv2d' });
 });
 

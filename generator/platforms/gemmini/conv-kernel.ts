@@ -1,4 +1,4 @@
-import { attrInts } from '../../ir/attrs.js';
+import { attrInt, attrInts } from '../../ir/attrs.js';
 import { tensorOf } from '../../ir/graph.js';
 import { typeNames } from '../../kernels/common.js';
 import type { KernelDef } from '../../kernels/types.js';
@@ -27,13 +27,15 @@ export const gemminiConvKernel: KernelDef = {
     const y = tensorOf(graph, node.outputs[0]);
     const bias = node.inputs[2] ? node.inputs[2] : undefined;
     const [N, H, W, C] = x.shape;
-    const [KH, KW, , O] = w.shape;
+    const dw = attrInt(node, 'depthwise', 0) === 1;
+    // HWIO, or depthwise [C, KH, KW] (one output channel per input channel)
+    const [KH, KW, O] = dw ? [w.shape[1], w.shape[2], C] : [w.shape[0], w.shape[1], w.shape[3]];
     const [, OH, OW] = y.shape;
     const [S] = attrInts(node, 'strides');
     const [D] = attrInts(node, 'dilations');
     const [PT, PL, PB, PR] = attrInts(node, 'pads');
     const shape = { C, O, OH, OW, KH, KW, stride: S, dilation: D };
-    const tile = convTile(shape);
+    const tile = convTile(dw ? { ...shape, C: 1, O: 1 } : shape);
     if (!tile) throw new Error(`gemmini-conv ${node.name}: no tile fits (lower-array.ts checks this)`);
     const yInt8 = y.dtype === 'int8';
     return {
@@ -48,7 +50,8 @@ export const gemminiConvKernel: KernelDef = {
         TR: tile.orows, TC: tile.ocols, TO: tile.ochs, TK: tile.kchs,
         // Pixels side by side in a scratchpad row for few input channels (gemmini.h's max_pixels_per_row), not with
         // a dilated kernel (the repeated pixels are the next columns, not the next taps).
-        pixels: D === 1 && C <= 8 ? Math.min(Math.floor(16 / C), KW) : 1,
+        pixels: D === 1 && (dw || C <= 8) ? Math.min(Math.floor(16 / (dw ? 1 : C)), KW) : 1,
+        dw,
         bias: bias !== undefined,
         yInt8, cBytes: yInt8 ? 1 : 4,
         // accumulator rows read raw (int32: bits 31 and 29) or through the scale 1.0 (int8: bit 31)
@@ -56,7 +59,7 @@ export const gemminiConvKernel: KernelDef = {
         y: typeNames(yInt8 ? 'int8' : 'int32'),
         dilKH: (KH - 1) * D + 1, dilKW: (KW - 1) * D + 1,
       },
-      macs: N * OH * OW * O * C * KH * KW,
+      macs: N * OH * OW * O * (dw ? 1 : C) * KH * KW,
     };
   },
   hal: {

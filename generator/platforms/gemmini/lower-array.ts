@@ -13,8 +13,9 @@ import { convTile, type ConvShape } from './conv-tiles.js';
  *    Sub the elementwise fusion joins to the op that produced x) and the constant weights' sums times 128 go into the
  *    bias: Σ x·w = Σ (x - 128)·w + 128·Σ w, exact in int32 (the 128-offset with a column-sum correction). A padded
  *    uint8 convolution pads explicitly after the offset (with -128, x's own 0), since the array pads with 0.
- *  - Conv (2-D, one group, equal strides and dilations) becomes a 'GemminiConv' node (domain firmgen) on NHWC
- *    activations with HWIO weights, the layout loop_conv_ws reads; Transposes to and from NCHW run on the host core.
+ *  - Conv (2-D, one group or depthwise, equal strides and dilations) becomes a 'GemminiConv' node (domain firmgen) on
+ *    NHWC activations with HWIO weights (depthwise: [C, KH, KW]), the layouts loop_conv_ws reads; Transposes to and
+ *    from NCHW run on the host core.
  *  - MatMul of a batch of rows ([..., M, K] by a [K, N] with leading 1s) gets Reshapes to the 2-D product the array
  *    runs (the Reshapes share their input's buffer).
  * Every rewritten node says why on engineNote; a node the array cannot take is left to the host core as it is.
@@ -27,6 +28,9 @@ const INT32_MAX = 2 ** 31 - 1;
 
 interface ConvPlan {
   shape: ConvShape;
+  /** What one loop computes: the layer, or one channel of a depthwise layer. */
+  tileShape: ConvShape;
+  depthwise: boolean;
   N: number;
   H: number;
   W: number;
@@ -50,7 +54,10 @@ function convPlan(n: Node, g: Graph): ConvPlan | string {
   // int16 results are written as int32 (their values unchanged) when no graph output fixes their type.
   const wide = y.dtype === 'int16' && !g.outputs.includes(y.name);
   if (y.dtype !== 'int32' && y.dtype !== 'int8' && !wide) return 'the output is neither int32 nor int8 (int16 graph output)';
-  if (attrInt(n, 'group', 1) !== 1) return 'grouped or depthwise convolution (loop_conv_ws here takes one group)';
+  const group = attrInt(n, 'group', 1);
+  // Depthwise (one input channel per output): loop_conv_ws's depthwise mode, one loop per channel.
+  const depthwise = group > 1 && group === x.shape[1] && w.shape[0] === group && w.shape[1] === 1;
+  if (group !== 1 && !depthwise) return 'a grouped convolution (the loop takes one group, or depthwise)';
   const autoPad = n.attrs.auto_pad;
   if (autoPad?.kind === 'string' && autoPad.value !== 'NOTSET') return `auto_pad ${autoPad.value}`;
   const strides = attrInts(n, 'strides', [1, 1]);
@@ -64,19 +71,22 @@ function convPlan(n: Node, g: Graph): ConvPlan | string {
   const [O, , KH, KW] = w.shape;
   const [, , OH, OW] = y.shape;
   const shape: ConvShape = { C, O, OH, OW, KH, KW, stride: strides[0], dilation: dil[0] };
+  // A depthwise loop is one channel in, one out: its tile is that of a one-channel convolution.
+  const tileShape: ConvShape = depthwise ? { ...shape, C: 1, O: 1 } : shape;
   // A window wholly in the padding would give the loop an empty input tile.
   const extentH = (KH - 1) * dil[0] + 1;
   const extentW = (KW - 1) * dil[0] + 1;
   if (pads[0] >= extentH || pads[2] >= extentH || pads[1] >= extentW || pads[3] >= extentW) return 'a padding as wide as the kernel';
   // The loop's 16-bit fields (gemmini.h's loop_conv_ws encodings).
   if ([N, C, H, W, O, OH, OW, KH, KW].some((d) => d >= 0xffff) || strides[0] > 0xff || dil[0] > 0xff) return 'a dimension past the loop\'s fields';
-  if (!convTile(shape)) return 'the kernel does not fit the scratchpad';
+  if (!convTile(tileShape)) return 'the kernel does not fit the scratchpad';
   const xr = valueRange(x);
   const xMag = x.dtype === 'uint8' ? 128 : magnitude(xr);
-  let bound = C * KH * KW * xMag * magnitude(valueRange(w));
-  if (bias) bound += magnitude(valueRange(bias)) + (x.dtype === 'uint8' ? 128 * C * KH * KW * 128 : 0);
+  const taps = (depthwise ? 1 : C) * KH * KW;
+  let bound = taps * xMag * magnitude(valueRange(w));
+  if (bias) bound += magnitude(valueRange(bias)) + (x.dtype === 'uint8' ? 128 * taps * 128 : 0);
   if (bound > INT32_MAX) return 'the accumulator could leave int32';
-  return { shape, N, H, W, pads };
+  return { shape, tileShape, depthwise, N, H, W, pads };
 }
 
 /**
@@ -240,22 +250,26 @@ export function lowerForArray(g: Graph): Graph {
     }
     const xNhwc = add({ name: fresh(`${x.name}__nhwc`), dtype: 'int8', shape: [p.N, H, W, C], range });
     out.push(node(n, 'Transpose', 'to_nhwc', [xs], xNhwc, { perm: { kind: 'ints', value: NCHW_TO_NHWC } }));
-    // HWIO weights: row (kh, kw, c) holds the O output channels (loop_conv_ws's weight rows).
+    // HWIO weights: row (kh, kw, c) holds the O output channels (loop_conv_ws's weight rows); depthwise: each channel's
+    // KH x KW taps in a row, the ONNX order (the loop reads them with main-memory stride 1).
     const wd = w.data!.data;
+    const Cg = p.depthwise ? 1 : C;
     const hwio = new Array<number>(wd.length);
     const sums = new Array<number>(O).fill(0);
     for (let o = 0; o < O; o++) {
-      for (let c = 0; c < C; c++) {
+      for (let c = 0; c < Cg; c++) {
         for (let kh = 0; kh < KH; kh++) {
           for (let kw = 0; kw < KW; kw++) {
-            const v = wd[((o * C + c) * KH + kh) * KW + kw];
-            hwio[((kh * KW + kw) * C + c) * O + o] = v;
-            sums[o] += v;
+            const at = ((o * Cg + c) * KH + kh) * KW + kw;
+            hwio[p.depthwise ? at : ((kh * KW + kw) * C + c) * O + o] = wd[at];
+            sums[o] += wd[at];
           }
         }
       }
     }
-    const wName = constant(`${n.inputs[1]}__hwio`, 'int8', [KH, KW, C, O], hwio);
+    const wName = p.depthwise
+      ? constant(`${n.inputs[1]}__dw`, 'int8', [C, KH, KW], hwio)
+      : constant(`${n.inputs[1]}__hwio`, 'int8', [KH, KW, C, O], hwio);
     const b = n.inputs[2] ? tensorOf(g, n.inputs[2]).data!.data : undefined;
     const bias = Array.from({ length: O }, (_, o) => (b ? b[b.length > 1 ? o : 0] : 0) + (unsigned ? 128 * sums[o] : 0));
     const bName = bias.some((v) => v !== 0) ? constant(`${n.name}__bias`, 'int32', [O], bias) : '';
@@ -267,12 +281,14 @@ export function lowerForArray(g: Graph): Graph {
       dilations: { kind: 'ints', value: [p.shape.dilation, p.shape.dilation] },
       pads: { kind: 'ints', value: pads },
       kernel_shape: { kind: 'ints', value: [KH, KW] },
+      depthwise: { kind: 'int', value: p.depthwise ? 1 : 0 },
     };
-    const tile = convTile({ ...p.shape })!;
+    const tile = convTile(p.tileShape)!;
     out.push({
       name: `${n.name}__gemmini`, op: 'GemminiConv', domain: 'firmgen', inputs: [xNhwc, wName, bName], outputs: [yNhwc], attrs,
       fusedFrom: fusedNames(n),
-      engineNote: `array: loop_conv_ws in tiles of ${tile.orows}x${tile.ocols} pixels, ${tile.ochs} of ${O} output and ${tile.kchs} of ${C} input channels` +
+      engineNote: (p.depthwise ? `array: depthwise, one loop_conv_ws per channel and tile of ${tile.orows}x${tile.ocols} pixels`
+        : `array: loop_conv_ws in tiles of ${tile.orows}x${tile.ocols} pixels, ${tile.ochs} of ${O} output and ${tile.kchs} of ${C} input channels`) +
         `${unsigned ? ' (uint8 input offset by 128, corrected in the bias)' : ''}`,
     });
     out.push(node(n, 'Transpose', 'to_nchw', [yNhwc], y.name, { perm: { kind: 'ints', value: NHWC_TO_NCHW } }));

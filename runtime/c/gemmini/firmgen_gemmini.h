@@ -87,14 +87,15 @@ static inline void fg_gemmini_loop_ws(uint32_t I, uint32_t J, uint32_t K, uint32
 }
 
 /* gemmini_loop_conv_ws (k_LOOP_CONV_WS_CONFIG_1..6 16..21, then 15) without pooling, transposes, input dilation or
-   downsampling; bias or output 0: none moved (the sums accumulate onto the accumulator rows as they are). */
+   downsampling; depthwise 1: one channel, weights read with stride 1; bias or output 0: none moved (the sums
+   accumulate onto the accumulator rows as they are). */
 static inline void fg_gemmini_loop_conv_ws(
     uint32_t batch_size, uint32_t in_row_dim, uint32_t in_col_dim, uint32_t in_channels, uint32_t out_channels,
     uint32_t out_row_dim, uint32_t out_col_dim, uint32_t stride, uint32_t kernel_dim, uint32_t kernel_dilation,
     uint32_t batches, uint32_t orows, uint32_t ocols, uint32_t ochs, uint32_t krows, uint32_t kcols, uint32_t kchs,
     uint32_t lpad, uint32_t rpad, uint32_t upad, uint32_t dpad, uint32_t in_stride, uint32_t weight_stride,
     uint32_t out_stride, uint64_t weights, uint64_t output, uint64_t bias, uint64_t input, uint32_t max_pixels_per_row,
-    uint32_t act, uint32_t a_spad_id, uint32_t b_spad_id) {
+    uint32_t act, uint32_t a_spad_id, uint32_t b_spad_id, uint32_t depthwise) {
   FG_GEMMINI_ROCC(16, ((uint64_t)out_channels << 48) | ((uint64_t)in_channels << 32) | ((uint64_t)in_row_dim << 16) | batch_size,
                   ((uint64_t)stride << 48) | ((uint64_t)out_col_dim << 32) | ((uint64_t)out_row_dim << 16) | out_row_dim);
   FG_GEMMINI_ROCC(17, ((uint64_t)kernel_dim << 48) | ((uint64_t)out_col_dim << 32) | ((uint64_t)1 << 16) | ((uint64_t)1 << 8),
@@ -105,7 +106,8 @@ static inline void fg_gemmini_loop_conv_ws(
                   ((uint64_t)in_stride << 48) | ((uint64_t)weight_stride << 32) | ((uint64_t)out_stride << 16) | ocols);
   FG_GEMMINI_ROCC(20, weights, output);
   FG_GEMMINI_ROCC(21, bias, input);
-  FG_GEMMINI_ROCC(15, ((uint64_t)a_spad_id << 18) | ((uint64_t)b_spad_id << 16) | ((uint64_t)max_pixels_per_row << 8) | (bias == 0 ? 1u : 0u),
+  FG_GEMMINI_ROCC(15, ((uint64_t)a_spad_id << 18) | ((uint64_t)b_spad_id << 16) | ((uint64_t)max_pixels_per_row << 8) |
+                      ((uint64_t)depthwise << 6) | (bias == 0 ? 1u : 0u),
                   ((uint64_t)act << 3) | 1);
 }
 

@@ -3,7 +3,8 @@
    and computes their results on the host's memory, in the accumulator's rows where the firmware addresses them.
    Modelled: config_ex (weight-stationary), config_ld (int32 rows into the accumulator; any stride), config_st
    (no activation or pooling, scale 1.0), mvin of int32 rows into the accumulator, mvout of accumulator rows raw or
-   at scale 1.0, loop_ws (no residual add or activation) and loop_conv_ws without bias, output or pooling. Anything
+   at scale 1.0, loop_ws (no residual add or activation) and loop_conv_ws (depthwise too) without bias, output or
+   pooling. Anything
    else stops the program with one line naming it (exit 3): a command the generated code does not issue. No timing. */
 #include <stdint.h>
 #include <stdio.h>
@@ -146,7 +147,8 @@ static void loop_ws(uint64_t rs1, uint64_t rs2) {
    batches x orows x ocols rows apart from row 0 (the half the loop uses when it moves nothing out). */
 static void loop_conv(uint64_t rs1, uint64_t rs2) {
   if (cv_bias != 0 || cv_output != 0) unsupported("loop_conv_ws moving a bias in or results out");
-  if ((rs1 & 0x7e) != 0) unsupported("loop_conv_ws wrot180, transposes or depthwise");
+  if ((rs1 & 0x3e) != 0) unsupported("loop_conv_ws wrot180 or transposes");
+  const int dw = (rs1 >> 6) & 1;
   if ((rs2 & 6) != 0) unsupported("loop_conv_ws downsampling or input dilation");
   const uint32_t dil = kernel_dilation ? kernel_dilation : 1;
   const int32_t irows = (int32_t)(orows * stride + (krows - 1) * dil), icols = (int32_t)(ocols * stride + (kcols - 1) * dil);
@@ -165,6 +167,11 @@ static void loop_conv(uint64_t rs1, uint64_t rs2) {
               const int32_t ic = (int32_t)(ocol * stride + kc * dil) - (int32_t)lpad;
               if (ic < 0 || ic >= icols_in) continue;
               const int8_t *x = i8(cv_input + ((b * in_row_dim + (uint32_t)ir) * in_col_dim + (uint32_t)ic) * in_stride);
+              if (dw) {
+                /* depthwise: one channel, its taps in a row (read with stride 1) */
+                s += x[0] * i8(cv_weights + kr * kernel_dim + kc)[0];
+                continue;
+              }
               const int8_t *w = i8(cv_weights + (kr * kernel_dim * in_channels + kc * in_channels) * weight_stride + och);
               for (uint32_t c = 0; c < kchs; c++) s += x[c] * w[c * weight_stride];
             }
