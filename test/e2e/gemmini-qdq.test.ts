@@ -3,7 +3,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkQuantizedModel, type OrtDiff } from '../helpers/qdq-check.js';
+import { writeFileSync } from 'node:fs';
+import { lowerQuantized } from '../../generator/frontend/passes/lower-quantized.js';
+import { inferGraph } from '../../generator/ir/infer.js';
+import { ndarray } from '../../generator/ir/ndarray.js';
+import { loadOnnxBytes, loadOnnxFile } from '../../generator/onnx/load.js';
+import { readNpz } from '../../generator/onnx/npy.js';
+import { encodeModel } from '../../generator/onnx/save.js';
+import { generateFirmware } from '../../generator/pipeline.js';
+import { quantizeGraph } from '../../generator/quantize/index.js';
+import { runReference } from '../../generator/reference/interpreter.js';
+import { compareOutputs } from '../../runtime/node/compare.js';
+import { runFirmware } from '../../runtime/node/run.js';
+import { repoRoot } from '../helpers/paths.js';
+import { checkQuantizedModel, quantizedInputs, type OrtDiff } from '../helpers/qdq-check.js';
 import { integerOpsNet, moreSamples, qdqConvNet, qdqLargeConvNet, qdqMatMulNet, qopNet, type QModel, type Variant } from '../helpers/qdq-models.js';
 import { Rng } from '../helpers/random.js';
 
@@ -60,6 +73,35 @@ test('a larger QDQ conv net (zero-point padding, a depthwise conv): both convs o
 
 test('ConvInteger and MatMulInteger (uint8 with a zero point, padded); the product of two uint8 activations on the host', async () => {
   await check('integer ops', integerOpsNet(new Rng(401)), { 'gemmini-conv': 1, 'gemmini-matmul': 1 });
+});
+
+/*
+ * A trained network: the fashion-cnn example (conv, max-pool, conv, average pool, depthwise and pointwise convs, a
+ * residual Add, Gemm), quantized by gen quantize (per-channel) and written as QDQ, on Gemmini: 20 test images, each
+ * emulated exactly equal to the reference interpreter of the lowered graph, every conv and the Gemm on the array.
+ */
+test('a trained CNN (fashion-cnn as QDQ): 20 images exact, its convs and Gemm on the array', async () => {
+  const dir = join(repoRoot, 'examples', 'fashion-cnn');
+  const cal = readNpz(join(dir, 'calibration.npz')).get('image')!;
+  const q = quantizeGraph(loadOnnxFile(join(dir, 'model.onnx')), [cal], 'calibration.npz', { scheme: 'per-channel' });
+  const bytes = encodeModel(q.qdqGraph, { opset: 13 });
+  const model = join(work, 'fashion-cnn.qdq.onnx');
+  writeFileSync(model, bytes);
+  const low = lowerQuantized(inferGraph(loadOnnxBytes(bytes, 'fashion-cnn.qdq.onnx')));
+  const out = join(work, 'fashion-cnn');
+  const g = generateFirmware({ model, platform: 'gemmini', out });
+  const kernels = g.layers.map((l) => (l.kernel === 'alias' ? 'alias' : l.kernel.name));
+  // conv 1->8, conv 8->16, the average pool (a depthwise conv of ones), depthwise 3x3, pointwise 1x1: five convs
+  assert.is(kernels.filter((k) => k === 'gemmini-conv').length, 5, kernels.join(', '));
+  assert.is(kernels.filter((k) => k === 'gemmini-matmul').length, 1, kernels.join(', '));
+  const images = readNpz(join(dir, 'test.npz')).get('image')!;
+  for (let i = 0; i < 20; i++) {
+    const ints = quantizedInputs(low, [ndarray('float32', [1, 1, 28, 28], images.data.subarray(i * 784, (i + 1) * 784))]);
+    const want = runReference(low.graph, ints);
+    const r = await runFirmware(out, ints);
+    const c = compareOutputs(g.manifest.outputs, r.outputs, low.graph.outputs.map((o) => want.get(o)!));
+    assert.is(c.errors, 0, `image ${i}: ${c.details.join('; ')}`);
+  }
 });
 
 test.after(() => rmSync(work, { recursive: true, force: true }));
