@@ -41,13 +41,13 @@ function report(name: string, p: Profile): void {
   emit(`${name}: total`, p.total.cycles, 'cycles', `array busy ${(100 * (p.total.arrayBusy ?? 0)).toFixed(1)} %, MAC utilisation ${(100 * (p.total.utilisation ?? 0)).toFixed(1)} %`);
 }
 
-async function conv(name: string, c: number, h: number, o: number, k: number, stride = 1): Promise<void> {
+async function conv(name: string, c: number, h: number, o: number, k: number, stride = 1, group = 1): Promise<void> {
   const rng = new Rng(c * 1000 + o);
   const b = new OnnxBuilder(name).input('x', 'int8', [1, c, h, h]);
-  b.initializer('w', 'int8', [o, c, k, k], randomValues(rng, 'int8', [o, c, k, k], 20).data);
+  b.initializer('w', 'int8', [o, c / group, k, k], randomValues(rng, 'int8', [o, c / group, k, k], 20).data);
   b.initializer('b', 'int32', [o], rng.ints(o, -1000, 1000));
   const p = (k - 1) >> 1;
-  b.node('Conv', ['x', 'w', 'b'], ['y'], { kernel_shape: [k, k], pads: [p, p, p, p], strides: [stride, stride] }).output('y', 'int32');
+  b.node('Conv', ['x', 'w', 'b'], ['y'], { kernel_shape: [k, k], pads: [p, p, p, p], strides: [stride, stride], group }).output('y', 'int32');
   await run(name, b, [randomValues(rng, 'int8', [1, c, h, h])]);
 }
 
@@ -76,6 +76,7 @@ async function main(): Promise<void> {
   await conv('conv 1x1 128->128 16x16', 128, 16, 128, 1);
   await conv('conv 3x3 3->16 32x32', 3, 32, 16, 3);
   await conv('conv 3x3/2 64->128 16x16', 64, 16, 128, 3, 2);
+  await conv('depthwise 3x3 64ch 16x16', 64, 16, 64, 3, 1, 64);
   await matmul('matmul 64x256x128', 64, 256, 128);
   await matmul('matmul 256x256x256', 256, 256, 256);
   for (const f of integerFolders().filter((x) => MODELS.includes(x.name))) {

@@ -58,6 +58,7 @@ interface Checked {
   inputs: NDArray[];
   expected: NDArray[];
   outputs: string[];
+  nodes: string[];
 }
 
 async function check(name: string, c: Case): Promise<Checked> {
@@ -98,7 +99,7 @@ async function check(name: string, c: Case): Promise<Checked> {
     const model = compareOutputs(g.manifest.outputs, runGemminiModelC(out, kc.inputs), w.expected);
     assert.is(model.errors, 0, `${name} C commands on the model: ${model.details.join('; ')}`);
   }
-  return { out, inputs: kc.inputs, expected: w.expected, outputs: g.manifest.outputs };
+  return { out, inputs: kc.inputs, expected: w.expected, outputs: g.manifest.outputs, nodes: g.lowered.nodes.map((n) => n.name) };
 }
 
 test('tiles fit half the scratchpad and half the accumulator', () => {
@@ -120,6 +121,9 @@ test('int8 convolutions on the array: padding, stride, dilation, 1x1, non-square
   await check('rgb', { c: 3, h: 12, w: 12, o: 16, kh: 3, pads: [1, 1, 1, 1], bias: true, hostC: true, commands: true, kernel: 'gemmini-conv' });
   await check('batch2', { n: 2, c: 5, h: 6, w: 5, o: 6, kh: 3, pads: [1, 1, 1, 1], commands: true, kernel: 'gemmini-conv' });
   await check('int8-result', { c: 4, h: 5, w: 5, o: 4, kh: 2, limit: 2, yType: 'int8', commands: true, kernel: 'gemmini-conv' });
+  // sums that fit int16 (inference narrows the graph output): int32 out of the array, narrowed after the Transpose
+  const i16 = await check('int16-result', { c: 4, h: 6, w: 6, o: 5, kh: 3, pads: [1, 1, 1, 1], limit: 20, hostC: true, commands: true, kernel: 'gemmini-conv' });
+  assert.ok(i16.nodes.some((n) => n.endsWith('__to_int16')), i16.nodes.join(', '));
 });
 
 test('layers in tiles: output rows and channels, input channels accumulating', async () => {

@@ -51,9 +51,8 @@ function convPlan(n: Node, g: Graph): ConvPlan | string {
   if (x.shape.length !== 4) return 'the array runs 2-D convolutions';
   if (x.dtype !== 'int8' && x.dtype !== 'uint8') return 'the input is neither int8 nor uint8';
   if (!w.data || w.dtype !== 'int8') return 'the weights are not constant int8';
-  // int16 results are written as int32 (their values unchanged) when no graph output fixes their type.
-  const wide = y.dtype === 'int16' && !g.outputs.includes(y.name);
-  if (y.dtype !== 'int32' && y.dtype !== 'int8' && !wide) return 'the output is neither int32 nor int8 (int16 graph output)';
+  // int16 results come out as int32 (their values unchanged; rewriteConv says how they reach their type).
+  if (y.dtype !== 'int32' && y.dtype !== 'int8' && y.dtype !== 'int16') return 'the output is neither int32, int16 nor int8';
   const group = attrInt(n, 'group', 1);
   // Depthwise (one input channel per output): loop_conv_ws's depthwise mode, one loop per channel.
   const depthwise = group > 1 && group === x.shape[1] && w.shape[0] === group && w.shape[1] === 1;
@@ -273,9 +272,11 @@ export function lowerForArray(g: Graph): Graph {
     const b = n.inputs[2] ? tensorOf(g, n.inputs[2]).data!.data : undefined;
     const bias = Array.from({ length: O }, (_, o) => (b ? b[b.length > 1 ? o : 0] : 0) + (unsigned ? 128 * sums[o] : 0));
     const bName = bias.some((v) => v !== 0) ? constant(`${n.name}__bias`, 'int32', [O], bias) : '';
-    // An int16 result becomes int32 (convPlan: not a graph output); its readers take any integer type.
-    if (y.dtype === 'int16') tensors.set(y.name, { ...y, dtype: 'int32' });
-    const yNhwc = add({ ...tensors.get(y.name)!, name: fresh(`${y.name}__nhwc`), shape: [p.N, OH, OW, O], data: undefined });
+    // An int16 result becomes int32 (its readers take any integer type); a graph output keeps its type through a copy
+    // that narrows it after the Transpose back (exact: its values fit int16).
+    const narrow = y.dtype === 'int16' && g.outputs.includes(y.name);
+    if (y.dtype === 'int16' && !narrow) tensors.set(y.name, { ...y, dtype: 'int32' });
+    const yNhwc = add({ ...tensors.get(y.name)!, name: fresh(`${y.name}__nhwc`), shape: [p.N, OH, OW, O], data: undefined, ...(narrow ? { dtype: 'int32' as const } : {}) });
     const attrs: Node['attrs'] = {
       strides: { kind: 'ints', value: [p.shape.stride, p.shape.stride] },
       dilations: { kind: 'ints', value: [p.shape.dilation, p.shape.dilation] },
@@ -291,7 +292,9 @@ export function lowerForArray(g: Graph): Graph {
         : `array: loop_conv_ws in tiles of ${tile.orows}x${tile.ocols} pixels, ${tile.ochs} of ${O} output and ${tile.kchs} of ${C} input channels`) +
         `${unsigned ? ' (uint8 input offset by 128, corrected in the bias)' : ''}`,
     });
-    out.push(node(n, 'Transpose', 'to_nchw', [yNhwc], y.name, { perm: { kind: 'ints', value: NHWC_TO_NCHW } }));
+    const yNchw = narrow ? add({ ...y, name: fresh(`${y.name}__i32`), dtype: 'int32', data: undefined }) : y.name;
+    out.push(node(n, 'Transpose', 'to_nchw', [yNhwc], yNchw, { perm: { kind: 'ints', value: NHWC_TO_NCHW } }));
+    if (narrow) out.push({ ...node(n, 'Elementwise', 'to_int16', [yNchw], y.name), domain: 'firmgen', expr: { k: 'in', i: 0 } });
     return out;
   }
 
