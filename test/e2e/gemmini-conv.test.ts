@@ -202,6 +202,30 @@ test('depthwise convolutions on the array: one loop per channel, padded, strided
   await check('depthwise-rows-tiles', { c: 3, h: 40, w: 40, o: 3, kh: 3, group: 3, pads: [1, 1, 1, 1], commands: true, kernel: 'gemmini-conv' });
 });
 
+/** A 1-D conv [1, c, w] by [o, c/group, k]: run on the array as a 2-D conv of height 1. */
+async function conv1d(name: string, c: number, w: number, o: number, k: number, stride: number, pads: number[], group: number, xType: IntType): Promise<void> {
+  const rng = new Rng(seed++);
+  const b = new OnnxBuilder('conv1d').input('x', xType, [1, c, w]);
+  b.initializer('w', 'int8', [o, c / group, k], randomValues(rng, 'int8', [o, c / group, k]).data);
+  b.initializer('b', 'int32', [o], rng.ints(o, -5000, 5000));
+  b.node('Conv', ['x', 'w', 'b'], ['y'], { kernel_shape: [k], strides: [stride], pads, group }).output('y', 'int32');
+  const kc = { builder: b, inputs: [randomValues(rng, xType, [1, c, w])] };
+  const wc = writeCase(join(dir, name), kc);
+  const out = join(dir, name, 'out');
+  const g = generateFirmware({ model: wc.model, sampleInputs: wc.sample, platform: 'gemmini', out });
+  assert.ok(g.layers.some((l) => l.kernel !== 'alias' && l.kernel.name === 'gemmini-conv'), `${name}: not on the array`);
+  const r = await runFirmware(out, kc.inputs);
+  assert.is(compareOutputs(g.manifest.outputs, r.outputs, wc.expected).errors, 0, `${name} emulated`);
+  assert.is(compareOutputs(g.manifest.outputs, runHostC(out, kc.inputs), wc.expected).errors, 0, `${name} host C`);
+  assert.is(compareOutputs(g.manifest.outputs, runGemminiModelC(out, kc.inputs), wc.expected).errors, 0, `${name} C commands on the model`);
+}
+
+test('1-D convolutions on the array as 2-D ones of height 1: padded, strided, depthwise, uint8', async () => {
+  await conv1d('1d', 12, 30, 20, 5, 1, [2, 2], 1, 'int8');
+  await conv1d('1d-stride2-u8', 5, 41, 7, 3, 2, [1, 0], 1, 'uint8');
+  await conv1d('1d-depthwise', 9, 25, 9, 3, 1, [1, 1], 9, 'int8');
+});
+
 test('convolutions the array does not take stay on the host core, exact', async () => {
   await check('grouped', { c: 8, h: 6, w: 6, o: 8, kh: 3, group: 2, pads: [1, 1, 1, 1], kernel: 'conv2d' });
   await check('unequal-strides', { c: 4, h: 8, w: 8, o: 4, kh: 3, stride: 1, strideW: 2, kernel: 'conv2d' });

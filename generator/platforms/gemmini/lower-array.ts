@@ -31,6 +31,8 @@ interface ConvPlan {
   /** What one loop computes: the layer, or one channel of a depthwise layer. */
   tileShape: ConvShape;
   depthwise: boolean;
+  /** A 1-D convolution, run as a 2-D one of height 1. */
+  oneD: boolean;
   N: number;
   H: number;
   W: number;
@@ -48,7 +50,9 @@ function convPlan(n: Node, g: Graph): ConvPlan | string {
   const x = tensorOf(g, n.inputs[0]);
   const w = tensorOf(g, n.inputs[1]);
   const y = tensorOf(g, n.outputs[0]);
-  if (x.shape.length !== 4) return 'the array runs 2-D convolutions';
+  // A 1-D convolution is a 2-D one of height 1 (Reshapes around it share their buffers).
+  const oneD = x.shape.length === 3;
+  if (x.shape.length !== 4 && !oneD) return 'the array runs 1-D and 2-D convolutions';
   if (x.dtype !== 'int8' && x.dtype !== 'uint8') return 'the input is neither int8 nor uint8';
   if (!w.data || w.dtype !== 'int8') return 'the weights are not constant int8';
   // int16 results come out as int32 (their values unchanged; rewriteConv says how they reach their type).
@@ -59,16 +63,18 @@ function convPlan(n: Node, g: Graph): ConvPlan | string {
   if (group !== 1 && !depthwise) return 'a grouped convolution (the loop takes one group, or depthwise)';
   const autoPad = n.attrs.auto_pad;
   if (autoPad?.kind === 'string' && autoPad.value !== 'NOTSET') return `auto_pad ${autoPad.value}`;
-  const strides = attrInts(n, 'strides', [1, 1]);
-  const dil = attrInts(n, 'dilations', [1, 1]);
+  // 1-D: the one stride and dilation serve both axes (a height-1 window never moves down); pads (left, right).
+  const strides = oneD ? [...attrInts(n, 'strides', [1]), ...attrInts(n, 'strides', [1])] : attrInts(n, 'strides', [1, 1]);
+  const dil = oneD ? [...attrInts(n, 'dilations', [1]), ...attrInts(n, 'dilations', [1])] : attrInts(n, 'dilations', [1, 1]);
   if (strides[0] !== strides[1]) return 'unequal strides (the loop has one)';
   if (dil[0] !== dil[1]) return 'unequal dilations (the loop has one)';
-  const pads = attrInts(n, 'pads', [0, 0, 0, 0]) as [number, number, number, number];
+  const pads1 = oneD ? attrInts(n, 'pads', [0, 0]) : [];
+  const pads = (oneD ? [0, pads1[0], 0, pads1[1]] : attrInts(n, 'pads', [0, 0, 0, 0])) as [number, number, number, number];
   const bias = n.inputs[2] ? tensorOf(g, n.inputs[2]) : undefined;
   if (bias && !bias.data) return 'the bias is not constant';
-  const [N, C, H, W] = x.shape;
-  const [O, , KH, KW] = w.shape;
-  const [, , OH, OW] = y.shape;
+  const [N, C, H, W] = oneD ? [x.shape[0], x.shape[1], 1, x.shape[2]] : x.shape;
+  const [O, , KH, KW] = oneD ? [w.shape[0], w.shape[1], 1, w.shape[2]] : w.shape;
+  const [, , OH, OW] = oneD ? [y.shape[0], y.shape[1], 1, y.shape[2]] : y.shape;
   const shape: ConvShape = { C, O, OH, OW, KH, KW, stride: strides[0], dilation: dil[0] };
   // A depthwise loop is one channel in, one out: its tile is that of a one-channel convolution.
   const tileShape: ConvShape = depthwise ? { ...shape, C: 1, O: 1 } : shape;
@@ -85,7 +91,7 @@ function convPlan(n: Node, g: Graph): ConvPlan | string {
   let bound = taps * xMag * magnitude(valueRange(w));
   if (bias) bound += magnitude(valueRange(bias)) + (x.dtype === 'uint8' ? 128 * taps * 128 : 0);
   if (bound > INT32_MAX) return 'the accumulator could leave int32';
-  return { shape, tileShape, depthwise, N, H, W, pads };
+  return { shape, tileShape, depthwise, oneD, N, H, W, pads };
 }
 
 /**
@@ -218,10 +224,16 @@ export function lowerForArray(g: Graph): Graph {
 
   function rewriteConv(n: Node, p: ConvPlan): Node[] {
     const out: Node[] = [];
-    const x = tensorOf(g, n.inputs[0]);
     const w = tensorOf(g, n.inputs[1]);
     const y = tensorOf(g, n.outputs[0]);
     const { C, O, OH, OW, KH, KW } = p.shape;
+    let x = tensorOf(g, n.inputs[0]);
+    if (p.oneD) {
+      // [N, C, W] as [N, C, 1, W]
+      const x4 = add({ ...x, name: fresh(`${x.name}__2d`), shape: [p.N, C, 1, p.W], data: undefined });
+      out.push(node(n, 'Reshape', 'to_2d', [x.name, constant(`${x4}__shape`, 'int64', [4], [p.N, C, 1, p.W])], x4));
+      x = tensorOf(view, x4);
+    }
     const unsigned = x.dtype === 'uint8';
     let xs = x.name;
     let pads = p.pads;
@@ -293,7 +305,10 @@ export function lowerForArray(g: Graph): Graph {
         `${unsigned ? ' (uint8 input offset by 128, corrected in the bias)' : ''}`,
     });
     const yNchw = narrow ? add({ ...y, name: fresh(`${y.name}__i32`), dtype: 'int32', data: undefined }) : y.name;
-    out.push(node(n, 'Transpose', 'to_nchw', [yNhwc], yNchw, { perm: { kind: 'ints', value: NHWC_TO_NCHW } }));
+    // 1-D: the Transpose writes [N, O, 1, OW], a Reshape gives it the result's shape
+    const y4 = p.oneD ? add({ ...tensorOf(view, yNchw), name: fresh(`${y.name}__2d`), shape: [p.N, O, 1, OW], data: undefined }) : yNchw;
+    out.push(node(n, 'Transpose', 'to_nchw', [yNhwc], y4, { perm: { kind: 'ints', value: NHWC_TO_NCHW } }));
+    if (p.oneD) out.push(node(n, 'Reshape', 'to_1d', [y4, constant(`${y.name}__shape1d`, 'int64', [3], [p.N, O, OW])], yNchw));
     if (narrow) out.push({ ...node(n, 'Elementwise', 'to_int16', [yNchw], y.name), domain: 'firmgen', expr: { k: 'in', i: 0 } });
     return out;
   }
