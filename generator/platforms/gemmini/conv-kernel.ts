@@ -31,10 +31,11 @@ export const gemminiConvKernel: KernelDef = {
     // HWIO, or depthwise [C, KH, KW] (one output channel per input channel)
     const [KH, KW, O] = dw ? [w.shape[1], w.shape[2], C] : [w.shape[0], w.shape[1], w.shape[3]];
     const [, OH, OW] = y.shape;
-    const [S] = attrInts(node, 'strides');
+    // the loop's stride is the horizontal one; a different vertical one is stepped by the firmware, a row per loop
+    const [SH, S] = attrInts(node, 'strides');
     const [D] = attrInts(node, 'dilations');
     const [PT, PL, PB, PR] = attrInts(node, 'pads');
-    const shape = { C, O, OH, OW, KH, KW, stride: S, dilation: D };
+    const shape = { C, O, OH, OW, KH, KW, stride: S, rowStride: SH, dilation: D };
     const tile = convTile(dw ? { ...shape, C: 1, O: 1 } : shape);
     if (!tile) throw new Error(`gemmini-conv ${node.name}: no tile fits (lower-array.ts checks this)`);
     const yInt8 = y.dtype === 'int8';
@@ -46,7 +47,7 @@ export const gemminiConvKernel: KernelDef = {
         { field: 'y', tensor: y.name, dtype: yInt8 ? 'int8' : 'int32', write: true },
       ],
       params: {
-        N, H, W, C, O, OH, OW, KH, KW, S, D, PT, PL, PB, PR,
+        N, H, W, C, O, OH, OW, KH, KW, S, SH, D, PT, PL, PB, PR,
         TR: tile.orows, TC: tile.ocols, TO: tile.ochs, TK: tile.kchs,
         // Pixels side by side in a scratchpad row for few input channels (gemmini.h's max_pixels_per_row), not with
         // a dilated kernel (the repeated pixels are the next columns, not the next taps).

@@ -17,7 +17,10 @@ export interface ConvShape {
   OW: number;
   KH: number;
   KW: number;
+  /** The loop's stride (along a row; and down the rows when rowStride is not given). */
   stride: number;
+  /** A vertical stride other than the loop's: every loop then computes one output row (the firmware steps the rows). */
+  rowStride?: number;
   dilation: number;
 }
 
@@ -56,7 +59,8 @@ function down16(n: number): number {
 
 /** The tile, or undefined when not even one output pixel of one channel fits (a kernel too large for the scratchpad). */
 export function convTile(s: ConvShape): ConvTile | undefined {
-  const t: ConvTile = { orows: s.OH, ocols: s.OW, ochs: s.O, kchs: s.C };
+  const oneRow = s.rowStride !== undefined && s.rowStride !== s.stride;
+  const t: ConvTile = { orows: oneRow ? 1 : s.OH, ocols: s.OW, ochs: s.O, kchs: s.C };
   while (!convFits(s, t)) {
     if (weightRows(s, t) > SPAD_HALF / 2 && t.ochs > DIM) t.ochs = down16(t.ochs);
     else if (weightRows(s, t) > SPAD_HALF / 2 && t.kchs > DIM) t.kchs = down16(t.kchs);

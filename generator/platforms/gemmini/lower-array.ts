@@ -66,7 +66,7 @@ function convPlan(n: Node, g: Graph): ConvPlan | string {
   // 1-D: the one stride and dilation serve both axes (a height-1 window never moves down); pads (left, right).
   const strides = oneD ? [...attrInts(n, 'strides', [1]), ...attrInts(n, 'strides', [1])] : attrInts(n, 'strides', [1, 1]);
   const dil = oneD ? [...attrInts(n, 'dilations', [1]), ...attrInts(n, 'dilations', [1])] : attrInts(n, 'dilations', [1, 1]);
-  if (strides[0] !== strides[1]) return 'unequal strides (the loop has one)';
+  // Unequal strides: the loop strides along the row, the firmware steps the rows (one output row per loop).
   if (dil[0] !== dil[1]) return 'unequal dilations (the loop has one)';
   const pads1 = oneD ? attrInts(n, 'pads', [0, 0]) : [];
   const pads = (oneD ? [0, pads1[0], 0, pads1[1]] : attrInts(n, 'pads', [0, 0, 0, 0])) as [number, number, number, number];
@@ -75,7 +75,7 @@ function convPlan(n: Node, g: Graph): ConvPlan | string {
   const [N, C, H, W] = oneD ? [x.shape[0], x.shape[1], 1, x.shape[2]] : x.shape;
   const [O, , KH, KW] = oneD ? [w.shape[0], w.shape[1], 1, w.shape[2]] : w.shape;
   const [, , OH, OW] = oneD ? [y.shape[0], y.shape[1], 1, y.shape[2]] : y.shape;
-  const shape: ConvShape = { C, O, OH, OW, KH, KW, stride: strides[0], dilation: dil[0] };
+  const shape: ConvShape = { C, O, OH, OW, KH, KW, stride: strides[1], rowStride: strides[0], dilation: dil[0] };
   // A depthwise loop is one channel in, one out: its tile is that of a one-channel convolution.
   const tileShape: ConvShape = depthwise ? { ...shape, C: 1, O: 1 } : shape;
   // A window wholly in the padding would give the loop an empty input tile.
@@ -83,7 +83,7 @@ function convPlan(n: Node, g: Graph): ConvPlan | string {
   const extentW = (KW - 1) * dil[0] + 1;
   if (pads[0] >= extentH || pads[2] >= extentH || pads[1] >= extentW || pads[3] >= extentW) return 'a padding as wide as the kernel';
   // The loop's 16-bit fields (gemmini.h's loop_conv_ws encodings).
-  if ([N, C, H, W, O, OH, OW, KH, KW].some((d) => d >= 0xffff) || strides[0] > 0xff || dil[0] > 0xff) return 'a dimension past the loop\'s fields';
+  if ([N, C, H, W, O, OH, OW, KH, KW].some((d) => d >= 0xffff) || strides[1] > 0xff || dil[0] > 0xff) return 'a dimension past the loop\'s fields';
   if (!convTile(tileShape)) return 'the kernel does not fit the scratchpad';
   const xr = valueRange(x);
   const xMag = x.dtype === 'uint8' ? 128 : magnitude(xr);
@@ -290,7 +290,7 @@ export function lowerForArray(g: Graph): Graph {
     if (y.dtype === 'int16' && !narrow) tensors.set(y.name, { ...y, dtype: 'int32' });
     const yNhwc = add({ ...tensors.get(y.name)!, name: fresh(`${y.name}__nhwc`), shape: [p.N, OH, OW, O], data: undefined, ...(narrow ? { dtype: 'int32' as const } : {}) });
     const attrs: Node['attrs'] = {
-      strides: { kind: 'ints', value: [p.shape.stride, p.shape.stride] },
+      strides: { kind: 'ints', value: [p.shape.rowStride ?? p.shape.stride, p.shape.stride] },
       dilations: { kind: 'ints', value: [p.shape.dilation, p.shape.dilation] },
       pads: { kind: 'ints', value: pads },
       kernel_shape: { kind: 'ints', value: [KH, KW] },
