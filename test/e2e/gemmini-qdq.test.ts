@@ -17,7 +17,7 @@ import { compareOutputs } from '../../runtime/node/compare.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import { repoRoot } from '../helpers/paths.js';
 import { checkQuantizedModel, quantizedInputs, type OrtDiff } from '../helpers/qdq-check.js';
-import { integerOpsNet, moreSamples, qdqConvNet, qdqLargeConvNet, qdqMatMulNet, qopNet, type QModel, type Variant } from '../helpers/qdq-models.js';
+import { integerOpsNet, moreSamples, qdqConvNet, qdqLargeConvNet, qdqMatMulNet, qopNet, type QModel, variantLabel, VARIANTS } from '../helpers/qdq-models.js';
 import { Rng } from '../helpers/random.js';
 
 /*
@@ -31,13 +31,7 @@ import { Rng } from '../helpers/random.js';
 const work = mkdtempSync(join(tmpdir(), 'firmgen-gemmini-qdq-'));
 const SAMPLES = 5;
 
-const VARIANTS: Variant[] = [
-  { act: 'uint8', zeroPoints: true, perChannel: true },
-  { act: 'int8', zeroPoints: false, perChannel: false },
-  { act: 'int8', zeroPoints: true, perChannel: false },
-  { act: 'uint8', zeroPoints: false, perChannel: true },
-];
-const label = (v: Variant): string => `${v.act}, zero points ${v.zeroPoints ? 'non-zero' : '0'}, ${v.perChannel ? 'per-channel' : 'per-tensor'}`;
+const label = variantLabel;
 
 /** `want`: how many layers of each array kernel the firmware must have. */
 async function check(name: string, m: QModel, want: Record<string, number>, hostC = false): Promise<OrtDiff> {
