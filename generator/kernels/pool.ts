@@ -1,7 +1,7 @@
 import { GenError } from '../errors.js';
 import { attrInts } from '../ir/attrs.js';
 import { rangeOf, type IntType } from '../ir/dtype.js';
-import { tensorOf } from '../ir/graph.js';
+import { tensorOf, type Node } from '../ir/graph.js';
 import { typeNames } from './common.js';
 import type { KernelDef } from './types.js';
 import { rowAccepts, siteOf } from './words.js';
@@ -39,44 +39,63 @@ export const maxPoolKernel: KernelDef = {
     return null;
   },
   view({ node, graph }) {
-    const site = siteOf(node);
     const x = tensorOf(graph, node.inputs[0]);
     const y = tensorOf(graph, node.outputs[0]);
     const is1d = x.shape.length === 3;
-    const r = is1d ? 1 : 2;
-    const k = attrInts(node, 'kernel_shape');
-    const strides = attrInts(node, 'strides', new Array<number>(r).fill(1));
-    const dil = attrInts(node, 'dilations', new Array<number>(r).fill(1));
-    const pads = attrInts(node, 'pads', new Array<number>(2 * r).fill(0));
-    if (k.length !== r || strides.length !== r || dil.length !== r || pads.length !== 2 * r) {
-      throw new GenError('model', 'kernel_shape, strides, dilations or pads do not match the input rank', site);
-    }
     const [N, C, H, W] = is1d ? [x.shape[0], x.shape[1], 1, x.shape[2]] : x.shape;
     const [HO, WO] = is1d ? [1, y.shape[2]] : [y.shape[2], y.shape[3]];
-    const [KH, KW] = is1d ? [1, k[0]] : k;
-    const [SY, SX] = is1d ? [1, strides[0]] : strides;
-    const [DY, DX] = is1d ? [1, dil[0]] : dil;
-    const [PT, PL] = is1d ? [0, pads[0]] : [pads[0], pads[1]];
-    if (!everyWindowInside(HO, H, KH, SY, PT, DY) || !everyWindowInside(WO, W, KW, SX, PL, DX)) {
-      throw new GenError('unsupported', 'a pooling window lies entirely in the padding (its maximum is undefined)', site);
-    }
-    // The running maximum starts at the input type's minimum: every window holds an input element, which wins.
-    const lowest = rangeOf(x.dtype as IntType).min;
+    const win = maxPoolWindow(node, is1d ? 1 : 2, H, W, HO, WO);
+    const { KH, KW, SY, SX, DY, DX, PT, PL } = win;
     return {
       args: [
         { field: 'x', tensor: x.name, dtype: x.dtype, write: false },
         { field: 'y', tensor: y.name, dtype: y.dtype, write: true },
       ],
       params: {
-        N, C, H, W, HO, WO, KH, KW, SY, SX, DY, DX, PT, PL,
+        N, C, H, W, HO, WO, ...win,
         units: N * C * HO,
         // The C kernel's SIMD path (maxpool.c.mustache): 2x2 windows of stride 2 on bytes, no padding.
         simd22: KH === 2 && KW === 2 && SY === 2 && SX === 2 && DY === 1 && DX === 1 && PT === 0 && PL === 0 && x.dtype === y.dtype
           && (x.dtype === 'int8' || x.dtype === 'uint8') ? { fn: x.dtype === 'int8' ? 'fg_max4_s' : 'fg_max4_u' } : false,
-        lowest: lowest === -2147483648 ? '(-2147483647 - 1)' : `(${lowest})`,
+        lowest: lowestLiteral(x.dtype as IntType),
         x: typeNames(x.dtype), y: typeNames(y.dtype),
       },
       macs: 0,
     };
   },
 };
+
+export interface PoolWindow {
+  KH: number; KW: number; SY: number; SX: number; DY: number; DX: number; PT: number; PL: number;
+}
+
+/**
+ * A MaxPool's window on an H x W plane (rank 1: H = 1) with output HO x WO: kernel, strides, dilations and the
+ * leading pads, checked against the input rank and so that every window holds an input element. Shared by every
+ * MaxPool kernel, whatever its layout.
+ */
+export function maxPoolWindow(node: Node, r: 1 | 2, H: number, W: number, HO: number, WO: number): PoolWindow {
+  const site = siteOf(node);
+  const k = attrInts(node, 'kernel_shape');
+  const strides = attrInts(node, 'strides', new Array<number>(r).fill(1));
+  const dil = attrInts(node, 'dilations', new Array<number>(r).fill(1));
+  const pads = attrInts(node, 'pads', new Array<number>(2 * r).fill(0));
+  if (k.length !== r || strides.length !== r || dil.length !== r || pads.length !== 2 * r) {
+    throw new GenError('model', 'kernel_shape, strides, dilations or pads do not match the input rank', site);
+  }
+  const is1d = r === 1;
+  const [KH, KW] = is1d ? [1, k[0]] : k;
+  const [SY, SX] = is1d ? [1, strides[0]] : strides;
+  const [DY, DX] = is1d ? [1, dil[0]] : dil;
+  const [PT, PL] = is1d ? [0, pads[0]] : [pads[0], pads[1]];
+  if (!everyWindowInside(HO, H, KH, SY, PT, DY) || !everyWindowInside(WO, W, KW, SX, PL, DX)) {
+    throw new GenError('unsupported', 'a pooling window lies entirely in the padding (its maximum is undefined)', site);
+  }
+  return { KH, KW, SY, SX, DY, DX, PT, PL };
+}
+
+/** The running maximum's start, the input type's minimum (every window holds an input element, which wins), as C/AS. */
+export function lowestLiteral(t: IntType): string {
+  const lowest = rangeOf(t).min;
+  return lowest === -2147483648 ? '(-2147483647 - 1)' : `(${lowest})`;
+}

@@ -100,3 +100,31 @@ export function gemmini_loop_ws(
 export function gemmini_flush(): void {
   gemmini_rocc(7, 0, 0);
 }
+
+/**
+ * gemmini_loop_conv_ws: its six configuration commands (funct 16..21), then loop_conv_ws (15), with gemmini.h's
+ * field layout (docs/gemmini.md "loop_conv_ws"); no pooling, transposes, input dilation or downsampling; `dw` 1: the
+ * depthwise mode (one channel, weights read with stride 1). `bias` or
+ * `output` 0: no bias moved in (the sums accumulate onto the accumulator rows as they are), no results moved out.
+ */
+export function gemmini_loop_conv_ws(
+  batchSize: i32, inRowDim: i32, inColDim: i32, inChannels: i32, outChannels: i32, outRowDim: i32, outColDim: i32,
+  stride: i32, kernelDim: i32, kernelDilation: i32, batches: i32, orows: i32, ocols: i32, ochs: i32,
+  krows: i32, kcols: i32, kchs: i32, lpad: i32, rpad: i32, upad: i32, dpad: i32,
+  inStride: i32, weightStride: i32, outStride: i32, weights: u64, output: u64, bias: u64, input: u64,
+  maxPixelsPerRow: i32, act: i32, aId: i32, bId: i32, dw: i32 = 0,
+): void {
+  gemmini_rocc(16, (<u64>outChannels << 48) | (<u64>inChannels << 32) | (<u64>inRowDim << 16) | <u64>batchSize,
+    (<u64>stride << 48) | (<u64>outColDim << 32) | (<u64>outRowDim << 16) | <u64>outRowDim);
+  // no pooling: window 1, stride 1, the pooled tile the tile itself
+  gemmini_rocc(17, (<u64>kernelDim << 48) | (<u64>outColDim << 32) | (<u64>1 << 16) | (<u64>1 << 8),
+    (<u64>batches << 48) | (<u64>orows << 32) | (<u64>ocols << 16) | <u64>ochs);
+  gemmini_rocc(18, (<u64>krows << 48) | (<u64>kcols << 32) | (<u64>kchs << 16) | <u64>lpad,
+    (<u64>rpad << 48) | (<u64>upad << 32) | (<u64>dpad << 24) | <u64>inColDim);
+  gemmini_rocc(19, (<u64>orows << 48) | <u64>kernelDilation,
+    (<u64>inStride << 48) | (<u64>weightStride << 32) | (<u64>outStride << 16) | <u64>ocols);
+  gemmini_rocc(20, weights, output);
+  gemmini_rocc(21, bias, input);
+  gemmini_rocc(15, (<u64>aId << 18) | (<u64>bId << 16) | (<u64>maxPixelsPerRow << 8) | (<u64>dw << 6) | <u64>(bias == 0 ? 1 : 0),
+    (<u64>act << 3) | 1);
+}

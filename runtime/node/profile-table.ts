@@ -26,6 +26,11 @@ export function showsNpu(p: Profile): boolean {
   return p.total.npuJobs > 0;
 }
 
+/** Array columns only when the run used Gemmini's array. */
+export function showsArray(p: Profile): boolean {
+  return p.total.arrayCycles > 0;
+}
+
 export function pct(x: number | null): string {
   return x === null ? '-' : `${(x * 100).toFixed(1)}%`;
 }
@@ -43,10 +48,11 @@ export function formatProfile(p: Profile): string {
   const levels = memoryLevels(p);
   const dma = showsDma(p);
   const npu = showsNpu(p);
+  const arr = showsArray(p);
   // A memory's read or write column appears when the run read or wrote it at all (the NPU only reads its memory).
   const cols = levels.flatMap((l) => (['read', 'written'] as const).filter((k) => p.total.memory[l][k] > 0).map((k) => ({ l, k })));
   const head = ['id', 'layer', 'kernel', 'engine', 'MACs', ...cols.map((c) => `${c.l} ${c.k === 'read' ? 'rd' : 'wr'}`),
-    ...(dma ? ['DMA in', 'DMA out'] : []), ...(npu ? ['NPU jobs', 'NPU cyc'] : []), 'cycles', 'us', 'share', 'util'];
+    ...(dma ? ['DMA in', 'DMA out'] : []), ...(npu ? ['NPU jobs', 'NPU cyc'] : []), 'cycles', 'us', 'share', 'util', ...(arr ? ['array'] : [])];
   const bytes = (m: Record<string, Traffic>, d: DmaBytes, n: { npuJobs: number; npuCycles: number }): string[] => [
     ...cols.map((c) => compact(m[c.l]?.[c.k] ?? 0)),
     ...(dma ? [compact(d.in), compact(d.out)] : []),
@@ -54,16 +60,16 @@ export function formatProfile(p: Profile): string {
   ];
   const rows: string[][] = p.layers.map((l) => [
     String(l.layer), clip(l.name, NAME_WIDTH), l.kernel, l.engine, compact(l.macs), ...bytes(l.memory, l.dma, l),
-    String(l.cycles), fmtUs(l.us), pct(l.share), pct(l.utilisation),
+    String(l.cycles), fmtUs(l.us), pct(l.share), pct(l.utilisation), ...(arr ? [pct(l.arrayBusy)] : []),
   ]);
   const blank = bytes({}, { in: 0, out: 0 }, { npuJobs: 0, npuCycles: 0 }).map(() => '');
   const extra = (name: string, s: Span): string[] =>
-    ['', name, '', '', '', ...blank, String(s.cycles), fmtUs(s.us), pct(s.share), ''];
+    ['', name, '', '', '', ...blank, String(s.cycles), fmtUs(s.us), pct(s.share), '', ...(arr ? [''] : [])];
   rows.push(extra('(setup)', p.setup));
   if (p.between.cycles !== 0) rows.push(extra('(between layers)', p.between));
   rows.push(extra('(teardown)', p.teardown));
   rows.push(['', 'total', '', '', compact(p.total.macs), ...bytes(p.total.memory, p.total.dma, p.total),
-    String(p.total.cycles), fmtUs(p.total.us), '100.0%', pct(p.total.utilisation)]);
+    String(p.total.cycles), fmtUs(p.total.us), '100.0%', pct(p.total.utilisation), ...(arr ? [pct(p.total.arrayBusy)] : [])]);
   const width = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
   // Text columns (layer, kernel, engine) left-aligned, numbers right-aligned.
   const left = new Set([1, 2, 3]);
@@ -77,7 +83,7 @@ export function formatProfile(p: Profile): string {
   const withNpu = p.totalPeakMacsPerCycle > p.peakMacsPerCycle;
   const peak = p.peakMacsPerCycle <= 0 ? '' : withNpu
     ? `, utilisation against each engine's peak: cluster ${p.peakMacsPerCycle}, N-EUREKA ${p.totalPeakMacsPerCycle - p.peakMacsPerCycle}, total ${p.totalPeakMacsPerCycle} MAC/cycle`
-    : `, utilisation against ${p.peakMacsPerCycle} MAC/cycle peak`;
+    : `, utilisation against ${p.peakMacsPerCycle} MAC/cycle peak${arr ? '; array: cycles the array streams operands over the layer\'s' : ''}`;
   return [
     `Profile of ${printable(p.model || 'the model', 80)} on ${p.platform} (${p.cores > 0 ? `${p.cores} ${p.platform === 'spinnaker2' ? 'worker PEs' : 'cluster cores'}` : '1 core'}, ${mhz})`,
     ...(peak ? [peak.slice(2)] : []),

@@ -42,6 +42,12 @@ export interface ProfileLayer {
   share: number;
   /** MACs / (cycles x engine peak MACs per cycle); null for a layer without MACs. */
   utilisation: number | null;
+  /**
+   * Gemmini: cycles the array streamed operands (the sum of its computes' 16-cycle streams, docs/gemmini.md
+   * "Events"), and that over the layer's cycles (null without array work, or when the event log overwrote some).
+   */
+  arrayCycles: number;
+  arrayBusy: number | null;
 }
 
 export interface DmaBytes {
@@ -74,6 +80,7 @@ export interface Profile {
     cycles: number; us: number; macs: number; memory: Record<string, Traffic>; dma: DmaBytes;
     /** N-EUREKA jobs of the whole run and their busy cycles on the NPU's clock. */
     npuJobs: number; npuCycles: number; utilisation: number | null;
+    arrayCycles: number; arrayBusy: number | null;
   };
   agents: { agent: number; name: string; cycles: number; busy: number }[];
 }
@@ -121,6 +128,12 @@ export function buildProfile(m: Manifest, r: Omit<RunResult, 'profile'>): Profil
     }
     return u;
   };
+  const arrayOf = (layer?: number): { arrayCycles: number; arrayBusy: number | null } => {
+    let busy = 0;
+    for (const c of r.gemminiArray) if (layer === undefined || c.layer === layer) busy += c.end - c.start;
+    const cycles = layer === undefined ? total : (spans.get(layer)?.cycles ?? 0);
+    return { arrayCycles: busy, arrayBusy: busy > 0 && cycles > 0 && r.eventsDropped === 0 ? busy / cycles : null };
+  };
   const layers: ProfileLayer[] = m.layers.map((l) => {
     const s = spans.get(l.id);
     const cycles = s?.cycles ?? 0;
@@ -143,6 +156,7 @@ export function buildProfile(m: Manifest, r: Omit<RunResult, 'profile'>): Profil
       // An NPU layer is measured against the engine's peak: a 3x3 job of full subtiles at 8-bit weights does
       // 36 pixels x 32 x 28 x 9 MACs in 32 x 8 cycles (1134 MAC/cycle, HARDWARE.md "Throughput").
       utilisation: l.engine === 'npu' ? (macs > 0 && cycles > 0 ? macs / (cycles * NPU_PEAK_MACS) : null) : util(macs, cycles),
+      ...arrayOf(l.id),
     };
   });
 
@@ -175,6 +189,7 @@ export function buildProfile(m: Manifest, r: Omit<RunResult, 'profile'>): Profil
     total: {
       cycles: total, us: us(total), macs, memory, utilisation: macs > 0 && total > 0 && totalPeak > 0 ? macs / (total * totalPeak) : null,
       ...npuOf(),
+      ...arrayOf(),
       dma: r.dma.reduce((d, t) => ({ in: d.in + (t.toL1 ? t.bytes : 0), out: d.out + (t.toL1 ? 0 : t.bytes) }), { in: 0, out: 0 }),
     },
     agents: [

@@ -10,7 +10,7 @@ import { formatShape, sizeOf, type NDArray } from '../../generator/ir/ndarray.js
 import { COST_CLASSES } from '../../generator/platforms/types.js';
 import { buildFirmware, type FirmwareBuild } from './asc-build.js';
 import {
-  agentName as nameOfAgent, createEmulator, dmaDetail, faultError, l3Detail, npuDetail, readEvents, readRegions, type DmaDetail,
+  agentName as nameOfAgent, createEmulator, dmaDetail, faultError, gemminiDetail, l3Detail, npuDetail, readEvents, readRegions, type DmaDetail,
   type EmulatorExports, type NpuDetail, type Region,
 } from './emulator.js';
 import { readManifest, type Manifest, type ManifestImage, type ManifestTensor } from './manifest.js';
@@ -109,6 +109,8 @@ export interface RunResult {
   npu: NpuTiming[];
   /** Siracusa's HyperRAM DMA copies (L2 <-> L3), each blocking its caller. */
   l3: L3Timing[];
+  /** Gemmini's array computes (execute-unit events), each its 16-row stream: the array's busy intervals. */
+  gemminiArray: { layer: number; start: number; end: number }[];
   /** Event records the ring buffer overwrote (the oldest ones). */
   eventsDropped: number;
   stdout: string;
@@ -229,6 +231,8 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
     l3: events.filter((e) => e.kind === 'l3').map((e) => ({
       ...l3Detail(e.detail), agent: e.agent, agentName: agentName(e.agent), layer: e.layer, start: e.start, end: e.end,
     })),
+    gemminiArray: events.filter((e) => e.kind === 'gemmini' && gemminiDetail(e.detail).unit === 'execute')
+      .map((e) => ({ layer: e.layer, start: e.start, end: e.end })),
     eventsDropped: dropped,
     stdout: session.stdout(),
     build,

@@ -1,9 +1,10 @@
 /**
  * Gemmini's matrix-product kernel against the reference interpreter: shapes that are not multiples of 16 and tiles
  * that split I, J and K (more than one loop_ws per product, accumulation across k tiles), transposed operands, bias
- * rows and bias matrices of int8 and int32, int8 and int32 results; the layer must have been given the array's
- * kernel, and the host-built C must agree too. Products the array cannot take (uint8
- * operands, int16 results) fall back to the host core, still exact.
+ * rows and bias matrices of int8 and int32, int8 and int32 results, uint8 activations (lower-array.ts: offset by 128,
+ * corrected in the bias); the layer must have been given the array's kernel, and the host-built C must agree too, on
+ * the core and issuing the commands to the C model of the accelerator (firmgen_gemmini.h's command path).
+ * Products the array cannot take (int16 results) fall back to the host core, still exact.
  */
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -14,6 +15,7 @@ import { loopWsTiles } from '../../generator/platforms/gemmini/tiles.js';
 import { compareOutputs } from '../../runtime/node/compare.js';
 import { runHostC } from '../../runtime/node/host-c.js';
 import { runFirmware } from '../../runtime/node/run.js';
+import { runGemminiModelC, rv64RoccFuncts } from '../helpers/gemmini-c.js';
 import { workDir, writeCase } from '../helpers/kernel-check.js';
 import { OnnxBuilder } from '../helpers/onnx-builder.js';
 import { Rng } from '../helpers/random.js';
@@ -63,7 +65,13 @@ async function check(name: string, c: Case): Promise<void> {
   assert.is(emu.errors, 0, `${name} emulated: ${emu.details.join('; ')}`);
   const host = compareOutputs(g.manifest.outputs, runHostC(out, kc.inputs), w.expected);
   assert.is(host.errors, 0, `${name} host C: ${host.details.join('; ')}`);
+  if (c.onArray) {
+    const model = compareOutputs(g.manifest.outputs, runGemminiModelC(out, kc.inputs), w.expected);
+    assert.is(model.errors, 0, `${name} C commands on the model: ${model.details.join('; ')}`);
+  }
+  lastOut = out;
 }
+let lastOut = '';
 
 test('tile sizes fit half the scratchpad and half the accumulator and grow to the product', () => {
   assert.equal(loopWsTiles({ I: 1, J: 1, K: 1 }), { I: 1, J: 1, K: 1 });
@@ -81,8 +89,42 @@ test('products on the array: edges, several tiles, transposes, biases, int8 and 
   await check('int8-result', { m: 19, k: 2, n: 21, limit: 5, onArray: true });
 });
 
+test('uint8 activations on the array: offset by 128, 128 times the weights\' column sums added to the bias', async () => {
+  await check('uint8-a', { m: 9, k: 40, n: 7, aType: 'uint8', limit: 255, onArray: true });
+  await check('uint8-a-transB-bias', { m: 20, k: 300, n: 33, aType: 'uint8', limit: 255, transB: true, bias: 'row', onArray: true });
+  await check('uint8-a-int8-bias-matrix', { m: 17, k: 50, n: 18, aType: 'uint8', limit: 255, bias: 'matrix', biasType: 'int8', onArray: true });
+});
+
+test('profile: the array\'s busy cycles are its computes\' 16-cycle streams, in the product\'s layer only', async () => {
+  // 64x256x128: 4 x 8 x 16 = 512 blocks of 16x16x16, one compute each (docs/gemmini.md "Measured").
+  const rng = new Rng(99);
+  const b = new OnnxBuilder('mm').input('a', 'int8', [64, 256]);
+  b.initializer('b', 'int8', [256, 128], randomValues(rng, 'int8', [256, 128]).data);
+  b.node('MatMul', ['a', 'b'], ['m']);
+  b.initializer('k', 'int32', [1], [3]);
+  b.node('Mul', ['m', 'k'], ['y']).output('y', 'int32');
+  const kc = { builder: b, inputs: [randomValues(rng, 'int8', [64, 256])] };
+  const w = writeCase(join(dir, 'profile'), kc);
+  const out = join(dir, 'profile', 'out');
+  const g = generateFirmware({ model: w.model, sampleInputs: w.sample, platform: 'gemmini', out });
+  const r = await runFirmware(out, kc.inputs);
+  assert.is(compareOutputs(g.manifest.outputs, r.outputs, w.expected).errors, 0);
+  const [mm, mul] = r.profile.layers;
+  assert.is(mm.kernel, 'gemmini-matmul');
+  assert.is(mm.arrayCycles, 512 * 16);
+  assert.ok(mm.arrayBusy !== null && Math.abs(mm.arrayBusy - 8192 / mm.cycles) < 1e-12);
+  assert.ok(mm.arrayBusy > 0.7 && mm.arrayBusy <= 1, `array busy ${mm.arrayBusy}`);
+  assert.is(mul.arrayCycles, 0);
+  assert.is(mul.arrayBusy, null);
+  assert.is(r.profile.total.arrayCycles, 8192);
+});
+
+test('the board build holds loop_ws as RoCC custom-3 instructions (config, loop_ws bounds, addresses, strides, loop)', () => {
+  const functs = new Set(rv64RoccFuncts(lastOut));
+  for (const f of [0, 8, 9, 10, 11, 12, 13]) assert.ok(functs.has(f), `funct ${f} in the rv64 image (${[...functs].join(', ')})`);
+});
+
 test('products the array cannot take stay on the host core, exact', async () => {
-  await check('uint8-a', { m: 9, k: 40, n: 7, aType: 'uint8', limit: 255, onArray: false });
   await check('int16-result', { m: 9, k: 8, n: 7, limit: 20, onArray: false });
 });
 

@@ -15,7 +15,7 @@ import { runReference } from '../../generator/reference/interpreter.js';
 import { runOrt } from '../helpers/ort-compare.js';
 import { repoRoot } from '../helpers/paths.js';
 import { checkQuantizedModel, quantizedInputs, type OrtDiff } from '../helpers/qdq-check.js';
-import { integerOpsNet, moreSamples, qdqConvNet, qdqLargeConvNet, qdqMatMulNet, qopNet, type QModel, type Variant } from '../helpers/qdq-models.js';
+import { integerOpsNet, moreSamples, qdqConvNet, qdqLargeConvNet, qdqMatMulNet, qopNet, type QModel, variantLabel, VARIANTS } from '../helpers/qdq-models.js';
 import { Rng } from '../helpers/random.js';
 
 /*
@@ -33,13 +33,7 @@ const work = mkdtempSync(join(tmpdir(), 'firmgen-qdq-'));
 const SAMPLES = 15;
 const all: OrtDiff = { total: 0, differ: 0, beyond: 0, maxDiff: 0 };
 
-const VARIANTS: Variant[] = [
-  { act: 'uint8', zeroPoints: true, perChannel: true },
-  { act: 'int8', zeroPoints: false, perChannel: false },
-  { act: 'int8', zeroPoints: true, perChannel: false },
-  { act: 'uint8', zeroPoints: false, perChannel: true },
-];
-const label = (v: Variant): string => `${v.act}, zero points ${v.zeroPoints ? 'non-zero' : '0'}, ${v.perChannel ? 'per-channel' : 'per-tensor'}`;
+const label = variantLabel;
 
 async function check(name: string, m: QModel, platforms: string[], hostC = false): Promise<void> {
   const samples = moreSamples(m, new Rng(name.length * 31 + 5), SAMPLES);

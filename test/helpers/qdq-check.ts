@@ -53,9 +53,10 @@ async function ortIntegers(bytes: Uint8Array, names: string[], low: LoweredQuant
 
 /**
  * The firmware runs the model's own inputs; onnxruntime and the reference also run `samples` (more inputs like
- * them) for the difference statistics.
+ * them) for the difference statistics. `layers` sees each target's kernels, layer by layer (which engine ran what).
  */
-export async function checkQuantizedModel(dir: string, m: QModel, platforms: string[], opts: { hostC?: boolean; samples?: NDArray[][] } = {}): Promise<OrtDiff> {
+export async function checkQuantizedModel(dir: string, m: QModel, platforms: string[],
+  opts: { hostC?: boolean; samples?: NDArray[][]; layers?: (target: string, kernels: string[]) => void } = {}): Promise<OrtDiff> {
   mkdirSync(dir, { recursive: true });
   const bytes = m.builder.bytes();
   const model = join(dir, 'model.onnx');
@@ -94,7 +95,8 @@ export async function checkQuantizedModel(dir: string, m: QModel, platforms: str
       return [key, /^\d+$/.test(value) ? Number(value) : value];
     }));
     const out = join(dir, `${platform}-${k}`);
-    const { manifest, lowered } = generateFirmware({ model, platform, out, ...options });
+    const { manifest, lowered, layers } = generateFirmware({ model, platform, out, ...options });
+    opts.layers?.(target, layers.map((l) => (l.kernel === 'alias' ? 'alias' : l.kernel.name)));
     if (options.engines === 'npu') assert.ok(lowered.nodes.some((n) => n.op === 'NeurekaConv'), `${target}: no layer on the NPU`);
     const r = await runFirmware(out, ints);
     assert.is(r.outputs.length, expected.length, `${target}: outputs`);

@@ -19,6 +19,17 @@ export interface Variant {
   perChannel: boolean;
 }
 
+/** The four activation variants the network tests run: uint8/int8, with and without zero points, per-channel or not. */
+export const VARIANTS: Variant[] = [
+  { act: 'uint8', zeroPoints: true, perChannel: true },
+  { act: 'int8', zeroPoints: false, perChannel: false },
+  { act: 'int8', zeroPoints: true, perChannel: false },
+  { act: 'uint8', zeroPoints: false, perChannel: true },
+];
+
+export const variantLabel = (v: Variant): string =>
+  `${v.act}, zero points ${v.zeroPoints ? 'non-zero' : '0'}, ${v.perChannel ? 'per-channel' : 'per-tensor'}`;
+
 export interface QModel {
   builder: OnnxBuilder;
   /** Float inputs, one batch-1 sample each. */

@@ -115,8 +115,8 @@ export const gemminiMatmulKernel: KernelDef = {
     };
   },
   hal: {
-    // The C runs the product on the core (template comment): nothing beyond the common HAL.
-    c: '#include "firmgen_hal.h"',
+    // The commands of firmgen_gemmini.h (RoCC on the board, the C model in host-model builds); the core otherwise.
+    c: '#include "firmgen_hal.h"\n#include "gemmini/firmgen_gemmini.h"',
     as: "import { gemmini_config_ex, gemmini_config_ld, gemmini_config_st, gemmini_fence, gemmini_loop_ws } from './hal/gemmini';\nimport { region_chip_base } from './hal/chip';",
   },
 };

@@ -5,7 +5,11 @@ import { lowerQuantizedPass } from '../../frontend/passes/lower-quantized.js';
 import { SCALAR_CORE_COSTS } from '../generic/platform.js';
 import { CORE_KERNELS } from '../kernel-table.js';
 import type { Platform } from '../types.js';
+import { gemminiConvKernel } from './conv-kernel.js';
+import { keepNhwc } from './keep-nhwc.js';
+import { lowerForArray } from './lower-array.js';
 import { gemminiMatmulKernel } from './matmul-kernel.js';
+import { gemminiMaxPoolNhwcKernel } from './maxpool-nhwc-kernel.js';
 
 /**
  * Gemmini's default int8 configuration (HARDWARE.md "Gemmini"; the emulator's model: docs/gemmini.md): a 16x16
@@ -28,8 +32,8 @@ export const gemmini: Platform = {
   // docs/gemmini.md "Memory": the host's DRAM at 0x8000_0000; ASSUMPTION: 64 MiB modelled.
   memories: [{ name: 'DRAM', chipBase: 0x8000_0000, size: 64 * 1024 * 1024 }],
   home: { memory: 'DRAM', offset: 0, size: 64 * 1024 * 1024 },
-  passes: [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, fuseElementwise],
-  kernels: [gemminiMatmulKernel, ...CORE_KERNELS],
+  passes: [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, lowerForArray, fuseElementwise, keepNhwc],
+  kernels: [gemminiConvKernel, gemminiMatmulKernel, gemminiMaxPoolNhwcKernel, ...CORE_KERNELS],
   // The host core is priced as the generic scalar core (docs/gemmini.md: an in-order Rocket core; docs/timing.md).
   costs: SCALAR_CORE_COSTS,
   // The C image: code, data, stack and arena in the DRAM; the rv32 build (host and qemu) runs the products in C.
