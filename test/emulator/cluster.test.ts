@@ -67,9 +67,10 @@ test('a cluster fork copies the input to the output, each core one share', async
   assert.equal(r.outputs[0].shape, [64]);
   assert.equal(r.outputNames, ['y']);
 
-  // 8 cores, 8 bytes each: every core pays fork + CALL + 8 COPY_BYTE; the master then join.
+  // 8 cores, 8 bytes each: every core pays fork + CALL + 8 COPY_BYTE; the master then join. Clocks are reported
+  // in whole cycles, rounded down (docs/timing.md, "Clocks").
   const emu = await createEmulator('siracusa');
-  const core = emu.fork_cycles() + emu.cost_cycles(CALL) + 8 * emu.cost_cycles(COPY_BYTE);
+  const core = Math.floor(emu.fork_cycles() + emu.cost_cycles(CALL) + 8 * emu.cost_cycles(COPY_BYTE));
   assert.equal(r.coreCycles, new Array(8).fill(core));
   assert.equal(r.cycles, core + emu.join_cycles());
   assert.equal(r.layers.length, 1);
@@ -80,7 +81,7 @@ test('fewer cores from the manifest: shares grow, the team shrinks', async () =>
   const r = await runFirmware(copyFixture('siracusa', 2), [x]);
   assert.equal([...r.outputs[0].data], [...x.data]);
   const emu = await createEmulator('siracusa', 2);
-  const core = emu.fork_cycles() + emu.cost_cycles(CALL) + 32 * emu.cost_cycles(COPY_BYTE);
+  const core = Math.floor(emu.fork_cycles() + emu.cost_cycles(CALL) + 32 * emu.cost_cycles(COPY_BYTE));
   assert.equal(r.coreCycles, [core, core]);
   assert.equal(r.cycles, core + emu.join_cycles());
 });
