@@ -43,9 +43,11 @@ function checkXml(text: string): void {
 
 const rects = (svg: string): number => (svg.match(/<rect /g) ?? []).length;
 
-for (const [model, l1] of [['miniMobileNetv2', undefined], ['CNN_Linear2', 15000]] as const) {
+// At the default L1 miniMobileNetv2's layers are one tile each (the tile loop's measured cost makes fewer tiles
+// cheaper); the tight L1s split layers into double-buffered tiles.
+for (const [model, l1] of [['miniMobileNetv2', undefined], ['miniMobileNetv2', 4000], ['CNN_Linear2', 15000]] as const) {
   test(`${model}${l1 ? ` at L1 ${l1}` : ''}: memory-L2.svg, memory-L1.svg and tiles.md`, () => {
-    const out = join(work, model);
+    const out = join(work, `${model}${l1 ?? ''}`);
     const { manifest, plan } = generateFirmware({ model: join(DEEPLOY, 'Models', model, 'network.onnx'), platform: 'siracusa', out, l1 });
     const m = JSON.parse(readFileSync(join(out, 'firmware.json'), 'utf8')) as Manifest;
     assert.equal(m.tiling, manifest.tiling);
@@ -63,7 +65,7 @@ for (const [model, l1] of [['miniMobileNetv2', undefined], ['CNN_Linear2', 15000
     assert.is(rects(l1svg), slots, 'one rect per L1 slot');
     // The double-buffered operands really have two boxes at their two offsets.
     const two = tiled.flatMap((l) => l.tiling!.operands).find((o) => o.offsets.length === 2);
-    assert.ok(two, 'some operand is double-buffered');
+    if (l1 !== undefined) assert.ok(two, 'some operand is double-buffered');
 
     const md = readFileSync(join(out, 'tiles.md'), 'utf8');
     const rows = md.split('\n').filter((r) => r.startsWith('| '));

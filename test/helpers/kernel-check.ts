@@ -80,11 +80,11 @@ export type SiracusaRun = { g: ReturnType<typeof generateFirmware>; r: Awaited<R
  * (denseFilters) and untiled; every run bit-exact against the reference, emulated and (tiled) host C. Both tiled
  * runs must pick the same tiles of their first layer, so the loops compared are the same.
  */
-export async function padVsDense(dir: string, c: KernelCase): Promise<{ padded: SiracusaRun; dense: SiracusaRun }> {
+export async function padVsDense(dir: string, c: KernelCase, l1?: number): Promise<{ padded: SiracusaRun; dense: SiracusaRun }> {
   const { model, sample, expected } = writeCase(dir, c);
   const run = async (name: string, opts: { denseFilters?: boolean; untiled?: boolean }): Promise<SiracusaRun> => {
     const out = join(dir, name);
-    const g = generateFirmware({ model, platform: 'siracusa', out, sampleInputs: sample, ...opts });
+    const g = generateFirmware({ model, platform: 'siracusa', out, sampleInputs: sample, l1, ...opts });
     const r = await runFirmware(out, c.inputs);
     const emu = compareOutputs(g.manifest.outputs, r.outputs, expected);
     assert.is(emu.errors, 0, `${name}: ${emu.details.join('; ')}`);

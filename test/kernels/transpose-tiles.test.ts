@@ -2,7 +2,8 @@
  * Transpose is tiled on Siracusa (midend/tiling/specs.ts): each output tile's input box is the same box with its axes
  * put back, moved by the cluster DMA, transposed by the cores in L1. Exact against the reference interpreter with
  * tiles along every axis, emulated and host C; and faster than the same transpose on L2, where every element pays
- * L2's latency twice (docs/timing.md "L2 from the cluster").
+ * L2's latency twice (docs/timing.md "L2 from the cluster"), as long as the tiles are not so small that the tile loop's
+ * own work (CALL, about a thousand cycles a tile, measured) outweighs it: L1 budgets of a few tiles.
  */
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -17,8 +18,8 @@ import { Rng } from '../helpers/random.js';
 
 const cases: { shape: number[]; perm: number[]; l1: number }[] = [
   { shape: [2, 24, 40], perm: [2, 0, 1], l1: 1200 },
-  { shape: [1, 16, 12, 20], perm: [0, 2, 3, 1], l1: 900 },
-  { shape: [30, 50], perm: [1, 0], l1: 700 },
+  { shape: [1, 16, 12, 20], perm: [0, 2, 3, 1], l1: 2600 },
+  { shape: [30, 50], perm: [1, 0], l1: 1800 },
 ];
 
 for (const c of cases) {
