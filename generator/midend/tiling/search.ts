@@ -100,7 +100,7 @@ export function tileOf(node: Node, graph: Graph, geo: TileGeometry): { node: Nod
 
 /** What one axis, split alone into tiles of one size, does to the operands' boxes over its tiles. */
 interface AxisScan {
-  /** Tile indices that give every distinct set of operand box sizes, with the first, second and last. */
+  /** One tile index per distinct set of operand box sizes along the axis, the first tile (index 0) first. */
   reps: number[];
   /** By operand: the runs of equal boxes along the axis, i.e. how often the loop along it fetches the operand. */
   runs: Map<string, number>;
@@ -119,8 +119,18 @@ function scanAxis(inp: SearchInput, axis: number, size: number): AxisScan {
   const { node, graph } = inp;
   const shape = tensorOf(graph, node.outputs[0]).shape;
   const count = Math.ceil(shape[axis] / size);
-  const seen = new Set<string>();
-  const reps = new Set<number>([0, Math.min(1, count - 1), count - 1]);
+  // Box sizes of every operand at a tile index: tiles with the same sizes are the same for what the search
+  // measures from them (L1 bytes, transfers and compute depend on a box's sizes only), so one of each is enough.
+  const keys = new Map<number, string>();
+  const keyOf = (v: number, geo?: TileGeometry): string => {
+    let key = keys.get(v);
+    if (key === undefined) {
+      const boxes = (geo ?? inp.spec.geometry(node, graph, tileBox(shape, [axis], [size], [v]))).boxes;
+      key = [...boxes.values()].map((b) => b.size.join(',')).join(';');
+      keys.set(v, key);
+    }
+    return key;
+  };
   const runs = new Map<string, number>();
   // Off a window axis a box is the tile's own range: tiles 0 and 1 tell whether it follows the axis (the search
   // costs thousands of choices, and a scan of every tile of every one doubled its time on some models).
@@ -128,9 +138,7 @@ function scanAxis(inp: SearchInput, axis: number, size: number): AxisScan {
   let previous: Map<string, Box> | undefined;
   for (let v = 0; v < scanned; v++) {
     const geo = inp.spec.geometry(node, graph, tileBox(shape, [axis], [size], [v]));
-    const key = JSON.stringify([...geo.boxes.values()].map((b) => b.size));
-    if (!seen.has(key)) reps.add(v);
-    seen.add(key);
+    keyOf(v, geo);
     for (const [tensor, box] of geo.boxes) {
       const before = previous?.get(tensor);
       if (!before || !boxEquals(before, box)) runs.set(tensor, (runs.get(tensor) ?? 0) + 1);
@@ -138,7 +146,16 @@ function scanAxis(inp: SearchInput, axis: number, size: number): AxisScan {
     previous = geo.boxes;
   }
   if (scanned < count) for (const [tensor, n] of runs) runs.set(tensor, n > 1 ? count : 1);
-  return { reps: [...reps].sort((a, b) => a - b), runs };
+  // The first tile (the one costed), then the first tile of every other distinct set of sizes (the last tile's
+  // remainder, the tiles the padding clips).
+  const seen = new Set<string>();
+  const reps: number[] = [];
+  for (const v of [0, Math.min(1, count - 1), count - 1, ...keys.keys()].sort((a, b) => a - b)) {
+    const key = keyOf(v);
+    if (!seen.has(key)) reps.push(v);
+    seen.add(key);
+  }
+  return { reps, runs };
 }
 
 /** Per search: the scans of an axis split into tiles of a size, by `axis:size`. */
