@@ -208,8 +208,23 @@ function ioView(g: Graph, plan: MemoryPlan, symbolOf: (t: string) => string): Re
   };
 }
 
+/** Each byte's decimal digits once: images run to hundreds of kilobytes, and a string per byte was most of emit. */
+const DIGITS = Array.from({ length: 256 }, (_, i) => Buffer.from(String(i), 'latin1'));
+
+/** A C initialiser's body: 24 bytes a line, `  1, 2, ...,` (written as ASCII into one buffer, decoded once). */
 function cBytes(bytes: Uint8Array): string {
-  const lines: string[] = [];
-  for (let i = 0; i < bytes.length; i += 24) lines.push(`  ${Array.from(bytes.subarray(i, i + 24)).join(', ')},`);
-  return lines.join('\n');
+  const out = Buffer.allocUnsafe(bytes.length * 5 + Math.ceil(bytes.length / 24) * 4);
+  let n = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    if (i % 24 === 0) {
+      if (i > 0) { out[n++] = 0x2c; out[n++] = 0x0a; } // ",\n"
+      out[n++] = 0x20; out[n++] = 0x20;
+    } else {
+      out[n++] = 0x2c; out[n++] = 0x20; // ", "
+    }
+    const d = DIGITS[bytes[i]];
+    for (let k = 0; k < d.length; k++) out[n++] = d[k];
+  }
+  if (bytes.length > 0) out[n++] = 0x2c;
+  return out.toString('latin1', 0, n);
 }
