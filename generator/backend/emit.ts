@@ -9,7 +9,7 @@ import type { MemoryPlan } from '../midend/plan.js';
 import type { Elsewhere, Platform } from '../platforms/types.js';
 import { memoryOf } from '../platforms/types.js';
 import { checkClosures, type ClosureSource } from './closure-check.js';
-import { renderKernel } from './kernel-closure.js';
+import { kernelView, renderKernel } from './kernel-closure.js';
 import { renderTiledLayer } from './tiled.js';
 import type { TilingPlan } from '../midend/tiling/plan-tiles.js';
 import { encodeTable } from '../midend/tiling/table.js';
@@ -66,9 +66,13 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere 
     const accelerator = kernel.renderLayer !== undefined;
     const copy = kernel.engine === 'l3dma';
     if (accelerator && !tl) throw new GenError('internal', `a ${kernel.name} layer without tiles (its engine reads the tile memory only)`, site);
+    // A tiled layer's code is its tile instances' closures (renderTiledLayer): the whole layer's view gives only
+    // its arguments and MACs, so its own closure is not rendered.
     const r = accelerator || copy
       ? { view: kernel.view({ node: l.node, graph, platform }), as: '', c: '' }
-      : renderKernel(kernel, l.node, graph, platform, fn, comment, symbolOf);
+      : tl
+        ? { view: kernelView(kernel, l.node, graph, platform), as: '', c: '' }
+        : renderKernel(kernel, l.node, graph, platform, fn, comment, symbolOf);
     let code = { as: r.as, c: r.c };
     if (copy) {
       // No code of its own: the skeleton calls the L3 HAL (copyView).
