@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, type Command } from './commander.js';
 import { copyFileSync, existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { SIDECAR_IN_FIRMWARE, sidecarPath } from '../quantize/sidecar-path.js';
