@@ -1,4 +1,6 @@
 import type { Compiled, CompileOptions } from '../../generator/pipeline.js';
+import { integerFolders } from './deeploy.js';
+import { TINY_MODELS, writeTinyModel } from './tiny-models.js';
 
 /**
  * The planner's figures that must never get worse (issue 15): recorded by scripts/record-plan-baseline.ts and
@@ -44,4 +46,12 @@ export function planFigures(c: Compiled): PlanFigures {
     }
   }
   return out;
+}
+
+/** Every integer folder of the test vectors, then the MLPerf-Tiny-class models (tiny-models.ts), built into `dir`. */
+export function planModels(dir: string): { name: string; model: string }[] {
+  return [
+    ...integerFolders().map((f) => ({ name: f.name, model: f.model })),
+    ...Object.keys(TINY_MODELS).map((name) => ({ name: `MLPerf/${name}`, model: writeTinyModel(name, dir) })),
+  ];
 }

@@ -1,5 +1,6 @@
 /**
- * The planner guarded by function, not time (issue 15): on every integer folder and configuration of
+ * The planner guarded by function, not time (issue 15): on every integer folder, the MLPerf-class models of
+ * tiny-models.ts and every configuration of
  * test/helpers/plan-figures.ts, the home memory's peak (and the far memory's) is no higher than in
  * plan-baseline.json (recorded by scripts/record-plan-baseline.ts from the planner before its speed work) and
  * every tiled layer's estimated cycles no higher; and a generation run twice writes the same bytes, every file.
@@ -11,13 +12,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compileModel, generateFirmware, type CompileOptions } from '../../generator/pipeline.js';
 import { integerFolders, REPO } from '../helpers/deeploy.js';
-import { PLAN_CONFIGS, planFigures, type PlanFigures } from '../helpers/plan-figures.js';
+import { PLAN_CONFIGS, planFigures, planModels, type PlanFigures } from '../helpers/plan-figures.js';
 
 const baseline = JSON.parse(readFileSync(join(REPO, 'test', 'midend', 'plan-baseline.json'), 'utf8')) as Record<string, PlanFigures | { error: string }>;
-const folders = integerFolders();
+const models = mkdtempSync(join(tmpdir(), 'firmgen-plan-models-'));
+const folders = planModels(models);
 
-test('the baseline covers every integer folder (the test vectors are there)', () => {
-  assert.ok(folders.length >= 50, `${folders.length} integer folders`);
+test('the baseline covers every integer folder (the test vectors are there) and the MLPerf-class models', () => {
+  assert.ok(integerFolders().length >= 50, `${integerFolders().length} integer folders`);
   for (const f of folders) assert.ok(`${f.name} generic` in baseline, `${f.name} has no recorded plan: rerun scripts/record-plan-baseline.ts`);
 });
 
@@ -47,7 +49,7 @@ test('generation is deterministic: every Models folder twice, byte-identical fil
     .map((e) => join(e.parentPath, e.name).slice(dir.length)).sort();
   try {
     let n = 0;
-    for (const f of folders.filter((x) => x.name.startsWith('Models/') || x.name === 'Kernels/Integer/Attention')) {
+    for (const f of folders.filter((x) => /^(Models|MLPerf)\//.test(x.name) || x.name === 'Kernels/Integer/Attention')) {
       for (const opts of [{ platform: 'siracusa', l1: 64000 }, { platform: 'generic' }]) {
         const a = join(work, String(n++));
         const b = join(work, String(n++));
@@ -62,4 +64,5 @@ test('generation is deterministic: every Models folder twice, byte-identical fil
   }
 });
 
+test.after(() => rmSync(models, { recursive: true, force: true }));
 test.run();
