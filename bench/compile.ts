@@ -1,7 +1,7 @@
 /**
  * `npm run bench:compile`: how long `gen firmware` takes (issue 15). For every Models folder and the Attention kernel
  * of ../shared/deeploy-tests and the MLPerf-Tiny-class models test/helpers/tiny-models.ts builds, on Siracusa (tiled, L1 64000, double buffering) and generic: each pipeline stage timed
- * in process (load, infer, lower, select, tile, plan, emit, write; from the pipeline's own stage marks), min and
+ * in process (load, infer, lower, select, tile, plan, emit, closure check, write; from the pipeline's own stage marks), min and
  * median of 5 runs after a warm-up, and the whole CLI as a user runs it (a new Node process each time, module
  * loading included). One JSON line per figure {name, figure, unit, reference}, then a table.
  *
@@ -21,7 +21,7 @@ const arg = (flag: string): string | undefined => {
 };
 const RUNS = Number(arg('--runs') ?? 5);
 const only = arg('--only') ? new RegExp(arg('--only')!) : undefined;
-const STAGES = ['load', 'infer', 'lower', 'select', 'tile', 'plan', 'emit', 'write'];
+const STAGES = ['load', 'infer', 'lower', 'select', 'tile', 'plan', 'emit', 'closure check', 'write'];
 const work = mkdtempSync(join(tmpdir(), 'firmgen-bench-compile-'));
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];

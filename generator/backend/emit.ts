@@ -34,6 +34,8 @@ export interface EmitInput {
   tiling?: TilingPlan;
   /** Constants the platform placed outside the plan (Platform.placeElsewhere; Siracusa's N-EUREKA weights). */
   elsewhere?: Elsewhere;
+  /** Stage marks (CompileOptions.onStage): 'closure check' while the closures are checked, then 'emit' again. */
+  onStage?: (stage: string) => void;
 }
 
 /** Name of a tiled layer's table among the plan's constant blobs. */
@@ -49,7 +51,7 @@ export interface Emitted {
 }
 
 /** Renders C and AS sources, the constant image and the manifest of one model (DESIGN.md, emit). */
-export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere }: EmitInput): Emitted {
+export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere, onStage }: EmitInput): Emitted {
   const nms = elsewhere?.offsets ?? new Map<string, number>();
   const farImage = plan.far ? constantImage(graph, plan, undefined, plan.far.region) : undefined;
   const symbols = new SymbolTable(['network', 'network_run', 'a', 'raw', 'args']);
@@ -110,7 +112,9 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere 
       args,
     };
   });
+  onStage?.('closure check');
   checkClosures(closures);
+  onStage?.('emit');
 
   const buffers = [...new Set([...plan.placements.values()].map((p) => p.root))].map((root) => {
     const p = plan.placements.get(root)!;
