@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateFirmware, type FirmwareOptions } from '../generator/pipeline.js';
 import { integerFolders, REPO } from '../test/helpers/deeploy.js';
-import { TINY_MODELS, writeTinyModel } from '../test/helpers/tiny-models.js';
+import { TINY_MODEL_NAMES, writeTinyModel } from '../test/helpers/tiny-models.js';
 
 const arg = (flag: string): string | undefined => {
   const i = process.argv.indexOf(flag);
@@ -50,7 +50,7 @@ function timed(opts: FirmwareOptions): Map<string, number> {
 
 const folders = [
   ...integerFolders().filter((f) => f.name.startsWith('Models/') || f.name === 'Kernels/Integer/Attention'),
-  ...Object.keys(TINY_MODELS).filter((name) => !only || only.test(name)).map((name) => ({ name: `Models/${name}`, model: writeTinyModel(name, join(work, 'models')) })),
+  ...TINY_MODEL_NAMES.filter((name) => !only || only.test(name)).map((name) => ({ name: `Models/${name}`, model: writeTinyModel(name, join(work, 'models')) })),
 ];
 const cases = folders
   .flatMap((f) => [

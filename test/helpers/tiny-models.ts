@@ -1,14 +1,17 @@
 /**
- * Larger models for bench:compile and the plan baseline (issue 15), built here rather than shipped: MLPerf-Tiny-class float networks with
+ * Larger models for bench:compile and the plan baseline (issue 15), built here rather than shipped: an 8-layer
+ * llama-style decoder in the integer dialect (decoder below), and MLPerf-Tiny-class float networks with
  * seeded weights, quantized to the integer dialect by firmgen's own quantizer (per-channel, calibrated on seeded
  * uniform inputs). Their values are meaningless; their shapes, layer counts and tensor sizes are those of the
  * MLPerf Tiny reference models, which is what generation time depends on.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ndarray, type NDArray } from '../../generator/ir/ndarray.js';
 import { encodeNpz } from '../../generator/onnx/npy.js';
-import { loadOnnxBytes } from '../../generator/onnx/load.js';
+import { loadOnnxBytes, loadOnnxFile } from '../../generator/onnx/load.js';
+import type { Graph, Node, Tensor } from '../../generator/ir/graph.js';
+import { DEEPLOY } from './deeploy.js';
 import { encodeModel } from '../../generator/onnx/save.js';
 import { quantizeGraph } from '../../generator/quantize/index.js';
 import { OnnxBuilder } from './onnx-builder.js';
@@ -110,10 +113,50 @@ function dsCnn(): Net {
   return net;
 }
 
+/**
+ * An 8-layer llama-style decoder in the integer dialect, stitched from the test vectors' own integer blocks rather
+ * than quantized: per layer an iRMSNorm (Kernels/Integer/RMSNorm) and a transformer block (Kernels/Integer/
+ * Attention: Q/K/V projections, 8 heads, iSoftmax, output projection, residual, 64-128-64 MLP, residual), each layer
+ * with its own copy of the weights, on 16 tokens of width 64. Sample inputs: the Attention folder's.
+ */
+function decoder(layers: number): { graph: Graph; inputs: string } {
+  const norm = loadOnnxFile(join(DEEPLOY, 'Kernels', 'Integer', 'RMSNorm', 'network.onnx'));
+  const block = loadOnnxFile(join(DEEPLOY, 'Kernels', 'Integer', 'Attention', 'network.onnx'));
+  const tensors = new Map<string, Tensor>();
+  const nodes: Node[] = [];
+  const input = block.inputs[0];
+  tensors.set(input, block.tensors.get(input)!);
+  let x = input;
+  // Each part's tensors renamed into its layer, its input wired to the previous part's output.
+  const append = (g: Graph, prefix: string): void => {
+    const rename = (t: string): string => (t === '' ? t : t === g.inputs[0] ? x : `${prefix}${t}`);
+    for (const [name, t] of g.tensors) if (name !== g.inputs[0]) tensors.set(rename(name), { ...t, name: rename(name) });
+    for (const n of g.nodes) nodes.push({ ...n, name: `${prefix}${n.name}`, inputs: n.inputs.map(rename), outputs: n.outputs.map(rename) });
+    x = rename(g.outputs[0]);
+  };
+  for (let l = 0; l < layers; l++) {
+    append(norm, `l${l}.norm.`);
+    append(block, `l${l}.`);
+  }
+  return { graph: { name: `decoder${layers}`, source: `decoder${layers}.onnx`, tensors, nodes, inputs: [input], outputs: [x] }, inputs: join(DEEPLOY, 'Kernels', 'Integer', 'Attention', 'inputs.npz') };
+}
+
 export const TINY_MODELS: Record<string, () => Net> = { 'MobileNetV1-0.25': mobileNetV1, 'ResNet-8': resNet8, 'DS-CNN-KWS': dsCnn };
+/** Models built in the integer dialect directly (not through the quantizer). */
+const INTEGER_MODELS: Record<string, () => { graph: Graph; inputs: string }> = { 'Llama-8': () => decoder(8) };
+export const TINY_MODEL_NAMES = [...Object.keys(TINY_MODELS), ...Object.keys(INTEGER_MODELS)];
 
 /** Builds, quantizes and writes one model as `<dir>/<name>/network.onnx` with a sample `inputs.npz`; returns its path. */
 export function writeTinyModel(name: string, dir: string): string {
+  if (name in INTEGER_MODELS) {
+    const { graph, inputs } = INTEGER_MODELS[name]();
+    const folder = join(dir, name);
+    mkdirSync(folder, { recursive: true });
+    const model = join(folder, 'network.onnx');
+    writeFileSync(model, encodeModel(graph, { opset: 13, producer: 'firmgen bench' }));
+    copyFileSync(inputs, join(folder, 'inputs.npz'));
+    return model;
+  }
   const net = TINY_MODELS[name]();
   const float = loadOnnxBytes(net.b.bytes(), `${name}.onnx`);
   const cal = uniformInputs(4, net.input, 21);
