@@ -1,7 +1,7 @@
 /**
  * `npm run bench:compile`: how long `gen firmware` takes (issue 15). For every Models folder and the Attention kernel
- * of ../shared/deeploy-tests, on Siracusa (tiled, L1 64000, double buffering) and generic: each pipeline stage timed
- * in process (load, infer, lower, select, tile, plan, emit, write; from the pipeline's own stage marks), min and
+ * of ../shared/deeploy-tests and the MLPerf-Tiny-class models test/helpers/tiny-models.ts builds, on Siracusa (tiled, L1 64000, double buffering) and generic: each pipeline stage timed
+ * in process (load, infer, lower, select, tile, plan, emit, closure check, write; from the pipeline's own stage marks), min and
  * median of 5 runs after a warm-up, and the whole CLI as a user runs it (a new Node process each time, module
  * loading included). One JSON line per figure {name, figure, unit, reference}, then a table.
  *
@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateFirmware, type FirmwareOptions } from '../generator/pipeline.js';
 import { integerFolders, REPO } from '../test/helpers/deeploy.js';
+import { TINY_MODEL_NAMES, writeTinyModel } from '../test/helpers/tiny-models.js';
 
 const arg = (flag: string): string | undefined => {
   const i = process.argv.indexOf(flag);
@@ -20,7 +21,7 @@ const arg = (flag: string): string | undefined => {
 };
 const RUNS = Number(arg('--runs') ?? 5);
 const only = arg('--only') ? new RegExp(arg('--only')!) : undefined;
-const STAGES = ['load', 'infer', 'lower', 'select', 'tile', 'plan', 'emit', 'write'];
+const STAGES = ['load', 'infer', 'lower', 'select', 'tile', 'plan', 'emit', 'closure check', 'write'];
 const work = mkdtempSync(join(tmpdir(), 'firmgen-bench-compile-'));
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
@@ -47,8 +48,11 @@ function timed(opts: FirmwareOptions): Map<string, number> {
   return ms;
 }
 
-const cases = integerFolders()
-  .filter((f) => f.name.startsWith('Models/') || f.name === 'Kernels/Integer/Attention')
+const folders = [
+  ...integerFolders().filter((f) => f.name.startsWith('Models/') || f.name === 'Kernels/Integer/Attention'),
+  ...TINY_MODEL_NAMES.filter((name) => !only || only.test(name)).map((name) => ({ name: `Models/${name}`, model: writeTinyModel(name, join(work, 'models')) })),
+];
+const cases = folders
   .flatMap((f) => [
     { name: `${f.name.replace(/^(Models|Kernels\/Integer)\//, '')}.siracusa`, args: ['--platform', 'siracusa', '--l1', '64000'], opts: { platform: 'siracusa', l1: 64000 }, f },
     { name: `${f.name.replace(/^(Models|Kernels\/Integer)\//, '')}.generic`, args: ['--platform', 'generic'], opts: { platform: 'generic' }, f },

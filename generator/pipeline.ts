@@ -34,7 +34,7 @@ export interface CompileOptions {
    * declares inputs FLOAT; without samples firmgen looks for inputs.npz beside the model, then assumes int8.
    */
   sampleInputs?: string;
-  /** Called as each stage begins (load, lower, plan, emit), for progress display. */
+  /** Called as each stage begins (load, infer, lower, select, tile, plan, emit, closure check, write), for progress display. */
   onStage?: (stage: string) => void;
   /** Bytes of L1 for tile buffers (default: all of it). */
   l1?: number;
@@ -195,7 +195,7 @@ export function generateFirmware(opts: FirmwareOptions): Compiled & Omit<Emitted
     opts.onStage?.('emit');
     const input = { graph: compiled.lowered, layers: compiled.layers, plan: compiled.plan, platform: compiled.platform };
     const emitted = withFile(opts.model, () =>
-      compiled.platform.backend ? compiled.platform.backend.emit(input) : emitFirmware({ ...input, tiling: compiled.tiling, elsewhere: compiled.elsewhere }),
+      compiled.platform.backend ? compiled.platform.backend.emit(input) : emitFirmware({ ...input, tiling: compiled.tiling, elsewhere: compiled.elsewhere, onStage: opts.onStage }),
     );
     return { compiled, ...emitted };
   });

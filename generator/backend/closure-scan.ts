@@ -11,6 +11,11 @@ export interface Token {
   text: string;
 }
 
+// Character classes by code (a regular expression per character was most of the check's time).
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+const isIdentStart = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36;
+const isIdentPart = (c: number): boolean => isIdentStart(c) || isDigit(c);
+
 /** Tokens of AS source: comments and white space dropped; strings, numbers, identifiers and one-character punctuation. */
 export function tokenize(source: string): Token[] {
   const out: Token[] = [];
@@ -32,15 +37,15 @@ export function tokenize(source: string): Token[] {
       i = j + 1;
       continue;
     }
-    if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(source[i + 1] ?? ''))) {
+    if (isDigit(source.charCodeAt(i)) || (c === '.' && isDigit(source.charCodeAt(i + 1)))) {
       const m = /^(0[xXbBoO][0-9a-fA-F_]+|[0-9_]*\.?[0-9_]+(?:[eE][+-]?[0-9]+)?)/.exec(source.slice(i, i + 64))!;
       out.push({ kind: 'number', text: m[0] });
       i += m[0].length;
       continue;
     }
-    if (/[A-Za-z_$]/.test(c)) {
+    if (isIdentStart(source.charCodeAt(i))) {
       let j = i + 1;
-      while (j < n && /[\w$]/.test(source[j])) j++;
+      while (j < n && isIdentPart(source.charCodeAt(j))) j++;
       out.push({ kind: 'ident', text: source.slice(i, j) });
       i = j;
       continue;

@@ -9,7 +9,7 @@ import type { MemoryPlan } from '../midend/plan.js';
 import type { Elsewhere, Platform } from '../platforms/types.js';
 import { memoryOf } from '../platforms/types.js';
 import { checkClosures, type ClosureSource } from './closure-check.js';
-import { renderKernel } from './kernel-closure.js';
+import { kernelView, renderKernel } from './kernel-closure.js';
 import { renderTiledLayer } from './tiled.js';
 import type { TilingPlan } from '../midend/tiling/plan-tiles.js';
 import { encodeTable } from '../midend/tiling/table.js';
@@ -34,6 +34,8 @@ export interface EmitInput {
   tiling?: TilingPlan;
   /** Constants the platform placed outside the plan (Platform.placeElsewhere; Siracusa's N-EUREKA weights). */
   elsewhere?: Elsewhere;
+  /** Stage marks (CompileOptions.onStage): 'closure check' while the closures are checked, then 'emit' again. */
+  onStage?: (stage: string) => void;
 }
 
 /** Name of a tiled layer's table among the plan's constant blobs. */
@@ -49,7 +51,7 @@ export interface Emitted {
 }
 
 /** Renders C and AS sources, the constant image and the manifest of one model (DESIGN.md, emit). */
-export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere }: EmitInput): Emitted {
+export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere, onStage }: EmitInput): Emitted {
   const nms = elsewhere?.offsets ?? new Map<string, number>();
   const farImage = plan.far ? constantImage(graph, plan, undefined, plan.far.region) : undefined;
   const symbols = new SymbolTable(['network', 'network_run', 'a', 'raw', 'args']);
@@ -66,9 +68,13 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere 
     const accelerator = kernel.renderLayer !== undefined;
     const copy = kernel.engine === 'l3dma';
     if (accelerator && !tl) throw new GenError('internal', `a ${kernel.name} layer without tiles (its engine reads the tile memory only)`, site);
+    // A tiled layer's code is its tile instances' closures (renderTiledLayer): the whole layer's view gives only
+    // its arguments and MACs, so its own closure is not rendered.
     const r = accelerator || copy
       ? { view: kernel.view({ node: l.node, graph, platform }), as: '', c: '' }
-      : renderKernel(kernel, l.node, graph, platform, fn, comment, symbolOf);
+      : tl
+        ? { view: kernelView(kernel, l.node, graph, platform), as: '', c: '' }
+        : renderKernel(kernel, l.node, graph, platform, fn, comment, symbolOf);
     let code = { as: r.as, c: r.c };
     if (copy) {
       // No code of its own: the skeleton calls the L3 HAL (copyView).
@@ -106,7 +112,9 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere 
       args,
     };
   });
+  onStage?.('closure check');
   checkClosures(closures);
+  onStage?.('emit');
 
   const buffers = [...new Set([...plan.placements.values()].map((p) => p.root))].map((root) => {
     const p = plan.placements.get(root)!;
@@ -208,8 +216,23 @@ function ioView(g: Graph, plan: MemoryPlan, symbolOf: (t: string) => string): Re
   };
 }
 
+/** Each byte's decimal digits once: images run to hundreds of kilobytes, and a string per byte was most of emit. */
+const DIGITS = Array.from({ length: 256 }, (_, i) => Buffer.from(String(i), 'latin1'));
+
+/** A C initialiser's body: 24 bytes a line, `  1, 2, ...,` (written as ASCII into one buffer, decoded once). */
 function cBytes(bytes: Uint8Array): string {
-  const lines: string[] = [];
-  for (let i = 0; i < bytes.length; i += 24) lines.push(`  ${Array.from(bytes.subarray(i, i + 24)).join(', ')},`);
-  return lines.join('\n');
+  const out = Buffer.allocUnsafe(bytes.length * 5 + Math.ceil(bytes.length / 24) * 4);
+  let n = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    if (i % 24 === 0) {
+      if (i > 0) { out[n++] = 0x2c; out[n++] = 0x0a; } // ",\n"
+      out[n++] = 0x20; out[n++] = 0x20;
+    } else {
+      out[n++] = 0x2c; out[n++] = 0x20; // ", "
+    }
+    const d = DIGITS[bytes[i]];
+    for (let k = 0; k < d.length; k++) out[n++] = d[k];
+  }
+  if (bytes.length > 0) out[n++] = 0x2c;
+  return out.toString('latin1', 0, n);
 }

@@ -12,17 +12,21 @@ export interface RenderedKernel {
   as: string;
 }
 
-/** A kernel's view model rendered through its body templates and wrapped into a closure, in both languages. */
-export function renderKernel(
-  kernel: KernelDef, node: Node, graph: Graph, platform: Platform, fn: string, comment: string, symbolOf: (t: string) => string,
-): RenderedKernel {
-  let view: KernelView;
+/** A kernel's view model of a node, its failures located at the node. */
+export function kernelView(kernel: KernelDef, node: Node, graph: Graph, platform: Platform): KernelView {
   try {
-    view = kernel.view({ node, graph, platform });
+    return kernel.view({ node, graph, platform });
   } catch (e) {
     const site = { node: node.name, op: node.op };
     throw e instanceof GenError ? e.withSite(site) : new GenError('internal', (e as Error).message, site);
   }
+}
+
+/** A kernel's view model rendered through its body templates and wrapped into a closure, in both languages. */
+export function renderKernel(
+  kernel: KernelDef, node: Node, graph: Graph, platform: Platform, fn: string, comment: string, symbolOf: (t: string) => string,
+): RenderedKernel {
+  const view = kernelView(kernel, node, graph, platform);
   const bodyC = renderFile(templatePath(platform.name, 'c', `${kernel.template}.c.mustache`), view.params);
   const bodyAs = renderFile(templatePath(platform.name, 'as', `${kernel.template}.ts.mustache`), view.params);
   const args = view.args.map((a) => ({ ...a, symbol: symbolOf(a.tensor) }));

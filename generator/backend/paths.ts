@@ -16,7 +16,16 @@ export const ROOT = findRoot();
 export const TEMPLATES = join(ROOT, 'firmware-templates');
 export const RUNTIME = join(ROOT, 'runtime');
 
+/** Resolved once per process (every layer's closure asks again; the template folders do not change while it runs). */
+const resolved = new Map<string, string>();
+
 export function templatePath(platform: string, lang: 'c' | 'as', file: string): string {
-  const specific = join(TEMPLATES, platform, lang, file);
-  return existsSync(specific) ? specific : join(TEMPLATES, 'common', lang, file);
+  const key = `${platform}/${lang}/${file}`;
+  let path = resolved.get(key);
+  if (path === undefined) {
+    const specific = join(TEMPLATES, platform, lang, file);
+    path = existsSync(specific) ? specific : join(TEMPLATES, 'common', lang, file);
+    resolved.set(key, path);
+  }
+  return path;
 }

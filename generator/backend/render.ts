@@ -50,6 +50,17 @@ function checkNames(tokens: Token[], stack: unknown[], name: string): void {
 
 function lookup(key: string, stack: unknown[], template: string): unknown {
   if (key === '.') return stack[0];
+  // (Most keys are one name: no array of parts for them; every render walks its whole template here.)
+  if (!key.includes('.')) {
+    for (const ctx of stack) {
+      if (ctx && typeof ctx === 'object' && key in (ctx as object)) {
+        const v = (ctx as Record<string, unknown>)[key];
+        if (v === undefined) throw new GenError('template', `'${key}' is undefined in the view`, { file: template });
+        return v;
+      }
+    }
+    throw new GenError('template', `'${key}' is not defined by the view`, { file: template });
+  }
   const parts = key.split('.');
   for (const ctx of stack) {
     if (ctx && typeof ctx === 'object' && parts[0] in (ctx as object)) {

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, type Command } from './commander.js';
 import { buildWithReports, C_TARGETS, type CTarget } from '../../runtime/node/c-build.js';
 import { formatSizes } from '../../runtime/node/c-sizes.js';
 

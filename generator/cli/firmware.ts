@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, type Command } from './commander.js';
 import { copyFileSync, existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { SIDECAR_IN_FIRMWARE, sidecarPath } from '../quantize/sidecar-path.js';
@@ -45,13 +45,14 @@ export function parseBytes(text: string): number {
   return Number(m[1]) * (unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 * 1024 : 1);
 }
 
-/** The home plan against its lower bound, and how the activations were placed (greedy, then maybe HiGHS). */
+/** The home plan against its lower bound, and how the activations were placed (greedy, other placements, maybe HiGHS). */
 export function planLine(p: MemoryPlan): string {
   const a = p.activations;
   const gap = p.used - p.lowerBound;
   const pct = p.lowerBound > 0 ? ` = ${((100 * gap) / p.lowerBound).toFixed(1)}%` : '';
   const solver = a.solver.status === 'not-needed' ? 'solver not needed' : `solver ${a.solver.status} in ${a.solver.ms} ms`;
-  return `${p.region} ${p.used} bytes (lower bound ${p.lowerBound}, +${gap}${pct}; activations greedy ${a.greedy}, ` +
+  const placed = a.placement ? `placement '${a.placement.rule}' ${a.placement.peak}, ` : '';
+  return `${p.region} ${p.used} bytes (lower bound ${p.lowerBound}, +${gap}${pct}; activations greedy ${a.greedy}, ${placed}` +
     `final ${a.final}, ${solver}; available ${p.arenaSize})${p.far ? `; ${farLine(p.far)}` : ''}`;
 }
 

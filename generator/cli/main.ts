@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError } from './commander.js';
 import { EXIT_ERROR, GenError, printable } from '../errors.js';
 import { GENERATOR_VERSION } from '../version.js';
 

@@ -52,11 +52,7 @@ export const convKernel: KernelDef = {
     let bound = 0;
     const per = CIG * KH * KW;
     if (w.data) {
-      for (let co = 0; co < CO; co++) {
-        let s = 0;
-        for (let i = 0; i < per; i++) s += Math.abs(w.data.data[co * per + i]);
-        bound = Math.max(bound, s * xmax);
-      }
+      bound = largestFilterSum(w.data.data, CO, per) * xmax;
     } else {
       const wr = valueRange(w);
       bound = per * xmax * Math.max(Math.abs(wr.min), Math.abs(wr.max));
@@ -161,4 +157,27 @@ function dotPlan(K: number, window: number, rows: number, pairs: number, CO: num
     K, pairs, chunk: Math.min(K, Math.floor(CHUNK / window) * window), block, blocks: Math.ceil(CO / block),
     fn: `fg_dot4_${sign(xt)}${sign(wt)}`, fn4: `fg_dot4x2_${sign(xt)}${sign(wt)}`,
   };
+}
+
+/** The largest sum of |w| over one output channel's filter, by weight data: the planner and emit both ask per layer. */
+const filterSums = new WeakMap<object, Map<string, number>>();
+
+function largestFilterSum(data: ArrayLike<number>, CO: number, per: number): number {
+  let byShape = filterSums.get(data);
+  if (!byShape) {
+    byShape = new Map();
+    filterSums.set(data, byShape);
+  }
+  const key = `${CO}x${per}`;
+  let best = byShape.get(key);
+  if (best === undefined) {
+    best = 0;
+    for (let co = 0; co < CO; co++) {
+      let s = 0;
+      for (let i = 0; i < per; i++) s += Math.abs(data[co * per + i]);
+      best = Math.max(best, s);
+    }
+    byShape.set(key, best);
+  }
+  return best;
 }

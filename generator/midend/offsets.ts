@@ -1,11 +1,13 @@
 /**
  * Static offsets for buffers with lifetimes (dynamic storage allocation): no two buffers live at the same step may
  * overlap, and the peak (the highest end) should be as low as possible. The live-set lower bound is what any
- * placement needs; a fast greedy places first, and when it misses the bound on a small enough problem an exact
- * integer program (./offsets-ilp.ts, HiGHS) tries to close the gap within a time limit. The better plan is kept.
+ * placement needs; a fast greedy places first; when it misses the bound, other constructive placements
+ * (./placement.ts: orders and best fit) are tried, and when they all miss it too, on a small enough problem, an exact
+ * integer program (./offsets-ilp.ts, HiGHS) tries to close the gap from the best of them. The best plan is kept.
  */
 import { alignUp, liveSetLowerBound, overlaps, type Interval } from './lifetimes.js';
 import { offsetIlp, offsetsFromSolution } from './offsets-ilp.js';
+import { PLACEMENT_RULES, placeBy } from './placement.js';
 import { solveSync } from './solver/highs.js';
 
 export type { Interval } from './lifetimes.js';
@@ -13,6 +15,8 @@ export type { Interval } from './lifetimes.js';
 export interface SolverOptions {
   /** Default true; false keeps the greedy's plan (for comparisons). */
   enabled?: boolean;
+  /** Default true; false goes from the greedy straight to the solver (to test the solver itself). */
+  placements?: boolean;
   /** Larger problems keep the greedy's plan: the ILP has a binary per overlapping pair (default 40). */
   maxBuffers?: number;
   /** Branch-and-bound nodes HiGHS may explore (default 500): the deterministic limit. */
@@ -28,9 +32,11 @@ export interface OffsetReport {
   /** Peak of the greedy's placement, and of the placement kept. */
   greedy: number;
   final: number;
+  /** The constructive placement (placement.ts) that beat the greedy, when one did: its rule and peak. */
+  placement?: { rule: string; peak: number };
   solver: {
     /**
-     * 'not-needed' (greedy at the bound), 'too-large', 'disabled', or HiGHS's model status ('optimal',
+     * 'not-needed' (the greedy or a constructive placement at the bound), 'too-large', 'disabled', or HiGHS's model status ('optimal',
      * 'nodeLimit', 'timeLimit', ...), or 'error' when the solver did not run.
      */
     status: string;
@@ -79,7 +85,7 @@ export function isValidPlacement(items: readonly Interval[], offsets: readonly n
   return true;
 }
 
-/** Greedy in front, HiGHS behind it when the greedy misses the live-set bound on a small problem. */
+/** Greedy in front, other constructive placements next, HiGHS behind them when all miss the bound on a small problem. */
 export function assignOffsets(items: readonly Interval[], align: number, opts: SolverOptions = {}): { offsets: number[]; report: OffsetReport } {
   const lowerBound = liveSetLowerBound(items, align);
   const greedy = greedyOffsets(items, align);
@@ -91,13 +97,28 @@ export function assignOffsets(items: readonly Interval[], align: number, opts: S
     report.solver.status = 'disabled';
     return { offsets: greedy, report };
   }
+  // The other placements, until one reaches the bound: the lowest peak is kept (the greedy's on ties).
+  let start = greedy;
+  if (opts.placements !== false) {
+    for (const rule of PLACEMENT_RULES) {
+      const offsets = placeBy(items, align, rule);
+      const peak = peakOf(items, offsets, align);
+      if (peak < report.final) {
+        start = offsets;
+        report.final = peak;
+        report.placement = { rule: rule.name, peak };
+      }
+      if (peak <= lowerBound) return { offsets, report };
+    }
+  }
   if (items.length > maxBuffers) {
     report.solver.status = 'too-large';
     report.solver.message = `${items.length} buffers, the solver takes at most ${maxBuffers}`;
-    return { offsets: greedy, report };
+    return { offsets: start, report };
   }
+  const startPeak = report.final;
   const t0 = performance.now();
-  const model = offsetIlp(items, greedy, align, lowerBound, greedyPeak);
+  const model = offsetIlp(items, start, align, lowerBound, startPeak);
   // The branch-and-bound node limit ends the search the same way on every machine, so a plan is reproducible byte
   // for byte; the time limit is only a safety net (a plan it stops says 'timeLimit').
   const r = solveSync({ lp: model.lp, start: model.start, timeLimit: opts.timeLimit ?? 30, options: { mip_max_nodes: opts.maxNodes ?? 500 } });
@@ -106,13 +127,13 @@ export function assignOffsets(items: readonly Interval[], align: number, opts: S
   if (r.bound !== undefined) {
     // The dual bound is in alignment units; a peak is a whole number of them.
     const proven = Math.ceil(r.bound - 1e-6) * model.unit;
-    if (proven > lowerBound) report.solver.bound = Math.min(proven, greedyPeak);
+    if (proven > lowerBound) report.solver.bound = Math.min(proven, startPeak);
   }
   const solved = r.columns ? offsetsFromSolution(r.columns, items.length, model.unit) : undefined;
-  if (solved && isValidPlacement(items, solved) && peakOf(items, solved, align) < greedyPeak) {
+  if (solved && isValidPlacement(items, solved) && peakOf(items, solved, align) < startPeak) {
     report.final = peakOf(items, solved, align);
     return { offsets: solved, report };
   }
-  if (solved && !isValidPlacement(items, solved)) report.solver.message = 'the solver\'s placement overlaps: kept the greedy\'s';
-  return { offsets: greedy, report };
+  if (solved && !isValidPlacement(items, solved)) report.solver.message = `the solver's placement overlaps: kept the ${report.placement ? 'placement' : 'greedy'}'s`;
+  return { offsets: start, report };
 }

@@ -1,13 +1,13 @@
 import { basename } from 'node:path';
-import onnxProto from 'onnx-proto';
+import type onnxProto from 'onnx-proto';
 import { GenError } from '../errors.js';
+import { onnx } from './proto.js';
 import { readUserFile } from './read-file.js';
 import type { AttrValue, Graph, Node, Tensor } from '../ir/graph.js';
 import { checkStructure, type RawNode } from '../validate/structure.js';
 import { checkAttributes } from '../validate/attributes.js';
 import { decodeTensor, ONNX_TYPES, toNumber, type TensorProtoLike } from './tensor-proto.js';
 
-const { onnx } = onnxProto;
 
 /** AttributeProto.AttributeType codes. */
 const ATTR = { FLOAT: 1, INT: 2, STRING: 3, TENSOR: 4, FLOATS: 6, INTS: 7, STRINGS: 8 } as const;

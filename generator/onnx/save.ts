@@ -1,13 +1,13 @@
 import { writeFileSync } from 'node:fs';
-import onnxProto from 'onnx-proto';
+import type onnxProto from 'onnx-proto';
 import { GenError } from '../errors.js';
+import { onnx } from './proto.js';
 import { bytesOf, type DType } from '../ir/dtype.js';
 import { toInt64, writeElement } from '../ir/elements.js';
 import type { AttrValue, Graph, Node, Tensor } from '../ir/graph.js';
 import type { NDArray } from '../ir/ndarray.js';
 import { ONNX_TYPE_CODES } from './tensor-proto.js';
 
-const { onnx } = onnxProto;
 
 /*
  * ONNX writer: the inverse of load.ts, for tests (models built in code and run by onnxruntime-node) and for passes

@@ -12,6 +12,7 @@ import type { Manifest } from '../../generator/backend/manifest.js';
 import { liveSetLowerBound } from '../../generator/midend/lifetimes.js';
 import { offsetIlp } from '../../generator/midend/offsets-ilp.js';
 import { assignOffsets, greedyOffsets, isValidPlacement, peakOf, type Interval } from '../../generator/midend/offsets.js';
+import { PLACEMENT_RULES, placeBy } from '../../generator/midend/placement.js';
 import { generateFirmware } from '../../generator/pipeline.js';
 import { DEEPLOY } from '../helpers/deeploy.js';
 import { Rng } from '../helpers/random.js';
@@ -37,7 +38,7 @@ test('the greedy misses the bound on the hand-made set, exactly as described', (
 });
 
 test('HiGHS closes the gap: final peak = lower bound, a valid placement', () => {
-  const { offsets, report } = assignOffsets(trap, 4);
+  const { offsets, report } = assignOffsets(trap, 4, { placements: false });
   assert.is(report.greedy, 3200);
   assert.is(report.lowerBound, 2400);
   assert.is(report.solver.status, 'optimal');
@@ -72,12 +73,49 @@ test('greedy at the bound: the solver is not started', () => {
 });
 
 test('too many buffers, or the solver turned off: the greedy plan stays, and the report says why', () => {
-  const big = assignOffsets(trap, 4, { maxBuffers: 3 });
+  const big = assignOffsets(trap, 4, { maxBuffers: 3, placements: false });
   assert.is(big.report.solver.status, 'too-large');
   assert.is(big.report.final, 3200);
   const off = assignOffsets(trap, 4, { enabled: false });
   assert.is(off.report.solver.status, 'disabled');
   assert.equal(off.offsets, greedyOffsets(trap, 4));
+});
+
+test('a constructive placement reaches the bound on the hand-made set: the solver is not started', () => {
+  const { offsets, report } = assignOffsets(trap, 4);
+  assert.is(report.greedy, 3200);
+  assert.is(report.final, 2400);
+  assert.is(report.solver.status, 'not-needed');
+  assert.ok(report.placement, 'the rule that placed it is named');
+  assert.is(report.placement!.peak, 2400);
+  assert.ok(isValidPlacement(trap, offsets));
+});
+
+test('constructive placements on 300 random lifetime sets: valid, aligned, deterministic, never above the greedy', () => {
+  const rng = new Rng(5);
+  let improved = 0;
+  for (let t = 0; t < 300; t++) {
+    const items: Interval[] = [];
+    const n = rng.ints(1, 4, 40)[0];
+    for (let i = 0; i < n; i++) {
+      const first = rng.ints(1, 0, 25)[0];
+      items.push({ bytes: rng.ints(1, 1, 64)[0] * (t % 2 ? 64 : 7), first, last: first + rng.ints(1, 0, 8)[0] });
+    }
+    const greedyPeak = peakOf(items, greedyOffsets(items, 4), 4);
+    for (const rule of PLACEMENT_RULES) {
+      const o = placeBy(items, 4, rule);
+      assert.ok(isValidPlacement(items, o), `${rule.name}: overlap on set ${t}`);
+      for (const x of o) assert.is(x % 4, 0, 'aligned');
+      assert.equal(placeBy(items, 4, rule), o, 'the same placement twice');
+    }
+    // (No solver: maxBuffers 0 keeps what the placements reach.)
+    const { offsets, report } = assignOffsets(items, 4, { maxBuffers: 0 });
+    assert.ok(isValidPlacement(items, offsets));
+    assert.ok(report.final <= greedyPeak && report.final >= report.lowerBound);
+    assert.is(report.final, peakOf(items, offsets, 4));
+    if (report.final < greedyPeak) improved++;
+  }
+  assert.ok(improved > 0, 'some set placed lower than the greedy');
 });
 
 test('the LP: one binary per pair of overlapping lifetimes, the greedy as the start, units of the alignment', () => {

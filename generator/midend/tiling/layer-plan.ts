@@ -1,5 +1,5 @@
 import { GenError } from '../../errors.js';
-import { bytesOf, rangeOfValues } from '../../ir/dtype.js';
+import { bytesOf, rangeOfValues, type IntRange } from '../../ir/dtype.js';
 import type { Graph, Node, Tensor } from '../../ir/graph.js';
 import { tensorOf } from '../../ir/graph.js';
 import type { KernelDef } from '../../kernels/types.js';
@@ -39,9 +39,21 @@ export interface TiledLayer {
   double: boolean;
 }
 
+/** Value ranges of constants by their data: every tile instance of a layer asks for the same weights' range. */
+const constRanges = new WeakMap<object, IntRange>();
+
+function constRange(data: ArrayLike<number>): IntRange {
+  let r = constRanges.get(data);
+  if (!r) {
+    r = rangeOfValues(data);
+    constRanges.set(data, r);
+  }
+  return r;
+}
+
 /** Tensors of a tile: the layer's tensors with the box's shape; constants keep their value range, not their data. */
 function tileTensor(t: Tensor, box: Box): Tensor {
-  const range = t.data ? rangeOfValues(t.data.data) : t.range;
+  const range = t.data ? constRange(t.data.data) : t.range;
   return { name: t.name, dtype: t.dtype, shape: [...box.size], ...(range ? { range } : {}) };
 }
 

@@ -4,7 +4,8 @@ import type { Layer } from '../../frontend/select.js';
 import type { Platform } from '../../platforms/types.js';
 import { memoryOf } from '../../platforms/types.js';
 import { planLayerTiles, type TiledLayer } from './layer-plan.js';
-import { searchTiles } from './search.js';
+import { operandsOf, searchTiles, type Candidate, type SearchInput } from './search.js';
+import { searchKey } from './search-key.js';
 import { tilingSpecOf } from './specs.js';
 
 /** The running tiled layer's kernel arguments in L1 (the C's fg_l1_args: network.h NETWORK_L1_ARGS pointers of 4
@@ -42,6 +43,7 @@ export function planTiling(g: Graph, layers: Layer[], platform: Platform, opts: 
   const l1Budget = opts.l1 ?? l1.size - (platform.image ? platform.image.tileReserved + L1_ARGS_BYTES + 8 : 0);
   if (l1Budget > l1.size) throw new GenError('input', `--l1 ${l1Budget} is larger than the chip's ${l1.name} (${l1.size} bytes)`);
   const out = new Map<number, TiledLayer>();
+  const searched = new Map<string, Candidate>();
   let l1Peak = 0;
   for (const layer of layers) {
     if (layer.kernel === 'alias') continue;
@@ -52,10 +54,27 @@ export function planTiling(g: Graph, layers: Layer[], platform: Platform, opts: 
     const shape = g.tensors.get(layer.node.outputs[0])!.shape;
     const axes = spec.axes(layer.node, g).filter((a) => shape[a] > 1);
     const padFilters = opts.padFilters ?? true;
-    const choice = searchTiles({ node: layer.node, graph: g, kernel, spec, platform, l1Budget, double: opts.double, macs, padFilters });
+    const choice = searchOnce(searched, { node: layer.node, graph: g, kernel, spec, platform, l1Budget, double: opts.double, macs, padFilters });
     const tiled = planLayerTiles(layer.node, g, kernel, spec, axes, choice, 0, opts.double, padFilters);
     out.set(layer.id, tiled);
     l1Peak = Math.max(l1Peak, choice.l1Bytes);
   }
   return { layers: out, l1Budget, l1Peak, ms: performance.now() - t0 };
+}
+
+/**
+ * The search's choice for a layer, costed once per distinct problem (search-key.ts): a layer equal to one searched
+ * before gets that choice with its own tensors in the operands (operandsOf lists them in the same order).
+ */
+function searchOnce(searched: Map<string, Candidate>, inp: SearchInput): Candidate {
+  if (inp.kernel.tileCycles) return searchTiles(inp);
+  const key = searchKey(inp.node, inp.graph, inp.kernel.name, { l1: inp.l1Budget, double: inp.double, macs: inp.macs, pad: inp.padFilters });
+  const seen = searched.get(key);
+  if (!seen) {
+    const choice = searchTiles(inp);
+    searched.set(key, choice);
+    return choice;
+  }
+  const own = operandsOf(inp.node);
+  return { ...seen, sizes: [...seen.sizes], counts: [...seen.counts], operands: seen.operands.map((o, i) => ({ ...o, tensor: own[i].tensor })) };
 }

@@ -100,7 +100,7 @@ export function tileOf(node: Node, graph: Graph, geo: TileGeometry): { node: Nod
 
 /** What one axis, split alone into tiles of one size, does to the operands' boxes over its tiles. */
 interface AxisScan {
-  /** Tile indices that give every distinct set of operand box sizes, with the first, second and last. */
+  /** One tile index per distinct set of operand box sizes along the axis, the first tile (index 0) first. */
   reps: number[];
   /** By operand: the runs of equal boxes along the axis, i.e. how often the loop along it fetches the operand. */
   runs: Map<string, number>;
@@ -119,8 +119,18 @@ function scanAxis(inp: SearchInput, axis: number, size: number): AxisScan {
   const { node, graph } = inp;
   const shape = tensorOf(graph, node.outputs[0]).shape;
   const count = Math.ceil(shape[axis] / size);
-  const seen = new Set<string>();
-  const reps = new Set<number>([0, Math.min(1, count - 1), count - 1]);
+  // Box sizes of every operand at a tile index: tiles with the same sizes are the same for what the search
+  // measures from them (L1 bytes, transfers and compute depend on a box's sizes only), so one of each is enough.
+  const keys = new Map<number, string>();
+  const keyOf = (v: number, geo?: TileGeometry): string => {
+    let key = keys.get(v);
+    if (key === undefined) {
+      const boxes = (geo ?? inp.spec.geometry(node, graph, tileBox(shape, [axis], [size], [v]))).boxes;
+      key = [...boxes.values()].map((b) => b.size.join(',')).join(';');
+      keys.set(v, key);
+    }
+    return key;
+  };
   const runs = new Map<string, number>();
   // Off a window axis a box is the tile's own range: tiles 0 and 1 tell whether it follows the axis (the search
   // costs thousands of choices, and a scan of every tile of every one doubled its time on some models).
@@ -128,9 +138,7 @@ function scanAxis(inp: SearchInput, axis: number, size: number): AxisScan {
   let previous: Map<string, Box> | undefined;
   for (let v = 0; v < scanned; v++) {
     const geo = inp.spec.geometry(node, graph, tileBox(shape, [axis], [size], [v]));
-    const key = JSON.stringify([...geo.boxes.values()].map((b) => b.size));
-    if (!seen.has(key)) reps.add(v);
-    seen.add(key);
+    keyOf(v, geo);
     for (const [tensor, box] of geo.boxes) {
       const before = previous?.get(tensor);
       if (!before || !boxEquals(before, box)) runs.set(tensor, (runs.get(tensor) ?? 0) + 1);
@@ -138,11 +146,43 @@ function scanAxis(inp: SearchInput, axis: number, size: number): AxisScan {
     previous = geo.boxes;
   }
   if (scanned < count) for (const [tensor, n] of runs) runs.set(tensor, n > 1 ? count : 1);
-  return { reps: [...reps].sort((a, b) => a - b), runs };
+  // The first tile (the one costed), then the first tile of every other distinct set of sizes (the last tile's
+  // remainder, the tiles the padding clips).
+  const seen = new Set<string>();
+  const reps: number[] = [];
+  for (const v of [0, Math.min(1, count - 1), count - 1, ...keys.keys()].sort((a, b) => a - b)) {
+    const key = keyOf(v);
+    if (!seen.has(key)) reps.push(v);
+    seen.add(key);
+  }
+  return { reps, runs };
 }
 
 /** Per search: the scans of an axis split into tiles of a size, by `axis:size`. */
 type ScanCache = Map<string, AxisScan>;
+
+/** The work of the first tile (the one costed): its share of the MACs, its outputs, the busiest core's part. */
+function firstTileWork(inp: SearchInput, shape: readonly number[], axes: readonly number[], sizes: readonly number[]) {
+  const first = tileBox(shape, axes, sizes, axes.map(() => 0));
+  const outElems = boxElements(first);
+  const fullElems = shape.reduce((a, b) => a * b, 1);
+  return {
+    macs: (inp.macs * outElems) / fullElems, outputs: outElems, busiest: busiestShare(inp.kernel, first.size, inp.platform.cores),
+    copied: inp.kernel.copyBytes?.(inp.node, inp.graph, first.size, inp.platform.cores) ?? 0,
+  };
+}
+
+/**
+ * What a choice costs at least, from its tile count and first tile alone (no geometry): the fork and join plus
+ * every tile's compute, which both formulas of evaluateTiles add to non-negative DMA terms. A kernel with its own
+ * tile model (tileCycles) needs the tile's geometry: its compute counts as 0 here.
+ */
+function cyclesLowerBound(inp: SearchInput, shape: readonly number[], axes: readonly number[], sizes: readonly number[]): number {
+  const c = inp.platform.costs;
+  const total = axes.reduce((t, a, i) => t * Math.ceil(shape[a] / sizes[i]), 1);
+  const compute = inp.kernel.tileCycles ? 0 : computeCycles(inp.kernel, inp.node, firstTileWork(inp, shape, axes, sizes), inp.platform);
+  return c.fork + c.join + total * compute;
+}
 
 /** Costs one choice of tile sizes along `axes` (the search's step; exported for tests that try every choice). */
 export function evaluateTiles(inp: SearchInput, axes: number[], sizes: number[], scans: ScanCache = new Map()): Candidate {
@@ -182,14 +222,7 @@ export function evaluateTiles(inp: SearchInput, axes: number[], sizes: number[],
     return { tensor, write, bytes: alignUp(bytes, 4), slots, fetches };
   });
   const l1Bytes = operands.reduce((s, o) => s + o.bytes * o.slots, 0);
-  const first = tileBox(shape, axes, sizes, axes.map(() => 0));
-  const outElems = boxElements(first);
-  const fullElems = shape.reduce((a, b) => a * b, 1);
-  const work = {
-    macs: (inp.macs * outElems) / fullElems, outputs: outElems, busiest: busiestShare(inp.kernel, first.size, platform.cores),
-    copied: inp.kernel.copyBytes?.(node, graph, first.size, platform.cores) ?? 0,
-  };
-  const compute = computeCycles(inp.kernel, node, work, platform, inp.kernel.tileCycles ? tileOf(node, graph, zero) : undefined);
+  const compute = computeCycles(inp.kernel, node, firstTileWork(inp, shape, axes, sizes), platform, inp.kernel.tileCycles ? tileOf(node, graph, zero) : undefined);
   let dmaIn = 0;
   let dmaOut = 0;
   for (const o of operands) {
@@ -234,21 +267,31 @@ export function searchTiles(inp: SearchInput): Candidate {
   let lists = axes.map((a) => sizesFor(shape[a], multipleOf(a)));
   const keep = Math.max(2, Math.floor(MAX_EVALUATIONS ** (1 / Math.max(1, axes.length))));
   lists = lists.map((l) => thin(l, keep));
-  let best: Candidate | undefined;
-  let smallest: Candidate | undefined;
-  const scans: ScanCache = new Map();
+  // Every choice in enumeration order (its index breaks ties, as the first of equals won when they were costed in
+  // that order), then costed cheapest lower bound first: once a choice's bound exceeds the best cost found, no
+  // later choice can win, and the rest are not costed (most of them: the bound is the compute, which dominates).
+  const choices: { sizes: number[]; index: number; bound: number }[] = [];
   const combo = (i: number, sizes: number[]): void => {
     if (i === axes.length) {
-      const c = evaluateTiles(inp, axes, sizes, scans);
-      if (!smallest || c.l1Bytes < smallest.l1Bytes) smallest = c;
-      if (c.l1Bytes > inp.l1Budget) return;
-      const tiles = (x: Candidate): number => x.counts.reduce((a, b) => a * b, 1);
-      if (!best || c.cycles < best.cycles - 1e-9 || (Math.abs(c.cycles - best.cycles) <= 1e-9 && tiles(c) < tiles(best))) best = c;
+      choices.push({ sizes, index: choices.length, bound: cyclesLowerBound(inp, shape, axes, sizes) });
       return;
     }
     for (const s of lists[i]) combo(i + 1, [...sizes, s]);
   };
   combo(0, []);
+  choices.sort((a, b) => a.bound - b.bound || a.index - b.index);
+  const tiles = (x: Candidate): number => x.counts.reduce((a, b) => a * b, 1);
+  let best: (Candidate & { index: number }) | undefined;
+  let smallest: (Candidate & { index: number }) | undefined;
+  const scans: ScanCache = new Map();
+  for (const { sizes, index, bound } of choices) {
+    if (best && bound > best.cycles + 1e-9) break;
+    const c = { ...evaluateTiles(inp, axes, sizes, scans), index };
+    if (!smallest || c.l1Bytes < smallest.l1Bytes || (c.l1Bytes === smallest.l1Bytes && index < smallest.index)) smallest = c;
+    if (c.l1Bytes > inp.l1Budget) continue;
+    const tie = best !== undefined && Math.abs(c.cycles - best.cycles) <= 1e-9;
+    if (!best || c.cycles < best.cycles - 1e-9 || (tie && (tiles(c) < tiles(best) || (tiles(c) === tiles(best) && index < best.index)))) best = c;
+  }
   if (!best) {
     const worst = [...smallest!.operands].sort((a, b) => b.bytes * b.slots - a.bytes * a.slots)[0];
     throw new GenError(
@@ -257,6 +300,7 @@ export function searchTiles(inp: SearchInput): Candidate {
       { node: node.name, op: node.op, tensor: worst.tensor },
     );
   }
-  return { ...best, sizes: best.sizes };
+  const { index: _, ...chosen } = best;
+  return chosen;
 }
 

@@ -108,14 +108,20 @@ export function dotRange(a: TensorInfo, b: TensorInfo, d: MatMulDims): IntRange 
   const bConst = b.data !== undefined;
   const c = (bConst ? b.data : a.data) as NDArray;
   const r = bConst ? ar : br;
-  for (let v = 0; v < c.data.length / K; v++) {
+  const data = c.data;
+  for (let v = 0; v < data.length / K; v++) {
     let lo = 0;
     let hi = 0;
-    for (let k = 0; k < K; k++) {
-      // b is (.., K, N): vector v = (batch, n) strides by N along k; a is (.., M, K): contiguous rows.
-      const cv = bConst ? c.data[Math.floor(v / N) * K * N + k * N + (v % N)] : c.data[v * K + k];
-      lo += Math.min(cv * r.min, cv * r.max);
-      hi += Math.max(cv * r.min, cv * r.max);
+    // b is (.., K, N): vector v = (batch, n) starts at batch * K * N + n and strides by N along k; a is (.., M, K):
+    // contiguous rows.
+    const start = bConst ? Math.floor(v / N) * K * N + (v % N) : v * K;
+    const step = bConst ? N : 1;
+    for (let k = 0, at = start; k < K; k++, at += step) {
+      const cv = data[at];
+      const p = cv * r.min;
+      const q = cv * r.max;
+      lo += p < q ? p : q;
+      hi += p < q ? q : p;
     }
     min = Math.min(min, lo);
     max = Math.max(max, hi);
