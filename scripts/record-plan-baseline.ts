@@ -7,9 +7,10 @@
  *
  *   npm run build && node dist/scripts/record-plan-baseline.js > test/midend/plan-baseline.json
  *
- * The figures in the repository were produced this way from the planner before issue 15's speed work (commit
- * df3e04e: greedy offsets with HiGHS behind it, the tile search without pruning; this script and its two helpers
- * copied into that tree); rerun it only to record a plan that is meant to change.
+ * The figures in the repository were produced this way from the planner before issue 15's speed work (greedy offsets
+ * with HiGHS behind it, the tile search without pruning) with Siracusa's measured cost table (commit 6b95082: this
+ * script and its two helpers copied into that tree; the first recording, at df3e04e, predates the measured table,
+ * whose tile cost changes the estimates); rerun it only to record a plan that is meant to change.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
