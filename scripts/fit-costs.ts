@@ -1,10 +1,11 @@
 /**
- * `npm run fit:costs`: derives the Siracusa cluster core's cost table (what the AS firmware charges per unit of work,
- * emulator/assembly/cost.ts) from the real C kernels measured on the ISS (scripts/cost-fit/). Prints every
+ * `npm run fit:costs`: derives the cost tables of Siracusa's cluster core and of the generic core (what the AS firmware
+ * charges per unit of work, emulator/assembly/cost.ts) from the real C kernels measured on the ISS (scripts/cost-fit/;
+ * --platform <name> fits one). Prints every
  * calibration layer with the AS prediction under the fitted table over the ISS cycles, then the fitted cost of each
- * class beside its hand count (generator/platforms/siracusa/hand-costs.ts). With --write: regenerates the measured
- * table both sides read (generator/platforms/siracusa/measured-costs.ts, emulator/assembly/chips/siracusa-measured.ts)
- * and its rows in docs/timing.md; then `npm run build` and run it again until nothing changes (the tiles and the
+ * class beside its hand count. With --write: regenerates the measured table both sides read (per platform,
+ * generator/platforms/<name>/measured-costs.ts and emulator/assembly/chips/<name>-measured.ts) and its rows in
+ * docs/timing.md; then `npm run build` and run it again until nothing changes (the tiles and the
  * DMA overlap of the calibration runs follow the table in use, so a fit may move by a rounding step once).
  * Options: --only <regex on layer names> (not with --write), --keep <class,class> (held at their hand count).
  * CALL, one per kernel call and tile on each core, takes all the per-tile work of the C that the AS path does not
@@ -13,38 +14,42 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { siracusa } from '../generator/platforms/siracusa/platform.js';
+import { platformByName } from '../generator/platforms/index.js';
 import { COST_CLASSES, type CostClass } from '../generator/platforms/types.js';
-import { HAND_COUNTS } from '../generator/platforms/siracusa/hand-costs.js';
 import { fitCosts } from './cost-fit/fit.js';
 import { CALIBRATION } from './cost-fit/layers.js';
 import { measure } from './cost-fit/measure.js';
-import { DOC_FILE, docWithTable, EMULATOR_FILE, GENERATOR_FILE, renderDocTable, renderEmulator, renderGenerator } from './cost-fit/render.js';
+import { DOC_FILE, docWithTable, renderDocTable, renderEmulator, renderGenerator } from './cost-fit/render.js';
+import { FIT_TARGETS, fitTarget } from './cost-fit/targets.js';
 import { REPO } from '../test/helpers/deeploy.js';
 
 
+const arg = (flag: string): string | undefined => {
+  const i = process.argv.indexOf(flag);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+const only = arg('--only') ? new RegExp(arg('--only')!) : undefined;
+const keep = (arg('--keep') ?? '').split(',').filter((c): c is CostClass => (COST_CLASSES as readonly string[]).includes(c));
+const write = process.argv.includes('--write');
+if (write && only) throw new Error('--write fits on every calibration layer: drop --only');
+const targets = arg('--platform') ? [fitTarget(arg('--platform')!)] : FIT_TARGETS;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-fit-costs-'));
 try {
-  const arg = (flag: string): string | undefined => {
-    const i = process.argv.indexOf(flag);
-    return i >= 0 ? process.argv[i + 1] : undefined;
-  };
-  const only = arg('--only') ? new RegExp(arg('--only')!) : undefined;
-  const keep = (arg('--keep') ?? '').split(',').filter((c): c is CostClass => (COST_CLASSES as readonly string[]).includes(c));
-  const write = process.argv.includes('--write');
-  if (write && only) throw new Error('--write fits on every calibration layer: drop --only');
-  const rows = await measure(CALIBRATION.filter((l) => !only || only.test(l.name)), work, siracusa.costs);
-  const fit = fitCosts(rows, HAND_COUNTS, keep);
-  for (const r of fit.ratios) console.log(JSON.stringify(r));
-  const w = Math.max(...fit.ratios.map((r) => r.name.length));
-  console.log(['calibration layer'.padEnd(w), 'ISS'.padStart(9), 'AS fitted'.padStart(9), 'AS/ISS'.padStart(7)].join('  '));
-  for (const r of fit.ratios) console.log([r.name.padEnd(w), String(r.iss).padStart(9), String(r.predicted).padStart(9), r.ratio.toFixed(2).padStart(7)].join('  '));
-  for (const c of fit.fitted) console.log(`${c.padEnd(12)} ${fit.costs[c].toFixed(4)} (hand count ${HAND_COUNTS[c]})`);
-  if (write) {
-    writeFileSync(join(REPO, GENERATOR_FILE), renderGenerator(fit, rows, HAND_COUNTS));
-    writeFileSync(join(REPO, EMULATOR_FILE), renderEmulator(fit, rows));
-    writeFileSync(join(REPO, DOC_FILE), docWithTable(REPO, renderDocTable(fit, HAND_COUNTS)));
-    console.log(`written: ${GENERATOR_FILE}, ${EMULATOR_FILE}, ${DOC_FILE} (npm run build, then fit again until nothing changes)`);
+  for (const t of targets) {
+    const rows = await measure(CALIBRATION.filter((l) => !only || only.test(l.name)), work, t, platformByName(t.platform).costs);
+    const fit = fitCosts(rows, t.hand, keep);
+    for (const r of fit.ratios) console.log(JSON.stringify({ platform: t.platform, ...r }));
+    const w = Math.max(...fit.ratios.map((r) => r.name.length));
+    console.log(`${t.platform}:`);
+    console.log(['calibration layer'.padEnd(w), 'ISS'.padStart(9), 'AS fitted'.padStart(9), 'AS/ISS'.padStart(7)].join('  '));
+    for (const r of fit.ratios) console.log([r.name.padEnd(w), String(r.iss).padStart(9), String(r.predicted).padStart(9), r.ratio.toFixed(2).padStart(7)].join('  '));
+    for (const c of fit.fitted) console.log(`${c.padEnd(12)} ${fit.costs[c].toFixed(4)} (hand count ${t.hand[c]})`);
+    if (write) {
+      writeFileSync(join(REPO, t.generatorFile), renderGenerator(fit, rows, t));
+      writeFileSync(join(REPO, t.emulatorFile), renderEmulator(fit, rows, t));
+      writeFileSync(join(REPO, DOC_FILE), docWithTable(REPO, t, renderDocTable(fit, t)));
+      console.log(`written: ${t.generatorFile}, ${t.emulatorFile}, ${DOC_FILE} (npm run build, then fit again until nothing changes)`);
+    }
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -8,6 +8,7 @@ import {
   CALL, COPY_BYTE, DIV, ELEMENT, MAC_CONV, MAC_DW, MAC_GEMM, MOVE_ELEM, NORM_ELEM, NUM_CLASSES, POOL_TAP, REQUANT,
   SOFTMAX_ELEM,
 } from "../../runtime/as/cost";
+import { GENERIC_MEASURED_64THS } from "./chips/generic-measured";
 import { SIRACUSA_MEASURED_64THS } from "./chips/siracusa-measured";
 
 export const Q: i64 = 16;
@@ -35,6 +36,14 @@ const DIV_WORST: i64 = 35;
 const SIRACUSA_FORK: i64 = 40;
 const SIRACUSA_BARRIER: i64 = 20;
 const SIRACUSA_JOIN: i64 = 20;
+
+/** The classes measured on the C (npm run fit:costs; docs/timing.md "The fit") replace their hand counts. */
+function applyMeasured(m: StaticArray<i32>): void {
+  for (let c = 0; c < NUM_CLASSES; c++) {
+    const v = m[c];
+    if (v >= 0) set(c, per(<i64>v, 64));
+  }
+}
 
 /** cycles / units as Q16. */
 function per(cycles: i64, units: i64): i64 {
@@ -96,11 +105,7 @@ export function siracusaCosts(): void {
   // call + return (2 jumps), save/restore 8 callee-saved registers (16), 6 argument loads from the struct,
   // share bounds from the core id (~6), 2 hardware-loop setups.
   set(CALL, per(2 * JUMP + 16 * INSTR + 6 * INSTR + 6 * INSTR + 2 * INSTR, 1));
-  // The classes measured on the C (npm run fit:costs; docs/timing.md "The fit") replace their hand counts.
-  for (let c = 0; c < NUM_CLASSES; c++) {
-    const m = SIRACUSA_MEASURED_64THS[c];
-    if (m >= 0) set(c, per(<i64>m, 64));
-  }
+  applyMeasured(SIRACUSA_MEASURED_64THS);
   forkCycles = SIRACUSA_FORK;
   barrierCycles = SIRACUSA_BARRIER;
   joinCycles = SIRACUSA_JOIN;
@@ -111,7 +116,7 @@ export function siracusaCosts(): void {
  * hardware loops (a loop iteration costs its pointer bumps and a taken branch, unrolled 4x), no post-increment,
  * no p.clip / p.max (a compare and a not-taken branch each). Its "cluster" is the core itself: no fork overhead.
  */
-export function genericCosts(): void {
+export function genericCosts(measured: bool): void {
   // Per 4 MACs: 8 lb, 4 mul, 4 add, 2 pointer addi, 1 taken branch.
   const mac = per(8 * INSTR + 4 * INSTR + 4 * INSTR + 2 * INSTR + BRANCH_TAKEN, 4);
   set(MAC_CONV, mac);
@@ -135,6 +140,8 @@ export function genericCosts(): void {
   set(DIV, per(DIV_WORST, 1));
   // As on Siracusa minus the hardware-loop setup.
   set(CALL, per(2 * JUMP + 16 * INSTR + 6 * INSTR + 6 * INSTR, 1));
+  // The generic platform's own core is measured on its C; Gemmini's host core keeps the hand counts.
+  if (measured) applyMeasured(GENERIC_MEASURED_64THS);
   forkCycles = 0;
   barrierCycles = 0;
   joinCycles = 0;

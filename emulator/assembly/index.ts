@@ -53,7 +53,7 @@ export function configure(platform: i32, cores: i32): i32 {
   if (platform == PLATFORM_GENERIC) {
     if (cores < 0 || cores > 1) badCores(platform, cores, 1);
     genericRegions();
-    genericCosts();
+    genericCosts(true);
   } else if (platform == PLATFORM_SIRACUSA) {
     if (cores < 0 || cores > SIRACUSA_CORES) badCores(platform, cores, SIRACUSA_CORES);
     clusterCores = cores == 0 ? SIRACUSA_CORES : cores;
@@ -74,7 +74,7 @@ export function configure(platform: i32, cores: i32): i32 {
     // one host core and no cluster; the host is priced as the generic scalar RISC-V core (docs/gemmini.md)
     if (cores < 0 || cores > 1) badCores(platform, cores, 1);
     gemminiRegions();
-    genericCosts();
+    genericCosts(false);
   } else {
     msgBegin("configure: unknown platform id ");
     msgDec(platform);

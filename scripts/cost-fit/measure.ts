@@ -1,5 +1,5 @@
 /**
- * Runs the calibration layers on Siracusa with one cluster core, twice: the AS firmware (units of work per cost
+ * Runs the calibration layers on a platform (one core of a cluster), twice: the AS firmware (units of work per cost
  * class, and its cycles) and the rv32-xpulp C on the ISS (the cycles measured on the code a user flashes). Both
  * outputs must be equal before a row counts.
  */
@@ -11,7 +11,7 @@ import { COST_CLASSES, type CoreCosts } from '../../generator/platforms/types.js
 import { runIss } from '../../runtime/node/iss-run.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import type { CalibrationLayer } from './layers.js';
-import { HAND_COUNTS } from '../../generator/platforms/siracusa/hand-costs.js';
+import type { FitTarget } from './targets.js';
 
 export interface CalibrationRow {
   name: string;
@@ -23,7 +23,8 @@ export interface CalibrationRow {
   issCycles: number;
 }
 
-export async function measure(layers: CalibrationLayer[], work: string, costs: CoreCosts): Promise<CalibrationRow[]> {
+/** `costs`: the table the AS firmware charges now (the emulator's), to take compute() out of its cycles. */
+export async function measure(layers: CalibrationLayer[], work: string, target: FitTarget, costs: CoreCosts): Promise<CalibrationRow[]> {
   const rows: CalibrationRow[] = [];
   for (const [i, l] of layers.entries()) {
     const dir = join(work, `layer${i}`);
@@ -34,7 +35,7 @@ export async function measure(layers: CalibrationLayer[], work: string, costs: C
     writeFileSync(sample, encodeNpz(new Map(l.inputs.map((a, k) => [`in${k}`, a]))));
     const out = join(dir, 'out');
     // Planned with the hand counts: the tiles (and so the units per class) do not follow the table being fitted.
-    generateFirmware({ model, platform: 'siracusa', out, cores: 1, sampleInputs: sample, planCosts: HAND_COUNTS });
+    generateFirmware({ model, platform: target.platform, out, ...target.options, sampleInputs: sample, planCosts: target.hand });
     const as = await runFirmware(out, l.inputs);
     const iss = await runIss(out, l.inputs);
     as.outputs.forEach((o, k) => {

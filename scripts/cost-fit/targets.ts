@@ -1,0 +1,45 @@
+/**
+ * The platforms whose AS cost tables are measured on their C (scripts/fit-costs.ts): the rv32 ELF `gen build` makes
+ * for them runs on the ISS with the timing of the core they have. Each names its hand counts (what stands where the
+ * calibration does not reach, and what the calibration layers are planned with), its calibration options and the
+ * files the fit writes.
+ */
+import { HAND_COUNTS as SIRACUSA_HAND } from '../../generator/platforms/siracusa/hand-costs.js';
+import { SCALAR_CORE_COSTS } from '../../generator/platforms/generic/platform.js';
+import type { CoreCosts } from '../../generator/platforms/types.js';
+
+export interface FitTarget {
+  platform: string;
+  hand: CoreCosts;
+  /** Generation options of the calibration runs (one core on a cluster: every unit on the critical path). */
+  options: Record<string, unknown>;
+  generatorFile: string;
+  emulatorFile: string;
+  /** The AS constant the emulator file defines. */
+  emulatorConst: string;
+}
+
+export const FIT_TARGETS: FitTarget[] = [
+  {
+    platform: 'siracusa',
+    hand: SIRACUSA_HAND,
+    options: { cores: 1 },
+    generatorFile: 'generator/platforms/siracusa/measured-costs.ts',
+    emulatorFile: 'emulator/assembly/chips/siracusa-measured.ts',
+    emulatorConst: 'SIRACUSA_MEASURED_64THS',
+  },
+  {
+    platform: 'generic',
+    hand: SCALAR_CORE_COSTS,
+    options: {},
+    generatorFile: 'generator/platforms/generic/measured-costs.ts',
+    emulatorFile: 'emulator/assembly/chips/generic-measured.ts',
+    emulatorConst: 'GENERIC_MEASURED_64THS',
+  },
+];
+
+export function fitTarget(platform: string): FitTarget {
+  const t = FIT_TARGETS.find((x) => x.platform === platform);
+  if (!t) throw new Error(`no measured cost table for platform '${platform}' (${FIT_TARGETS.map((x) => x.platform).join(', ')})`);
+  return t;
+}
