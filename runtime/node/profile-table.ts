@@ -59,7 +59,8 @@ export function formatProfile(p: Profile): string {
     ...(npu ? [String(n.npuJobs), String(n.npuCycles)] : []),
   ];
   const rows: string[][] = p.layers.map((l) => [
-    String(l.layer), clip(l.name, NAME_WIDTH), l.kernel, l.engine, compact(l.macs), ...bytes(l.memory, l.dma, l),
+    // Kernel and engine come from firmware.json, which a user may edit: printable like the names.
+    String(l.layer), clip(l.name, NAME_WIDTH), printable(l.kernel, 40), printable(l.engine, 40), compact(l.macs), ...bytes(l.memory, l.dma, l),
     String(l.cycles), fmtUs(l.us), pct(l.share), pct(l.utilisation), ...(arr ? [pct(l.arrayBusy)] : []),
   ]);
   const blank = bytes({}, { in: 0, out: 0 }, { npuJobs: 0, npuCycles: 0 }).map(() => '');
@@ -85,7 +86,7 @@ export function formatProfile(p: Profile): string {
     ? `, utilisation against each engine's peak: cluster ${p.peakMacsPerCycle}, N-EUREKA ${p.totalPeakMacsPerCycle - p.peakMacsPerCycle}, total ${p.totalPeakMacsPerCycle} MAC/cycle`
     : `, utilisation against ${p.peakMacsPerCycle} MAC/cycle peak${arr ? '; array: cycles the array streams operands over the layer\'s' : ''}`;
   return [
-    `Profile of ${printable(p.model || 'the model', 80)} on ${p.platform} (${p.cores > 0 ? `${p.cores} ${p.platform === 'spinnaker2' ? 'worker PEs' : 'cluster cores'}` : '1 core'}, ${mhz})`,
+    `Profile of ${printable(p.model || 'the model', 80)} on ${printable(p.platform, 40)} (${p.cores > 0 ? `${p.cores} ${p.platform === 'spinnaker2' ? 'worker PEs' : 'cluster cores'}` : '1 core'}, ${mhz})`,
     ...(peak ? [peak.slice(2)] : []),
     `cycles from the ${p.cyclesFrom}`,
     'bytes and MACs: k = 10^3, M = 10^6',
