@@ -8,9 +8,10 @@
  *   npm run build && node dist/scripts/record-plan-baseline.js > test/midend/plan-baseline.json
  *
  * The figures in the repository were produced this way from the planner before issue 15's speed work (greedy offsets
- * with HiGHS behind it, the tile search without pruning) with Siracusa's measured cost table (commit 6b95082: this
- * script and its two helpers copied into that tree; the first recording, at df3e04e, predates the measured table,
- * whose tile cost changes the estimates); rerun it only to record a plan that is meant to change.
+ * with HiGHS behind it, the tile search without pruning: commit 6b95082) with the measured cost tables of the
+ * current tree (this script, its two helpers and generator/platforms/<name>/measured-costs.ts copied into that tree). A
+ * refit of the tables moves every tiled layer's estimate: record again then, the same way (the first recording, at
+ * df3e04e, predates the measured tables). Rerun it only to record a plan that is meant to change.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

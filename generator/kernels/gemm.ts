@@ -150,6 +150,7 @@ export const gemmKernel: KernelDef = {
         cdot: dotK ? {
           fn: `fg_dot4_${A.dtype === 'uint8' ? 'u' : 's'}${B.dtype === 'uint8' ? 'u' : 's'}`,
           fn4: `fg_dot4x2_${A.dtype === 'uint8' ? 'u' : 's'}${B.dtype === 'uint8' ? 'u' : 's'}`,
+          fn1: `fg_dot1x2_${A.dtype === 'uint8' ? 'u' : 's'}${B.dtype === 'uint8' ? 'u' : 's'}`,
           rowPairs: split.chunks === 1 && K >= 4,
         } : false,
         // A row the C takes alone goes through the two-row block twice over (the AS charges its products twice).
