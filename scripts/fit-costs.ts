@@ -14,7 +14,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { platformByName } from '../generator/platforms/index.js';
 import { COST_CLASSES, type CostClass } from '../generator/platforms/types.js';
 import { fitCosts } from './cost-fit/fit.js';
 import { CALIBRATION } from './cost-fit/layers.js';
@@ -36,7 +35,7 @@ const targets = arg('--platform') ? [fitTarget(arg('--platform')!)] : FIT_TARGET
 const work = mkdtempSync(join(tmpdir(), 'firmgen-fit-costs-'));
 try {
   for (const t of targets) {
-    const rows = await measure(CALIBRATION.filter((l) => !only || only.test(l.name)), work, t, platformByName(t.platform).costs);
+    const rows = await measure(CALIBRATION.filter((l) => !only || only.test(l.name)), work, t);
     const fit = fitCosts(rows, t.hand, keep);
     for (const r of fit.ratios) console.log(JSON.stringify({ platform: t.platform, ...r }));
     const w = Math.max(...fit.ratios.map((r) => r.name.length));

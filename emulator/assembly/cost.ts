@@ -45,6 +45,12 @@ function applyMeasured(m: StaticArray<i32>): void {
   }
 }
 
+/** Data movement and pooling taps, hand-counted as one ELEMENT (a load, a store or a max, the loop). */
+function setElementLike(): void {
+  set(MOVE_ELEM, costAt(ELEMENT));
+  set(POOL_TAP, costAt(ELEMENT));
+}
+
 /** cycles / units as Q16. */
 function per(cycles: i64, units: i64): i64 {
   return (cycles << Q) / units;
@@ -88,9 +94,7 @@ export function siracusaCosts(): void {
   set(MAC_GEMM, per(5 * INSTR, 8));
   // lb, lb, op, sb; post-increment addressing and a hardware loop leave no loop overhead.
   set(ELEMENT, per(4 * INSTR, 1));
-  // Data movement and pooling taps: hand-counted as one ELEMENT (a load, a store or a max, the loop).
-  set(MOVE_ELEM, costAt(ELEMENT));
-  set(POOL_TAP, costAt(ELEMENT));
+  setElementLike();
   // lw mul, lw add (per-channel), mul, add, sra, p.clip, sb.
   set(REQUANT, per(7 * INSTR, 1));
   // lw + sw per 32-bit word, unrolled so the store never waits on its load.
@@ -126,9 +130,7 @@ export function genericCosts(measured: bool): void {
   const loop2: i64 = 2 * INSTR + BRANCH_TAKEN;
   // Per 4 elements: 8 lb, 4 op, 4 sb, 3 pointer addi, 1 taken branch.
   set(ELEMENT, per(16 * INSTR + 3 * INSTR + BRANCH_TAKEN, 4));
-  // Data movement and pooling taps: hand-counted as one ELEMENT (a load, a store or a max, the loop).
-  set(MOVE_ELEM, costAt(ELEMENT));
-  set(POOL_TAP, costAt(ELEMENT));
+  setElementLike();
   // lw, lw, mul, add, sra, 2 compare + not-taken branch for the clip, sb = 8, plus the loop.
   set(REQUANT, per(8 * INSTR * 4 + loop2, 4));
   // Per 16 bytes: 4 lw, 4 sw, 2 addi, 1 taken branch.
@@ -168,9 +170,7 @@ export function spinnaker2Costs(): void {
   set(MAC_GEMM, mac);
   // LDRB, LDRB (2 + 1), op, STRB, plus the loop (SUBS + taken branch = 4) over 4 unrolled elements.
   set(ELEMENT, per(4 * (M4_LOAD + INSTR + INSTR + INSTR) + INSTR + M4_BRANCH_TAKEN, 4));
-  // Data movement and pooling taps: hand-counted as one ELEMENT (a load, a store or a max, the loop).
-  set(MOVE_ELEM, costAt(ELEMENT));
-  set(POOL_TAP, costAt(ELEMENT));
+  setElementLike();
   // Per output: LDR acc, LDR mul, LDR add (2 + 1 + 1), SMULL (64-bit product) 1, ADDS/ADC the add term 2, ADDS/ADC the
   // rounding term 2, 64-bit arithmetic shift (LSR, ORR, ASR) 3, SSAT/USAT or 2 compares for the clip 2, STRB 1 = 15,
   // plus the loop over 4 unrolled outputs.

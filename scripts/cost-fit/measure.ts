@@ -7,7 +7,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeNpz } from '../../generator/onnx/npy.js';
 import { generateFirmware } from '../../generator/pipeline.js';
-import { COST_CLASSES, type CoreCosts } from '../../generator/platforms/types.js';
+import { platformByName } from '../../generator/platforms/index.js';
+import { COST_CLASSES } from '../../generator/platforms/types.js';
 import { runIss } from '../../runtime/node/iss-run.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import type { CalibrationLayer } from './layers.js';
@@ -23,8 +24,9 @@ export interface CalibrationRow {
   issCycles: number;
 }
 
-/** `costs`: the table the AS firmware charges now (the emulator's), to take compute() out of its cycles. */
-export async function measure(layers: CalibrationLayer[], work: string, target: FitTarget, costs: CoreCosts): Promise<CalibrationRow[]> {
+export async function measure(layers: CalibrationLayer[], work: string, target: FitTarget): Promise<CalibrationRow[]> {
+  // The table the AS firmware charges now (the platform's, equal to the emulator's), to take compute() out of its cycles.
+  const costs = platformByName(target.platform).costs;
   const rows: CalibrationRow[] = [];
   for (const [i, l] of layers.entries()) {
     const dir = join(work, `layer${i}`);

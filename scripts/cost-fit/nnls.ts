@@ -4,7 +4,6 @@
  * than taking a negative value that cancels its neighbour. Small dense problems only (tens of rows, ~10 columns).
  */
 export function nnls(A: number[][], b: number[], maxIter = 200): number[] {
-  const m = A.length;
   const n = A[0]?.length ?? 0;
   const x = new Array<number>(n).fill(0);
   const passive = new Array<boolean>(n).fill(false);

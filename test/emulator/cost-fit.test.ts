@@ -3,11 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { siracusa } from '../../generator/platforms/siracusa/platform.js';
 import { COST_CLASSES, type CoreCosts, type CostClass } from '../../generator/platforms/types.js';
 import { MEASURED as SIRACUSA_MEASURED } from '../../generator/platforms/siracusa/measured-costs.js';
 import { MEASURED as GENERIC_MEASURED } from '../../generator/platforms/generic/measured-costs.js';
-import { platformByName } from '../../generator/platforms/index.js';
 import { FIT_TARGETS, fitTarget } from '../../scripts/cost-fit/targets.js';
 import { createEmulator } from '../../runtime/node/emulator.js';
 import { HAND_COUNTS } from '../../generator/platforms/siracusa/hand-costs.js';
@@ -60,7 +58,7 @@ test('measure: a conv layer on one core, the AS units are the layer\'s MACs and 
   const work = mkdtempSync(join(tmpdir(), 'firmgen-costfit-'));
   try {
     const conv = CALIBRATION.find((l) => l.name === 'conv3x3/2 8->16 16x16')!;
-    const [row] = await measure([conv], work, fitTarget('siracusa'), siracusa.costs);
+    const [row] = await measure([conv], work, fitTarget('siracusa'));
     // 16 output channels x 8 x 8 pixels, 8 x 3 x 3 MACs each; one requantized output per output element.
     assert.is(row.units[COST_CLASSES.indexOf('MAC_CONV')], 16 * 8 * 8 * 8 * 9);
     assert.is(row.units[COST_CLASSES.indexOf('REQUANT')], 16 * 8 * 8);
@@ -76,7 +74,7 @@ for (const t of FIT_TARGETS) {
   test(`${t.platform}: the committed measured table is the fit of this code (every calibration layer rerun)`, async () => {
     const work = mkdtempSync(join(tmpdir(), 'firmgen-costfit-all-'));
     try {
-      const rows = await measure(CALIBRATION, work, t, platformByName(t.platform).costs);
+      const rows = await measure(CALIBRATION, work, t);
       const fit = fitCosts(rows, t.hand);
       const measured = Object.fromEntries(fit.fitted.map((c) => [c, fit.costs[c]]));
       assert.equal(measured, MEASURED_TABLES[t.platform], 'run `npm run fit:costs -- --write` and rebuild: the C or the calibration changed');
