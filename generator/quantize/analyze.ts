@@ -2,6 +2,7 @@ import { GenError } from '../errors.js';
 import { attrInt, attrNumber, hasAttr } from '../ir/attrs.js';
 import { consumersOf, type Graph, type Node } from '../ir/graph.js';
 import { sizeOf } from '../ir/ndarray.js';
+import { transformerUnit } from './transformer.js';
 import type { Activation, LinearUnit, Unit } from './types.js';
 
 /*
@@ -14,10 +15,11 @@ import type { Activation, LinearUnit, Unit } from './types.js';
  *   MaxPool, Flatten, Reshape, Transpose, Squeeze, Unsqueeze, Identity            -> pass (scale unchanged)
  *   Pad with zeros (zero is exact at every scale; torch exports AvgPool2d with one) -> pass
  *   Relu | Clip after anything else                                               -> act
+ *   the operators of a Llama-style decoder (transformer.ts)
  * Anything else is an 'unsupported' error naming the node.
  */
 
-const PASS = new Set(['MaxPool', 'Flatten', 'Reshape', 'Transpose', 'Squeeze', 'Unsqueeze', 'Identity']);
+const PASS = new Set(['MaxPool', 'Flatten', 'Reshape', 'Transpose', 'Squeeze', 'Unsqueeze', 'Identity', 'Slice', 'Gather']);
 
 const unsupported = (n: Node, why: string): GenError => new GenError('unsupported', why, { node: n.name, op: n.op });
 
@@ -41,7 +43,10 @@ function activationOf(g: Graph, n: Node): Activation | undefined {
   return lo === 0 ? (hi === Infinity ? { kind: 'relu' } : { kind: 'clip', lo, hi }) : { kind: 'clip', lo, hi };
 }
 
-const KNOWN = new Set([...PASS, 'Pad', 'Conv', 'Gemm', 'MatMul', 'Add', 'GlobalAveragePool', 'AveragePool', 'Concat', 'Softmax', 'Relu', 'Clip']);
+const KNOWN = new Set([
+  ...PASS, 'Pad', 'Conv', 'Gemm', 'MatMul', 'Add', 'GlobalAveragePool', 'AveragePool', 'Concat', 'Softmax', 'Relu', 'Clip',
+  'Gather', 'Slice', 'Pow', 'ReduceMean', 'Sqrt', 'Reciprocal', 'Div', 'Mul', 'Sigmoid', 'Tanh', 'Neg', 'Where', 'Cast',
+]);
 
 /** Fails on the first op the quantizer cannot map (before shape inference, which knows even fewer float ops). */
 export function checkOps(g: Graph): void {
@@ -73,6 +78,11 @@ export function analyzeGraph(g: Graph): Unit[] {
     const acts = n.inputs.filter((i) => i && !isConst(i));
     const nodes = [n.name];
     const base = { name: n.name, nodes, node: n };
+    const t = transformerUnit({ g, sole, isConst, taken }, n);
+    if (t) {
+      units.push(t);
+      continue;
+    }
     if ((n.op === 'Conv' || n.op === 'Gemm' || n.op === 'MatMul') && n.inputs[1] && isConst(n.inputs[1])) {
       units.push(linearUnit(g, n, sole, taken, fuseAct));
     } else if (n.op === 'MatMul') {

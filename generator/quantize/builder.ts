@@ -39,6 +39,7 @@ export const ints = (value: number[]): AttrValue => ({ kind: 'ints', value });
 export const float = (value: number): AttrValue => ({ kind: 'float', value });
 
 /** The device type of a quantized tensor. */
-export function quantDType(signed: boolean, bits: 8 | 16): DType {
+export function quantDType(signed: boolean, bits: 8 | 16 | 32): DType {
+  if (bits === 32) return signed ? 'int32' : 'uint32';
   return bits === 16 ? (signed ? 'int16' : 'uint16') : signed ? 'int8' : 'uint8';
 }

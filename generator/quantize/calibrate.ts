@@ -28,7 +28,8 @@ export function splitSamples(g: Graph, arrays: NDArray[], source: string): NDArr
     if (a.shape.length === want.length && a.shape.every((d, k) => d === want[k])) return [a];
     if (a.shape.length === want.length && want[0] === 1 && a.shape.slice(1).every((d, k) => d === want[k + 1])) {
       const n = sizeOf(want);
-      return Array.from({ length: a.shape[0] }, (_, s) => ndarray('float32', want, a.data.subarray(s * n, (s + 1) * n)));
+      const dtype = g.tensors.get(name)?.dtype === 'float32' ? 'float32' : a.dtype; // token ids stay integers
+      return Array.from({ length: a.shape[0] }, (_, s) => ndarray(dtype, want, a.data.subarray(s * n, (s + 1) * n)));
     }
     throw new GenError('input', `array ${i} has shape ${formatShape(a.shape)}; input '${name}' needs ${formatShape(want)} or [N, ${want.slice(1).join(', ')}]`, { file: source });
   });

@@ -25,7 +25,8 @@ export interface Observed {
 export interface ActivationQuant {
   scale: number;
   signed: boolean;
-  bits: 8 | 16;
+  /** 32: an index input (token ids), passed through unscaled (scale 1). */
+  bits: 8 | 16 | 32;
   /** The integer range: [-qmax, qmax] signed, [0, qmax] unsigned. */
   qmax: number;
   /** The clipping range in real units: [-clip, clip] signed, [0, clip] unsigned. */
@@ -36,8 +37,8 @@ export interface ActivationQuant {
 const BINS = 1 << 16;
 const CANDIDATES = 100;
 
-function levels(signed: boolean, bits: 8 | 16): number {
-  return bits === 16 ? 32767 : signed ? 127 : 255;
+function levels(signed: boolean, bits: 8 | 16 | 32): number {
+  return bits === 32 ? 2147483647 : bits === 16 ? 32767 : signed ? 127 : 255;
 }
 
 /** Counts of |x| in BINS equal bins over [0, top]. */
@@ -89,7 +90,7 @@ export function chooseActivation(o: Observed, calibrate: Calibrate, pow2: boolea
 }
 
 /** The quantization of a tensor whose scale is fixed by its meaning (softmax probabilities: 1/255, uint8). */
-export function fixedActivation(scale: number, signed: boolean, bits: 8 | 16 = 8): ActivationQuant {
+export function fixedActivation(scale: number, signed: boolean, bits: 8 | 16 | 32 = 8): ActivationQuant {
   const qmax = levels(signed, bits);
   const s = Math.fround(scale);
   return { scale: s, signed, bits, qmax, clip: s * qmax };

@@ -68,9 +68,10 @@ export function quantizeFile(o: QuantizeFileOptions): Quantized {
     if (e instanceof GenError) throw e.withSite({ file: o.model });
     throw e;
   }
+  if (o.qdq && !q.qdqGraph) throw new GenError('unsupported', 'no QDQ form for this model: its transformer operators (RMSNorm, tables, masks) are integer-only', { file: o.model });
   write(o.out, encodeModel(q.intGraph, { opset: 13, producer: 'firmgen quantize' }));
   write(sidecarPath(o.out), `${JSON.stringify(sidecar(q, o.model, o.calibration), null, 2)}\n`);
-  if (o.qdq) write(o.qdq, encodeModel(q.qdqGraph, { opset: 13, producer: 'firmgen quantize' }));
+  if (o.qdq && q.qdqGraph) write(o.qdq, encodeModel(q.qdqGraph, { opset: 13, producer: 'firmgen quantize' }));
   return q;
 }
 

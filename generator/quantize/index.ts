@@ -3,6 +3,7 @@ import { cloneGraph, type Graph } from '../ir/graph.js';
 import { inferGraph } from '../ir/infer.js';
 import type { NDArray } from '../ir/ndarray.js';
 import { analyzeGraph, checkOps } from './analyze.js';
+import { foldConstants } from './fold.js';
 import { correctBiases } from './bias-correction.js';
 import { calibrate, splitSamples } from './calibrate.js';
 import { equalize, type EqualizedPair } from './equalize.js';
@@ -32,7 +33,8 @@ export interface BiasCorrectionResult extends StepResult {
 
 export interface Quantized {
   intGraph: Graph;
-  qdqGraph: Graph;
+  /** The QDQ form; absent when the model has transformer units (opset 13 QDQ has no 16-bit or table forms of them). */
+  qdqGraph?: Graph;
   plan: Plan;
   layers: LayerReport[];
   /** Layer pairs equalised (empty when equalisation was off, found none or was not kept). */
@@ -42,6 +44,8 @@ export interface Quantized {
   biasCorrection?: BiasCorrectionResult;
   samples: number;
 }
+
+const QDQ_KINDS = new Set(['linear', 'matmul', 'add', 'gap', 'avgpool', 'concat', 'softmax', 'pass', 'act']);
 
 export function withDefaults(o: Partial<QuantizeOptions>): Required<QuantizeOptions> {
   const scheme = o.scheme ?? 'per-channel';
@@ -78,9 +82,12 @@ export function quantizeGraph(model: Graph, calibration: NDArray[], source: stri
 
 function quantizeOnce(model: Graph, calibration: NDArray[], source: string, opts: Required<QuantizeOptions>): Quantized {
   let float = fixBatch(model);
-  if (model.inputs.some((i) => model.tensors.get(i)?.dtype !== 'float32')) {
+  // float32 inputs, or int64/int32 token ids for an embedding; int8 inputs or Q/DQ nodes mean a quantized model.
+  const inputOk = (i: string): boolean => ['float32', 'int64', 'int32'].includes(model.tensors.get(i)?.dtype ?? '');
+  if (!model.inputs.every(inputOk) || model.nodes.some((n) => n.op === 'QuantizeLinear' || n.op === 'DequantizeLinear')) {
     throw new GenError('input', 'the model to quantize must have float32 inputs (is it quantized already?)', { file: model.source });
   }
+  float = foldConstants(float);
   checkOps(float);
   let inferred = inferGraph(float);
   let units = analyzeGraph(inferred);
@@ -126,7 +133,7 @@ function quantizeOnce(model: Graph, calibration: NDArray[], source: string, opts
   }
   return {
     intGraph: lowered.graph,
-    qdqGraph: buildQdq(float, plan),
+    qdqGraph: plan.units.every((u) => QDQ_KINDS.has(u.kind)) ? buildQdq(float, plan) : undefined,
     plan,
     layers: buildReport(float, plan, lowered.requant, cal, sqnr),
     equalized,

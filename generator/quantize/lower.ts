@@ -4,6 +4,7 @@ import type { ActivationQuant } from './clipping.js';
 import { biasScale, toMulShift, type MulShift } from './fixed-point.js';
 import { GraphBuilder, int, ints, quantDType } from './builder.js';
 import { weightScale, type Plan } from './params.js';
+import { lowerTransformerUnit } from './lower-transformer.js';
 import type { LinearUnit, Unit } from './types.js';
 
 /*
@@ -124,9 +125,19 @@ export function lowerToInteger(inferred: Graph, plan: Plan): Lowered {
       case 'pass': {
         for (const i of u.node.inputs.slice(1)) if (i) b.copy(inferred.tensors.get(i) as Tensor);
         declare(u.out);
-        b.node(u.node.op, u.name, [...u.node.inputs], [u.out], { ...u.node.attrs });
+        // A float Cast is no op on integers.
+        if (u.node.op === 'Cast') b.node('Identity', u.name, [u.x], [u.out]);
+        else b.node(u.node.op, u.name, [...u.node.inputs], [u.out], { ...u.node.attrs });
         return;
       }
+      case 'rmsnorm':
+      case 'lut':
+      case 'mul':
+      case 'mulconst':
+      case 'addconst':
+      case 'scale':
+      case 'embed':
+        return lowerTransformerUnit(u, { b, q, declare, shapeOf, requantize, acc });
       case 'act':
         return requantize(u.name, u.x, u.out, { mul: [1], shift: 0 });
     }
@@ -157,6 +168,16 @@ export function lowerToInteger(inferred: Graph, plan: Plan): Lowered {
   }
 
   return { graph: b.graph([...inferred.inputs], [...inferred.outputs]), requant };
+}
+
+/** The lowering context transformer units share with the others (lower-transformer.ts). */
+export interface LowerCtx {
+  b: GraphBuilder;
+  q: (t: string) => ActivationQuant;
+  declare: (t: string) => string;
+  shapeOf: (t: string) => number[];
+  requantize: (unit: string, x: string, y: string, ms: MulShift, axis?: number) => void;
+  acc: (unit: string, shape: number[]) => string;
 }
 
 /**

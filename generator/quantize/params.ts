@@ -1,6 +1,6 @@
 import type { Graph } from '../ir/graph.js';
 import { chooseActivation, fixedActivation, type ActivationQuant, type Observed } from './clipping.js';
-import { biasScale, pow2Ceil, quantizeBias, quantizeWeights } from './fixed-point.js';
+import { biasScale, pow2Ceil, quantizeBias, quantizeWeights, scaleFor, WEIGHT_MAX } from './fixed-point.js';
 import type { Activation, LinearUnit, QuantizeOptions, Unit } from './types.js';
 import { roundHalfEven } from '../reference/exact.js';
 
@@ -55,17 +55,45 @@ export function assignActivations(g: Graph, units: Unit[], observed: Map<string,
     if (!o) throw new Error(`tensor '${t}' was not calibrated`);
     return chooseActivation(o, opts.calibrate, pow2, signed, bits);
   };
-  for (const name of g.inputs) act.set(name, choose(name, observed.get(name)!.min < 0));
-  const softmaxInputs = new Set(units.filter((u) => u.kind === 'softmax').map((u) => (u as { x: string }).x));
+  for (const name of g.inputs) {
+    // Integer inputs are token ids: they index an embedding and pass through unscaled.
+    act.set(name, g.tensors.get(name)?.dtype === 'float32' ? choose(name, observed.get(name)!.min < 0) : fixedActivation(1, true, 32));
+  }
+  const wide = softmaxFeeds(units);
   for (const u of units) {
     switch (u.kind) {
       case 'linear':
       case 'matmul': {
-        const wide = softmaxInputs.has(u.out) && u.act.kind === 'none';
-        const q = choose(u.out, !nonNegativeAct(u.act), wide ? 16 : 8);
-        // iSoftmax's log2 = ln2 / S must stay <= 1024 so its polynomial fits 32-bit words: S has a floor.
-        const floor = pow2 ? pow2Ceil(SOFTMAX_INPUT_FLOOR) : SOFTMAX_INPUT_FLOOR;
-        act.set(u.out, wide && q.scale < floor ? fixedActivation(floor, true, 16) : q);
+        const factor = wide.get(u.out);
+        const isWide = factor !== undefined && u.act.kind === 'none';
+        const q = choose(u.out, !nonNegativeAct(u.act), isWide ? 16 : 8);
+        // iSoftmax's log2 = ln2 / S must stay <= 1024 so its polynomial fits 32-bit words: S has a floor (at the
+        // softmax input, which a scale unit between them multiplies by `factor`).
+        const floor = (pow2 ? pow2Ceil(SOFTMAX_INPUT_FLOOR) : SOFTMAX_INPUT_FLOOR) / (factor ?? 1);
+        act.set(u.out, isWide && q.scale < floor ? fixedActivation(floor, true, 16) : q);
+        break;
+      }
+      case 'rmsnorm':
+      case 'mulconst':
+        act.set(u.out, choose(u.out, true));
+        break;
+      case 'lut':
+        act.set(u.out, choose(u.out, observed.get(u.out)!.min < 0));
+        break;
+      case 'mul':
+        act.set(u.out, choose(u.out, get(u.a).signed || get(u.b).signed));
+        break;
+      case 'addconst':
+        act.set(u.out, u.mask ? get(u.x) : choose(u.out, true, get(u.x).bits === 16 ? 16 : 8));
+        break;
+      case 'scale': {
+        const q = get(u.x);
+        act.set(u.out, { ...q, scale: Math.fround(q.scale * u.factor), clip: q.clip * u.factor });
+        break;
+      }
+      case 'embed': {
+        const maxAbs = u.table.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+        act.set(u.out, fixedActivation(scaleFor(maxAbs, WEIGHT_MAX, pow2), true));
         break;
       }
       case 'add':
@@ -96,6 +124,23 @@ export function assignActivations(g: Graph, units: Unit[], observed: Map<string,
     }
   }
   return act;
+}
+
+/**
+ * Tensors that reach a Softmax through scale and mask units only (attention scores): quantized to 16 bits, the
+ * integer softmax's fine input grid. Each maps to the product of the scale factors between it and the softmax.
+ */
+function softmaxFeeds(units: Unit[]): Map<string, number> {
+  const wide = new Map<string, number>();
+  for (const u of units) if (u.kind === 'softmax') wide.set(u.x, 1);
+  for (let i = units.length - 1; i >= 0; i--) {
+    const u = units[i];
+    const f = wide.get(u.out);
+    if (f === undefined) continue;
+    if (u.kind === 'scale') wide.set(u.x, f * u.factor);
+    else if (u.kind === 'addconst' && u.mask) wide.set(u.x, f);
+  }
+  return wide;
 }
 
 export function quantizeLinear(u: LinearUnit, inputQuant: ActivationQuant, opts: Required<QuantizeOptions>): LinearQuant {

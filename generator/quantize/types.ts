@@ -67,9 +67,38 @@ export interface PassUnit extends UnitBase { kind: 'pass'; node: Node; x: string
 /** A Relu or Clip that follows no requantizing unit: an integer clip at the input's scale. */
 export interface ActUnit extends UnitBase { kind: 'act'; node: Node; x: string; act: Activation }
 
-export type Unit = LinearUnit | MatMulUnit | AddUnit | PoolUnit | ConcatUnit | SoftmaxUnit | PassUnit | ActUnit;
+/*
+ * Transformer units (transformer.ts finds them):
+ */
+/** x / sqrt(mean(x^2) + eps) [* gain] over the last axis -> iRMSNorm with int32 weights gain * D / s_y. */
+export interface RmsNormUnit extends UnitBase { kind: 'rmsnorm'; node: Node; x: string; gain: Float64Array }
+/**
+ * A function of one 8-bit activation (Sigmoid, Tanh, SiLU as x * Sigmoid(x)): a 256-entry table of the outputs,
+ * read by Gather with the input codes as indices (negative codes index from the end, as ONNX Gather does).
+ */
+export interface LutUnit extends UnitBase { kind: 'lut'; node: Node; x: string; fn: (v: number) => number; what: string }
+/** Mul of two activations: the integer product requantized. */
+export interface MulUnit extends UnitBase { kind: 'mul'; node: Node; a: string; b: string }
+/** Mul of an activation by a constant tensor (rotary tables) or a negative scalar (Neg): int8 constant, requantized. */
+export interface MulConstUnit extends UnitBase { kind: 'mulconst'; node: Node; x: string; c: Float64Array; cShape: number[] }
+/**
+ * Add of a constant. A mask (only 0 and values at or below MASK_BELOW, -inf included) keeps the input's grid and
+ * pushes masked entries to the bottom of the range; any other constant is added in the output's grid.
+ */
+export interface AddConstUnit extends UnitBase { kind: 'addconst'; node: Node; x: string; c: Float64Array; cShape: number[]; mask: boolean }
+/** Mul or Div by a positive scalar constant: the integers stay, only the scale changes (attention's 1/sqrt(d)). */
+export interface ScaleUnit extends UnitBase { kind: 'scale'; node: Node; x: string; factor: number }
+/** Gather of a constant table's rows by runtime indices (an embedding, a rotary table by position): an int8 table. */
+export interface EmbedUnit extends UnitBase { kind: 'embed'; node: Node; table: Float64Array; tableShape: number[]; indices: string }
+
+/** An additive constant at or below this is a mask entry (exporters use -inf, the dtype's lowest, or -1e4..-1e9). */
+export const MASK_BELOW = -1e4;
+
+export type Unit =
+  | LinearUnit | MatMulUnit | AddUnit | PoolUnit | ConcatUnit | SoftmaxUnit | PassUnit | ActUnit
+  | RmsNormUnit | LutUnit | MulUnit | MulConstUnit | AddConstUnit | ScaleUnit | EmbedUnit;
 
 /** Units whose output gets its own scale from calibration (the others inherit or fix theirs). */
 export function isQuantPoint(u: Unit): boolean {
-  return u.kind !== 'pass' && u.kind !== 'act';
+  return u.kind !== 'pass' && u.kind !== 'act' && u.kind !== 'scale' && !(u.kind === 'addconst' && u.mask) && u.kind !== 'embed';
 }

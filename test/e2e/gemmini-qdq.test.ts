@@ -78,7 +78,7 @@ test('a trained CNN (fashion-cnn as QDQ): 20 images exact, its convs and Gemm on
   const dir = join(repoRoot, 'examples', 'fashion-cnn');
   const cal = readNpz(join(dir, 'calibration.npz')).get('image')!;
   const q = quantizeGraph(loadOnnxFile(join(dir, 'model.onnx')), [cal], 'calibration.npz', { scheme: 'per-channel' });
-  const bytes = encodeModel(q.qdqGraph, { opset: 13 });
+  const bytes = encodeModel(q.qdqGraph!, { opset: 13 });
   const model = join(work, 'fashion-cnn.qdq.onnx');
   writeFileSync(model, bytes);
   const low = lowerQuantized(inferGraph(loadOnnxBytes(bytes, 'fashion-cnn.qdq.onnx')));

@@ -94,7 +94,7 @@ test('a trained CNN (fashion-cnn as QDQ) against onnxruntime: logits within 1 LS
   const dir = join(repoRoot, 'examples', 'fashion-cnn');
   const cal = readNpz(join(dir, 'calibration.npz')).get('image')!;
   const q = quantizeGraph(loadOnnxFile(join(dir, 'model.onnx')), [cal], 'calibration.npz', { scheme: 'per-channel' });
-  const bytes = encodeModel(q.qdqGraph, { opset: 13 });
+  const bytes = encodeModel(q.qdqGraph!, { opset: 13 });
   const low = lowerQuantized(inferGraph(loadOnnxBytes(bytes, 'fashion-cnn.qdq.onnx')));
   const images = readNpz(join(dir, 'test.npz')).get('image')!;
   const argmax = (a: ArrayLike<number>): number => Array.from(a).indexOf(Math.max(...Array.from(a)));

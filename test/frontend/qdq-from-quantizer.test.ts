@@ -28,7 +28,7 @@ for (const scheme of ['per-channel', 'per-tensor', 'pow2'] as const) {
   test(`gen quantize's QDQ model (${scheme}) lowers to its integer model's outputs exactly`, () => {
     const g = loadOnnxBytes(unevenMlp().bytes(), 'mlp.onnx');
     const q = quantizeGraph(g, [uniformInputs(16, [16])], 'cal.npz', { scheme });
-    const qdq = loadOnnxBytes(encodeModel(q.qdqGraph, { opset: 13 }), 'mlp.qdq.onnx');
+    const qdq = loadOnnxBytes(encodeModel(q.qdqGraph!, { opset: 13 }), 'mlp.qdq.onnx');
     const low = lowerQuantized(inferGraph(qdq));
     assert.is(low.inputs[0].scale, q.plan.act.get('x')!.scale);
     assert.is(low.inputs[0].zeroPoint, 0);
@@ -51,7 +51,7 @@ test("the fashion-cnn example (Pad + AveragePool, depthwise, residual Add, Gemm)
   const cal = readNpz(join(dir, 'calibration.npz')).get('image')!;
   const calibration = ndarray('float32', [32, ...cal.shape.slice(1)], cal.data.subarray(0, 32 * 784));
   const q = quantizeGraph(g, [calibration], 'calibration.npz', { scheme: 'per-channel' });
-  const low = lowerQuantized(inferGraph(loadOnnxBytes(encodeModel(q.qdqGraph, { opset: 13 }), 'cnn.qdq.onnx')));
+  const low = lowerQuantized(inferGraph(loadOnnxBytes(encodeModel(q.qdqGraph!, { opset: 13 }), 'cnn.qdq.onnx')));
   const images = readNpz(join(dir, 'test.npz')).get('image')!;
   for (let s = 0; s < 8; s++) {
     const x = sample(images, s);
