@@ -132,6 +132,7 @@ export const copyKernel: KernelDef = {
   engine: 'cores',
   accepts(node, g) {
     if (!MOVEMENT_OPS.has(node.op)) return 'not a data-movement op';
+    if (node.op === 'Gather' && !tensorOf(g, node.inputs[1]).data) return 'indices known at run time (the gather kernel)';
     const bad = [node.inputs[0], node.outputs[0]].map((n) => tensorOf(g, n)).find((t) => !isIntType(t.dtype));
     return bad ? `tensor '${bad.name}' is ${bad.dtype}, not an integer type` : null;
   },

@@ -1,5 +1,6 @@
 import { convKernel } from '../kernels/conv.js';
 import { elementwiseKernel } from '../kernels/elementwise.js';
+import { gatherKernel } from '../kernels/gather.js';
 import { gemmKernel } from '../kernels/gemm.js';
 import { copyKernel } from '../kernels/movement.js';
 import { iLayerNormKernel, iRMSNormKernel } from '../kernels/norm.js';
@@ -10,6 +11,6 @@ import type { KernelDef } from '../kernels/types.js';
 
 /** The kernels every core-based target (generic, the Siracusa cluster) runs; platforms list them in preference order. */
 export const CORE_KERNELS: KernelDef[] = [
-  convKernel, gemmKernel, elementwiseKernel, copyKernel, maxPoolKernel, reduceKernel,
+  convKernel, gemmKernel, elementwiseKernel, gatherKernel, copyKernel, maxPoolKernel, reduceKernel,
   iSoftmaxKernel, itaMaxKernel, itaPartialMaxKernel, iRMSNormKernel, iLayerNormKernel,
 ];
