@@ -23,6 +23,11 @@ export function printQuantization(q: Quantized, out: string, ms: number): void {
     console.log(`input ${quoted(t)}: quantize as q = clamp(round_half_even(x / ${a.scale}), ${a.signed ? -(a.qmax + 1) : 0}, ${a.qmax})`);
   }
   for (const t of q.intGraph.outputs) console.log(`output ${quoted(t)}: real value = q * ${q.plan.act.get(t)!.scale}`);
+  const p = q.perplexity;
+  if (p) {
+    console.log(`perplexity on ${p.windows} held-out windows (${p.tokens} tokens): float ${p.float.toFixed(3)}, int8 ${p.int8.toFixed(3)}`
+      + ` (${p.int8 >= p.float ? '+' : ''}${((100 * (p.int8 - p.float)) / p.float).toFixed(2)} %)`);
+  }
   console.log(`${(ms / 1000).toFixed(2)} s -> ${out}, ${sidecarPath(out)}`);
 }
 
@@ -32,12 +37,13 @@ export function quantizeCommand(program: Command): void {
     .description('post-training static quantization of a float ONNX model to the int8 integer form the generator consumes')
     .argument('<model>', 'float ONNX model')
     .requiredOption('-o, --out <onnx>', 'integer model to write (its report and input scales go to <out>.quant.json)')
-    .option('--qdq <onnx>', 'also write the quantization as standard QDQ ONNX (runs in onnxruntime)');
+    .option('--qdq <onnx>', 'also write the quantization as standard QDQ ONNX (runs in onnxruntime)')
+    .option('--heldout <npz>', 'language models: held-out windows of token ids [N, P]; reports float and int8 perplexity');
   addQuantizeOptions(c, true)
     .addHelpText('after', '\nExample:\n  gen quantize model.onnx --calibration calibration.npz -o model.int8.onnx --qdq model.qdq.onnx')
-    .action((model: string, o: QuantizeFlags & { out: string; qdq?: string }) => {
+    .action((model: string, o: QuantizeFlags & { out: string; qdq?: string; heldout?: string }) => {
       const t0 = performance.now();
-      const q = quantizeFile({ model, calibration: o.calibration, out: o.out, qdq: o.qdq, ...quantizeOptions(o) });
+      const q = quantizeFile({ model, calibration: o.calibration, out: o.out, qdq: o.qdq, heldout: o.heldout, ...quantizeOptions(o) });
       printQuantization(q, o.out, performance.now() - t0);
     });
 }

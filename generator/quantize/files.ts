@@ -5,7 +5,9 @@ import { loadOnnxFile } from '../onnx/load.js';
 import { readNpz } from '../onnx/npy.js';
 import { encodeModel } from '../onnx/save.js';
 import { quantDType } from './builder.js';
+import { splitSamples } from './calibrate.js';
 import { quantizeGraph, type Quantized } from './index.js';
+import { perplexity } from './perplexity.js';
 import type { QuantizeOptions } from './types.js';
 
 /*
@@ -21,6 +23,8 @@ export interface QuantizeFileOptions extends Partial<QuantizeOptions> {
   calibration: string;
   out: string;
   qdq?: string;
+  /** Held-out token windows (.npz, [N, P] ids): float and int8 perplexity go to the report. */
+  heldout?: string;
 }
 
 export interface BoundaryTensor {
@@ -55,6 +59,7 @@ export function sidecar(q: Quantized, model: string, calibration: string): Recor
     inputs: boundary(q, q.intGraph.inputs),
     outputs: boundary(q, q.intGraph.outputs),
     layers: q.layers,
+    ...(q.perplexity ? { perplexity: q.perplexity } : {}),
   };
 }
 
@@ -64,6 +69,7 @@ export function quantizeFile(o: QuantizeFileOptions): Quantized {
   let q: Quantized;
   try {
     q = quantizeGraph(graph, arrays, o.calibration, o);
+    if (o.heldout) q.perplexity = perplexity(graph, q.intGraph, q.plan, splitSamples(graph, [...readNpz(o.heldout).values()], o.heldout));
   } catch (e) {
     if (e instanceof GenError) throw e.withSite({ file: o.model });
     throw e;

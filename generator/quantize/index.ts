@@ -9,6 +9,7 @@ import { calibrate, splitSamples } from './calibrate.js';
 import { equalize, type EqualizedPair } from './equalize.js';
 import { lowerToInteger } from './lower.js';
 import { assignActivations, quantizeLinear, type LinearQuant, type Plan } from './params.js';
+import type { Perplexity } from './perplexity.js';
 import { buildQdq } from './qdq.js';
 import { buildReport, measureSqnr, reportedTensors, type LayerReport } from './report.js';
 import { isQuantPoint, type QuantizeOptions } from './types.js';
@@ -43,6 +44,8 @@ export interface Quantized {
   equalization?: StepResult;
   biasCorrection?: BiasCorrectionResult;
   samples: number;
+  /** Float and int8 perplexity on held-out windows (language models, `--heldout`). */
+  perplexity?: Perplexity;
 }
 
 const QDQ_KINDS = new Set(['linear', 'matmul', 'add', 'gap', 'avgpool', 'concat', 'softmax', 'pass', 'act']);
