@@ -9,7 +9,7 @@ import type { Emitted } from './backend/emit.js';
 import { GenError } from './errors.js';
 import { isQuantizedModel } from './frontend/passes/lower-quantized.js';
 import { quantSidecar } from './frontend/passes/quantized/sidecar.js';
-import { selectKernels, type Layer } from './frontend/select.js';
+import { selectKernels, sharesInput, type Layer } from './frontend/select.js';
 import type { IntRange } from './ir/dtype.js';
 import type { Graph } from './ir/graph.js';
 import { inferGraph, inputRangesFromArrays } from './ir/infer.js';
@@ -143,7 +143,7 @@ function compileOnce(opts: CompileOptions, platform: Platform): Compiled {
   // L2 cannot hold every tensor: move some to the far memory (L3) and stage them through L2 (midend/l3.ts).
   const farBytes = opts.l3 ?? (platform.far ? memoryOf(platform, platform.far.memory).size : 0);
   if (!platform.far || farBytes === 0) throw overflowError(first.plan, lowered);
-  const isAliased = (i: number): boolean => first.layers[i].kernel === 'alias';
+  const isAliased = (i: number): boolean => sharesInput(lowered, first.layers, i);
   let slack = 0;
   for (let attempt = 0; ; attempt++) {
     const spilled = withFile(opts.model, () => chooseSpills({
@@ -177,7 +177,7 @@ function placeGraph(g: Graph, platform: Platform, opts: CompileOptions, stage: (
   const elsewhere = platform.placeElsewhere?.(g, layers, platform);
   const plan = platform.backend
     ? platform.backend.plan(g, layers, platform, { arenaSize: opts.l2 })
-    : planMemory(g, platform, (i) => layers[i].kernel === 'alias', {
+    : planMemory(g, platform, (i) => sharesInput(g, layers, i), {
       arenaSize: opts.l2, blobs, elsewhere: new Set(elsewhere?.offsets.keys()), allowOverflow: true,
       far: far && { roots: far, size: opts.l3 ?? 0 },
     });

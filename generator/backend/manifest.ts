@@ -4,6 +4,7 @@ import type { Layer } from '../frontend/select.js';
 import type { FarPlan, MemoryPlan } from '../midend/plan.js';
 import type { OffsetReport } from '../midend/offsets.js';
 import type { Elsewhere, Platform } from '../platforms/types.js';
+import { stepRoles } from '../ir/state.js';
 import type { TilingPlan } from '../midend/tiling/plan-tiles.js';
 import type { TiledLayer } from '../midend/tiling/layer-plan.js';
 import { memoryOf } from '../platforms/types.js';
@@ -38,6 +39,18 @@ export interface Manifest {
   peakMacsPerCoreCycle: number;
   layers: ManifestLayer[];
   tiling?: ManifestTiling;
+  /** A decoder step graph (ir/state.ts): which inputs and outputs a generation loop drives. */
+  generation?: ManifestGeneration;
+}
+
+export interface ManifestGeneration {
+  ids: string;
+  position: string;
+  logits: string;
+  /** Cache inputs and the outputs that update them (one buffer each: fed back without a copy). */
+  state: { input: string; output: string }[];
+  /** Positions the caches hold. */
+  context: number;
 }
 
 /** The home memory's static plan and how good it is. */
@@ -121,6 +134,8 @@ export function buildManifest(a: {
     if (graph.outputs.includes(name)) return 'output';
     return plan.placements.get(name)!.kind === 'const' ? 'const' : 'activation';
   };
+  const roles = stepRoles(graph);
+  const generation = roles;
   const byId = new Map(a.kernels.map((k) => [k.id, k]));
   return {
     model: graph.name,
@@ -177,6 +192,7 @@ export function buildManifest(a: {
       writes: byId.get(l.id)?.writes ?? [],
       ...(a.tiling?.layers.get(l.id) ? { tiling: layerTiling(a.tiling.layers.get(l.id)!) } : {}),
     })),
+    ...(generation ? { generation } : {}),
     ...(a.tiling && platform.tiling
       ? { tiling: { memory: platform.tiling.memory, l1Budget: a.tiling.l1Budget, l1Peak: a.tiling.l1Peak } }
       : {}),

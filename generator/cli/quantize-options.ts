@@ -14,16 +14,21 @@ export interface QuantizeFlags {
   calibrate: string;
   equalize?: boolean;
   biasCorrection?: boolean;
+  context?: string;
 }
 
 const SCHEMES = ['per-tensor', 'per-channel', 'pow2'];
 const METHODS = ['minmax', 'mse'];
 
 /** Checked quantizer options from command-line flags. */
-export function quantizeOptions(o: QuantizeFlags): { scheme: Scheme; calibrate: Calibrate; equalize?: boolean; biasCorrection?: boolean } {
+export function quantizeOptions(o: QuantizeFlags): { scheme: Scheme; calibrate: Calibrate; equalize?: boolean; biasCorrection?: boolean; context?: number } {
   if (!SCHEMES.includes(o.scheme)) throw new GenError('input', `--scheme ${o.scheme}: expected one of ${SCHEMES.join(', ')}`);
   if (!METHODS.includes(o.calibrate)) throw new GenError('input', `--calibrate ${o.calibrate}: expected minmax or mse`);
-  return { scheme: o.scheme as Scheme, calibrate: o.calibrate as Calibrate, equalize: o.equalize, biasCorrection: o.biasCorrection };
+  const context = o.context === undefined ? undefined : Number(o.context);
+  if (context !== undefined && !(Number.isInteger(context) && context > 0 && context <= 65536)) {
+    throw new GenError('input', `--context ${o.context}: expected a whole number of tokens from 1 to 65536`);
+  }
+  return { scheme: o.scheme as Scheme, calibrate: o.calibrate as Calibrate, equalize: o.equalize, biasCorrection: o.biasCorrection, context };
 }
 
 /** The options `gen quantize` and `gen firmware --calibration` share. */
@@ -37,6 +42,7 @@ export function addQuantizeOptions(c: Command, calibrationRequired: boolean): Co
     .option('--calibrate <method>', 'activation clipping ranges: minmax or mse', 'minmax')
     .option('--equalize', 'cross-layer equalisation (default for per-tensor and pow2: tried, kept when the output SQNR rises)')
     .option('--no-equalize', 'no cross-layer equalisation')
-    .option('--no-bias-correction', 'no empirical bias correction');
+    .option('--no-bias-correction', 'no empirical bias correction')
+    .option('--context <tokens>', 'decoder step graphs with key/value caches (past.* -> present.*): tokens the caches hold');
 }
 

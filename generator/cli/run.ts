@@ -17,10 +17,11 @@ import { formatProfile } from '../../runtime/node/profile-table.js';
 import { formatS2Table, s2Table } from '../../runtime/node/spinnaker2-times.js';
 import { buildTrace } from '../../runtime/node/trace.js';
 import { reportHtml } from '../../runtime/node/report/html.js';
+import { generateCommand, type GenerateFlags } from './generate.js';
 import { spinner } from './progress.js';
 
 interface RunFlags {
-  inputs: string;
+  inputs?: string;
   expect?: string;
   outputs?: string;
   on: 'emulator' | 'host' | 'qemu' | 'iss';
@@ -111,7 +112,11 @@ export function runCommand(program: Command): void {
     .command('run')
     .description('run generated firmware: in the emulator (cycles, per-layer profile), as host-built C or as a bare-metal rv32 ELF under qemu; compare with expected outputs')
     .argument('<dir>', 'output directory of `gen firmware`')
-    .requiredOption('-i, --inputs <npz>', 'input arrays (.npz), in graph-input order')
+    .option('-i, --inputs <npz>', 'input arrays (.npz), in graph-input order')
+    .option('--prompt <text>', 'decoder step firmware: generate from this text (needs --tokenizer or tokenizer.json in <dir>)')
+    .option('--prompt-ids <ids>', 'decoder step firmware: generate from these token ids (3,14,15)')
+    .option('--tokens <n>', 'with --prompt: tokens to generate (default 32)')
+    .option('--tokenizer <json>', 'with --prompt: the model\'s tokenizer.json')
     .option('-e, --expect <npz>', 'expected outputs (.npz): prints "Errors: X out of Y", exit 1 if any differs')
     .option('--outputs <npz>', 'write the outputs to this .npz, under the graph\'s output names')
     .option('--trace <json>', 'write a Chrome/Perfetto trace (open in ui.perfetto.dev): one track per core, layers and kernels as slices')
@@ -122,7 +127,12 @@ export function runCommand(program: Command): void {
     .option('--max-cycles <n>', 'emulator watchdog: stop with a fault when any core passes this many cycles (0: none)', String(DEFAULT_MAX_CYCLES))
     .option('--timeout <s>', 'emulator: stop when the emulation runs longer than this many seconds of wall time (0: none)', String(DEFAULT_TIMEOUT_S))
     .addHelpText('after', '\nExamples:\n  gen run out/ --inputs inputs.npz --expect outputs.npz\n  gen run out/ --inputs inputs.npz --trace trace.json --report report.html')
-    .action(async (dir: string, o: RunFlags) => {
+    .action(async (dir: string, o: RunFlags & GenerateFlags) => {
+      if (o.prompt !== undefined || o.promptIds !== undefined) {
+        if (o.on !== 'emulator' || o.inputs || o.expect) throw new GenError('input', '--prompt runs in the emulator, without --inputs, --expect or --on');
+        return generateCommand(dir, { ...o, maxCycles: positive(o.maxCycles, '--max-cycles') });
+      }
+      if (!o.inputs) throw new GenError('input', 'give --inputs <npz> (or --prompt for a decoder step firmware)');
       if (!['emulator', 'host', 'qemu', 'iss'].includes(o.on)) throw new GenError('input', `--on ${printable(o.on, 40)}: expected emulator, host, qemu or iss`);
       if (o.on !== 'emulator' && (o.trace || o.report)) {
         throw new GenError('input', `${o.trace ? '--trace' : '--report'} needs --on emulator`);

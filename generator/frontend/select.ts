@@ -41,6 +41,19 @@ export function selectKernels(g: Graph, platform: Platform): Layer[] {
   });
 }
 
+/**
+ * Whether layer i's output shares its input 0's buffer: an alias, or an in-place kernel whose input nothing else reads
+ * (and which is no constant, nor a graph output read before the write).
+ */
+export function sharesInput(g: Graph, layers: readonly Layer[], i: number): boolean {
+  const l = layers[i];
+  if (l.kernel === 'alias') return true;
+  if (!l.kernel.inPlace) return false;
+  const x = l.node.inputs[0];
+  if (tensorOf(g, x).data || g.outputs.includes(x)) return false;
+  return g.nodes.every((n, k) => k === i || !n.inputs.includes(x));
+}
+
 /** A reshape-like node shares its input's buffer when the bytes mean the same thing on both sides. */
 function canAlias(g: Graph, n: Node): boolean {
   const x = tensorOf(g, n.inputs[0]);

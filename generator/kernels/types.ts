@@ -38,6 +38,11 @@ export interface KernelDef {
    * core drives by commands in its own layer code (Gemmini's array).
    */
   engine: 'cores' | 'npu' | 'l3dma' | 'accelerator';
+  /**
+   * The output may share input 0's buffer (the kernel writes part of it in place: a cache row). Planning shares it
+   * when input 0 has no other reader; the code then finds both at one address (and copies first when they differ).
+   */
+  inPlace?: boolean;
   /** null when this kernel runs the node; otherwise the reason it does not (shown when no kernel fits). */
   accepts(node: Node, g: Graph): string | null;
   view(ctx: KernelContext): KernelView;

@@ -67,26 +67,55 @@ export function addChannelSums(a: NDArray, axis: number, acc: Float64Array): num
  */
 export const MEAN_SAMPLES = CHUNK;
 
-export function calibrate(g: Graph, samples: NDArray[][], tensors: string[], means: ChannelMean[]): Calibration {
-  const meanSamples = Math.min(MEAN_SAMPLES, samples.length);
-  let seen = 0;
-  const stored = new Map<string, Float32Array[]>(tensors.map((t) => [t, []]));
-  const ranges = new Map<string, { min: number; max: number; kept: number }>(tensors.map((t) => [t, { min: Infinity, max: -Infinity, kept: 0 }]));
-  const sums = new Map<string, { acc: Float64Array; count: number }>();
-  runBatched(g, samples, [...tensors, ...means.map((m) => m.tensor)], (values, count) => {
-    for (const t of tensors) {
+/** Per tensor, the range and (up to MAX_STORED values) the values of the runs it is shown, in order. */
+export class Observer {
+  private readonly stored: Map<string, Float32Array[]>;
+  private readonly ranges: Map<string, { min: number; max: number; kept: number }>;
+
+  constructor(private readonly tensors: string[]) {
+    this.stored = new Map(tensors.map((t) => [t, []]));
+    this.ranges = new Map(tensors.map((t) => [t, { min: Infinity, max: -Infinity, kept: 0 }]));
+  }
+
+  add(values: Map<string, NDArray>): void {
+    for (const t of this.tensors) {
       const v = values.get(t);
       if (!v) throw new GenError('internal', `calibration produced no value for '${t}'`);
-      const r = ranges.get(t)!;
+      const r = this.ranges.get(t)!;
       for (const x of v.data) {
         if (x < r.min) r.min = x;
         if (x > r.max) r.max = x;
       }
       if (r.kept + v.data.length <= MAX_STORED) {
-        stored.get(t)!.push(Float32Array.from(v.data));
+        this.stored.get(t)!.push(Float32Array.from(v.data));
         r.kept += v.data.length;
       }
     }
+  }
+
+  observed(): Map<string, Observed> {
+    const observed = new Map<string, Observed>();
+    for (const t of this.tensors) {
+      const r = this.ranges.get(t)!;
+      const values = new Float32Array(r.kept);
+      let o = 0;
+      for (const c of this.stored.get(t)!) {
+        values.set(c, o);
+        o += c.length;
+      }
+      observed.set(t, { min: r.min, max: r.max, values });
+    }
+    return observed;
+  }
+}
+
+export function calibrate(g: Graph, samples: NDArray[][], tensors: string[], means: ChannelMean[]): Calibration {
+  const meanSamples = Math.min(MEAN_SAMPLES, samples.length);
+  let seen = 0;
+  const observer = new Observer(tensors);
+  const sums = new Map<string, { acc: Float64Array; count: number }>();
+  runBatched(g, samples, [...tensors, ...means.map((m) => m.tensor)], (values, count) => {
+    observer.add(values);
     // Batches hold MEAN_SAMPLES samples (or one), so the means cover exactly the first meanSamples.
     const inMeans = seen < meanSamples;
     seen += count;
@@ -98,18 +127,6 @@ export function calibrate(g: Graph, samples: NDArray[][], tensors: string[], mea
       sums.set(m.tensor, e);
     }
   });
-  const observed = new Map<string, Observed>();
-  for (const t of tensors) {
-    const r = ranges.get(t)!;
-    const chunks = stored.get(t)!;
-    const values = new Float32Array(r.kept);
-    let o = 0;
-    for (const c of chunks) {
-      values.set(c, o);
-      o += c.length;
-    }
-    observed.set(t, { min: r.min, max: r.max, values });
-  }
   const meanMap = new Map([...sums].map(([t, e]) => [t, e.acc.map((v) => v / e.count)]));
-  return { observed, means: meanMap, meanSamples, samples: samples.length };
+  return { observed: observer.observed(), means: meanMap, meanSamples, samples: samples.length };
 }

@@ -7,7 +7,10 @@ import { encodeModel } from '../onnx/save.js';
 import { quantDType } from './builder.js';
 import { splitSamples } from './calibrate.js';
 import { quantizeGraph, type Quantized } from './index.js';
-import { perplexity } from './perplexity.js';
+import { perplexity, perplexitySequences, type Perplexity } from './perplexity.js';
+import { foldConstants } from './fold.js';
+import { hasExportedCaches, makeStateful } from './stateful.js';
+import type { Graph } from '../ir/graph.js';
 import type { QuantizeOptions } from './types.js';
 
 /*
@@ -69,7 +72,7 @@ export function quantizeFile(o: QuantizeFileOptions): Quantized {
   let q: Quantized;
   try {
     q = quantizeGraph(graph, arrays, o.calibration, o);
-    if (o.heldout) q.perplexity = perplexity(graph, q.intGraph, q.plan, splitSamples(graph, [...readNpz(o.heldout).values()], o.heldout));
+    if (o.heldout) q.perplexity = heldoutPerplexity(graph, q, o.heldout, o.context ?? 0);
   } catch (e) {
     if (e instanceof GenError) throw e.withSite({ file: o.model });
     throw e;
@@ -79,6 +82,14 @@ export function quantizeFile(o: QuantizeFileOptions): Quantized {
   write(sidecarPath(o.out), `${JSON.stringify(sidecar(q, o.model, o.calibration), null, 2)}\n`);
   if (o.qdq && q.qdqGraph) write(o.qdq, encodeModel(q.qdqGraph, { opset: 13, producer: 'firmgen quantize' }));
   return q;
+}
+
+function heldoutPerplexity(graph: Graph, q: Quantized, file: string, context: number): Perplexity {
+  const arrays = [...readNpz(file).values()];
+  if (!hasExportedCaches(graph)) return perplexity(graph, q.intGraph, q.plan, splitSamples(graph, arrays, file));
+  const windows = arrays[0];
+  if (!windows || windows.shape.length !== 2) throw new GenError('input', 'held-out windows of a step graph: one integer array [N, L]', { file });
+  return perplexitySequences(foldConstants(makeStateful(graph, context).graph), q.intGraph, q.plan, windows);
 }
 
 function write(path: string, data: Uint8Array | string): void {

@@ -11,6 +11,8 @@ import { lowerToInteger } from './lower.js';
 import { assignActivations, quantizeLinear, type LinearQuant, type Plan } from './params.js';
 import type { Perplexity } from './perplexity.js';
 import { buildQdq } from './qdq.js';
+import { hasExportedCaches } from './stateful.js';
+import { quantizeStateful } from './stateful-quantize.js';
 import { buildReport, measureSqnr, reportedTensors, type LayerReport } from './report.js';
 import { isQuantPoint, type QuantizeOptions } from './types.js';
 
@@ -53,7 +55,10 @@ const QDQ_KINDS = new Set(['linear', 'matmul', 'add', 'gap', 'avgpool', 'concat'
 export function withDefaults(o: Partial<QuantizeOptions>): Required<QuantizeOptions> {
   const scheme = o.scheme ?? 'per-channel';
   // Equalisation evens out channel ranges, which matters most when channels share one weight scale.
-  return { scheme, calibrate: o.calibrate ?? 'minmax', equalize: o.equalize ?? (scheme === 'per-channel' ? false : 'auto'), biasCorrection: o.biasCorrection ?? true };
+  return {
+    scheme, calibrate: o.calibrate ?? 'minmax', equalize: o.equalize ?? (scheme === 'per-channel' ? false : 'auto'), biasCorrection: o.biasCorrection ?? true,
+    context: o.context ?? 0,
+  };
 }
 
 /** Graph inputs with a dynamic batch dimension are given batch 1 (the generator needs concrete shapes). */
@@ -74,6 +79,7 @@ const outputSqnr = (q: Quantized): number | null => mean(q.intGraph.outputs.map(
 
 export function quantizeGraph(model: Graph, calibration: NDArray[], source: string, options: Partial<QuantizeOptions> = {}): Quantized {
   const opts = withDefaults(options);
+  if (hasExportedCaches(model)) return quantizeStateful(model, calibration, source, opts);
   if (opts.equalize !== 'auto') return quantizeOnce(model, calibration, source, opts);
   const plain = quantizeOnce(model, calibration, source, { ...opts, equalize: false });
   const inferred = inferGraph(fixBatch(model));

@@ -19,6 +19,8 @@ import type { AddConstUnit, EmbedUnit, LutUnit, MulConstUnit, RmsNormUnit, Unit 
  *             bottom); else Mul(x, m) + round(c * 2^shift / s_y) -> RequantShift(1, shift), m / 2^shift = s_x / s_y.
  *   scale     Identity: the integers are unchanged, the scale carries the factor.
  *   embed     Gather(int8 table, ids), table scale max|T| / 127.
+ *   cache     CacheWrite as is: the cache input takes the written value's grid (params.ts).
+ *   posmask   PositionMask with fill = the bottom of x's integer range.
  */
 
 const f32 = Math.fround;
@@ -40,6 +42,14 @@ export function lowerTransformerUnit(u: Unit, c: LowerCtx): void {
       c.b.node('Identity', u.name, [u.x], [u.out]);
       return;
     case 'embed': return embed(u, c);
+    case 'cache':
+      c.declare(u.out);
+      c.b.node('CacheWrite', u.name, [...u.node.inputs], [u.out], { ...u.node.attrs });
+      return;
+    case 'posmask':
+      c.declare(u.out);
+      c.b.node('PositionMask', u.name, [...u.node.inputs], [u.out], { fill: int(rangeOf(c, u.out)[0]) });
+      return;
     default: throw new GenError('internal', `no transformer lowering for a ${u.kind} unit`);
   }
 }

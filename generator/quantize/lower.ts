@@ -137,6 +137,8 @@ export function lowerToInteger(inferred: Graph, plan: Plan): Lowered {
       case 'addconst':
       case 'scale':
       case 'embed':
+      case 'cache':
+      case 'posmask':
         return lowerTransformerUnit(u, { b, q, declare, shapeOf, requantize, acc });
       case 'act':
         return requantize(u.name, u.x, u.out, { mul: [1], shift: 0 });

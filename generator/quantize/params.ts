@@ -91,6 +91,14 @@ export function assignActivations(g: Graph, units: Unit[], observed: Map<string,
         act.set(u.out, { ...q, scale: Math.fround(q.scale * u.factor), clip: q.clip * u.factor });
         break;
       }
+      case 'cache':
+        // The cache (a graph input fed back from this output) holds rows of x as they are.
+        act.set(u.out, get(u.x));
+        act.set(u.cache, get(u.x));
+        break;
+      case 'posmask':
+        act.set(u.out, get(u.x));
+        break;
       case 'embed': {
         const maxAbs = u.table.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
         act.set(u.out, fixedActivation(scaleFor(maxAbs, WEIGHT_MAX, pow2), true));
@@ -138,7 +146,7 @@ function softmaxFeeds(units: Unit[]): Map<string, number> {
     const f = wide.get(u.out);
     if (f === undefined) continue;
     if (u.kind === 'scale') wide.set(u.x, f * u.factor);
-    else if (u.kind === 'addconst' && u.mask) wide.set(u.x, f);
+    else if ((u.kind === 'addconst' && u.mask) || u.kind === 'posmask') wide.set(u.x, f);
   }
   return wide;
 }

@@ -2,7 +2,9 @@ import { GenError } from '../errors.js';
 import type { Graph } from '../ir/graph.js';
 import type { NDArray } from '../ir/ndarray.js';
 import { runReference } from '../reference/interpreter.js';
+import { inferGraph } from '../ir/infer.js';
 import { integerSample } from './report.js';
+import { runSequences } from './stateful.js';
 import type { Plan } from './params.js';
 
 /*
@@ -60,4 +62,32 @@ export function perplexity(float: Graph, intGraph: Graph, plan: Plan, windows: N
   }
   const tokens = windows.length * (seq - 1);
   return { float: Math.exp(nllF / tokens), int8: Math.exp(nllQ / tokens), windows: windows.length, tokens };
+}
+
+/**
+ * The same for a step graph with caches (stateful.ts): each held-out window runs token by token, the caches fed back
+ * (the integer graph's own integer caches: what the firmware does); the logits of step t predict token t+1.
+ */
+export function perplexitySequences(float: Graph, intGraph: Graph, plan: Plan, windows: NDArray): Perplexity {
+  const inferred = inferGraph(float);
+  const logits = float.outputs[0];
+  const vocab = inferred.tensors.get(logits)!.shape.at(-1)!;
+  const length = windows.shape[1];
+  const scale = plan.act.get(logits)!.scale;
+  const nllOf = (g: Graph, k: number): number => {
+    let nll = 0;
+    runSequences(g, windows, (values, w, t) => {
+      if (t + 1 >= length) return;
+      const row = Array.from(values.get(logits)!.data, (v) => v * k);
+      nll += windowNll(row, [0, windows.data[w * length + t + 1]], 2, vocab);
+    });
+    return nll;
+  };
+  const tokens = windows.shape[0] * (length - 1);
+  return {
+    float: Math.exp(nllOf(inferred, 1) / tokens),
+    int8: Math.exp(nllOf(inferGraph(intGraph), scale) / tokens),
+    windows: windows.shape[0],
+    tokens,
+  };
 }

@@ -64,17 +64,21 @@ function toDb(signal: number, noise: number): number | null {
   return 10 * Math.log10(signal / noise);
 }
 
-/** SQNR of every reported tensor over the calibration samples whose float values were kept. */
-export function measureSqnr(intGraph: Graph, plan: Plan, samples: NDArray[][], cal: Calibration, tensors: string[]): Map<string, number | null> {
-  const acc = new Map(tensors.map((t) => [t, { signal: 0, noise: 0, at: 0 }]));
-  const ints = samples.map((s) => integerSample(intGraph, plan, s));
-  runBatched(intGraph, ints, tensors, (values) => {
-    for (const t of tensors) {
-      const a = acc.get(t)!;
-      const ref = cal.observed.get(t)!.values;
+/** Signal and noise of integer values against the float values kept by calibration, visited in the same order. */
+export class SqnrMeter {
+  private readonly acc: Map<string, { signal: number; noise: number; at: number }>;
+
+  constructor(private readonly plan: Plan, private readonly cal: Calibration, private readonly tensors: string[]) {
+    this.acc = new Map(tensors.map((t) => [t, { signal: 0, noise: 0, at: 0 }]));
+  }
+
+  add(values: Map<string, NDArray>): void {
+    for (const t of this.tensors) {
+      const a = this.acc.get(t)!;
+      const ref = this.cal.observed.get(t)!.values;
       const q = values.get(t)!;
       if (a.at + q.data.length > ref.length) continue; // samples past the stored ones
-      const scale = plan.act.get(t)!.scale;
+      const scale = this.plan.act.get(t)!.scale;
       for (let i = 0; i < q.data.length; i++) {
         const x = ref[a.at + i];
         const e = x - q.data[i] * scale;
@@ -83,8 +87,18 @@ export function measureSqnr(intGraph: Graph, plan: Plan, samples: NDArray[][], c
       }
       a.at += q.data.length;
     }
-  });
-  return new Map([...acc].map(([t, a]) => [t, toDb(a.signal, a.noise)]));
+  }
+
+  db(): Map<string, number | null> {
+    return new Map([...this.acc].map(([t, a]) => [t, toDb(a.signal, a.noise)]));
+  }
+}
+
+/** SQNR of every reported tensor over the calibration samples whose float values were kept. */
+export function measureSqnr(intGraph: Graph, plan: Plan, samples: NDArray[][], cal: Calibration, tensors: string[]): Map<string, number | null> {
+  const meter = new SqnrMeter(plan, cal, tensors);
+  runBatched(intGraph, samples.map((s) => integerSample(intGraph, plan, s)), tensors, (values) => meter.add(values));
+  return meter.db();
 }
 
 export function buildReport(g: Graph, plan: Plan, requant: Map<string, MulShift>, cal: Calibration, sqnr: Map<string, number | null>): LayerReport[] {

@@ -18,6 +18,8 @@ export interface QuantizeOptions {
   equalize?: boolean | 'auto';
   /** Empirical bias correction, kept only when it raises the output SQNR on the calibration data (default on). */
   biasCorrection?: boolean;
+  /** Tokens a step graph's caches hold (stateful.ts); 0: none given. */
+  context?: number;
 }
 
 /** An activation fused before requantization: it becomes the clip of the requantization. */
@@ -91,14 +93,20 @@ export interface ScaleUnit extends UnitBase { kind: 'scale'; node: Node; x: stri
 /** Gather of a constant table's rows by runtime indices (an embedding, a rotary table by position): an int8 table. */
 export interface EmbedUnit extends UnitBase { kind: 'embed'; node: Node; table: Float64Array; tableShape: number[]; indices: string }
 
+/** CacheWrite(cache, x, pos) of a stateful graph (stateful.ts): the cache takes x's grid, so a row is stored as is. */
+export interface CacheUnit extends UnitBase { kind: 'cache'; node: Node; x: string; cache: string }
+/** PositionMask(x, pos): x's grid, the hidden entries at the bottom of its range. */
+export interface PosMaskUnit extends UnitBase { kind: 'posmask'; node: Node; x: string }
+
 /** An additive constant at or below this is a mask entry (exporters use -inf, the dtype's lowest, or -1e4..-1e9). */
 export const MASK_BELOW = -1e4;
 
 export type Unit =
   | LinearUnit | MatMulUnit | AddUnit | PoolUnit | ConcatUnit | SoftmaxUnit | PassUnit | ActUnit
-  | RmsNormUnit | LutUnit | MulUnit | MulConstUnit | AddConstUnit | ScaleUnit | EmbedUnit;
+  | RmsNormUnit | LutUnit | MulUnit | MulConstUnit | AddConstUnit | ScaleUnit | EmbedUnit | CacheUnit | PosMaskUnit;
 
 /** Units whose output gets its own scale from calibration (the others inherit or fix theirs). */
 export function isQuantPoint(u: Unit): boolean {
-  return u.kind !== 'pass' && u.kind !== 'act' && u.kind !== 'scale' && !(u.kind === 'addconst' && u.mask) && u.kind !== 'embed';
+  return u.kind !== 'pass' && u.kind !== 'act' && u.kind !== 'scale' && !(u.kind === 'addconst' && u.mask) && u.kind !== 'embed' && u.kind !== 'cache'
+    && u.kind !== 'posmask';
 }

@@ -66,6 +66,8 @@ export interface Manifest {
   layers: ManifestLayer[];
   inputs: string[];
   outputs: string[];
+  /** A decoder step's generation roles (generator/backend/manifest.ts). */
+  generation?: { ids: string; position: string; logits: string; state: { input: string; output: string }[]; context: number };
 }
 
 const DTYPES: readonly DType[] = ['int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'float32', 'float64', 'bool'];
@@ -116,6 +118,20 @@ class Reader {
   }
 }
 
+function readGeneration(r: Reader, v: unknown): NonNullable<Manifest['generation']> {
+  const o = r.obj(v, 'generation');
+  return {
+    ids: r.str(o, 'ids', 'generation'),
+    position: r.str(o, 'position', 'generation'),
+    logits: r.str(o, 'logits', 'generation'),
+    context: r.uint(o, 'context', 'generation'),
+    state: r.list(o, 'state', 'generation').map((p, i) => {
+      const e = r.obj(p, `generation.state[${i}]`);
+      return { input: r.str(e, 'input', `generation.state[${i}]`), output: r.str(e, 'output', `generation.state[${i}]`) };
+    }),
+  };
+}
+
 export function readManifest(outDir: string): Manifest {
   const file = join(outDir, 'firmware.json');
   let json: unknown;
@@ -161,9 +177,13 @@ export function readManifest(outDir: string): Manifest {
     images,
     tensors,
     layers,
+    generation: top.generation === undefined ? undefined : readGeneration(r, top.generation),
     inputs: r.strings(top, 'inputs', 'firmware'),
     outputs: r.strings(top, 'outputs', 'firmware'),
   };
+  const g = m.generation;
+  if (g && [g.ids, g.position, ...g.state.map((p) => p.input)].some((n) => !m.inputs.includes(n))) r.fail('generation', 'names a tensor that is no input');
+  if (g && [g.logits, ...g.state.map((p) => p.output)].some((n) => !m.outputs.includes(n))) r.fail('generation', 'names a tensor that is no output');
   for (const name of [...m.inputs, ...m.outputs]) {
     if (!m.tensors.some((t) => t.name === name)) r.fail('inputs/outputs', `no tensor named '${name}'`);
   }

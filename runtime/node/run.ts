@@ -139,29 +139,50 @@ function firmwareModule(path: string): Promise<WebAssembly.Module> {
   return m;
 }
 
-export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOptions = {}): Promise<RunResult> {
+/** A firmware loaded into a fresh emulator: images in memory, ready for inputs and `_start` (once or per step). */
+export interface LoadedFirmware {
+  manifest: Manifest;
+  build: FirmwareBuild;
+  module: WebAssembly.Module;
+  emu: EmulatorExports;
+  regions: Region[];
+  /** Linear (emulator memory) address of every manifest tensor. */
+  linear: Map<string, number>;
+  layerNames: Map<number, string>;
+  nameOf: (layer: number) => string;
+  /** performance.now() when emulation began (after the build): the start of RunResult.runMs. */
+  t0: number;
+}
+
+export async function loadFirmware(outDir: string, opts: RunOptions = {}): Promise<LoadedFirmware> {
   const manifest = readManifest(outDir);
   opts.onStage?.('asc build');
   const build = await buildFirmware(join(outDir, 'as'));
   const module = await firmwareModule(build.wasmPath);
   opts.onStage?.('emulate');
   const t0 = performance.now();
-
   const emu = await createEmulator(manifest.platform, opts.cores ?? manifest.cores);
   const regions = readRegions(emu);
   checkRegions(manifest, regions);
   const linear = new Map(manifest.tensors.map((t) => [t.name, linearAddress(t, regions)]));
   loadImages(outDir, manifest, emu, regions);
-  writeInputs(manifest, inputs, emu, linear);
-
   if (opts.maxCycles) emu.set_cycle_limit(BigInt(Math.floor(opts.maxCycles)));
   const layerNames = new Map(manifest.layers.map((l) => [l.id, l.name]));
   const nameOf = (layer: number): string => quoted(layerNames.get(layer) ?? '');
-  const chip = deviceImports(module, emu);
-  const host = opts.wasi ?? (liteSupports(module) ? liteHost : wasmerHost);
+  return { manifest, build, module, emu, regions, linear, layerNames, nameOf, t0 };
+}
+
+/**
+ * One run of the firmware's `_start` in a fresh instance over the emulator's memory (which keeps everything the
+ * previous run left: a decoder's caches), then the end-of-run checks. Returns the wall time of `_start` and stdout.
+ */
+export async function startFirmware(f: LoadedFirmware, opts: RunOptions = {}): Promise<{ execMs: number; stdout: string }> {
+  const { emu, nameOf } = f;
+  const chip = deviceImports(f.module, emu);
+  const host = opts.wasi ?? (liteSupports(f.module) ? liteHost : wasmerHost);
   const session = await host.session(['firmware'], {});
   try {
-    session.instantiate(module, { env: { memory: emu.memory }, chip });
+    session.instantiate(f.module, { env: { memory: emu.memory }, chip });
   } catch (e) {
     throw new GenError('run', `the firmware does not link against the emulator: ${(e as Error).message}`);
   }
@@ -186,6 +207,27 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
   } catch (e) {
     throw faultError(emu, e, nameOf);
   }
+  return { execMs, stdout: session.stdout() };
+}
+
+/** A manifest tensor's current value in the emulator's memory. */
+export function readManifestTensor(f: LoadedFirmware, name: string): NDArray {
+  const t = tensorNamed(f.manifest, name);
+  return readTensor(f.emu.memory, f.linear.get(name)!, t.dtype, t.shape);
+}
+
+/** Writes one input (by manifest name) into the emulator's memory. */
+export function writeManifestTensor(f: LoadedFirmware, name: string, data: ArrayLike<number>): void {
+  const t = tensorNamed(f.manifest, name);
+  if (data.length !== sizeOf(t.shape)) throw new GenError('run', `${data.length} values for a tensor of shape ${formatShape(t.shape)}`, { tensor: name });
+  writeTensor(f.emu.memory, f.linear.get(name)!, t.dtype, Float64Array.from(data), name);
+}
+
+export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOptions = {}): Promise<RunResult> {
+  const loaded = await loadFirmware(outDir, opts);
+  const { manifest, build, emu, regions, linear, layerNames, t0 } = loaded;
+  writeInputs(manifest, inputs, emu, linear);
+  const { execMs, stdout } = await startFirmware(loaded, opts);
 
   const outputs = manifest.outputs.map((name) => {
     const t = tensorNamed(manifest, name);
@@ -234,7 +276,7 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
     gemminiArray: events.filter((e) => e.kind === 'gemmini' && gemminiDetail(e.detail).unit === 'execute')
       .map((e) => ({ layer: e.layer, start: e.start, end: e.end })),
     eventsDropped: dropped,
-    stdout: session.stdout(),
+    stdout,
     build,
     runMs: performance.now() - t0,
     execMs,

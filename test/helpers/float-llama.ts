@@ -22,10 +22,20 @@ export interface LlamaShape {
 
 export const SMALL_LLAMA: LlamaShape = { vocab: 24, hidden: 16, heads: 4, ffn: 32, layers: 2, seq: 8 };
 
-export function floatLlama(s: LlamaShape = SMALL_LLAMA, seed = 7): OnnxBuilder {
+/**
+ * The prompt graph (ids [1, seq] -> logits, presents), or with `step` the exporter's step graph: ids [1, 1] and the
+ * position [1] -> logits [1, 1, V] and present.* = Concat(past.*, new) over a dynamic past length; rotary tables of
+ * `seq` positions read by Gather at the position; no mask (the step sees every cached row). Same weights either way.
+ */
+export function floatLlama(s: LlamaShape = SMALL_LLAMA, seed = 7, step = false): OnnxBuilder {
   const rng = new Rng(seed);
   const hd = s.hidden / s.heads;
-  const b = new OnnxBuilder('llama').input('input_ids', 'int64', [1, s.seq]);
+  const n = step ? 1 : s.seq;
+  const b = new OnnxBuilder('llama').input('input_ids', 'int64', [1, n]);
+  if (step) {
+    b.input('position', 'int64', [1]);
+    for (let l = 0; l < s.layers; l++) for (const kv of ['key', 'value']) b.input(`past.${l}.${kv}`, 'float32', [1, s.heads, -1, hd]);
+  }
   let uid = 0;
   const t = (what: string): string => `${what}_${uid++}`;
   const weight = (name: string, shape: number[], scale: number): string => {
@@ -72,17 +82,18 @@ export function floatLlama(s: LlamaShape = SMALL_LLAMA, seed = 7): OnnxBuilder {
   constant('half.hi.starts', 'int64', [1], [half]);
   constant('half.hi.ends', 'int64', [1], [hd]);
   constant('last.axis', 'int64', [1], [-1]);
+  const [cosT, sinT] = step ? ['rope.cos', 'rope.sin'].map((t) => node('Gather', [t, 'position'], { axis: 0 })) : ['rope.cos', 'rope.sin'];
   const rotary = (x: string): string => {
     const lo = node('Slice', [x, 'half.lo.starts', 'half.lo.ends', 'last.axis']);
     const hi = node('Slice', [x, 'half.hi.starts', 'half.hi.ends', 'last.axis']);
     const rot = node('Concat', [node('Neg', [hi]), lo], { axis: -1 });
-    return node('Add', [node('Mul', [x, 'rope.cos']), node('Mul', [rot, 'rope.sin'])]);
+    return node('Add', [node('Mul', [x, cosT]), node('Mul', [rot, sinT])]);
   };
   const mask: number[] = [];
   for (let i = 0; i < s.seq; i++) for (let j = 0; j < s.seq; j++) mask.push(j > i ? -Infinity : 0);
   constant('causal.mask', 'float32', [s.seq, s.seq], mask);
-  constant('heads.shape', 'int64', [4], [1, s.seq, s.heads, hd]);
-  constant('hidden.shape', 'int64', [3], [1, s.seq, s.hidden]);
+  constant('heads.shape', 'int64', [4], [1, n, s.heads, hd]);
+  constant('hidden.shape', 'int64', [3], [1, n, s.hidden]);
   constant('score.scale', 'float32', [], [Math.sqrt(hd)]);
 
   let h = node('Gather', [weight('embed.weight', [s.vocab, s.hidden], 1), 'input_ids'], { axis: 0 });
@@ -91,10 +102,15 @@ export function floatLlama(s: LlamaShape = SMALL_LLAMA, seed = 7): OnnxBuilder {
     const x = rmsNorm(h, `layers.${l}.attn_norm`);
     const split = (w: string): string => node('Transpose', [node('Reshape', [linear(x, `layers.${l}.${w}`, s.hidden, s.hidden), 'heads.shape'])], { perm: [0, 2, 1, 3] });
     const q = rotary(split('q_proj'));
-    const k = rotary(split('k_proj'));
-    const v = split('v_proj');
+    let k = rotary(split('k_proj'));
+    let v = split('v_proj');
+    if (step) {
+      k = node('Concat', [`past.${l}.key`, k], { axis: 2 });
+      v = node('Concat', [`past.${l}.value`, v], { axis: 2 });
+    }
     presents.push(k, v);
-    const scores = node('Add', [node('Div', [node('MatMul', [q, node('Transpose', [k], { perm: [0, 1, 3, 2] })]), 'score.scale']), 'causal.mask']);
+    const raw = node('Div', [node('MatMul', [q, node('Transpose', [k], { perm: [0, 1, 3, 2] })]), 'score.scale']);
+    const scores = step ? raw : node('Add', [raw, 'causal.mask']);
     const attn = node('MatMul', [node('Softmax', [scores], { axis: -1 }), v]);
     const merged = node('Reshape', [node('Transpose', [attn], { perm: [0, 2, 1, 3] }), 'hidden.shape']);
     h = node('Add', [h, linear(merged, `layers.${l}.o_proj`, s.hidden, s.hidden)]);
@@ -106,11 +122,11 @@ export function floatLlama(s: LlamaShape = SMALL_LLAMA, seed = 7): OnnxBuilder {
   }
   const logits = linear(rmsNorm(h, 'norm'), 'lm_head', s.hidden, s.vocab);
   b.node('Identity', [logits], ['logits']);
-  b.output('logits', 'float32', [1, s.seq, s.vocab]);
+  b.output('logits', 'float32', [1, n, s.vocab]);
   presents.forEach((p, i) => {
     const name = `present.${Math.floor(i / 2)}.${i % 2 === 0 ? 'key' : 'value'}`;
     b.node('Identity', [p], [name]);
-    b.output(name, 'float32', [1, s.heads, s.seq, hd]);
+    b.output(name, 'float32', [1, s.heads, step ? -1 : s.seq, hd]);
   });
   return b;
 }

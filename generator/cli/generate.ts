@@ -1,0 +1,55 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { GenError, printable } from '../errors.js';
+import { generateOnEmulator } from '../../runtime/node/generate.js';
+import { readManifest } from '../../runtime/node/manifest.js';
+import { readTokenizer, type Tokenizer } from '../../runtime/node/tokenizer.js';
+
+/*
+ * `gen run <dir> --prompt "text" --tokens N` (or --prompt-ids): greedy generation with a decoder step firmware in the
+ * emulator (runtime/node/generate.ts). Prints the text, the cycles of the prompt and per new token, and tokens/s at
+ * the chip's clock.
+ */
+
+export interface GenerateFlags {
+  prompt?: string;
+  promptIds?: string;
+  tokens?: string;
+  tokenizer?: string;
+  maxCycles?: number;
+}
+
+function promptIds(text: string): number[] {
+  const ids = text.split(',').map((s) => Number(s.trim()));
+  if (ids.length === 0 || ids.some((v) => !Number.isInteger(v) || v < 0)) throw new GenError('input', `--prompt-ids ${printable(text, 40)}: expected token ids like 3,14,15`);
+  return ids;
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+export async function generateCommand(dir: string, o: GenerateFlags): Promise<void> {
+  const manifest = readManifest(dir);
+  if (!manifest.generation) throw new GenError('input', 'this firmware is no decoder step graph: --prompt needs one quantized with --context', { file: dir });
+  const tokens = Number(o.tokens ?? '32');
+  if (!Number.isInteger(tokens) || tokens < 1) throw new GenError('input', `--tokens ${printable(String(o.tokens), 20)}: expected a whole number >= 1`);
+  const tokFile = o.tokenizer ?? (existsSync(join(dir, 'tokenizer.json')) ? join(dir, 'tokenizer.json') : undefined);
+  const tok: Tokenizer | undefined = tokFile ? readTokenizer(tokFile) : undefined;
+  let prompt: number[];
+  if (o.promptIds !== undefined) prompt = promptIds(o.promptIds);
+  else if (!tok) throw new GenError('input', '--prompt needs a tokenizer: --tokenizer <json> (or tokenizer.json in the firmware folder), or give --prompt-ids');
+  else prompt = tok.encode(o.prompt ?? '');
+  if (prompt.length === 0) throw new GenError('input', 'the prompt is empty');
+  const show = (ids: number[]): string => (tok ? printable(tok.decode(ids), 100000) : ids.join(' '));
+  process.stdout.write(show(prompt));
+  const r = await generateOnEmulator(dir, prompt, tokens, { maxCycles: o.maxCycles }, (t) => process.stdout.write(tok ? show([t]) : ` ${t}`));
+  process.stdout.write('\n');
+  const promptCycles = r.stepCycles.slice(0, r.promptSteps).reduce((a, b) => a + b, 0);
+  const perToken = r.stepCycles.slice(r.promptSteps);
+  const mean = perToken.reduce((a, b) => a + b, 0) / perToken.length;
+  const hz = r.clockHz;
+  console.log(`prompt: ${prompt.length} tokens, ${promptCycles} cycles (one step per token)`);
+  console.log(`new tokens: ${r.tokens.length}, cycles per token min ${Math.min(...perToken)} / median ${median(perToken)} / max ${Math.max(...perToken)}`
+    + (hz ? `; ${(hz / mean).toFixed(1)} tokens/s at ${(hz / 1e6).toFixed(0)} MHz` : ''));
+  console.log(`tokens: ${r.tokens.join(' ')}`);
+  console.log(`emulated in ${(r.ms / 1000).toFixed(2)} s`);
+}

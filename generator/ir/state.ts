@@ -1,0 +1,43 @@
+import type { Graph, Node } from './graph.js';
+
+/*
+ * A decoder step graph's state (quantize/stateful.ts makes it): graph inputs that a CacheWrite updates into graph
+ * outputs. A generation loop feeds each output back as the next step's input; firmware keeps both in one buffer.
+ */
+
+export interface StatePair {
+  input: string;
+  output: string;
+}
+
+/** The producer of a tensor, looking through Identity nodes. */
+export function producerThroughIdentity(g: Graph, t: string): Node | undefined {
+  for (;;) {
+    const n = g.nodes.find((m) => m.outputs.includes(t));
+    if (!n || n.op !== 'Identity') return n;
+    t = n.inputs[0];
+  }
+}
+
+export function statePairs(g: Graph): StatePair[] {
+  const pairs: StatePair[] = [];
+  for (const o of g.outputs) {
+    const c = producerThroughIdentity(g, o);
+    if (c?.op === 'CacheWrite' && g.inputs.includes(c.inputs[0])) pairs.push({ input: c.inputs[0], output: o });
+  }
+  return pairs;
+}
+
+/** The step graph's roles: token ids, position, logits (the first other output), caches. Undefined: not a step graph. */
+export function stepRoles(g: Graph): { ids: string; position: string; logits: string; state: StatePair[]; context: number } | undefined {
+  const state = statePairs(g);
+  const write = g.nodes.find((n) => n.op === 'CacheWrite');
+  if (state.length === 0 || !write) return undefined;
+  const position = write.inputs[2];
+  const ids = g.inputs.find((i) => i !== position && !state.some((p) => p.input === i));
+  const logits = g.outputs.find((o) => !state.some((p) => p.output === o));
+  if (!ids || !logits || g.inputs.length !== state.length + 2) return undefined;
+  const axis = write.attrs.axis?.kind === 'int' ? write.attrs.axis.value : 0;
+  const cache = g.tensors.get(write.inputs[0])?.shape ?? [];
+  return { ids, position, logits, state, context: cache[axis < 0 ? axis + cache.length : axis] ?? 0 };
+}

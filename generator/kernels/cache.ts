@@ -1,0 +1,71 @@
+import { attrInt, attrNumber } from '../ir/attrs.js';
+import { tensorOf } from '../ir/graph.js';
+import { sizeOf } from '../ir/ndarray.js';
+import { typeNames } from './common.js';
+import type { KernelDef } from './types.js';
+import { deviceTypesReason, rowsOf } from './words.js';
+
+/*
+ * The caches of a decoder step (quantize/stateful.ts, reference/ops/cache.ts):
+ *   CacheWrite(cache, value, pos): in place, the value's n rows go to rows pos.. of the cache along the axis, one
+ *     contiguous run of n*inner elements per outer index; a step moves those rows and nothing else.
+ *   PositionMask(x, pos; fill): per row of the last axis, entries past pos become fill.
+ * pos is read at run time from its one-element tensor, clamped into the cache (the reference refuses a position
+ * outside it: a generation past the context).
+ */
+
+export const cacheWriteKernel: KernelDef = {
+  name: 'cache-write',
+  template: 'cache-write',
+  engine: 'cores',
+  inPlace: true,
+  accepts(node, g) {
+    if (node.op !== 'CacheWrite') return 'not a CacheWrite';
+    return deviceTypesReason(g, [...node.inputs, ...node.outputs]);
+  },
+  view({ node, graph }) {
+    const c = tensorOf(graph, node.inputs[0]);
+    const v = tensorOf(graph, node.inputs[1]);
+    const p = tensorOf(graph, node.inputs[2]);
+    const y = tensorOf(graph, node.outputs[0]);
+    const axis = attrInt(node, 'axis');
+    const inner = sizeOf(c.shape.slice(axis + 1));
+    return {
+      args: [
+        { field: 'x', tensor: c.name, dtype: c.dtype, write: false },
+        { field: 'v', tensor: v.name, dtype: v.dtype, write: false },
+        { field: 'p', tensor: p.name, dtype: p.dtype, write: false },
+        { field: 'y', tensor: y.name, dtype: y.dtype, write: true },
+      ],
+      params: {
+        outer: sizeOf(c.shape.slice(0, axis)), rows: c.shape[axis], n: v.shape[axis], inner, run: v.shape[axis] * inner,
+        total: sizeOf(c.shape), last: c.shape[axis] - v.shape[axis],
+        x: typeNames(c.dtype), v: typeNames(v.dtype), p: typeNames(p.dtype), y: typeNames(y.dtype),
+      },
+      macs: 0,
+    };
+  },
+};
+
+export const positionMaskKernel: KernelDef = {
+  name: 'position-mask',
+  template: 'position-mask',
+  engine: 'cores',
+  accepts(node, g) {
+    if (node.op !== 'PositionMask') return 'not a PositionMask';
+    return deviceTypesReason(g, [...node.inputs, ...node.outputs]);
+  },
+  view({ node, graph }) {
+    const { x, y, L, rows } = rowsOf(node, graph);
+    const p = tensorOf(graph, node.inputs[1]);
+    return {
+      args: [
+        { field: 'x', tensor: x.name, dtype: x.dtype, write: false },
+        { field: 'p', tensor: p.name, dtype: p.dtype, write: false },
+        { field: 'y', tensor: y.name, dtype: y.dtype, write: true },
+      ],
+      params: { rows, L, fill: attrNumber(node, 'fill'), x: typeNames(x.dtype), p: typeNames(p.dtype), y: typeNames(y.dtype) },
+      macs: 0,
+    };
+  },
+};

@@ -1,0 +1,56 @@
+import { GenError } from '../errors.js';
+import { inferGraph } from '../ir/infer.js';
+import type { Graph } from '../ir/graph.js';
+import { isIntType } from '../ir/dtype.js';
+import type { NDArray } from '../ir/ndarray.js';
+import { analyzeGraph, checkOps } from './analyze.js';
+import { Observer } from './calibrate.js';
+import { foldConstants } from './fold.js';
+import type { Quantized } from './index.js';
+import { lowerToInteger } from './lower.js';
+import { assignActivations, quantizeLinear, type LinearQuant, type Plan } from './params.js';
+import { buildReport, reportedTensors, SqnrMeter } from './report.js';
+import { makeStateful, runSequences } from './stateful.js';
+import { isQuantPoint, type QuantizeOptions } from './types.js';
+
+/*
+ * Quantization of a decoder step graph with caches (stateful.ts): calibration runs it token by token over windows of
+ * token ids (the .npz holds [N, L] ids), the caches fed back, so every position 0..L-1 and every cache content the
+ * model produces itself is observed; the SQNR report runs the integer graph the same way, its own caches fed back
+ * (what the firmware does). Equalisation and bias correction are not applied here (their sample passes assume
+ * independent samples).
+ */
+
+export function quantizeStateful(model: Graph, calibration: NDArray[], source: string, opts: Required<QuantizeOptions>): Quantized {
+  if (!opts.context) {
+    throw new GenError('input', 'the model keeps key/value caches (past inputs concatenated into present outputs): give the context in tokens with --context', { file: model.source });
+  }
+  const windows = calibration[0];
+  if (!windows || !isIntType(windows.dtype) || windows.shape.length !== 2) {
+    throw new GenError('input', 'a step graph with caches calibrates on windows of token ids: one integer array [N, L]', { file: source });
+  }
+  const float = foldConstants(makeStateful(model, opts.context).graph);
+  checkOps(float);
+  const inferred = inferGraph(float);
+  const units = analyzeGraph(inferred);
+  const points = [...float.inputs, ...units.filter(isQuantPoint).map((u) => u.out)];
+  const observer = new Observer(points);
+  runSequences(inferred, windows, (values) => observer.add(values));
+  const observed = observer.observed();
+  const cal = { observed, means: new Map<string, Float64Array>(), meanSamples: 0, samples: windows.data.length };
+  const act = assignActivations(float, units, observed, opts);
+  const linear = new Map<string, LinearQuant>();
+  for (const u of units) if (u.kind === 'linear') linear.set(u.name, quantizeLinear(u, act.get(u.x)!, opts));
+  const plan: Plan = { units, act, linear, options: opts };
+  const lowered = lowerToInteger(inferred, plan);
+  const tensors = reportedTensors(float, plan);
+  const meter = new SqnrMeter(plan, cal, tensors);
+  runSequences(inferGraph(lowered.graph), windows, (values) => meter.add(values));
+  return {
+    intGraph: lowered.graph,
+    plan,
+    layers: buildReport(float, plan, lowered.requant, cal, meter.db()),
+    equalized: [],
+    samples: windows.data.length,
+  };
+}

@@ -1,0 +1,77 @@
+import { attrInt, attrNumber, hasAttr } from '../../ir/attrs.js';
+import { stridesOf } from '../../ir/ndarray.js';
+import { normAxis } from '../broadcast.js';
+import { isFloatType, modelError, need, rangeOfInfo, type OpSpec } from '../op-spec.js';
+
+/*
+ * The two ops of a decoder's key/value caches with a fixed capacity (quantize/stateful.ts makes them from the
+ * exporter's growing Concat(past, new)):
+ *   CacheWrite(cache, value, pos; axis): the cache with rows pos .. pos+n-1 along `axis` replaced by value's n rows.
+ *     Firmware writes those rows in place (the output shares the cache's buffer), so a step moves one row, never the
+ *     cache.
+ *   PositionMask(x, pos; fill): x with the entries of the last axis at index > pos replaced by `fill` (-inf for a
+ *     float model, the bottom of the integer range for an integer one): attention over the rows written so far.
+ * pos is a one-element integer tensor. A position outside the cache is a model error (a run past the context).
+ */
+
+function position(node: Parameters<OpSpec['evaluate']>[0], pos: { data: Float64Array } | undefined, limit: number): number {
+  if (!pos || pos.data.length !== 1) throw modelError(node, 'pos must hold one integer');
+  const p = pos.data[0];
+  if (!Number.isInteger(p) || p < 0 || p >= limit) throw modelError(node, `position ${p} lies outside [0, ${limit})`);
+  return p;
+}
+
+export const cacheWriteOp: OpSpec = {
+  ops: ['CacheWrite'],
+  shape: (node, inputs) => [[...need(node, inputs, 0).shape]],
+  dtype: (node, inputs) => [isFloatType(need(node, inputs, 0).dtype) ? 'float32' : need(node, inputs, 0).dtype],
+  range: (node, inputs) => {
+    const a = rangeOfInfo(inputs[0]);
+    const b = rangeOfInfo(inputs[1]);
+    return [{ min: Math.min(a.min, b.min), max: Math.max(a.max, b.max) }];
+  },
+  evaluate(node, inputs) {
+    const cache = need(node, inputs, 0);
+    const value = need(node, inputs, 1, 'value');
+    const axis = normAxis(attrInt(node, 'axis'), cache.shape.length);
+    const n = value.shape[axis];
+    if (value.shape.length !== cache.shape.length || value.shape.some((d, i) => i !== axis && d !== cache.shape[i])) {
+      throw modelError(node, `value [${value.shape.join(', ')}] does not fit cache [${cache.shape.join(', ')}] along axis ${axis}`);
+    }
+    const p = position(node, inputs[2], cache.shape[axis] - n + 1);
+    const out = { dtype: cache.dtype, shape: [...cache.shape], data: Float64Array.from(cache.data) };
+    const cs = stridesOf(cache.shape);
+    const vs = stridesOf(value.shape);
+    for (let i = 0; i < value.data.length; i++) {
+      let rest = i;
+      let off = 0;
+      for (let d = 0; d < vs.length; d++) {
+        const k = Math.floor(rest / vs[d]);
+        rest -= k * vs[d];
+        off += (d === axis ? k + p : k) * cs[d];
+      }
+      out.data[off] = value.data[i];
+    }
+    return [out];
+  },
+};
+
+export const positionMaskOp: OpSpec = {
+  ops: ['PositionMask'],
+  shape: (node, inputs) => [[...need(node, inputs, 0).shape]],
+  dtype: (node, inputs) => [isFloatType(need(node, inputs, 0).dtype) ? 'float32' : need(node, inputs, 0).dtype],
+  range: (node, inputs) => {
+    const r = rangeOfInfo(inputs[0]);
+    const fill = hasAttr(node, 'fill') ? attrNumber(node, 'fill') : r.min;
+    return [{ min: Math.min(r.min, fill), max: r.max }];
+  },
+  evaluate(node, inputs) {
+    const x = need(node, inputs, 0);
+    const L = x.shape[x.shape.length - 1];
+    const p = position(node, inputs[1], L);
+    const fill = hasAttr(node, 'fill') ? attrNumber(node, 'fill') : -Infinity;
+    const out = { dtype: x.dtype, shape: [...x.shape], data: Float64Array.from(x.data) };
+    for (let r = 0; r < out.data.length; r += L) for (let j = p + 1; j < L; j++) out.data[r + j] = fill;
+    return [out];
+  },
+};
