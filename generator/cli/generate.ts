@@ -41,7 +41,9 @@ export async function generateCommand(dir: string, o: GenerateFlags): Promise<vo
   if (prompt.length === 0) throw new GenError('input', 'the prompt is empty');
   const show = (ids: number[]): string => (tok ? printable(tok.decode(ids), 100000) : ids.join(' '));
   process.stdout.write(show(prompt));
-  const r = await generateOnEmulator(dir, prompt, tokens, { maxCycles: o.maxCycles }, (t) => process.stdout.write(tok ? show([t]) : ` ${t}`));
+  const r = await generateOnEmulator(dir, prompt, tokens, { maxCycles: o.maxCycles }, {
+    onToken: (t) => process.stdout.write(tok ? show([t]) : ` ${t}`),
+  });
   process.stdout.write('\n');
   const promptCycles = r.stepCycles.slice(0, r.promptSteps).reduce((a, b) => a + b, 0);
   const perToken = r.stepCycles.slice(r.promptSteps);

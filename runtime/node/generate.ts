@@ -1,7 +1,7 @@
 import { GenError } from '../../generator/errors.js';
 import { sizeOf } from '../../generator/ir/ndarray.js';
 import { argmax, generationSteps } from '../../generator/reference/generate.js';
-import { loadFirmware, readManifestTensor, startFirmware, writeManifestTensor, type RunOptions } from './run.js';
+import { loadFirmware, readManifestTensor, startFirmware, writeManifestTensor, type LoadedFirmware, type RunOptions } from './run.js';
 
 /*
  * Text generation with a decoder step firmware (firmware.json `generation`): one emulator holds the firmware's memory
@@ -22,8 +22,15 @@ export interface GenerationResult {
   ms: number;
 }
 
+export interface GenerationHooks {
+  /** Each new token as it is chosen. */
+  onToken?: (token: number) => void;
+  /** After each step: its position and the firmware (its memory as the step left it). */
+  onStep?: (step: number, firmware: LoadedFirmware) => void;
+}
+
 export async function generateOnEmulator(outDir: string, prompt: readonly number[], tokens: number, opts: RunOptions = {},
-  onToken?: (token: number) => void): Promise<GenerationResult> {
+  hooks: GenerationHooks = {}): Promise<GenerationResult> {
   const f = await loadFirmware(outDir, opts);
   const g = f.manifest.generation;
   if (!g) throw new GenError('run', 'this firmware is no decoder step (firmware.json has no `generation`): quantize a step graph with --context', { file: outDir });
@@ -43,10 +50,11 @@ export async function generateOnEmulator(outDir: string, prompt: readonly number
     const before = Number(f.emu.total_cycles());
     await startFirmware(f, opts);
     stepCycles.push(Number(f.emu.total_cycles()) - before);
+    hooks.onStep?.(t, f);
     if (t >= prompt.length - 1) {
       const next = argmax(readManifestTensor(f, g.logits).data);
       out.push(next);
-      onToken?.(next);
+      hooks.onToken?.(next);
     }
   }
   return { tokens: out, stepCycles, promptSteps: prompt.length - 1, clockHz: f.manifest.clockHz ?? 0, ms: performance.now() - t0 };

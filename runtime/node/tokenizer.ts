@@ -4,8 +4,7 @@ import { GenError } from '../../generator/errors.js';
 /*
  * The tokenizer a language model ships with, for `gen run --prompt`: tokenizer.json as
  * {"kind": "char", "vocab": ["<unk>", "a", ...], "unk": 0}: one token per character (a character outside the
- * vocabulary is `unk`), entries of more than one character (special tokens such as "<unk>") are never produced
- * from text and print as they are.
+ * vocabulary is `unk`, which decodes to U+FFFD); the unk entry's own text ("<unk>") is a label, never matched.
  */
 
 export interface Tokenizer {
@@ -33,11 +32,11 @@ export function readTokenizer(file: string): Tokenizer {
   }
   const ids = new Map<string, number>();
   vocab.forEach((v, i) => {
-    if ([...v].length === 1 && !ids.has(v)) ids.set(v, i);
+    if (i !== unk && [...v].length === 1 && !ids.has(v)) ids.set(v, i);
   });
   return {
     size: vocab.length,
     encode: (text) => [...text].map((ch) => ids.get(ch) ?? unk),
-    decode: (tokens) => tokens.map((t) => vocab[t] ?? '').join(''),
+    decode: (tokens) => tokens.map((t) => (t === unk || vocab[t] === undefined ? '\uFFFD' : vocab[t])).join(''),
   };
 }

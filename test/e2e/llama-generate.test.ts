@@ -1,0 +1,128 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { inferGraph } from '../../generator/ir/infer.js';
+import { ndarray, type NDArray } from '../../generator/ir/ndarray.js';
+import { stepRoles } from '../../generator/ir/state.js';
+import { loadOnnxBytes } from '../../generator/onnx/load.js';
+import { encodeModel } from '../../generator/onnx/save.js';
+import { generateFirmware } from '../../generator/pipeline.js';
+import { quantizeGraph } from '../../generator/quantize/index.js';
+import { foldConstants } from '../../generator/quantize/fold.js';
+import { makeStateful, runSequences } from '../../generator/quantize/stateful.js';
+import { generateReference } from '../../generator/reference/generate.js';
+import { runReference } from '../../generator/reference/interpreter.js';
+import { generateOnEmulator } from '../../runtime/node/generate.js';
+import { runHostC } from '../../runtime/node/host-c.js';
+import { readManifestTensor } from '../../runtime/node/run.js';
+import { floatLlama, SMALL_LLAMA } from '../helpers/float-llama.js';
+import { Rng } from '../helpers/random.js';
+
+/*
+ * A decoder step graph in the exporter's form (past.* -> Concat -> present.*) through gen quantize --context and
+ * gen firmware, then greedy generation:
+ *   - the stateful float step graph (caches of S rows, CacheWrite, PositionMask), run token by token, gives the
+ *     prompt graph's logits at every position (the transformation is exact);
+ *   - the firmware generates the reference interpreter's tokens, with the logits of every step equal, on generic and
+ *     siracusa (emulated, one emulator across the steps);
+ *   - a step writes the cache buffers in place and changes only the row of its position (never a copy of a cache);
+ *   - siracusa's host C build gives the reference's outputs step by step (caches fed back by the test).
+ */
+
+const work = mkdtempSync(join(tmpdir(), 'firmgen-llama-gen-'));
+const S = SMALL_LLAMA;
+const rng = new Rng(21);
+const stepBytes = floatLlama(S, 7, true).bytes();
+const stepGraph = loadOnnxBytes(stepBytes, 'step.onnx');
+const windows = ndarray('int64', [12, S.seq], rng.ints(12 * S.seq, 0, S.vocab - 1));
+const q = quantizeGraph(stepGraph, [windows], 'cal.npz', { context: S.seq });
+const model = join(work, 'step.int8.onnx');
+writeFileSync(model, encodeModel(q.intGraph, { opset: 13 }));
+const intGraph = inferGraph(q.intGraph);
+const prompt = [1, 4, 9];
+const NEW = S.seq - prompt.length + 1;
+
+test('the stateful step graph, token by token, equals the prompt graph at every position (float)', () => {
+  const prompted = loadOnnxBytes(floatLlama(S, 7, false).bytes(), 'prompt.onnx');
+  const win = ndarray('int64', [1, S.seq], rng.ints(S.seq, 0, S.vocab - 1));
+  const want = runReference(prompted, [win]).get('logits')!.data;
+  let worst = 0;
+  runSequences(inferGraph(foldConstants(makeStateful(stepGraph, S.seq).graph)), win, (values, _, t) => {
+    const got = values.get('logits')!.data;
+    for (let v = 0; v < S.vocab; v++) worst = Math.max(worst, Math.abs(got[v] - want[t * S.vocab + v]));
+  });
+  assert.ok(worst < 1e-5, `largest difference ${worst}`);
+});
+
+test('the integer step graph has its caches as state (CacheWrite at the position, masks before the softmaxes)', () => {
+  const roles = stepRoles(intGraph)!;
+  assert.ok(roles, 'no generation roles');
+  assert.is(roles.state.length, 2 * S.layers);
+  assert.is(roles.context, S.seq);
+  assert.is(intGraph.nodes.filter((n) => n.op === 'PositionMask').length, S.layers);
+  for (const p of roles.state) assert.equal(q.plan.act.get(p.input), q.plan.act.get(p.output), `${p.input}: the cache and its update share one grid`);
+});
+
+for (const platform of ['generic', 'siracusa']) {
+  test(`${platform}: the firmware generates the reference's tokens, every step's logits equal, caches written in place`, async () => {
+    const out = join(work, platform);
+    const { manifest } = generateFirmware({ model, platform, out });
+    const roles = manifest.generation!;
+    for (const p of roles.state) {
+      const [a, b] = [p.input, p.output].map((n) => manifest.tensors.find((t) => t.name === n)!.address);
+      assert.is(a, b, `${p.input} and ${p.output} share one buffer`);
+    }
+    const want = generateReference(intGraph, prompt, NEW);
+    // The reference's logits per step, to compare every step (not only the argmax).
+    const refLogits: NDArray[] = [];
+    const state = new Map(roles.state.map((p) => [p.input, ndarray('int8', intGraph.tensors.get(p.input)!.shape)]));
+    const seq = [...prompt, ...want];
+    for (let t = 0; t < prompt.length + NEW - 1; t++) {
+      const values = runReference(intGraph, intGraph.inputs.map((n) => (n === roles.ids ? ndarray('int32', [1, 1], [seq[t]])
+        : n === roles.position ? ndarray('int32', [1], [t]) : state.get(n)!)));
+      for (const p of roles.state) state.set(p.input, values.get(p.output)!);
+      refLogits.push(values.get(roles.logits)!);
+    }
+    let before = roles.state.map((p) => readZeros(intGraph, p.input));
+    const r = await generateOnEmulator(out, prompt, NEW, {}, {
+      onStep: (t, f) => {
+        assert.equal(Array.from(readManifestTensor(f, roles.logits).data), Array.from(refLogits[t].data), `step ${t}: logits`);
+        const after = roles.state.map((p) => readManifestTensor(f, p.input));
+        after.forEach((a, k) => {
+          const shape = a.shape;
+          const inner = shape[3];
+          for (let i = 0; i < a.data.length; i++) {
+            const row = Math.floor(i / inner) % shape[2];
+            if (row !== t) assert.is(a.data[i], before[k].data[i], `step ${t}: ${roles.state[k].input} changed outside row ${t}`);
+          }
+        });
+        before = after;
+      },
+    });
+    assert.equal(r.tokens, want);
+    assert.is(r.stepCycles.length, prompt.length + NEW - 1);
+  });
+}
+
+function readZeros(g: typeof intGraph, name: string): NDArray {
+  return ndarray('int8', g.tensors.get(name)!.shape);
+}
+
+test('siracusa host C: three steps with the caches fed back equal the reference', () => {
+  const out = join(work, 'siracusa');
+  const roles = stepRoles(intGraph)!;
+  let caches = roles.state.map((p) => ndarray('int8', intGraph.tensors.get(p.input)!.shape));
+  for (let t = 0; t < 3; t++) {
+    const inputs = intGraph.inputs.map((n) => (n === roles.ids ? ndarray('int32', [1, 1], [prompt[t]])
+      : n === roles.position ? ndarray('int32', [1], [t]) : caches[roles.state.findIndex((p) => p.input === n)]));
+    const ref = runReference(intGraph, inputs);
+    const host = runHostC(out, inputs);
+    intGraph.outputs.forEach((o, i) => assert.equal(Array.from(host[i].data), Array.from(ref.get(o)!.data), `step ${t}: ${o}`));
+    caches = roles.state.map((p) => ref.get(p.output)!);
+  }
+});
+
+test.after(() => rmSync(work, { recursive: true, force: true }));
+test.run();
