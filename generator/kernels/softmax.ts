@@ -1,6 +1,6 @@
 import { GenError } from '../errors.js';
 import { attrInt } from '../ir/attrs.js';
-import type { Tensor } from '../ir/graph.js';
+import { tensorOf, type Tensor } from '../ir/graph.js';
 import { typeNames } from './common.js';
 import type { KernelDef, KernelView } from './types.js';
 import { bigRange, maxAbs, rowAccepts, rowsOf, siteOf, wordFor, type Site, type Word } from './words.js';
@@ -68,12 +68,15 @@ export const iSoftmaxKernel: KernelDef = {
     const eT = wordFor(maxAbs(xtMin, 31n * log2, q0, q1, sqMax, A * sqMin, A * sqMax, ...t, A, B, C), 'the exponent', site);
     const Lb = BigInt(L);
     const sT = wordFor(maxAbs(Lb * eMin, Lb * eMax, eMin * (n - 1n), eMax * (n - 1n)), 'the row sum', site);
+    // A position operand (a decoder's cache, quantize/stateful.ts): rows span entries 0..pos only, the rest are 0.
+    const pos = node.inputs[1] ? tensorOf(graph, node.inputs[1]) : undefined;
     const v = rowView(x, y, {
-      rows, L, eT, sT,
+      rows, L, eT, sT, n: pos ? 'len' : String(L), pos: pos ? { p: typeNames(pos.dtype) } : false,
       cA: lit(A, eT), cB: lit(B, eT), cC: lit(C, eT), log2: lit(log2, eT), nm1: lit(n - 1n, sT),
       // floor division equals C's truncating one while numerator and sum are non-negative.
       floorFix: eMin < 0n,
     });
+    if (pos) v.args.splice(1, 0, { field: 'p', tensor: pos.name, dtype: pos.dtype, write: false });
     return { ...v, macs: 0 };
   },
 };

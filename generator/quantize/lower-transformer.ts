@@ -20,7 +20,8 @@ import type { AddConstUnit, EmbedUnit, LutUnit, MulConstUnit, RmsNormUnit, Unit 
  *   scale     Identity: the integers are unchanged, the scale carries the factor.
  *   embed     Gather(int8 table, ids), table scale max|T| / 127.
  *   cache     CacheWrite as is: the cache input takes the written value's grid (params.ts).
- *   posmask   PositionMask with fill = the bottom of x's integer range.
+ *   posmask   Identity when an iSoftmax follows (it takes the position operand and spans entries 0..pos only),
+ *             else PositionMask with fill = the bottom of x's integer range.
  */
 
 const f32 = Math.fround;
@@ -48,7 +49,9 @@ export function lowerTransformerUnit(u: Unit, c: LowerCtx): void {
       return;
     case 'posmask':
       c.declare(u.out);
-      c.b.node('PositionMask', u.name, [...u.node.inputs], [u.out], { fill: int(rangeOf(c, u.out)[0]) });
+      // The iSoftmax that follows takes the position and ignores the entries past it (lower.ts): no op of its own.
+      if (c.feedsSoftmax(u.out)) c.b.node('Identity', u.name, [u.x], [u.out]);
+      else c.b.node('PositionMask', u.name, [...u.node.inputs], [u.out], { fill: int(rangeOf(c, u.out)[0]) });
       return;
     default: throw new GenError('internal', `no transformer lowering for a ${u.kind} unit`);
   }

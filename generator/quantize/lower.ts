@@ -119,7 +119,10 @@ export function lowerToInteger(inferred: Graph, plan: Plan): Lowered {
       }
       case 'softmax': {
         declare(u.out);
-        b.node('iSoftmax', u.name, [u.x], [u.out], softmaxCoefficients(q(u.x).scale));
+        // After a PositionMask (a decoder's cache) the softmax itself spans the rows written so far.
+        const mask = plan.units.find((m) => m.kind === 'posmask' && m.out === u.x);
+        const pos = mask?.kind === 'posmask' ? [mask.node.inputs[1]] : [];
+        b.node('iSoftmax', u.name, [u.x, ...pos], [u.out], softmaxCoefficients(q(u.x).scale));
         return;
       }
       case 'pass': {
@@ -139,7 +142,7 @@ export function lowerToInteger(inferred: Graph, plan: Plan): Lowered {
       case 'embed':
       case 'cache':
       case 'posmask':
-        return lowerTransformerUnit(u, { b, q, declare, shapeOf, requantize, acc });
+        return lowerTransformerUnit(u, { b, q, declare, shapeOf, requantize, acc, feedsSoftmax: (t) => plan.units.some((s) => s.kind === 'softmax' && s.x === t) });
       case 'act':
         return requantize(u.name, u.x, u.out, { mul: [1], shift: 0 });
     }
@@ -180,6 +183,8 @@ export interface LowerCtx {
   shapeOf: (t: string) => number[];
   requantize: (unit: string, x: string, y: string, ms: MulShift, axis?: number) => void;
   acc: (unit: string, shape: number[]) => string;
+  /** Whether a Softmax unit reads tensor t. */
+  feedsSoftmax: (t: string) => boolean;
 }
 
 /**

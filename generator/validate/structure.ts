@@ -49,8 +49,11 @@ const MAX_INPUTS: Record<string, number> = {
 /** Inputs of firmgen's integer dialect ops (SEMANTICS.md section 1); all of them are needed. */
 const DIALECT_INPUTS: Record<string, number> = {
   RequantShift: 3, iRMSNorm: 2, iLayerNorm: 3, iNoNorm: 3, IntegerDiv: 2, iSoftmax: 1, ITAMax: 1, ITAPartialMax: 1,
-  iGELU: 1, iHardswish: 1, TrueIntegerDiv: 1, IntegerMean: 1,
+  iGELU: 1, iHardswish: 1, TrueIntegerDiv: 1, IntegerMean: 1, CacheWrite: 3, PositionMask: 2,
 };
+
+/** Dialect ops with an optional last operand: iSoftmax's position of a decoder's cache (quantize/stateful.ts). */
+const DIALECT_OPTIONAL_LAST: Record<string, number> = { iSoftmax: 2 };
 
 /** The fewest inputs a node of `op` can have: up to its last position that is not optional (a missing needed
  * operand would reach a kernel as a tensor with no name). */
@@ -102,7 +105,7 @@ export function checkStructure(g: RawGraph): void {
     if (fewest !== undefined && n.inputs.length < fewest) {
       throw modelError(`${n.inputs.length} input${n.inputs.length === 1 ? '' : 's'}: ${n.op} needs ${fewest}`, n);
     }
-    const exact = DIALECT_INPUTS[n.op];
+    const exact = DIALECT_OPTIONAL_LAST[n.op] ?? DIALECT_INPUTS[n.op];
     if (exact !== undefined && n.inputs.length > exact) throw modelError(`${n.inputs.length} inputs: ${n.op} takes ${exact}`, n);
     // Every op firmgen computes has one output (MaxPool's optional indices are not computed).
     if (opSpec(n.op) && n.outputs.filter((o) => o !== '').length > 1) {

@@ -56,12 +56,13 @@ test('the stateful step graph, token by token, equals the prompt graph at every 
   assert.ok(worst < 1e-5, `largest difference ${worst}`);
 });
 
-test('the integer step graph has its caches as state (CacheWrite at the position, masks before the softmaxes)', () => {
+test('the integer step graph has its caches as state (CacheWrite at the position, softmaxes bounded by it)', () => {
   const roles = stepRoles(intGraph)!;
   assert.ok(roles, 'no generation roles');
   assert.is(roles.state.length, 2 * S.layers);
   assert.is(roles.context, S.seq);
-  assert.is(intGraph.nodes.filter((n) => n.op === 'PositionMask').length, S.layers);
+  const bounded = intGraph.nodes.filter((n) => n.op === 'iSoftmax' && n.inputs[1] === roles.position);
+  assert.is(bounded.length, S.layers, 'every attention softmax spans the rows written so far');
   for (const p of roles.state) assert.equal(q.plan.act.get(p.input), q.plan.act.get(p.output), `${p.input}: the cache and its update share one grid`);
 });
 

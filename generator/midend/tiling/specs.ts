@@ -229,5 +229,7 @@ const SPECS: Record<string, TilingSpec> = {
 
 export function tilingSpecOf(node: Node): TilingSpec | undefined {
   if (node.outputs.length !== 1) return undefined;
+  // An iSoftmax bounded by a run-time position (a decoder's cache) reads the position itself: untiled, from L2.
+  if (node.op === 'iSoftmax' && node.inputs.length > 1) return undefined;
   return SPECS[node.op];
 }

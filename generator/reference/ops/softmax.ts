@@ -30,7 +30,14 @@ export const iSoftmaxOp: OpSpec = {
   range: (node) => [{ min: 0, max: attrInt(node, 'n_levels') - 1 }],
   evaluate(node, inputs) {
     const [a, b, c, log2, n] = ['coeffA', 'coeffB', 'coeffC', 'log2', 'n_levels'].map((k) => attrInt(node, k));
-    return [rows(node, need(node, inputs, 0), (row, out) => {
+    // An optional position operand (a decoder's cache): only entries 0..pos of a row take part, the rest are 0.
+    const pos = inputs[1];
+    const x = need(node, inputs, 0);
+    const L = x.shape[x.shape.length - 1];
+    const len = pos ? Math.min(Math.max(pos.data[0] + 1, 1), L) : L;
+    if (pos && (pos.data.length !== 1 || !(pos.data[0] >= 0 && pos.data[0] < L))) throw modelError(node, `position ${pos.data[0]} lies outside [0, ${L})`);
+    return [rows(node, x, (full, out) => {
+      const row = full.subarray(0, len);
       const mx = rowMax(row);
       const e: X.Exact[] = [];
       let sum: X.Exact = 0;
