@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { inferGraph } from '../../generator/ir/infer.js';
+import { ndarray, type NDArray } from '../../generator/ir/ndarray.js';
+import { stepRoles } from '../../generator/ir/state.js';
+import { loadOnnxFile } from '../../generator/onnx/load.js';
+import { encodeNpz, readNpz } from '../../generator/onnx/npy.js';
+import { generateFirmware } from '../../generator/pipeline.js';
+import { quantizeFile } from '../../generator/quantize/files.js';
+import { argmax, generateReference } from '../../generator/reference/generate.js';
+import { generateOnEmulator } from '../../runtime/node/generate.js';
+import { runHostC } from '../../runtime/node/host-c.js';
+import { readTokenizer } from '../../runtime/node/tokenizer.js';
+import { repoRoot } from '../helpers/paths.js';
+
+/*
+ * The example language model (examples/tiny-llama: trained here, exported by torch.onnx.export) end to end:
+ *   - gen quantize --context 256 on its step graph, calibrated on 8 of the held-out windows;
+ *   - the int8 model's perplexity on 16 other held-out windows within 5 % of the float model's (both run token by
+ *     token with their caches, in the reference interpreter);
+ *   - 256 greedy steps from a one-character prompt: the emulated siracusa firmware generates exactly the reference
+ *     interpreter's tokens, and the host C build the same (one run per step, the caches fed back from its outputs).
+ */
+
+const example = join(repoRoot, 'examples', 'tiny-llama');
+const work = mkdtempSync(join(tmpdir(), 'firmgen-tiny-llama-'));
+const all = [...readNpz(join(example, 'calibration.npz')).values()][0];
+const slice = (from: number, count: number): NDArray => {
+  const L = all.shape[1];
+  return ndarray('int64', [count, L], all.data.subarray(from * L, (from + count) * L));
+};
+const cal = join(work, 'cal.npz');
+const heldout = join(work, 'heldout.npz');
+writeFileSync(cal, encodeNpz(new Map([['input_ids', slice(0, 8)]])));
+writeFileSync(heldout, encodeNpz(new Map([['input_ids', slice(32, 16)]])));
+const model = join(work, 'step.int8.onnx');
+const q = quantizeFile({ model: join(example, 'step.onnx'), calibration: cal, out: model, context: 256, heldout });
+const intGraph = inferGraph(loadOnnxFile(model));
+const prompt = readTokenizer(join(example, 'tokenizer.json')).encode('T');
+const STEPS = 256;
+const want = generateReference(intGraph, prompt, STEPS - prompt.length + 1);
+
+test('int8 perplexity on held-out windows within 5 % of the float model', () => {
+  const p = q.perplexity!;
+  console.log(`  perplexity per character: float ${p.float.toFixed(3)}, int8 ${p.int8.toFixed(3)} on ${p.tokens} tokens`);
+  assert.ok(p.int8 <= p.float * 1.05, `int8 ${p.int8} against float ${p.float}`);
+});
+
+test('siracusa: 256 steps of the emulated firmware generate the reference interpreter\'s tokens', async () => {
+  const out = join(work, 'siracusa');
+  generateFirmware({ model, platform: 'siracusa', out });
+  const r = await generateOnEmulator(out, prompt, want.length);
+  assert.is(r.stepCycles.length, STEPS);
+  assert.equal(r.tokens, want);
+  const mean = r.stepCycles.reduce((a, b) => a + b, 0) / r.stepCycles.length;
+  console.log(`  ${(r.clockHz / mean).toFixed(1)} tokens/s at ${r.clockHz / 1e6} MHz (cluster), ${Math.round(mean)} cycles per step`);
+});
+
+test('siracusa host C: the same tokens, step by step', () => {
+  const out = join(work, 'siracusa');
+  const roles = stepRoles(intGraph)!;
+  let caches = roles.state.map((p) => ndarray('int8', intGraph.tensors.get(p.input)!.shape));
+  const got: number[] = [];
+  for (let t = 0; t < STEPS; t++) {
+    const token = t < prompt.length ? prompt[t] : got[t - prompt.length];
+    const outputs = runHostC(out, intGraph.inputs.map((n) => (n === roles.ids ? ndarray('int32', [1, 1], [token])
+      : n === roles.position ? ndarray('int32', [1], [t]) : caches[roles.state.findIndex((p) => p.input === n)])));
+    const named = new Map(intGraph.outputs.map((o, i) => [o, outputs[i]]));
+    caches = roles.state.map((p) => named.get(p.output)!);
+    if (t >= prompt.length - 1) got.push(argmax(named.get(roles.logits)!.data));
+  }
+  assert.equal(got, want);
+});
+
+test.after(() => rmSync(work, { recursive: true, force: true }));
+test.run();
