@@ -47,6 +47,8 @@ export interface ManifestGeneration {
   ids: string;
   position: string;
   logits: string;
+  /** The ArgMax output: the next token as the cores choose it. */
+  next?: string;
   /** Cache inputs and the outputs that update them (one buffer each: fed back without a copy). */
   state: { input: string; output: string }[];
   /** Positions the caches hold. */

@@ -29,15 +29,27 @@ export function statePairs(g: Graph): StatePair[] {
 }
 
 /** The step graph's roles: token ids, position, logits (the first other output), caches. Undefined: not a step graph. */
-export function stepRoles(g: Graph): { ids: string; position: string; logits: string; state: StatePair[]; context: number } | undefined {
+export interface StepRoles {
+  ids: string;
+  position: string;
+  logits: string;
+  /** The next token as the chip chooses it (ArgMax of the logits), when the graph has it. */
+  next?: string;
+  state: StatePair[];
+  context: number;
+}
+
+export function stepRoles(g: Graph): StepRoles | undefined {
   const state = statePairs(g);
   const write = g.nodes.find((n) => n.op === 'CacheWrite');
   if (state.length === 0 || !write) return undefined;
   const position = write.inputs[2];
   const ids = g.inputs.find((i) => i !== position && !state.some((p) => p.input === i));
-  const logits = g.outputs.find((o) => !state.some((p) => p.output === o));
+  const chosen = (o: string): boolean => producerThroughIdentity(g, o)?.op === 'ArgMax';
+  const logits = g.outputs.find((o) => !state.some((p) => p.output === o) && !chosen(o));
+  const next = g.outputs.find((o) => chosen(o) && producerThroughIdentity(g, o)!.inputs[0] === logits);
   if (!ids || !logits || g.inputs.length !== state.length + 2) return undefined;
   const axis = write.attrs.axis?.kind === 'int' ? write.attrs.axis.value : 0;
   const cache = g.tensors.get(write.inputs[0])?.shape ?? [];
-  return { ids, position, logits, state, context: cache[axis < 0 ? axis + cache.length : axis] ?? 0 };
+  return { ids, position, logits, ...(next ? { next } : {}), state, context: cache[axis < 0 ? axis + cache.length : axis] ?? 0 };
 }

@@ -1,3 +1,4 @@
+import { argMaxKernel } from '../kernels/argmax.js';
 import { cacheWriteKernel, positionMaskKernel } from '../kernels/cache.js';
 import { convKernel } from '../kernels/conv.js';
 import { elementwiseKernel } from '../kernels/elementwise.js';
@@ -13,5 +14,5 @@ import type { KernelDef } from '../kernels/types.js';
 /** The kernels every core-based target (generic, the Siracusa cluster) runs; platforms list them in preference order. */
 export const CORE_KERNELS: KernelDef[] = [
   convKernel, gemmKernel, elementwiseKernel, gatherKernel, copyKernel, maxPoolKernel, reduceKernel,
-  iSoftmaxKernel, itaMaxKernel, itaPartialMaxKernel, iRMSNormKernel, iLayerNormKernel, cacheWriteKernel, positionMaskKernel,
+  iSoftmaxKernel, itaMaxKernel, itaPartialMaxKernel, iRMSNormKernel, iLayerNormKernel, cacheWriteKernel, positionMaskKernel, argMaxKernel,
 ];

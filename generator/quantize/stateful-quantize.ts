@@ -5,12 +5,14 @@ import { isIntType } from '../ir/dtype.js';
 import type { NDArray } from '../ir/ndarray.js';
 import { analyzeGraph, checkOps } from './analyze.js';
 import { Observer } from './calibrate.js';
+import { fixedActivation } from './clipping.js';
 import { foldConstants } from './fold.js';
 import type { Quantized } from './index.js';
 import { lowerToInteger } from './lower.js';
 import { assignActivations, quantizeLinear, type LinearQuant, type Plan } from './params.js';
 import { buildReport, reportedTensors, SqnrMeter } from './report.js';
 import { makeStateful, runSequences } from './stateful.js';
+import { stepRoles } from '../ir/state.js';
 import { isQuantPoint, type QuantizeOptions } from './types.js';
 
 /*
@@ -20,6 +22,19 @@ import { isQuantPoint, type QuantizeOptions } from './types.js';
  * (what the firmware does). Equalisation and bias correction are not applied here (their sample passes assume
  * independent samples).
  */
+
+/** The next token chosen on chip: ArgMax of the logits' last axis, one more output (shaped like the token input). */
+function appendNextToken(g: Graph): string {
+  const roles = stepRoles(g);
+  if (!roles) throw new GenError('internal', 'the quantized step graph lost its caches');
+  let name = 'next_token';
+  for (let k = 1; g.tensors.has(name); k++) name = `next_token_${k}`;
+  const shape = g.tensors.get(roles.logits)!.shape.slice(0, -1);
+  g.tensors.set(name, { name, dtype: 'int32', shape });
+  g.nodes.push({ name: `${name}_argmax`, op: 'ArgMax', domain: '', inputs: [roles.logits], outputs: [name], attrs: { axis: { kind: 'int', value: -1 }, keepdims: { kind: 'int', value: 0 } } });
+  g.outputs.push(name);
+  return name;
+}
 
 export function quantizeStateful(model: Graph, calibration: NDArray[], source: string, opts: Required<QuantizeOptions>): Quantized {
   if (!opts.context) {
@@ -43,6 +58,8 @@ export function quantizeStateful(model: Graph, calibration: NDArray[], source: s
   for (const u of units) if (u.kind === 'linear') linear.set(u.name, quantizeLinear(u, act.get(u.x)!, opts));
   const plan: Plan = { units, act, linear, options: opts };
   const lowered = lowerToInteger(inferred, plan);
+  // The token is an index: scale 1, like the token input.
+  plan.act.set(appendNextToken(lowered.graph), fixedActivation(1, true, 32));
   const tensors = reportedTensors(float, plan);
   const meter = new SqnrMeter(plan, cal, tensors);
   runSequences(inferGraph(lowered.graph), windows, (values) => meter.add(values));

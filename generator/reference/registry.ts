@@ -3,6 +3,7 @@ import { iGeluOp, iHardswishOp } from './ops/activations.js';
 import { convOp } from './ops/conv.js';
 import { concatOp, gatherOp, padOp, sliceOp } from './ops/data-movement.js';
 import { addOp, clipOp, divOp, mulOp, reluOp, roundOp, subOp } from './ops/elementwise.js';
+import { argMaxOp } from './ops/argmax.js';
 import { cacheWriteOp, positionMaskOp } from './ops/cache.js';
 import { castOp, expOp, negOp, powOp, reciprocalOp, sigmoidOp, sqrtOp, tanhOp, whereOp } from './ops/float-math.js';
 import { gemmOp } from './ops/gemm.js';
@@ -27,7 +28,7 @@ const SPECS: OpSpec[] = [
   squeezeOp, unsqueezeOp, identityOp, reduceSumOp, reduceMeanOp, iSoftmaxOp, itaMaxOp, itaPartialMaxOp, iLayerNormOp,
   iRMSNormOp, iNoNormOp, iGeluOp, iHardswishOp, integerDivOp, quantizeLinearOp, dequantizeLinearOp, qlinearMatMulOp,
   qlinearConvOp, qgemmOp, matMulIntegerOp, convIntegerOp, qlinearAddOp, qlinearMulOp, softmaxOp,
-  sqrtOp, reciprocalOp, sigmoidOp, tanhOp, expOp, negOp, powOp, whereOp, castOp, cacheWriteOp, positionMaskOp,
+  sqrtOp, reciprocalOp, sigmoidOp, tanhOp, expOp, negOp, powOp, whereOp, castOp, cacheWriteOp, positionMaskOp, argMaxOp,
 ];
 
 const BY_OP = new Map<string, OpSpec>();

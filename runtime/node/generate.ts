@@ -52,7 +52,8 @@ export async function generateOnEmulator(outDir: string, prompt: readonly number
     stepCycles.push(Number(f.emu.total_cycles()) - before);
     hooks.onStep?.(t, f);
     if (t >= prompt.length - 1) {
-      const next = argmax(readManifestTensor(f, g.logits).data);
+      // The chip's own choice when the firmware computes it (ArgMax on the cores), else the host takes the argmax.
+      const next = g.next ? readManifestTensor(f, g.next).data[0] : argmax(readManifestTensor(f, g.logits).data);
       out.push(next);
       hooks.onToken?.(next);
     }

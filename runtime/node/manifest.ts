@@ -67,7 +67,7 @@ export interface Manifest {
   inputs: string[];
   outputs: string[];
   /** A decoder step's generation roles (generator/backend/manifest.ts). */
-  generation?: { ids: string; position: string; logits: string; state: { input: string; output: string }[]; context: number };
+  generation?: { ids: string; position: string; logits: string; next?: string; state: { input: string; output: string }[]; context: number };
 }
 
 const DTYPES: readonly DType[] = ['int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'float32', 'float64', 'bool'];
@@ -124,6 +124,7 @@ function readGeneration(r: Reader, v: unknown): NonNullable<Manifest['generation
     ids: r.str(o, 'ids', 'generation'),
     position: r.str(o, 'position', 'generation'),
     logits: r.str(o, 'logits', 'generation'),
+    next: r.optStr(o, 'next', 'generation'),
     context: r.uint(o, 'context', 'generation'),
     state: r.list(o, 'state', 'generation').map((p, i) => {
       const e = r.obj(p, `generation.state[${i}]`);
@@ -183,7 +184,7 @@ export function readManifest(outDir: string): Manifest {
   };
   const g = m.generation;
   if (g && [g.ids, g.position, ...g.state.map((p) => p.input)].some((n) => !m.inputs.includes(n))) r.fail('generation', 'names a tensor that is no input');
-  if (g && [g.logits, ...g.state.map((p) => p.output)].some((n) => !m.outputs.includes(n))) r.fail('generation', 'names a tensor that is no output');
+  if (g && [g.logits, ...(g.next ? [g.next] : []), ...g.state.map((p) => p.output)].some((n) => !m.outputs.includes(n))) r.fail('generation', 'names a tensor that is no output');
   for (const name of [...m.inputs, ...m.outputs]) {
     if (!m.tensors.some((t) => t.name === name)) r.fail('inputs/outputs', `no tensor named '${name}'`);
   }

@@ -25,8 +25,8 @@ import { Rng } from '../helpers/random.js';
  * gen firmware, then greedy generation:
  *   - the stateful float step graph (caches of S rows, CacheWrite, PositionMask), run token by token, gives the
  *     prompt graph's logits at every position (the transformation is exact);
- *   - the firmware generates the reference interpreter's tokens, with the logits of every step equal, on generic and
- *     siracusa (emulated, one emulator across the steps);
+ *   - the firmware generates the reference interpreter's tokens (the argmax on the cores), with the logits of every
+ *     step equal, on generic and siracusa (emulated, one emulator across the steps);
  *   - a step writes the cache buffers in place and changes only the row of its position (never a copy of a cache);
  *   - siracusa's host C build gives the reference's outputs step by step (caches fed back by the test).
  */
@@ -71,6 +71,8 @@ for (const platform of ['generic', 'siracusa']) {
     const out = join(work, platform);
     const { manifest } = generateFirmware({ model, platform, out });
     const roles = manifest.generation!;
+    assert.ok(roles.next, 'the next token is chosen on chip (ArgMax)');
+    assert.ok(manifest.layers.some((l) => l.kernel === 'argmax'), 'an argmax layer on the cores');
     for (const p of roles.state) {
       const [a, b] = [p.input, p.output].map((n) => manifest.tensors.find((t) => t.name === n)!.address);
       assert.is(a, b, `${p.input} and ${p.output} share one buffer`);
