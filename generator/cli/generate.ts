@@ -4,6 +4,8 @@ import { GenError, printable } from '../errors.js';
 import { generateOnEmulator } from '../../runtime/node/generate.js';
 import { readManifest } from '../../runtime/node/manifest.js';
 import { readTokenizer, type Tokenizer } from '../../runtime/node/tokenizer.js';
+import { readSidecar } from '../../runtime/node/float-inputs.js';
+import { sampler } from '../reference/sample.js';
 
 /*
  * `gen run <dir> --prompt "text" --tokens N` (or --prompt-ids): greedy generation with a decoder step firmware in the
@@ -17,12 +19,24 @@ export interface GenerateFlags {
   tokens?: string;
   tokenizer?: string;
   maxCycles?: number;
+  temperature?: string;
+  seed?: string;
+  quant?: string;
 }
 
 function promptIds(text: string): number[] {
   const ids = text.split(',').map((s) => Number(s.trim()));
   if (ids.length === 0 || ids.some((v) => !Number.isInteger(v) || v < 0)) throw new GenError('input', `--prompt-ids ${printable(text, 40)}: expected token ids like 3,14,15`);
   return ids;
+}
+
+/** The logits' scale from the quantization sidecar (--quant, or the firmware folder's model.int8.quant.json). */
+function logitsScale(dir: string, logits: string, given?: string): number {
+  const file = given ?? join(dir, 'model.int8.quant.json');
+  if (!existsSync(file)) throw new GenError('input', '--temperature needs the logits\' scale: --quant <model.int8.quant.json> (written beside the int8 model by gen quantize)');
+  const out = readSidecar(file, 'outputs').find((t) => t.name === logits);
+  if (!out) throw new GenError('input', `no scale for output ${printable(logits, 60)}`, { file });
+  return out.scale;
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -39,10 +53,13 @@ export async function generateCommand(dir: string, o: GenerateFlags): Promise<vo
   else if (!tok) throw new GenError('input', '--prompt needs a tokenizer: --tokenizer <json> (or tokenizer.json in the firmware folder), or give --prompt-ids');
   else prompt = tok.encode(o.prompt ?? '');
   if (prompt.length === 0) throw new GenError('input', 'the prompt is empty');
-  const show = (ids: number[]): string => (tok ? printable(tok.decode(ids), 100000) : ids.join(' '));
+  const choose = o.temperature === undefined ? undefined : sampler(Number(o.temperature), Number(o.seed ?? '0'), logitsScale(dir, manifest.generation.logits, o.quant));
+  // Generated text reaches the terminal through printable() line by line (newlines kept, other control characters escaped).
+  const show = (ids: number[]): string => (tok ? tok.decode(ids).split('\n').map((l) => printable(l, 100000)).join('\n') : ids.join(' '));
   process.stdout.write(show(prompt));
   const r = await generateOnEmulator(dir, prompt, tokens, { maxCycles: o.maxCycles }, {
     onToken: (t) => process.stdout.write(tok ? show([t]) : ` ${t}`),
+    choose,
   });
   process.stdout.write('\n');
   const promptCycles = r.stepCycles.slice(0, r.promptSteps).reduce((a, b) => a + b, 0);

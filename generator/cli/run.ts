@@ -117,6 +117,8 @@ export function runCommand(program: Command): void {
     .option('--prompt-ids <ids>', 'decoder step firmware: generate from these token ids (3,14,15)')
     .option('--tokens <n>', 'with --prompt: tokens to generate (default 32)')
     .option('--tokenizer <json>', 'with --prompt: the model\'s tokenizer.json')
+    .option('--temperature <t>', 'with --prompt: sample the next token at this temperature (seeded, on the host) instead of the argmax')
+    .option('--seed <n>', 'with --temperature: the sampler\'s seed (default 0)')
     .option('-e, --expect <npz>', 'expected outputs (.npz): prints "Errors: X out of Y", exit 1 if any differs')
     .option('--outputs <npz>', 'write the outputs to this .npz, under the graph\'s output names')
     .option('--trace <json>', 'write a Chrome/Perfetto trace (open in ui.perfetto.dev): one track per core, layers and kernels as slices')

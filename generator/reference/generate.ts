@@ -3,6 +3,7 @@ import type { Graph } from '../ir/graph.js';
 import { ndarray, type NDArray } from '../ir/ndarray.js';
 import { stepRoles } from '../ir/state.js';
 import { runReference } from './interpreter.js';
+import type { Choose } from './sample.js';
 
 /*
  * Greedy generation with a decoder step graph (ir/state.ts) in the reference interpreter: the prompt's tokens go in
@@ -21,7 +22,8 @@ export function generationSteps(prompt: number, tokens: number): number {
   return prompt + tokens - 1;
 }
 
-export function generateReference(g: Graph, prompt: readonly number[], tokens: number): number[] {
+/** `choose` picks the next token from a step's logits (default: the argmax; reference/sample.ts for sampling). */
+export function generateReference(g: Graph, prompt: readonly number[], tokens: number, choose: Choose = (l) => argmax(l)): number[] {
   const roles = stepRoles(g);
   if (!roles) throw new GenError('input', 'not a decoder step graph with caches', { file: g.source });
   if (prompt.length === 0 || tokens < 1) throw new GenError('input', 'generation needs a prompt of at least one token and one token to generate');
@@ -38,7 +40,7 @@ export function generateReference(g: Graph, prompt: readonly number[], tokens: n
       return state.get(name)!;
     }));
     for (const p of roles.state) state.set(p.input, values.get(p.output)!);
-    if (t >= prompt.length - 1) out.push(argmax(values.get(roles.logits)!.data));
+    if (t >= prompt.length - 1) out.push(choose(values.get(roles.logits)!.data));
   }
   return out;
 }

@@ -22,19 +22,20 @@ export interface InputQuant {
   range: [number, number];
 }
 
-export function readSidecar(file: string): InputQuant[] {
+/** The sidecar's `inputs` (default) or `outputs` list. */
+export function readSidecar(file: string, list: 'inputs' | 'outputs' = 'inputs'): InputQuant[] {
   let doc: unknown;
   try {
     doc = JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
     throw new GenError('input', `cannot read the quantization sidecar: ${(e as Error).message}`, { file });
   }
-  const inputs = (doc as { inputs?: unknown }).inputs;
-  if (!Array.isArray(inputs)) throw new GenError('input', 'quantization sidecar without an "inputs" list', { file });
+  const inputs = (doc as Record<string, unknown>)[list];
+  if (!Array.isArray(inputs)) throw new GenError('input', `quantization sidecar without an "${list}" list`, { file });
   return inputs.map((x: Record<string, unknown>, i) => {
     const ok = typeof x?.name === 'string' && typeof x.scale === 'number' && x.scale > 0 && Number.isFinite(x.scale) &&
       Number.isInteger(x.zeroPoint ?? 0) && Array.isArray(x.range) && x.range.length === 2 && x.range.every(Number.isInteger);
-    if (!ok) throw new GenError('input', `quantization sidecar: inputs[${i}] needs name, scale > 0, zeroPoint and an integer range`, { file });
+    if (!ok) throw new GenError('input', `quantization sidecar: ${list}[${i}] needs name, scale > 0, zeroPoint and an integer range`, { file });
     return { name: x.name as string, of: typeof x.of === 'string' ? x.of : undefined, scale: x.scale as number,
       zeroPoint: (x.zeroPoint as number | undefined) ?? 0, range: x.range as [number, number] };
   });

@@ -1,6 +1,7 @@
 import { GenError } from '../../generator/errors.js';
 import { sizeOf } from '../../generator/ir/ndarray.js';
 import { argmax, generationSteps } from '../../generator/reference/generate.js';
+import type { Choose } from '../../generator/reference/sample.js';
 import { loadFirmware, readManifestTensor, startFirmware, writeManifestTensor, type LoadedFirmware, type RunOptions } from './run.js';
 
 /*
@@ -27,6 +28,8 @@ export interface GenerationHooks {
   onToken?: (token: number) => void;
   /** After each step: its position and the firmware (its memory as the step left it). */
   onStep?: (step: number, firmware: LoadedFirmware) => void;
+  /** Picks the next token from the logits on the host (sampling); absent: the chip's ArgMax (or the host's argmax). */
+  choose?: Choose;
 }
 
 export async function generateOnEmulator(outDir: string, prompt: readonly number[], tokens: number, opts: RunOptions = {},
@@ -53,7 +56,8 @@ export async function generateOnEmulator(outDir: string, prompt: readonly number
     hooks.onStep?.(t, f);
     if (t >= prompt.length - 1) {
       // The chip's own choice when the firmware computes it (ArgMax on the cores), else the host takes the argmax.
-      const next = g.next ? readManifestTensor(f, g.next).data[0] : argmax(readManifestTensor(f, g.logits).data);
+      const logits = (): Float64Array => readManifestTensor(f, g.logits).data;
+      const next = hooks.choose ? hooks.choose(logits()) : g.next ? readManifestTensor(f, g.next).data[0] : argmax(logits());
       out.push(next);
       hooks.onToken?.(next);
     }

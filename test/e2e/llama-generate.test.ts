@@ -13,6 +13,7 @@ import { quantizeGraph } from '../../generator/quantize/index.js';
 import { foldConstants } from '../../generator/quantize/fold.js';
 import { makeStateful, runSequences } from '../../generator/quantize/stateful.js';
 import { generateReference } from '../../generator/reference/generate.js';
+import { sampler } from '../../generator/reference/sample.js';
 import { runReference } from '../../generator/reference/interpreter.js';
 import { generateOnEmulator } from '../../runtime/node/generate.js';
 import { runHostC } from '../../runtime/node/host-c.js';
@@ -112,6 +113,14 @@ for (const platform of ['generic', 'siracusa']) {
 function readZeros(g: typeof intGraph, name: string): NDArray {
   return ndarray('int8', g.tensors.get(name)!.shape);
 }
+
+test('sampling with a temperature: the emulated firmware draws the reference\'s tokens for a seed', async () => {
+  const scale = q.plan.act.get('logits')!.scale;
+  const want = generateReference(intGraph, prompt, NEW, sampler(0.7, 11, scale));
+  const r = await generateOnEmulator(join(work, 'siracusa'), prompt, NEW, {}, { choose: sampler(0.7, 11, scale) });
+  assert.equal(r.tokens, want);
+  assert.not.equal(want, generateReference(intGraph, prompt, NEW), 'sampled tokens differ from the greedy ones here');
+});
 
 test('siracusa host C: three steps with the caches fed back equal the reference', () => {
   const out = join(work, 'siracusa');
