@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { GenError, printable } from '../errors.js';
+import { sizeOf } from '../ir/ndarray.js';
 import { generateOnEmulator } from '../../runtime/node/generate.js';
 import { readManifest } from '../../runtime/node/manifest.js';
 import { readTokenizer, type Tokenizer } from '../../runtime/node/tokenizer.js';
@@ -53,6 +54,12 @@ export async function generateCommand(dir: string, o: GenerateFlags): Promise<vo
   else if (!tok) throw new GenError('input', '--prompt needs a tokenizer: --tokenizer <json> (or tokenizer.json in the firmware folder), or give --prompt-ids');
   else prompt = tok.encode(o.prompt ?? '');
   if (prompt.length === 0) throw new GenError('input', 'the prompt is empty');
+  // Checked before anything prints (generateOnEmulator checks again).
+  const g = manifest.generation;
+  const vocab = sizeOf(manifest.tensors.find((t) => t.name === g.logits)?.shape ?? []);
+  const bad = prompt.find((t) => t >= vocab);
+  if (bad !== undefined) throw new GenError('input', `token ${bad} is outside the vocabulary (0..${vocab - 1})`);
+  if (prompt.length + tokens - 1 > g.context) throw new GenError('input', `${prompt.length} prompt tokens + ${tokens} new exceed the firmware's context of ${g.context}`);
   const choose = o.temperature === undefined ? undefined : sampler(Number(o.temperature), Number(o.seed ?? '0'), logitsScale(dir, manifest.generation.logits, o.quant));
   // Generated text reaches the terminal through printable() line by line (newlines kept, other control characters escaped).
   const show = (ids: number[]): string => (tok ? tok.decode(ids).split('\n').map((l) => printable(l, 100000)).join('\n') : ids.join(' '));

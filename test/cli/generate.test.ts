@@ -1,0 +1,61 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ndarray } from '../../generator/ir/ndarray.js';
+import { encodeNpz } from '../../generator/onnx/npy.js';
+import { gen } from '../helpers/cli.js';
+import { floatLlama, SMALL_LLAMA } from '../helpers/float-llama.js';
+import { Rng } from '../helpers/random.js';
+
+/*
+ * The command line of the language-model flow on a small random decoder: gen quantize --context, gen firmware,
+ * gen run --prompt-ids / --prompt with a tokenizer, and the one-line errors (exit 2) of its misuses.
+ */
+
+const work = mkdtempSync(join(tmpdir(), 'firmgen-cli-generate-'));
+const S = SMALL_LLAMA;
+const step = join(work, 'step.onnx');
+const cal = join(work, 'cal.npz');
+const int8 = join(work, 'step.int8.onnx');
+const fw = join(work, 'fw');
+const tokenizer = join(work, 'tokenizer.json');
+writeFileSync(step, floatLlama(S, 7, true).bytes());
+writeFileSync(cal, encodeNpz(new Map([['ids', ndarray('int64', [6, S.seq], new Rng(2).ints(6 * S.seq, 0, S.vocab - 1))]])));
+writeFileSync(tokenizer, JSON.stringify({ kind: 'char', vocab: ['<unk>', ...'abcdefghijklmnopqrstuvw'], unk: 0 }));
+
+const oneLine = (r: { code: number; stderr: string }, pattern: RegExp): void => {
+  assert.is(r.code, 2, r.stderr);
+  assert.is(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(r.stderr, pattern);
+};
+
+test('quantize a step graph: --context is required, then generate from ids and from text', () => {
+  oneLine(gen('quantize', step, '--calibration', cal, '-o', int8), /give the context in tokens with --context/);
+  oneLine(gen('quantize', step, '--calibration', cal, '-o', int8, '--context', '0'), /--context 0: expected a whole number/);
+  const q = gen('quantize', step, '--calibration', cal, '-o', int8, '--context', String(S.seq), '--heldout', cal);
+  assert.is(q.code, 0, q.stderr);
+  assert.match(q.stdout, /perplexity on 6 held-out windows \(42 tokens\): float [0-9.]+, int8 [0-9.]+/);
+  const f = gen('firmware', '--platform', 'generic', int8, '-o', fw);
+  assert.is(f.code, 0, f.stderr);
+  const r = gen('run', fw, '--prompt-ids', '1,2', '--tokens', '4');
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /new tokens: 4, cycles per token min \d+/);
+  const t = gen('run', fw, '--prompt', 'ab', '--tokens', '3', '--tokenizer', tokenizer);
+  assert.is(t.code, 0, t.stderr);
+  assert.match(t.stdout, /^ab[a-w\uFFFD]{3}\n/);
+});
+
+test('misuses of gen run --prompt are one line and exit 2', () => {
+  oneLine(gen('run', fw, '--prompt-ids', '1,2', '--tokens', String(S.seq)), /exceed the firmware's context of 8/);
+  oneLine(gen('run', fw, '--prompt-ids', `1,${S.vocab}`), new RegExp(`token ${S.vocab} is outside the vocabulary`));
+  oneLine(gen('run', fw, '--prompt-ids', 'a,b'), /--prompt-ids a,b: expected token ids/);
+  oneLine(gen('run', fw, '--prompt', 'ab'), /--prompt needs a tokenizer/);
+  oneLine(gen('run', fw, '--prompt-ids', '1', '--tokens', '3', '--temperature', '-1', '--quant', join(work, 'step.int8.quant.json')), /temperature -1: expected a number > 0/);
+  oneLine(gen('run', fw, '--prompt-ids', '1', '--on', 'host'), /--prompt runs in the emulator/);
+  oneLine(gen('run', fw), /give --inputs <npz> \(or --prompt/);
+});
+
+test.after(() => rmSync(work, { recursive: true, force: true }));
+test.run();
