@@ -1,3 +1,5 @@
+import { stepRoles } from '../ir/state.js';
+import { typeNames } from '../kernels/common.js';
 import { join } from 'node:path';
 import { GenError } from '../errors.js';
 import { cType } from '../ir/dtype.js';
@@ -145,6 +147,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
     regionChipBase: `0x${(home.chipBase + plan.arenaOffset).toString(16)}`,
     l3Size: plan.far ? Math.max(8, Math.ceil(plan.far.used / 8) * 8) : 0,
     l3Image: farImage?.length ?? 0,
+    generation: generationView(graph, plan, symbolOf),
   };
 
   const image = constantImage(graph, plan, tableImages(tiling, plan, graph));
@@ -197,6 +200,24 @@ function copyView(view: KernelView, plan: MemoryPlan, symbolOf: (t: string) => s
   return {
     load, bytes: view.params.bytes, l3Offset: p3.offset, l2Offset: p2.offset - plan.arenaOffset,
     l3Symbol: symbolOf(l3), l2Symbol: symbolOf(l2),
+  };
+}
+
+/** The on-chip generation loop's buffers (a decoder step with a control block, ir/state.ts), or false. */
+function generationView(g: Graph, plan: MemoryPlan, symbolOf: (t: string) => string): Record<string, unknown> | false {
+  const roles = stepRoles(g);
+  if (!roles?.control || !roles.next) return false;
+  const at = (name: string): { symbol: string; offset: number } => {
+    const p = plan.placements.get(name);
+    if (!p) throw new GenError('internal', `tensor '${name}' has no memory`);
+    return { symbol: symbolOf(name), offset: p.offset - plan.arenaOffset };
+  };
+  for (const name of [roles.ids, roles.position]) {
+    if (tensorOf(g, name).dtype !== 'int32') throw new GenError('internal', `the generation loop writes '${name}' as int32`);
+  }
+  return {
+    ctl: at(roles.control), ids: at(roles.ids), pos: at(roles.position), next: at(roles.next),
+    nextType: typeNames(tensorOf(g, roles.next).dtype), context: roles.context,
   };
 }
 

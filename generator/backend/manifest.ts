@@ -49,6 +49,8 @@ export interface ManifestGeneration {
   logits: string;
   /** The ArgMax output: the next token as the cores choose it. */
   next?: string;
+  /** The on-chip loop's control block: [steps, prompt length, tokens...] (ir/state.ts). */
+  control?: string;
   /** Cache inputs and the outputs that update them (one buffer each: fed back without a copy). */
   state: { input: string; output: string }[];
   /** Positions the caches hold. */

@@ -23,6 +23,7 @@ export interface GenerateFlags {
   temperature?: string;
   seed?: string;
   quant?: string;
+  hostLoop?: boolean;
 }
 
 function promptIds(text: string): number[] {
@@ -64,18 +65,27 @@ export async function generateCommand(dir: string, o: GenerateFlags): Promise<vo
   // Generated text reaches the terminal through printable() line by line (newlines kept, other control characters escaped).
   const show = (ids: number[]): string => (tok ? tok.decode(ids).split('\n').map((l) => printable(l, 100000)).join('\n') : ids.join(' '));
   process.stdout.write(show(prompt));
-  const r = await generateOnEmulator(dir, prompt, tokens, { maxCycles: o.maxCycles }, {
+  const r = await generateOnEmulator(dir, prompt, tokens, { maxCycles: o.maxCycles, hostLoop: o.hostLoop === true }, {
     onToken: (t) => process.stdout.write(tok ? show([t]) : ` ${t}`),
     choose,
   });
   process.stdout.write('\n');
+  const hz = r.clockHz;
+  const rate = (cycles: number): string => (hz ? `; ${(hz / cycles).toFixed(1)} tokens/s at ${(hz / 1e6).toFixed(0)} MHz` : '');
+  if (r.loop === 'chip') {
+    const steps = prompt.length + r.tokens.length - 1;
+    console.log(`${steps} steps in the firmware's own loop (prompt ${prompt.length} tokens, one step each): ${r.totalCycles} cycles, `
+      + `${Math.round(r.totalCycles / steps)} per step${rate(r.totalCycles / steps)}`);
+    console.log(`tokens: ${r.tokens.join(' ')}`);
+    console.log(`emulated in ${(r.ms / 1000).toFixed(2)} s`);
+    return;
+  }
   const promptCycles = r.stepCycles.slice(0, r.promptSteps).reduce((a, b) => a + b, 0);
   const perToken = r.stepCycles.slice(r.promptSteps);
   const mean = perToken.reduce((a, b) => a + b, 0) / perToken.length;
-  const hz = r.clockHz;
   console.log(`prompt: ${prompt.length} tokens, ${promptCycles} cycles (one step per token)`);
   console.log(`new tokens: ${r.tokens.length}, cycles per token min ${Math.min(...perToken)} / median ${median(perToken)} / max ${Math.max(...perToken)}`
-    + (hz ? `; ${(hz / mean).toFixed(1)} tokens/s at ${(hz / 1e6).toFixed(0)} MHz` : ''));
+    + rate(mean));
   console.log(`tokens: ${r.tokens.join(' ')}`);
   console.log(`emulated in ${(r.ms / 1000).toFixed(2)} s`);
 }

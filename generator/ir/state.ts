@@ -35,6 +35,11 @@ export interface StepRoles {
   logits: string;
   /** The next token as the chip chooses it (ArgMax of the logits), when the graph has it. */
   next?: string;
+  /**
+   * The generation loop's control block, when the graph has one (an int32 input that is also an output and that no
+   * node reads): [steps, prompt length, tokens...]. steps 0: one step on the inputs as written.
+   */
+  control?: string;
   state: StatePair[];
   context: number;
 }
@@ -44,12 +49,13 @@ export function stepRoles(g: Graph): StepRoles | undefined {
   const write = g.nodes.find((n) => n.op === 'CacheWrite');
   if (state.length === 0 || !write) return undefined;
   const position = write.inputs[2];
-  const ids = g.inputs.find((i) => i !== position && !state.some((p) => p.input === i));
+  const control = g.inputs.find((i) => g.outputs.includes(i) && !g.nodes.some((n) => n.inputs.includes(i)));
+  const ids = g.inputs.find((i) => i !== position && i !== control && !state.some((p) => p.input === i));
   const chosen = (o: string): boolean => producerThroughIdentity(g, o)?.op === 'ArgMax';
-  const logits = g.outputs.find((o) => !state.some((p) => p.output === o) && !chosen(o));
+  const logits = g.outputs.find((o) => !state.some((p) => p.output === o) && !chosen(o) && o !== control);
   const next = g.outputs.find((o) => chosen(o) && producerThroughIdentity(g, o)!.inputs[0] === logits);
-  if (!ids || !logits || g.inputs.length !== state.length + 2) return undefined;
+  if (!ids || !logits || g.inputs.length !== state.length + 2 + (control ? 1 : 0)) return undefined;
   const axis = write.attrs.axis?.kind === 'int' ? write.attrs.axis.value : 0;
   const cache = g.tensors.get(write.inputs[0])?.shape ?? [];
-  return { ids, position, logits, ...(next ? { next } : {}), state, context: cache[axis < 0 ? axis + cache.length : axis] ?? 0 };
+  return { ids, position, logits, ...(next ? { next } : {}), ...(control ? { control } : {}), state, context: cache[axis < 0 ? axis + cache.length : axis] ?? 0 };
 }

@@ -44,6 +44,19 @@ function appendNextToken(g: Graph): string {
   return name;
 }
 
+/**
+ * The generation loop's control block (ir/state.ts): [steps, prompt length, tokens 0..context]. An input the firmware
+ * also returns: a board program (or `gen run`) writes the prompt into it, the firmware's loop appends the tokens.
+ */
+function appendControl(g: Graph, context: number): string {
+  let name = 'generation';
+  for (let k = 1; g.tensors.has(name); k++) name = `generation_${k}`;
+  g.tensors.set(name, { name, dtype: 'int32', shape: [context + 3] });
+  g.inputs.push(name);
+  g.outputs.push(name);
+  return name;
+}
+
 export function quantizeStateful(model: Graph, calibration: NDArray[], source: string, opts: Required<QuantizeOptions>): Quantized {
   if (!opts.context) {
     throw new GenError('input', 'the model keeps key/value caches (past inputs concatenated into present outputs): give the context in tokens with --context', { file: model.source });
@@ -68,6 +81,7 @@ export function quantizeStateful(model: Graph, calibration: NDArray[], source: s
   const lowered = lowerToInteger(inferred, plan);
   // The token is an index: scale 1, like the token input.
   plan.act.set(appendNextToken(lowered.graph), fixedActivation(1, true, 32));
+  plan.act.set(appendControl(lowered.graph, opts.context), fixedActivation(1, true, 32));
   const tensors = reportedTensors(float, plan);
   const meter = new SqnrMeter(plan, cal, tensors);
   runSequences(inferGraph(lowered.graph), firstWindows(windows, SQNR_WINDOWS), (values) => meter.add(values));

@@ -105,7 +105,7 @@ export function runSequences(g: Graph, windows: NDArray, read: (values: Map<stri
       const inputs = g.inputs.map((name) => {
         if (name === ids) return ndarray('int32', shapeOf(ids), [windows.data[w * length + t]]);
         if (name === pos) return ndarray('int32', shapeOf(pos), [t]);
-        return state.get(name)!;
+        return state.get(name) ?? ndarray('int32', shapeOf(name)); // the control block: unused by a step
       });
       const values = runReference(g, inputs);
       read(values, w, t);

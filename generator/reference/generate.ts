@@ -37,7 +37,7 @@ export function generateReference(g: Graph, prompt: readonly number[], tokens: n
     const values = runReference(g, g.inputs.map((name) => {
       if (name === roles.ids) return ndarray('int32', shape(name), [token]);
       if (name === roles.position) return ndarray('int32', shape(name), [t]);
-      return state.get(name)!;
+      return state.get(name) ?? ndarray('int32', shape(name)); // the control block: unused by a step
     }));
     for (const p of roles.state) state.set(p.input, values.get(p.output)!);
     if (t >= prompt.length - 1) out.push(choose(values.get(roles.logits)!.data));

@@ -5,17 +5,24 @@ import type { Choose } from '../../generator/reference/sample.js';
 import { loadFirmware, readManifestTensor, startFirmware, writeManifestTensor, type LoadedFirmware, type RunOptions } from './run.js';
 
 /*
- * Text generation with a decoder step firmware (firmware.json `generation`): one emulator holds the firmware's memory
- * for the whole generation, so the caches stay where the previous step left them (written once, as zeros, before
- * the first step; never copied by the host). Each step writes the token and its position, runs `_start` and reads the
- * logits; the prompt goes in one token per step, then the argmax is fed back (generator/reference/generate.ts does
- * the same in the reference interpreter). Cycles per step are the master clock's advance over the step.
+ * Text generation with a decoder step firmware (firmware.json `generation`); the caches are written once, as zeros,
+ * and never again by the host. Two ways to run the steps, with the same tokens (generator/reference/generate.ts):
+ *   - the firmware's own loop (a control block [steps, prompt length, tokens...], ir/state.ts): the prompt goes in,
+ *     one `_start` runs every step on the chip (the prompt one token per step, then the cores' next token fed back)
+ *     and the tokens come out of the block; the cycles are the whole loop's;
+ *   - the host's loop (hostLoop, sampling, or a per-step hook): one emulator keeps the firmware's memory across steps;
+ *     each step writes the token and its position, runs `_start` and reads the next token (or samples from the
+ *     logits); cycles per step are the master clock's advance over the step.
  */
 
 export interface GenerationResult {
   /** The new tokens. */
   tokens: number[];
-  /** Cycles of each step: the prompt's steps first. */
+  /** Where the loop ran: in the firmware (one `_start` for all steps) or driven by the host (one per step). */
+  loop: 'chip' | 'host';
+  /** Cycles of all steps. */
+  totalCycles: number;
+  /** Cycles of each step, the prompt's first (host loop only; the chip loop gives the total). */
   stepCycles: number[];
   promptSteps: number;
   clockHz: number;
@@ -32,7 +39,7 @@ export interface GenerationHooks {
   choose?: Choose;
 }
 
-export async function generateOnEmulator(outDir: string, prompt: readonly number[], tokens: number, opts: RunOptions = {},
+export async function generateOnEmulator(outDir: string, prompt: readonly number[], tokens: number, opts: RunOptions & { hostLoop?: boolean } = {},
   hooks: GenerationHooks = {}): Promise<GenerationResult> {
   const f = await loadFirmware(outDir, opts);
   const g = f.manifest.generation;
@@ -41,8 +48,26 @@ export async function generateOnEmulator(outDir: string, prompt: readonly number
   const steps = generationSteps(prompt.length, tokens);
   if (steps > g.context) throw new GenError('run', `${prompt.length} prompt tokens + ${tokens} new exceed the firmware's context of ${g.context}`);
   const vocab = sizeOf(f.manifest.tensors.find((t) => t.name === g.logits)!.shape);
-  for (const p of g.state) writeManifestTensor(f, p.input, new Float64Array(sizeOf(f.manifest.tensors.find((t) => t.name === p.input)!.shape)));
+  const zeros = (name: string): Float64Array => new Float64Array(sizeOf(f.manifest.tensors.find((t) => t.name === name)!.shape));
+  for (const name of [...g.state.map((p) => p.input), ...(g.control ? [g.control] : [])]) writeManifestTensor(f, name, zeros(name));
+  const bad = prompt.find((t) => !(Number.isInteger(t) && t >= 0 && t < vocab));
+  if (bad !== undefined) throw new GenError('run', `token ${bad} is outside the vocabulary (0..${vocab - 1})`);
   const t0 = performance.now();
+  if (g.control && g.next && !hooks.choose && !hooks.onStep && !opts.hostLoop) {
+    // The firmware's own loop: the prompt into the control block, one run, the tokens back out of it.
+    const ctl = zeros(g.control);
+    ctl[0] = steps;
+    ctl[1] = prompt.length;
+    prompt.forEach((p, i) => (ctl[2 + i] = p));
+    writeManifestTensor(f, g.control, ctl);
+    const before = Number(f.emu.total_cycles());
+    await startFirmware(f, opts);
+    const totalCycles = Number(f.emu.total_cycles()) - before;
+    const back = readManifestTensor(f, g.control).data;
+    const out = Array.from(back.subarray(2 + prompt.length, 2 + prompt.length + tokens));
+    out.forEach((t) => hooks.onToken?.(t));
+    return { tokens: out, loop: 'chip', totalCycles, stepCycles: [], promptSteps: prompt.length - 1, clockHz: f.manifest.clockHz ?? 0, ms: performance.now() - t0 };
+  }
   const out: number[] = [];
   const stepCycles: number[] = [];
   for (let t = 0; t < steps; t++) {
@@ -62,5 +87,6 @@ export async function generateOnEmulator(outDir: string, prompt: readonly number
       hooks.onToken?.(next);
     }
   }
-  return { tokens: out, stepCycles, promptSteps: prompt.length - 1, clockHz: f.manifest.clockHz ?? 0, ms: performance.now() - t0 };
+  const totalCycles = stepCycles.reduce((a, b) => a + b, 0);
+  return { tokens: out, loop: 'host', totalCycles, stepCycles, promptSteps: prompt.length - 1, clockHz: f.manifest.clockHz ?? 0, ms: performance.now() - t0 };
 }

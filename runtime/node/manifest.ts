@@ -67,7 +67,9 @@ export interface Manifest {
   inputs: string[];
   outputs: string[];
   /** A decoder step's generation roles (generator/backend/manifest.ts). */
-  generation?: { ids: string; position: string; logits: string; next?: string; state: { input: string; output: string }[]; context: number };
+  generation?: {
+    ids: string; position: string; logits: string; next?: string; control?: string; state: { input: string; output: string }[]; context: number;
+  };
 }
 
 const DTYPES: readonly DType[] = ['int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'float32', 'float64', 'bool'];
@@ -125,6 +127,7 @@ function readGeneration(r: Reader, v: unknown): NonNullable<Manifest['generation
     position: r.str(o, 'position', 'generation'),
     logits: r.str(o, 'logits', 'generation'),
     next: r.optStr(o, 'next', 'generation'),
+    control: r.optStr(o, 'control', 'generation'),
     context: r.uint(o, 'context', 'generation'),
     state: r.list(o, 'state', 'generation').map((p, i) => {
       const e = r.obj(p, `generation.state[${i}]`);

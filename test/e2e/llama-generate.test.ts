@@ -85,7 +85,7 @@ for (const platform of ['generic', 'siracusa']) {
     const seq = [...prompt, ...want];
     for (let t = 0; t < prompt.length + NEW - 1; t++) {
       const values = runReference(intGraph, intGraph.inputs.map((n) => (n === roles.ids ? ndarray('int32', [1, 1], [seq[t]])
-        : n === roles.position ? ndarray('int32', [1], [t]) : state.get(n)!)));
+        : n === roles.position ? ndarray('int32', [1], [t]) : state.get(n) ?? ndarray('int32', intGraph.tensors.get(n)!.shape))));
       for (const p of roles.state) state.set(p.input, values.get(p.output)!);
       refLogits.push(values.get(roles.logits)!);
     }
@@ -106,7 +106,13 @@ for (const platform of ['generic', 'siracusa']) {
       },
     });
     assert.equal(r.tokens, want);
+    assert.is(r.loop, 'host');
     assert.is(r.stepCycles.length, prompt.length + NEW - 1);
+    // The firmware's own loop (one run for every step): the same tokens, about the same cycles.
+    const chip = await generateOnEmulator(out, prompt, NEW);
+    assert.is(chip.loop, 'chip');
+    assert.equal(chip.tokens, want);
+    assert.ok(Math.abs(chip.totalCycles - r.totalCycles) < 0.01 * r.totalCycles, `chip loop ${chip.totalCycles} vs host loop ${r.totalCycles} cycles`);
   });
 }
 
@@ -122,13 +128,28 @@ test('sampling with a temperature: the emulated firmware draws the reference\'s 
   assert.not.equal(want, generateReference(intGraph, prompt, NEW), 'sampled tokens differ from the greedy ones here');
 });
 
+test('siracusa host C: the firmware\'s own loop generates the reference\'s tokens in one run', () => {
+  const out = join(work, 'siracusa');
+  const roles = stepRoles(intGraph)!;
+  const want = generateReference(intGraph, prompt, NEW);
+  const inputs = intGraph.inputs.map((n) => ndarray(intGraph.tensors.get(n)!.dtype === 'int8' ? 'int8' : 'int32', intGraph.tensors.get(n)!.shape));
+  const ctl = inputs[intGraph.inputs.indexOf(roles.control!)];
+  ctl.data[0] = prompt.length + NEW - 1;
+  ctl.data[1] = prompt.length;
+  prompt.forEach((t, i) => (ctl.data[2 + i] = t));
+  const host = runHostC(out, inputs);
+  const back = host[intGraph.outputs.indexOf(roles.control!)].data;
+  assert.equal(Array.from(back.subarray(2 + prompt.length, 2 + prompt.length + NEW)), want);
+});
+
 test('siracusa host C: three steps with the caches fed back equal the reference', () => {
   const out = join(work, 'siracusa');
   const roles = stepRoles(intGraph)!;
   let caches = roles.state.map((p) => ndarray('int8', intGraph.tensors.get(p.input)!.shape));
   for (let t = 0; t < 3; t++) {
     const inputs = intGraph.inputs.map((n) => (n === roles.ids ? ndarray('int32', [1, 1], [prompt[t]])
-      : n === roles.position ? ndarray('int32', [1], [t]) : caches[roles.state.findIndex((p) => p.input === n)]));
+      : n === roles.position ? ndarray('int32', [1], [t])
+        : n === roles.control ? ndarray('int32', intGraph.tensors.get(n)!.shape) : caches[roles.state.findIndex((p) => p.input === n)]));
     const ref = runReference(intGraph, inputs);
     const host = runHostC(out, inputs);
     intGraph.outputs.forEach((o, i) => assert.equal(Array.from(host[i].data), Array.from(ref.get(o)!.data), `step ${t}: ${o}`));
