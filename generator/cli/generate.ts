@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { GenError, printable } from '../errors.js';
 import { sizeOf } from '../ir/ndarray.js';
-import { generateOnEmulator } from '../../runtime/node/generate.js';
+import { generateOnEmulator, generateWithoutCache } from '../../runtime/node/generate.js';
 import { readManifest } from '../../runtime/node/manifest.js';
 import { readTokenizer, type Tokenizer } from '../../runtime/node/tokenizer.js';
 import { readSidecar } from '../../runtime/node/float-inputs.js';
@@ -24,6 +24,7 @@ export interface GenerateFlags {
   seed?: string;
   quant?: string;
   hostLoop?: boolean;
+  cache?: boolean;
 }
 
 function promptIds(text: string): number[] {
@@ -45,7 +46,11 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 
 export async function generateCommand(dir: string, o: GenerateFlags): Promise<void> {
   const manifest = readManifest(dir);
-  if (!manifest.generation) throw new GenError('input', 'this firmware is no decoder step graph: --prompt needs one quantized with --context', { file: dir });
+  const noCache = o.cache === false; // commander's --no-cache sets cache false
+  if (!manifest.generation && !noCache) {
+    throw new GenError('input', 'this firmware is no decoder step graph: --prompt needs one quantized with --context (or --no-cache with a prompt graph)', { file: dir });
+  }
+  if (manifest.generation && noCache) throw new GenError('input', '--no-cache takes a prompt graph\'s firmware (ids [1, P] -> logits); this one is a step graph with caches', { file: dir });
   const tokens = Number(o.tokens ?? '32');
   if (!Number.isInteger(tokens) || tokens < 1) throw new GenError('input', `--tokens ${printable(String(o.tokens), 20)}: expected a whole number >= 1`);
   const tokFile = o.tokenizer ?? (existsSync(join(dir, 'tokenizer.json')) ? join(dir, 'tokenizer.json') : undefined);
@@ -57,18 +62,21 @@ export async function generateCommand(dir: string, o: GenerateFlags): Promise<vo
   if (prompt.length === 0) throw new GenError('input', 'the prompt is empty');
   // Checked before anything prints (generateOnEmulator checks again).
   const g = manifest.generation;
-  const vocab = sizeOf(manifest.tensors.find((t) => t.name === g.logits)?.shape ?? []);
+  const logits = g?.logits ?? manifest.outputs[0];
+  const shape = manifest.tensors.find((t) => t.name === logits)?.shape ?? [];
+  const vocab = shape[shape.length - 1] ?? 0;
+  const context = g ? g.context : (manifest.tensors.find((t) => t.name === manifest.inputs[0])?.shape.at(-1) ?? 0);
   const bad = prompt.find((t) => t >= vocab);
   if (bad !== undefined) throw new GenError('input', `token ${bad} is outside the vocabulary (0..${vocab - 1})`);
-  if (prompt.length + tokens - 1 > g.context) throw new GenError('input', `${prompt.length} prompt tokens + ${tokens} new exceed the firmware's context of ${g.context}`);
-  const choose = o.temperature === undefined ? undefined : sampler(Number(o.temperature), Number(o.seed ?? '0'), logitsScale(dir, manifest.generation.logits, o.quant));
+  if (prompt.length + tokens - 1 > context) throw new GenError('input', `${prompt.length} prompt tokens + ${tokens} new exceed the firmware's context of ${context}`);
+  const choose = o.temperature === undefined ? undefined : sampler(Number(o.temperature), Number(o.seed ?? '0'), logitsScale(dir, logits, o.quant));
   // Generated text reaches the terminal through printable() line by line (newlines kept, other control characters escaped).
   const show = (ids: number[]): string => (tok ? tok.decode(ids).split('\n').map((l) => printable(l, 100000)).join('\n') : ids.join(' '));
   process.stdout.write(show(prompt));
-  const r = await generateOnEmulator(dir, prompt, tokens, { maxCycles: o.maxCycles, hostLoop: o.hostLoop === true }, {
-    onToken: (t) => process.stdout.write(tok ? show([t]) : ` ${t}`),
-    choose,
-  });
+  const hooks = { onToken: (t: number) => process.stdout.write(tok ? show([t]) : ` ${t}`), choose };
+  const r = noCache
+    ? await generateWithoutCache(dir, prompt, tokens, { maxCycles: o.maxCycles }, hooks)
+    : await generateOnEmulator(dir, prompt, tokens, { maxCycles: o.maxCycles, hostLoop: o.hostLoop === true }, hooks);
   process.stdout.write('\n');
   const hz = r.clockHz;
   const rate = (cycles: number): string => (hz ? `; ${(hz / cycles).toFixed(1)} tokens/s at ${(hz / 1e6).toFixed(0)} MHz` : '');
@@ -78,6 +86,12 @@ export async function generateCommand(dir: string, o: GenerateFlags): Promise<vo
       + `${Math.round(r.totalCycles / steps)} per step${rate(r.totalCycles / steps)}`);
     console.log(`tokens: ${r.tokens.join(' ')}`);
     console.log(`emulated in ${(r.ms / 1000).toFixed(2)} s`);
+    return;
+  }
+  if (noCache) {
+    const mean = r.totalCycles / r.tokens.length;
+    console.log(`no cache: the ${context}-token window recomputed per token, ${Math.round(mean)} cycles per token${rate(mean)}`);
+    console.log(`tokens: ${r.tokens.join(' ')}`);
     return;
   }
   const promptCycles = r.stepCycles.slice(0, r.promptSteps).reduce((a, b) => a + b, 0);

@@ -119,6 +119,7 @@ export function runCommand(program: Command): void {
     .option('--tokenizer <json>', 'with --prompt: the model\'s tokenizer.json')
     .option('--temperature <t>', 'with --prompt: sample the next token at this temperature (seeded, on the host) instead of the argmax')
     .option('--seed <n>', 'with --temperature: the sampler\'s seed (default 0)')
+    .option('--no-cache', 'with --prompt: a prompt graph\'s firmware (no caches) recomputes the whole window per token, for comparison')
     .option('--host-loop', 'with --prompt: drive the steps from the host (cycles per step) instead of the firmware\'s own loop')
     .option('-e, --expect <npz>', 'expected outputs (.npz): prints "Errors: X out of Y", exit 1 if any differs')
     .option('--outputs <npz>', 'write the outputs to this .npz, under the graph\'s output names')

@@ -90,3 +90,46 @@ export async function generateOnEmulator(outDir: string, prompt: readonly number
   const totalCycles = stepCycles.reduce((a, b) => a + b, 0);
   return { tokens: out, loop: 'host', totalCycles, stepCycles, promptSteps: prompt.length - 1, clockHz: f.manifest.clockHz ?? 0, ms: performance.now() - t0 };
 }
+
+/**
+ * Generation without a cache (`gen run --no-cache`): a prompt graph (token ids [1, P] -> logits [1, P, V], no state)
+ * recomputes the whole window each step: the tokens so far padded with zeros to P, the next token the argmax of the
+ * logits at the last real position (causal attention: padding after it changes nothing). One emulator, one `_start`
+ * per step; the cost of static shapes without a cache, for comparison with a step firmware.
+ */
+export async function generateWithoutCache(outDir: string, prompt: readonly number[], tokens: number, opts: RunOptions = {},
+  hooks: GenerationHooks = {}): Promise<GenerationResult> {
+  const f = await loadFirmware(outDir, opts);
+  const m = f.manifest;
+  const ids = m.inputs[0];
+  const logits = m.outputs[0];
+  const idsShape = m.tensors.find((t) => t.name === ids)!.shape;
+  const outShape = m.tensors.find((t) => t.name === logits)!.shape;
+  const P = idsShape[idsShape.length - 1];
+  const vocab = outShape[outShape.length - 1];
+  if (m.inputs.length !== 1 || idsShape.length !== 2 || idsShape[0] !== 1 || outShape.length !== 3 || outShape[1] !== P) {
+    throw new GenError('run', '--no-cache needs a prompt graph: one token-id input [1, P] and logits [1, P, V] first', { file: outDir });
+  }
+  if (prompt.length === 0 || tokens < 1) throw new GenError('run', 'generation needs a prompt of at least one token and --tokens of at least 1');
+  if (prompt.length + tokens - 1 > P) throw new GenError('run', `${prompt.length} prompt tokens + ${tokens} new exceed the window of ${P}`);
+  const bad = prompt.find((t) => !(Number.isInteger(t) && t >= 0 && t < vocab));
+  if (bad !== undefined) throw new GenError('run', `token ${bad} is outside the vocabulary (0..${vocab - 1})`);
+  const t0 = performance.now();
+  const seq = [...prompt];
+  const stepCycles: number[] = [];
+  const out: number[] = [];
+  for (let k = 0; k < tokens; k++) {
+    const window = new Float64Array(P);
+    seq.forEach((t, i) => (window[i] = t));
+    writeManifestTensor(f, ids, window);
+    const before = Number(f.emu.total_cycles());
+    await startFirmware(f, opts);
+    stepCycles.push(Number(f.emu.total_cycles()) - before);
+    const row = readManifestTensor(f, logits).data.subarray((seq.length - 1) * vocab, seq.length * vocab);
+    const next = hooks.choose ? hooks.choose(row) : argmax(row);
+    out.push(next);
+    seq.push(next);
+    hooks.onToken?.(next);
+  }
+  return { tokens: out, loop: 'host', totalCycles: stepCycles.reduce((a, b) => a + b, 0), stepCycles, promptSteps: 0, clockHz: m.clockHz ?? 0, ms: performance.now() - t0 };
+}

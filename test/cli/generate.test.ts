@@ -5,6 +5,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ndarray } from '../../generator/ir/ndarray.js';
 import { encodeNpz } from '../../generator/onnx/npy.js';
+import { loadOnnxFile } from '../../generator/onnx/load.js';
+import { argmax } from '../../generator/reference/generate.js';
+import { runReference } from '../../generator/reference/interpreter.js';
 import { gen } from '../helpers/cli.js';
 import { floatLlama, SMALL_LLAMA } from '../helpers/float-llama.js';
 import { Rng } from '../helpers/random.js';
@@ -41,10 +44,35 @@ test('quantize a step graph: --context is required, then generate from ids and f
   assert.is(f.code, 0, f.stderr);
   const r = gen('run', fw, '--prompt-ids', '1,2', '--tokens', '4');
   assert.is(r.code, 0, r.stderr);
-  assert.match(r.stdout, /new tokens: 4, cycles per token min \d+/);
+  assert.match(r.stdout, /5 steps in the firmware's own loop \(prompt 2 tokens, one step each\): \d+ cycles/);
+  const h = gen('run', fw, '--prompt-ids', '1,2', '--tokens', '4', '--host-loop');
+  assert.is(h.code, 0, h.stderr);
+  assert.match(h.stdout, /new tokens: 4, cycles per token min \d+/);
+  assert.is(/^tokens: ([\d ]+)$/m.exec(h.stdout)![1], /^tokens: ([\d ]+)$/m.exec(r.stdout)![1], 'the same tokens either way');
   const t = gen('run', fw, '--prompt', 'ab', '--tokens', '3', '--tokenizer', tokenizer);
   assert.is(t.code, 0, t.stderr);
   assert.match(t.stdout, /^ab[a-w\uFFFD]{3}\n/);
+});
+
+test('--no-cache: a prompt graph recomputes its window per token; tokens equal the reference\'s', () => {
+  const promptModel = join(work, 'prompt.onnx');
+  const promptInt8 = join(work, 'prompt.int8.onnx');
+  const pfw = join(work, 'pfw');
+  writeFileSync(promptModel, floatLlama(S, 7, false).bytes());
+  assert.is(gen('quantize', promptModel, '--calibration', cal, '-o', promptInt8).code, 0);
+  assert.is(gen('firmware', '--platform', 'generic', promptInt8, '-o', pfw).code, 0);
+  const r = gen('run', pfw, '--prompt-ids', '3,5,7', '--tokens', '5', '--no-cache');
+  assert.is(r.code, 0, r.stderr);
+  const got = /^tokens: ([\d ]+)$/m.exec(r.stdout)![1].trim().split(' ').map(Number);
+  const g = loadOnnxFile(promptInt8);
+  const seq = [3, 5, 7];
+  for (let k = 0; k < 5; k++) {
+    const window = ndarray('int32', [1, S.seq], [...seq, ...new Array(S.seq - seq.length).fill(0)]);
+    seq.push(argmax(runReference(g, [window]).get('logits')!.data, (seq.length - 1) * S.vocab, S.vocab));
+  }
+  assert.equal(got, seq.slice(3));
+  oneLine(gen('run', fw, '--prompt-ids', '1', '--tokens', '2', '--no-cache'), /--no-cache takes a prompt graph's firmware/);
+  oneLine(gen('run', pfw, '--prompt-ids', '1', '--tokens', '2'), /no decoder step graph/);
 });
 
 test('misuses of gen run --prompt are one line and exit 2', () => {
