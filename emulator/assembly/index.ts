@@ -19,12 +19,14 @@ import { resetBanks } from "./banks";
 import { siracusaMemory } from "./chips/siracusa-memory";
 import { resetL3Dma } from "./l3-dma";
 import { gemminiRegions } from "./chips/gemmini";
+import { tangramRegions } from "./chips/tangram";
 import { enableGemmini, resetGemmini } from "./gemmini/rocc";
 
 const PLATFORM_GENERIC: i32 = 0;
 const PLATFORM_SIRACUSA: i32 = 1;
 const PLATFORM_SPINNAKER2: i32 = 2;
 const PLATFORM_GEMMINI: i32 = 3;
+const PLATFORM_TANGRAM: i32 = 4;
 
 /**
  * Selects the chip and resets clocks, the event log and the fault message. `cores`: cluster cores to model,
@@ -75,10 +77,15 @@ export function configure(platform: i32, cores: i32): i32 {
     if (cores < 0 || cores > 1) badCores(platform, cores, 1);
     gemminiRegions();
     genericCosts(false);
+  } else if (platform == PLATFORM_TANGRAM) {
+    // the control core, priced as the generic scalar core; the engines are the generator's cost model (docs/tangram.md)
+    if (cores < 0 || cores > 1) badCores(platform, cores, 1);
+    tangramRegions();
+    genericCosts(false);
   } else {
     msgBegin("configure: unknown platform id ");
     msgDec(platform);
-    msgText(" (0 generic, 1 siracusa, 2 spinnaker2, 3 gemmini)");
+    msgText(" (0 generic, 1 siracusa, 2 spinnaker2, 3 gemmini, 4 tangram)");
     raise();
   }
   // MAX_CORES bounds the static clock arrays: a chip with more cores must raise it.

@@ -38,6 +38,8 @@ export interface Manifest {
   peakMacsPerCoreCycle: number;
   layers: ManifestLayer[];
   tiling?: ManifestTiling;
+  /** What the platform adds of its own (Platform.annotate): Tangram's searched dataflow. */
+  platformData?: unknown;
 }
 
 /** The home memory's static plan and how good it is. */

@@ -1,0 +1,81 @@
+import { GenError } from '../../errors.js';
+import { SCALAR_CORE_COSTS } from '../generic/platform.js';
+import { CORE_KERNELS } from '../kernel-table.js';
+import { oneOf, wholeNumber } from '../options.js';
+import { CORE_PASSES } from '../passes.js';
+import type { Platform } from '../types.js';
+import { readTangramConfig } from './config-file.js';
+import { dataflowData, dataflowPicture } from './describe.js';
+import { layersOfGraph } from './from-graph.js';
+import { engineCount, pesPerEngine, TANGRAM_DEFAULT, type TangramHardware } from './hardware.js';
+import type { Objective } from './partition.js';
+import { searchDataflow } from './search.js';
+import type { Strategy } from './segment.js';
+
+const OBJECTIVES = ['time', 'energy', 'edp'] as const;
+const MAX_BATCH = 4096;
+
+/**
+ * The Tangram-style tiled accelerator (docs/tangram.md). What a generation gives today:
+ *  - the dataflow: the model's layers (from-graph.ts) searched over the engine grid with buffer sharing and
+ *    alternate-loop pipelining (search.ts), written to firmware.json (`platformData`) and dataflow.txt (a picture of
+ *    the grid per segment) with per-layer time and energy split by level;
+ *  - the functional firmware: the layers run exactly (the integer dialect, SEMANTICS.md) on the chip's control core
+ *    with the shared kernels, in C and AS, against the chip's DRAM in the emulator (emulator/assembly/chips/tangram.ts).
+ * Per-engine programs and an event model of the engines, NoC and DRAM in the emulator are not written yet: the
+ * engines' time and energy are the cost model's (docs/tangram.md "What is left").
+ */
+function tangramPlatform(hw: TangramHardware, strategy: Strategy, batch: number): Platform {
+  return {
+    name: 'tangram',
+    emulatorId: 4,
+    clockHz: hw.clockHz,
+    cores: 1,
+    // The engines' PEs (16x16 engines x 8x8 PEs = 16384 MACs per cycle at the default size) are the cost model's;
+    // the emulated layers run on the control core, so its profile's utilisation is against one MAC per cycle.
+    peakMacsPerCoreCycle: 1,
+    launch: 'call',
+    // emulator/assembly/chips/tangram.ts: the DRAM at 0x8000_0000; ASSUMPTION: 64 MiB modelled.
+    memories: [{ name: 'DRAM', chipBase: 0x8000_0000, size: 64 * 1024 * 1024 }],
+    home: { memory: 'DRAM', offset: 0, size: 64 * 1024 * 1024 },
+    passes: CORE_PASSES,
+    kernels: CORE_KERNELS,
+    // The control core is priced as the generic scalar core (the emulator's genericCosts(false), docs/timing.md).
+    costs: SCALAR_CORE_COSTS,
+    image: {
+      memory: 'DRAM', runtimeBytes: 16 * 1024, stackBytes: 8 * 1024, tileReserved: 0, tileLoadImage: false,
+      boardFiles: [],
+      rv32: { DRAM: 0x8000_0000 },
+    },
+    options: [
+      { flag: '--tangram-config <file>', key: 'tangramConfig', help: 'JSON file changing the engine grid and the buffer per engine, e.g. {"grid":{"rows":8,"cols":8},"bufferBytes":65536}' },
+      { flag: '--dataflow-objective <goal>', key: 'dataflowObjective', help: `what the dataflow search minimises: ${OBJECTIVES.join(', ')} (default ${strategy.objective})` },
+      { flag: '--dataflow-batch <n>', key: 'dataflowBatch', help: `batch size the dataflow is searched for (1..${MAX_BATCH}; default 1: the model's own batch is folded into its maps)` },
+    ],
+    configure(self, given) {
+      const nextHw = given.tangramConfig === undefined ? hw : readTangramConfig(String(given.tangramConfig), TANGRAM_DEFAULT);
+      const objective: Objective = given.dataflowObjective === undefined ? strategy.objective : oneOf('--dataflow-objective', given.dataflowObjective, OBJECTIVES);
+      const nextBatch = given.dataflowBatch === undefined ? batch : wholeNumber('--dataflow-batch', given.dataflowBatch, 1, MAX_BATCH, `the batch is 1..${MAX_BATCH}`);
+      return given.tangramConfig === undefined && given.dataflowObjective === undefined && given.dataflowBatch === undefined
+        ? self
+        : tangramPlatform(nextHw, { ...strategy, objective }, nextBatch);
+    },
+    annotate({ graph, layers }) {
+      const { shapes, ids } = layersOfGraph(graph, layers);
+      if (shapes.length === 0) return { data: { segments: [] }, files: new Map() };
+      let plan;
+      try {
+        plan = searchDataflow(shapes, hw, { batch, strategy });
+      } catch (e) {
+        throw new GenError('capacity', `no Tangram dataflow fits ${engineCount(hw)} engines of ${hw.bufferBytes} bytes: ${(e as Error).message}`);
+      }
+      return {
+        data: { tangram: dataflowData(plan, shapes, ids, hw, strategy, batch), pesPerEngine: pesPerEngine(hw) },
+        files: new Map([['dataflow.txt', dataflowPicture(plan, shapes, ids, hw)]]),
+      };
+    },
+  };
+}
+
+/** Tangram's optimised dataflows (buffer sharing, alternate-loop pipelining), searched for the least energy. */
+export const tangram: Platform = tangramPlatform(TANGRAM_DEFAULT, { sharing: true, pipelining: 'allo', objective: 'energy' }, 1);

@@ -1,0 +1,98 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { GenError } from '../../generator/errors.js';
+import { compileModel, generateFirmware } from '../../generator/pipeline.js';
+import { gen } from '../helpers/cli.js';
+import { DEEPLOY } from '../helpers/deeploy.js';
+
+/**
+ * The tangram platform's generation: the searched dataflow in firmware.json and dataflow.txt, its options (the
+ * configuration file, the objective, the batch) and their errors. The exact runs are test/e2e/tangram.test.ts.
+ */
+const work = mkdtempSync(join(tmpdir(), 'firmgen-tangram-'));
+const model = join(DEEPLOY, 'Models', 'CNN_Linear2', 'network.onnx');
+
+interface Segment { layers: Array<{ layer: number; engines: number; firstEngine: number[] }> }
+interface Data { tangram: { hardware: { grid: { rows: number; cols: number }; bufferBytes: number }; strategy: { objective: string }; batch: number; segments: Segment[] } }
+
+function generate(name: string, extra: Record<string, unknown> = {}): { manifest: { layers: Array<{ id: number; kernel: string }>; platformData: Data }; dir: string } {
+  const out = join(work, name);
+  generateFirmware({ model, platform: 'tangram', out, ...extra });
+  return { manifest: JSON.parse(readFileSync(join(out, 'firmware.json'), 'utf8')), dir: out };
+}
+
+function genError(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    assert.instance(e, GenError);
+    return (e as GenError).message;
+  }
+  throw new Error('expected a GenError');
+}
+
+test('every computing layer is placed exactly once, in order, on engines of the grid', () => {
+  const { manifest } = generate('default');
+  const d = manifest.platformData.tangram;
+  assert.equal(d.hardware.grid, { rows: 16, cols: 16 });
+  assert.is(d.strategy.objective, 'energy');
+  const placed = d.segments.flatMap((s) => s.layers.map((l) => l.layer));
+  const computing = manifest.layers.filter((l) => l.kernel !== 'alias').map((l) => l.id);
+  assert.equal(placed, computing);
+  for (const s of d.segments) assert.ok(s.layers.reduce((n, l) => n + l.engines, 0) <= 256);
+});
+
+test('the generation is deterministic, the picture names the segments', () => {
+  const a = generate('again-1');
+  const b = generate('again-2');
+  assert.equal(a.manifest.platformData, b.manifest.platformData);
+  const picture = readFileSync(join(a.dir, 'dataflow.txt'), 'utf8');
+  assert.match(picture, /^Tangram dataflow: 16x16 engines, \d+ segment\(s\)/);
+  assert.is((picture.match(/^segment \d+:/gm) ?? []).length, a.manifest.platformData.tangram.segments.length);
+});
+
+test('a configuration file changes the grid and the buffer; objective and batch options', () => {
+  const cfg = join(work, 'chip.json');
+  writeFileSync(cfg, JSON.stringify({ grid: { rows: 4, cols: 2 }, bufferBytes: 65536 }));
+  const { manifest, dir } = generate('config', { tangramConfig: cfg, dataflowObjective: 'time', dataflowBatch: '8' });
+  const d = manifest.platformData.tangram;
+  assert.equal(d.hardware.grid, { rows: 4, cols: 2 });
+  assert.is(d.hardware.bufferBytes, 65536);
+  assert.is(d.strategy.objective, 'time');
+  assert.is(d.batch, 8);
+  // The picture of a segment has 4 rows of 2 engines.
+  const first = readFileSync(join(dir, 'dataflow.txt'), 'utf8').split('\n').slice(3, 7);
+  for (const row of first) assert.match(row, /^ {2}[a-zA-Z#.]{2}$/);
+});
+
+test('bad configuration: one named error each', () => {
+  const bad = (name: string, text: string): string => {
+    const f = join(work, name);
+    writeFileSync(f, text);
+    return genError(() => compileModel({ model, platform: 'tangram', tangramConfig: f }));
+  };
+  assert.match(bad('typo.json', '{"grids": {}}'), /typo\.json: unknown key 'grids' in the Tangram configuration/);
+  assert.match(bad('broken.json', '{'), /broken\.json: the Tangram configuration is not valid JSON/);
+  assert.match(bad('zero.json', '{"grid": {"rows": 0, "cols": 4}}'), /grid\.rows must be a whole number in \[1, 64\]/);
+  assert.match(bad('small.json', '{"bufferBytes": 10}'), /bufferBytes must be a whole number of bytes/);
+  assert.match(bad('list.json', '[]'), /must be a JSON object/);
+  assert.match(genError(() => compileModel({ model, platform: 'tangram', tangramConfig: join(work, 'missing.json') })), /missing\.json: cannot read the Tangram configuration file/);
+  assert.match(genError(() => compileModel({ model, platform: 'tangram', dataflowObjective: 'speed' })), /--dataflow-objective takes time, energy, edp, not 'speed'/);
+  assert.match(genError(() => compileModel({ model, platform: 'tangram', dataflowBatch: '0' })), /--dataflow-batch 0/);
+  assert.match(genError(() => compileModel({ model, platform: 'generic', tangramConfig: 'x.json' })), /^--tangram-config applies to tangram, not to generic$/);
+});
+
+test('the CLI: a bad configuration is one line and exit 2', () => {
+  const f = join(work, 'cli-bad.json');
+  writeFileSync(f, '{"grid": 3}');
+  const r = gen('firmware', '--platform', 'tangram', '--tangram-config', f, model, '-o', join(work, 'cli-out'));
+  assert.is(r.code, 2);
+  assert.is(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(r.stderr, /grid/);
+});
+
+test.after(() => rmSync(work, { recursive: true, force: true }));
+test.run();
