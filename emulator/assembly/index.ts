@@ -133,6 +133,7 @@ export { mla_start, mla_wait, mla_busy, mla_peak_macs } from "./mla";
 export { npu_write, npu_read, npu_event_wait, npu_finish, npu_register_cycles } from "./neureka";
 export { l3_copy, l3_setup_cycles, l3_transfer_cycles } from "./l3-dma";
 export { gemmini_rocc, gemmini_fence, gemmini_finish, gemmini_busy_until } from "./gemmini/rocc";
+export { tangram_run, tangram_last_cycles, tangram_dram_words, tangram_word_hops, tangram_compute_cycles, tangram_link_wait } from "./tangram/engines";
 export { gemmini_spad_ptr, gemmini_acc_ptr } from "./gemmini/state";
 export {
   iss_reset, iss_max_harts, iss_alloc, iss_region_add, iss_code_window, iss_load_elf, iss_elf_entry, iss_set_pc,

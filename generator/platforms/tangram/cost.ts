@@ -112,11 +112,34 @@ function regfPerOp(l: LayerShape): number {
 }
 
 /** Groups of engines that need the same data, which buffer sharing lets them hold once between them. */
-function shareGroups(l: LayerShape, p: Partition, sharing: boolean): { ifm: number; fil: number } {
+export function shareGroups(l: LayerShape, p: Partition, sharing: boolean): { ifm: number; fil: number } {
   if (!sharing) return { ifm: 1, fil: 1 };
   // Input maps: engines that differ only in their output channels (conv/fc; per-channel layers split c with k).
   // Filters: engines that differ only in batch or fmap.
   return { ifm: hasFilters(l) ? p.po : 1, fil: p.pb * p.ph * p.pw };
+}
+
+export interface Blocking {
+  order: Order;
+  /** Times the input map / the filters pass through the engine's buffer. */
+  ifmPasses: number;
+  filPasses: number;
+}
+
+/**
+ * Loop blocking (ASSUMPTION, nn_dataflow's blocking reduced to two orders): an engine works through its tile in
+ * blocks and streams each finished output block out (outputs accumulate over all input channels before they leave,
+ * so they are written once). When the input and filter slices do not both fit, one of them stays resident in chunks
+ * of half the buffer and the other is streamed again for every chunk. A forwarded input arrives once (it is in no
+ * memory to fetch again), so it must be the resident one.
+ */
+export function blockingOf(t: Tiles, ifmSlice: number, filSlice: number, capacity: number, forwarded: boolean): Blocking {
+  if (ifmSlice + filSlice <= capacity) return { order: 'fits', ifmPasses: 1, filPasses: 1 };
+  const half = capacity / 2;
+  const filChunks = Math.ceil(filSlice / half);
+  const ifmChunks = Math.ceil(ifmSlice / half);
+  if (!forwarded && t.fil + filChunks * t.ifm < t.ifm + ifmChunks * t.fil) return { order: 'filters-resident', ifmPasses: filChunks, filPasses: 1 };
+  return { order: 'ifmaps-resident', ifmPasses: 1, filPasses: ifmChunks };
 }
 
 /**
@@ -136,31 +159,8 @@ export function evaluateLayer(l: LayerShape, p: Partition, engines: number, ctx:
   // buffers and arrives by rotation).
   const ifmSlice = t.ifm / g.ifm;
   const filSlice = t.fil / g.fil;
-  const forwarded = ctx.sources.some((s) => s.from === 'noc');
-  // Loop blocking (ASSUMPTION, nn_dataflow's blocking reduced to two orders): an engine works through its tile in
-  // blocks and streams each finished output block out (outputs accumulate over all input channels before they
-  // leave, so they are written once). When the input and filter tiles do not both fit, one of them stays resident
-  // in chunks of half the buffer and the other is streamed again for every chunk. A forwarded input arrives once
-  // (it is in no memory to fetch again), so it must be the resident one.
-  let order: Order;
-  let ifmPasses = 1;
-  let filPasses = 1;
-  if (ifmSlice + filSlice <= capacity) {
-    order = 'fits';
-  } else {
-    const half = capacity / 2;
-    const filChunks = Math.ceil(filSlice / half);
-    const ifmChunks = Math.ceil(ifmSlice / half);
-    const filResidentWords = t.fil + filChunks * t.ifm;
-    const ifmResidentWords = t.ifm + ifmChunks * t.fil;
-    if (!forwarded && filResidentWords < ifmResidentWords) {
-      order = 'filters-resident';
-      ifmPasses = filChunks;
-    } else {
-      order = 'ifmaps-resident';
-      filPasses = ifmChunks;
-    }
-  }
+  const forwarded = ctx.sources.some((x) => x.from === 'noc');
+  const { order, ifmPasses, filPasses } = blockingOf(t, ifmSlice, filSlice, capacity, forwarded);
   // Words each engine takes into its buffer, split by where they come from.
   const ifmWords = t.ifm * ifmPasses;
   const filWords = t.fil * filPasses;

@@ -1,0 +1,345 @@
+// The Tangram engines as an event model (docs/tangram.md "Engine programs"): runs the per-engine programs the
+// generator writes (generator/platforms/tangram/programs.ts, whose layout this file reads) on the engines, the mesh
+// NoC and the DRAM channels. Every figure (grid, channel and link rates, hop latency, word size) comes in the
+// program's header from the generator's hardware description, so a configuration file reaches the model too.
+//
+// Time: each engine has its own clock (f64 cycles from the call); commands run in global time order (the engine with
+// the smallest clock whose next command can go). A load takes its channel (queued behind earlier transfers on it)
+// and the links from the channel's edge port to the engine; a send takes the links of its XY route; a link or
+// channel is held for words / rate cycles from the transfer's start (contention: a later transfer waits); the data
+// arrive hop latency x hops after their last word leaves. Loads and sends are asynchronous (an engine's own DMA);
+// WAIT_LOADS and RECV block. When every engine is done the control core waits until the last one finishes.
+//
+// Functional mode: the last COMPUTE of an engine adds its block's int8 x int8 products (and the bias, once per
+// output) into the int32 output, which the run zeroes first: the sums are exact in any order (two's-complement
+// int32 addition is associative), so the result is bit-exact with the reference. Timing-only mode skips the
+// arithmetic and the zeroing; schedule and counters are the same.
+
+import { clockQ, waitUntil } from "../agents";
+import { Q } from "../cost";
+import { msgBegin, msgDec, msgText, raise } from "../fault";
+
+const MAGIC: i32 = 0x54474d31;
+const HEADER: i32 = 48;
+const ENGINE: i32 = 14;
+const COMMAND: i32 = 4;
+
+const OP_LOAD: i32 = 1;
+const OP_WAIT_LOADS: i32 = 2;
+const OP_COMPUTE: i32 = 3;
+const OP_SEND: i32 = 4;
+const OP_RECV: i32 = 5;
+const OP_STORE: i32 = 6;
+
+/** Bounds of the model's tables (static data: they count in the emulator's 1 MiB window). */
+const MAX_ENGINES: i32 = 1024;
+const MAX_SIDE: i32 = 64;
+const MAX_CHANNELS: i32 = 16;
+const MAX_MESSAGES: i32 = 16384;
+
+const CLOCK: usize = memory.data(MAX_ENGINES * 8);
+const LOADS: usize = memory.data(MAX_ENGINES * 8);
+const PC: usize = memory.data(MAX_ENGINES * 4);
+/** Four outgoing links per engine position: east, west, south, north. */
+const LINKS: usize = memory.data(MAX_ENGINES * 4 * 8);
+/** Edge ports per row: west in, west out, east in, east out. */
+const PORTS: usize = memory.data(MAX_SIDE * 4 * 8);
+const CHANNELS: usize = memory.data(MAX_CHANNELS * 8);
+const MESSAGES: usize = memory.data(MAX_MESSAGES * 8);
+
+let prog: usize = 0;
+let engines: i32 = 0;
+let rows: i32 = 0;
+let cols: i32 = 0;
+let channels: i32 = 0;
+let channelBytes: f64 = 0;
+let linkWords: f64 = 0;
+let hopCycles: f64 = 0;
+let wordBytes: f64 = 0;
+
+// counters of the last run (read by the runtime and the tests)
+let lastCycles: f64 = 0;
+let dramWords: i64 = 0;
+let wordHops: i64 = 0;
+let computeCycles: i64 = 0;
+let linkWait: f64 = 0;
+
+// @ts-ignore: decorator
+@inline function word(i: i32): i32 {
+  return load<i32>(prog + (<usize>i << 2));
+}
+
+// @ts-ignore: decorator
+@inline function f64At(base: usize, i: i32): f64 {
+  return load<f64>(base + (<usize>i << 3));
+}
+
+// @ts-ignore: decorator
+@inline function setF64(base: usize, i: i32, v: f64): void {
+  store<f64>(base + (<usize>i << 3), v);
+}
+
+function fail(why: string, value: i64): void {
+  msgBegin("tangram: ");
+  msgText(why);
+  msgText(" ");
+  msgDec(value);
+  raise();
+}
+
+function engineWord(e: i32, i: i32): i32 {
+  return word(HEADER + e * ENGINE + i);
+}
+
+/** Link `dir` (0 east, 1 west, 2 south, 3 north) leaving engine position (r, c). */
+function linkId(r: i32, c: i32, dir: i32): i32 {
+  return (r * cols + c) * 4 + dir;
+}
+
+// A route is a list of link slots: positive for LINKS, negative (-(slot+1)) for PORTS.
+const ROUTE: usize = memory.data(4 * (2 * MAX_SIDE + 4));
+let routeLen: i32 = 0;
+
+function routeAdd(slot: i32): void {
+  store<i32>(ROUTE + (<usize>routeLen << 2), slot);
+  routeLen++;
+}
+
+function routeFree(): f64 {
+  let t: f64 = 0;
+  for (let i = 0; i < routeLen; i++) {
+    const s = load<i32>(ROUTE + (<usize>i << 2));
+    t = max(t, s >= 0 ? f64At(LINKS, s) : f64At(PORTS, -s - 1));
+  }
+  return t;
+}
+
+function routeHold(until: f64): void {
+  for (let i = 0; i < routeLen; i++) {
+    const s = load<i32>(ROUTE + (<usize>i << 2));
+    if (s >= 0) setF64(LINKS, s, until);
+    else setF64(PORTS, -s - 1, until);
+  }
+}
+
+/** XY route between engine positions: along the row first, then along the column. */
+function routeXY(r1: i32, c1: i32, r2: i32, c2: i32): void {
+  routeLen = 0;
+  let c = c1;
+  while (c != c2) {
+    if (c2 > c) { routeAdd(linkId(r1, c, 0)); c++; } else { routeAdd(linkId(r1, c, 1)); c--; }
+  }
+  let r = r1;
+  while (r != r2) {
+    if (r2 > r) { routeAdd(linkId(r, c2, 2)); r++; } else { routeAdd(linkId(r, c2, 3)); r--; }
+  }
+}
+
+/** The route between an edge port of row r (east or west) and the engine at (r, c); `inbound`: port to engine. */
+function routeEdge(r: i32, c: i32, east: bool, inbound: bool): void {
+  routeLen = 0;
+  const port = r * 4 + (east ? 2 : 0) + (inbound ? 0 : 1);
+  routeAdd(-port - 1);
+  if (east) {
+    for (let x = cols - 1; x > c; x--) routeAdd(inbound ? linkId(r, x, 1) : linkId(r, x - 1, 0));
+  } else {
+    for (let x = 0; x < c; x++) routeAdd(inbound ? linkId(r, x, 0) : linkId(r, x + 1, 1));
+  }
+}
+
+function channelEast(ch: i32): bool {
+  const perSide = max(1, channels / 2);
+  return ch >= perSide;
+}
+
+/** Runs a layer's program (see the file comment); `functional` 0 skips the arithmetic. Returns the layer's cycles. */
+export function tangram_run(program: usize, words: i32, x: usize, w: usize, b: usize, y: usize, functional: i32): i64 {
+  prog = program;
+  if (words < HEADER || word(0) != MAGIC) fail("not an engine program (bad magic or size), words", words);
+  engines = word(1);
+  rows = word(2);
+  cols = word(3);
+  channels = word(4);
+  channelBytes = <f64>word(5) / 65536.0;
+  linkWords = <f64>word(6) / 65536.0;
+  hopCycles = <f64>word(7);
+  wordBytes = <f64>word(8);
+  const messages = word(9);
+  const commands = word(11);
+  if (rows < 1 || cols < 1 || rows > MAX_SIDE || cols > MAX_SIDE || rows * cols > MAX_ENGINES) fail("the engine model holds at most 1024 engines, 64 a side; this grid has", <i64>rows * cols);
+  if (engines < 1 || engines > rows * cols) fail("engines in the program out of the grid:", engines);
+  if (channels < 1 || channels > MAX_CHANNELS) fail("DRAM channels out of range:", channels);
+  if (messages < 0 || messages > MAX_MESSAGES) fail("more messages than the model holds (16384):", messages);
+  if (channelBytes <= 0 || linkWords <= 0) fail("a channel or link rate is not positive:", word(5));
+  if (words != HEADER + engines * ENGINE + commands * COMMAND) fail("program size does not match its header, words", words);
+  for (let e = 0; e < engines; e++) {
+    setF64(CLOCK, e, 0);
+    setF64(LOADS, e, 0);
+    store<i32>(PC + (<usize>e << 2), 0);
+    const r = engineWord(e, 0);
+    const c = engineWord(e, 1);
+    if (r < 0 || r >= rows || c < 0 || c >= cols) fail("engine outside the grid, engine", e);
+  }
+  for (let i = 0; i < rows * cols * 4; i++) setF64(LINKS, i, 0);
+  for (let i = 0; i < rows * 4; i++) setF64(PORTS, i, 0);
+  for (let i = 0; i < channels; i++) setF64(CHANNELS, i, 0);
+  for (let i = 0; i < messages; i++) setF64(MESSAGES, i, -1);
+  dramWords = 0;
+  wordHops = 0;
+  computeCycles = 0;
+  linkWait = 0;
+  const doMath = functional != 0 && word(10) == 1;
+  if (doMath) zeroOutput(y);
+
+  while (true) {
+    let best = -1;
+    let bestClock: f64 = Infinity;
+    let pending = 0;
+    for (let e = 0; e < engines; e++) {
+      const pc = load<i32>(PC + (<usize>e << 2));
+      if (pc >= engineWord(e, 3)) continue;
+      pending++;
+      const at = engineWord(e, 2) + pc * COMMAND;
+      if (word(at) == OP_RECV && f64At(MESSAGES, checkMessage(word(at + 3))) < 0) continue;
+      const t = f64At(CLOCK, e);
+      if (t < bestClock) { bestClock = t; best = e; }
+    }
+    if (pending == 0) break;
+    if (best < 0) fail("every remaining engine waits for a message never sent (deadlock); engines waiting:", pending);
+    step(best, doMath, x, w, b, y);
+  }
+  let end: f64 = 0;
+  for (let e = 0; e < engines; e++) end = max(end, max(f64At(CLOCK, e), f64At(LOADS, e)));
+  lastCycles = end;
+  const cyclesTaken = <i64>Math.ceil(end);
+  waitUntil(0, clockQ(0) + (cyclesTaken << Q));
+  return cyclesTaken;
+}
+
+function checkMessage(id: i32): i32 {
+  if (id < 0 || id >= word(9)) fail("message id out of range:", id);
+  return id;
+}
+
+function step(e: i32, doMath: bool, x: usize, w: usize, b: usize, y: usize): void {
+  const pcAt = PC + (<usize>e << 2);
+  const pc = load<i32>(pcAt);
+  store<i32>(pcAt, pc + 1);
+  const at = engineWord(e, 2) + pc * COMMAND;
+  const op = word(at);
+  const a1 = word(at + 1);
+  const a2 = word(at + 2);
+  const a3 = word(at + 3);
+  const r = engineWord(e, 0);
+  const c = engineWord(e, 1);
+  const now = f64At(CLOCK, e);
+  if (op == OP_LOAD || op == OP_STORE) {
+    if (a1 < 0 || a1 >= channels) fail("DRAM channel out of range:", a1);
+    const east = channelEast(a1);
+    routeEdge(r, c, east, op == OP_LOAD);
+    const hops = <f64>routeLen;
+    const xfer = <f64>a2 / linkWords;
+    const dur = <f64>a2 * wordBytes / channelBytes;
+    dramWords += a2;
+    wordHops += <i64>a2 * routeLen;
+    if (op == OP_LOAD) {
+      const chStart = max(now, f64At(CHANNELS, a1));
+      setF64(CHANNELS, a1, chStart + dur);
+      const free = routeFree();
+      const t0 = max(chStart, free);
+      linkWait += t0 - chStart;
+      routeHold(t0 + xfer);
+      const done = max(t0 + xfer, chStart + dur) + hops * hopCycles;
+      setF64(LOADS, e, max(f64At(LOADS, e), done));
+    } else {
+      const free = routeFree();
+      const t0 = max(now, free);
+      linkWait += t0 - now;
+      routeHold(t0 + xfer);
+      const atPort = t0 + hops * hopCycles;
+      const chStart = max(atPort, f64At(CHANNELS, a1));
+      setF64(CHANNELS, a1, chStart + dur);
+      setF64(CLOCK, e, max(chStart + dur, t0 + xfer + hops * hopCycles));
+    }
+  } else if (op == OP_WAIT_LOADS) {
+    setF64(CLOCK, e, max(now, f64At(LOADS, e)));
+  } else if (op == OP_COMPUTE) {
+    setF64(CLOCK, e, now + <f64>a1);
+    computeCycles += a1;
+    if (doMath && a2 != 0) computeBlock(e, x, w, b, y);
+  } else if (op == OP_SEND) {
+    if (a1 < 0 || a1 >= engines) fail("send to an engine not in the program:", a1);
+    routeXY(r, c, engineWord(a1, 0), engineWord(a1, 1));
+    const xfer = <f64>a2 / linkWords;
+    const free = routeFree();
+    const t0 = max(now, free);
+    linkWait += t0 - now;
+    routeHold(t0 + xfer);
+    wordHops += <i64>a2 * routeLen;
+    setF64(MESSAGES, checkMessage(a3), t0 + xfer + <f64>routeLen * hopCycles);
+  } else if (op == OP_RECV) {
+    setF64(CLOCK, e, max(now, f64At(MESSAGES, checkMessage(a3))));
+  } else {
+    fail("unknown command", op);
+  }
+}
+
+// --- the arithmetic (functional mode) ---
+
+function dim(i: i32): i32 {
+  return word(12 + i);
+}
+
+function zeroOutput(y: usize): void {
+  const n = dim(0), k = dim(1), ho = dim(3), wo = dim(4);
+  const sn = word(33), sk = word(34), sh = word(35), sw = word(36);
+  for (let a = 0; a < n; a++) for (let q = 0; q < k; q++) for (let i = 0; i < ho; i++) for (let j = 0; j < wo; j++) {
+    store<i32>(y + (<usize>(a * sn + q * sk + i * sh + j * sw) << 2), 0);
+  }
+}
+
+/** y[n,k,oh,ow] += (c0 == 0 ? bias[k] : 0) + sum over the engine's input channels and the window of x * w. */
+function computeBlock(e: i32, x: usize, w: usize, b: usize, y: usize): void {
+  const R = dim(5), S = dim(6), strideH = dim(7), strideW = dim(8), padT = dim(9), padL = dim(10), H = dim(11), W = dim(12);
+  const xn = word(25), xc = word(26), xh = word(27), xw = word(28);
+  const wk = word(29), wc = word(30), wr = word(31), ws = word(32);
+  const yn = word(33), yk = word(34), yh = word(35), yw = word(36);
+  const bias = word(37) != 0;
+  const n0 = engineWord(e, 4), n1 = engineWord(e, 5);
+  const k0 = engineWord(e, 6), k1 = engineWord(e, 7);
+  const c0 = engineWord(e, 8), c1 = engineWord(e, 9);
+  const h0 = engineWord(e, 10), h1 = engineWord(e, 11);
+  const w0 = engineWord(e, 12), w1 = engineWord(e, 13);
+  for (let n = n0; n < n1; n++) for (let k = k0; k < k1; k++) for (let oh = h0; oh < h1; oh++) for (let ow = w0; ow < w1; ow++) {
+    let acc: i32 = bias && c0 == 0 ? load<i32>(b + (<usize>k << 2)) : 0;
+    for (let c = c0; c < c1; c++) for (let r = 0; r < R; r++) {
+      const ih = oh * strideH - padT + r;
+      if (ih < 0 || ih >= H) continue;
+      for (let s = 0; s < S; s++) {
+        const iw = ow * strideW - padL + s;
+        if (iw < 0 || iw >= W) continue;
+        const xv = <i32>load<i8>(x + <usize>(n * xn + c * xc + ih * xh + iw * xw));
+        const wv = <i32>load<i8>(w + <usize>(k * wk + c * wc + r * wr + s * ws));
+        acc += xv * wv;
+      }
+    }
+    const ya = y + (<usize>(n * yn + k * yk + oh * yh + ow * yw) << 2);
+    store<i32>(ya, load<i32>(ya) + acc);
+  }
+}
+
+export function tangram_last_cycles(): f64 {
+  return lastCycles;
+}
+export function tangram_dram_words(): i64 {
+  return dramWords;
+}
+export function tangram_word_hops(): i64 {
+  return wordHops;
+}
+export function tangram_compute_cycles(): i64 {
+  return computeCycles;
+}
+export function tangram_link_wait(): f64 {
+  return linkWait;
+}

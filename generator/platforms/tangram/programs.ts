@@ -1,0 +1,213 @@
+import { blockingOf, computeCycles, type Partition, shareGroups, type Tiles } from './cost.js';
+import type { TangramHardware } from './hardware.js';
+import { hasFilters, type LayerShape, operandsOf } from './layers.js';
+import { snake } from './regions.js';
+
+/**
+ * Per-engine programs of one layer running alone on the grid (the emulator's engine model runs them:
+ * emulator/assembly/tangram/, docs/tangram.md "Engine programs"). The layer's partitioning gives each engine a block
+ * of the output (batch, output channels, rows, columns) over a range of input channels; the program of an engine
+ * loads its slice of the inputs and filters from its nearer DRAM edge in chunks (the next chunk's load issued before
+ * the current chunk's compute: double buffering), rotates shared slices around its sharing group (buffer sharing),
+ * computes, sends partial sums to its reduction group's leader (input-channel split) and the leader stores the block.
+ *
+ * The image is an Int32Array (layout below, the emulator reads the same offsets): a header with the hardware's
+ * figures (the emulator holds none of its own: a configuration file reaches it through the program), the functional
+ * operation (a strided int8 x int8 -> int32 convolution; a matrix product is one with 1x1 windows), one record per
+ * engine (position, commands, block) and the commands, 4 words each.
+ */
+export const PROGRAM_MAGIC = 0x54474d31; // 'TGM1'
+export const HEADER_WORDS = 48;
+export const ENGINE_WORDS = 14;
+export const COMMAND_WORDS = 4;
+/** Q16 fixed point for the fractional rates (bytes or words per cycle). */
+export const Q16 = 65536;
+
+export const OP = { LOAD: 1, WAIT_LOADS: 2, COMPUTE: 3, SEND: 4, RECV: 5, STORE: 6 } as const;
+
+/** The arithmetic of a convolution in element strides: y[n,k,oh,ow] = bias[k] + sum x[n,c,ih,iw] * w[k,c,r,s]. */
+export interface Functional {
+  n: number; k: number; c: number; ho: number; wo: number; r: number; s: number;
+  strideH: number; strideW: number; padT: number; padL: number; h: number; w: number;
+  xStrides: [number, number, number, number];
+  wStrides: [number, number, number, number];
+  yStrides: [number, number, number, number];
+  bias: boolean;
+}
+
+/** Header word offsets. */
+export const H = {
+  magic: 0, engines: 1, rows: 2, cols: 3, channels: 4, channelBytesQ16: 5, linkWordsQ16: 6, hopCycles: 7,
+  wordBytes: 8, messages: 9, functional: 10, commands: 11,
+  // the functional operation, 13 dims then 12 strides then bias (words 12..37)
+  dims: 12, xStrides: 25, wStrides: 29, yStrides: 33, bias: 37,
+} as const;
+
+interface Cmd { op: number; a: number; b: number; c: number }
+
+function split(total: number, parts: number, i: number): [number, number] {
+  return [Math.floor((i * total) / parts), Math.floor(((i + 1) * total) / parts)];
+}
+
+/** Words `total` cut into `parts` whole pieces (the remainder to the first ones). */
+function piece(total: number, parts: number, i: number): number {
+  const base = Math.floor(total / parts);
+  return base + (i < total - base * parts ? 1 : 0);
+}
+
+/** The DRAM channel an engine loads from: its nearer edge (west first on a tie), then its band of rows. */
+export function channelOf(hw: TangramHardware, row: number, col: number): number {
+  // One channel: it sits on the west edge (the emulator's channelEast agrees).
+  if (hw.dram.channels < 2) return 0;
+  const perSide = Math.floor(hw.dram.channels / 2);
+  const east = hw.grid.cols - col < col + 1 ? 1 : 0;
+  return east * perSide + Math.min(perSide - 1, Math.floor((row * perSide) / hw.grid.rows));
+}
+
+export interface EngineBlock {
+  row: number;
+  col: number;
+  /** [from, to) per dimension: batch, output channels, input channels, rows, columns. */
+  n: [number, number]; k: [number, number]; c: [number, number]; h: [number, number]; w: [number, number];
+  cmds: Cmd[];
+}
+
+/**
+ * The programs of `l` (batch `batch`) under partitioning `p` on the first engines of the grid's snake, with or
+ * without buffer sharing. Engine j's block indices are j in mixed radix (pb, ph, pw, po, pi), pi fastest: a
+ * reduction group is consecutive engines, an input-sharing group (same block but output channels) engines pi apart.
+ */
+export function programsOf(l: LayerShape, batch: number, hw: TangramHardware, p: Partition, sharing: boolean): { engines: EngineBlock[]; messages: number } {
+  const n = p.pb * p.po * p.ph * p.pw * p.pi;
+  const places = snake(hw).slice(0, n);
+  if (places.length < n) throw new Error(`programs: ${n} engines exceed the grid`);
+  const g = shareGroups(l, p, sharing);
+  const capacity = Math.floor(hw.bufferBytes / hw.wordBytes);
+  const idx = (j: number): { ib: number; ih: number; iw: number; io: number; ii: number } => {
+    let r = j;
+    const ii = r % p.pi; r = Math.floor(r / p.pi);
+    const io = r % p.po; r = Math.floor(r / p.po);
+    const iw = r % p.pw; r = Math.floor(r / p.pw);
+    const ih = r % p.ph; r = Math.floor(r / p.ph);
+    return { ib: r, ih, iw, io, ii };
+  };
+  const engineOf = (q: { ib: number; ih: number; iw: number; io: number; ii: number }): number =>
+    (((q.ib * p.ph + q.ih) * p.pw + q.iw) * p.po + q.io) * p.pi + q.ii;
+  const blocks: EngineBlock[] = places.map(([row, col], j) => {
+    const q = idx(j);
+    const k = split(l.k, p.po, q.io);
+    return {
+      row, col,
+      n: split(batch, p.pb, q.ib), k,
+      c: hasFilters(l) ? split(l.c, p.pi, q.ii) : k,
+      h: split(l.h, p.ph, q.ih), w: split(l.w, p.pw, q.iw),
+      cmds: [],
+    };
+  });
+  const tilesOfBlock = (b: EngineBlock): Tiles => {
+    const tb = b.n[1] - b.n[0], tk = b.k[1] - b.k[0], tc = b.c[1] - b.c[0], th = b.h[1] - b.h[0], tw = b.w[1] - b.w[0];
+    return {
+      b: tb, k: tk, c: tc, h: th, w: tw,
+      ifm: tb * tc * ((th - 1) * l.stride + l.r) * ((tw - 1) * l.stride + l.s) * operandsOf(l),
+      fil: hasFilters(l) ? tk * tc * l.r * l.s : 0,
+      ofm: tb * tk * th * tw,
+    };
+  };
+  // Messages: one id per (chunk, data, step, sender); a receiver names its ring predecessor's.
+  let messages = 0;
+  const msgIds = new Map<string, number>();
+  const msg = (key: string): number => {
+    let id = msgIds.get(key);
+    if (id === undefined) { id = messages++; msgIds.set(key, id); }
+    return id;
+  };
+  blocks.forEach((b, j) => {
+    const t = tilesOfBlock(b);
+    const { ifmPasses, filPasses } = blockingOf(t, t.ifm / g.ifm, t.fil / g.fil, capacity, false);
+    const ch = channelOf(hw, b.row, b.col);
+    const ifmOwn = (t.ifm * ifmPasses) / g.ifm;
+    const filOwn = (t.fil * filPasses) / g.fil;
+    const chunks = Math.max(2, ifmPasses, filPasses);
+    const cycles = computeCycles(l, t, hw);
+    const q = idx(j);
+    // Ring neighbours in the sharing groups: the input group varies io, the filter group varies (ib, ih, iw).
+    const ifmRing = (d: number): number => engineOf({ ...q, io: (q.io + d + p.po) % p.po });
+    const filMembers = p.pb * p.ph * p.pw;
+    const filPos = (q.ib * p.ph + q.ih) * p.pw + q.iw;
+    const filRing = (d: number): number => {
+      const at = (filPos + d + filMembers) % filMembers;
+      return engineOf({ ...q, ib: Math.floor(at / (p.ph * p.pw)), ih: Math.floor(at / p.pw) % p.ph, iw: at % p.pw });
+    };
+    const load = (s: number): void => {
+      const wi = piece(Math.round(ifmOwn), chunks, s);
+      const wf = piece(Math.round(filOwn), chunks, s);
+      if (wi > 0) b.cmds.push({ op: OP.LOAD, a: ch, b: wi, c: 0 });
+      if (wf > 0) b.cmds.push({ op: OP.LOAD, a: ch, b: wf, c: 0 });
+    };
+    load(0);
+    for (let s = 0; s < chunks; s++) {
+      b.cmds.push({ op: OP.WAIT_LOADS, a: 0, b: 0, c: 0 });
+      if (s + 1 < chunks) load(s + 1);
+      // Rotation: g - 1 steps, each passing one slice to the next member and taking one from the previous.
+      const rotate = (data: string, size: number, total: number, ring: (d: number) => number): void => {
+        for (let step = 1; step < size; step++) {
+          const words = piece(Math.round(total / size), chunks, s);
+          if (words === 0) continue;
+          b.cmds.push({ op: OP.SEND, a: ring(1), b: words, c: msg(`${s}/${data}/${step}/${j}`) });
+          b.cmds.push({ op: OP.RECV, a: ring(-1), b: words, c: msg(`${s}/${data}/${step}/${ring(-1)}`) });
+        }
+      };
+      if (g.ifm > 1) rotate('i', g.ifm, t.ifm * ifmPasses, ifmRing);
+      if (g.fil > 1) rotate('f', g.fil, t.fil * filPasses, filRing);
+      b.cmds.push({ op: OP.COMPUTE, a: piece(cycles, chunks, s), b: s === chunks - 1 ? 1 : 0, c: 0 });
+    }
+    if (p.pi > 1) {
+      const leader = engineOf({ ...q, ii: 0 });
+      if (q.ii > 0) {
+        b.cmds.push({ op: OP.SEND, a: leader, b: t.ofm, c: msg(`r/${j}`) });
+        return;
+      }
+      for (let ii = 1; ii < p.pi; ii++) {
+        const from = engineOf({ ...q, ii });
+        b.cmds.push({ op: OP.RECV, a: from, b: t.ofm, c: msg(`r/${from}`) });
+      }
+    }
+    if (t.ofm > 0) b.cmds.push({ op: OP.STORE, a: ch, b: t.ofm, c: 0 });
+  });
+  return { engines: blocks, messages };
+}
+
+/** The program image the emulator runs (layout: the constants above). */
+export function programImage(hw: TangramHardware, engines: EngineBlock[], messages: number, fn?: Functional): Int32Array {
+  const total = engines.reduce((s, e) => s + e.cmds.length, 0);
+  const out = new Int32Array(HEADER_WORDS + engines.length * ENGINE_WORDS + total * COMMAND_WORDS);
+  out[H.magic] = PROGRAM_MAGIC;
+  out[H.engines] = engines.length;
+  out[H.rows] = hw.grid.rows;
+  out[H.cols] = hw.grid.cols;
+  out[H.channels] = hw.dram.channels;
+  out[H.channelBytesQ16] = Math.round(hw.dram.bytesPerCycle * Q16);
+  out[H.linkWordsQ16] = Math.round(hw.noc.linkWordsPerCycle * Q16);
+  out[H.hopCycles] = hw.noc.hopCycles;
+  out[H.wordBytes] = hw.wordBytes;
+  out[H.messages] = messages;
+  out[H.functional] = fn ? 1 : 0;
+  out[H.commands] = total;
+  if (fn) {
+    [fn.n, fn.k, fn.c, fn.ho, fn.wo, fn.r, fn.s, fn.strideH, fn.strideW, fn.padT, fn.padL, fn.h, fn.w].forEach((v, i) => { out[H.dims + i] = v; });
+    fn.xStrides.forEach((v, i) => { out[H.xStrides + i] = v; });
+    fn.wStrides.forEach((v, i) => { out[H.wStrides + i] = v; });
+    fn.yStrides.forEach((v, i) => { out[H.yStrides + i] = v; });
+    out[H.bias] = fn.bias ? 1 : 0;
+  }
+  let cmdAt = HEADER_WORDS + engines.length * ENGINE_WORDS;
+  engines.forEach((e, j) => {
+    const at = HEADER_WORDS + j * ENGINE_WORDS;
+    out.set([e.row, e.col, cmdAt, e.cmds.length, e.n[0], e.n[1], e.k[0], e.k[1], e.c[0], e.c[1], e.h[0], e.h[1], e.w[0], e.w[1]], at);
+    for (const c of e.cmds) {
+      out.set([c.op, c.a, c.b, c.c], cmdAt);
+      cmdAt += COMMAND_WORDS;
+    }
+  });
+  return out;
+}

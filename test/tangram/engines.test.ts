@@ -1,0 +1,126 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { evaluateLayer } from '../../generator/platforms/tangram/cost.js';
+import { TANGRAM_DEFAULT, type TangramHardware } from '../../generator/platforms/tangram/hardware.js';
+import { conv, type LayerShape } from '../../generator/platforms/tangram/layers.js';
+import { type Functional, programImage, programsOf } from '../../generator/platforms/tangram/programs.js';
+import { runEngines } from '../helpers/tangram-engines.js';
+import { Rng } from '../helpers/random.js';
+
+/**
+ * The emulator's engine model on generated programs: a schedule worked out by hand, the counters against the cost
+ * model, functional results against a direct computation, and timing-only runs equal to functional ones.
+ */
+
+const toy: TangramHardware = {
+  ...TANGRAM_DEFAULT,
+  grid: { rows: 1, cols: 2 },
+  array: { rows: 2, cols: 2 },
+  bufferBytes: 64,
+  wordBytes: 2,
+  noc: { hopCycles: 1, linkWordsPerCycle: 1 },
+  dram: { channels: 2, bytesPerCycle: 4 },
+};
+
+test('a two-engine schedule worked out by hand', async () => {
+  // conv 2 -> 4 channels on a 2x2 map, split by output channels (po = 2): per engine ifm 8, filters 4, ofm 8 words,
+  // 4 compute cycles; two chunks (double buffering): ifm 4 + filters 2 per chunk. Engine 0 at (0,0) loads from the
+  // west channel, engine 1 at (0,1) from the east one: one hop each, no shared resource, the same schedule:
+  //  load 4 words: channel 0..2 (4 words * 2 B / 4 B/cycle), port link 0..4 (4 words / 1 word/cycle), done 4 + 1 = 5;
+  //  load 2: channel 2..3, link busy until 4 so 4..6 (2 cycles of waiting), done 7; wait: clock 7;
+  //  chunk 1 loads issued at 7: 4 words channel 7..9 link 7..11 done 12; 2 words channel 9..10 link 11..13 done 14;
+  //  compute 2: clock 9; wait: 14; compute 2: 16; store 8 words: out link 16..24, at the port 17, channel 17..21,
+  //  done max(21, 24 + 1) = 25.
+  const l = conv('small', 2, 4, 2, 1, 1, []);
+  const { engines, messages } = programsOf(l, 1, toy, { pb: 1, po: 2, ph: 1, pw: 1, pi: 1 }, false);
+  const r = await runEngines(programImage(toy, engines, messages));
+  assert.is(r.cycles, 25);
+  // Waiting on links: 2 cycles per engine at the first chunk's filter load, 2 at the second's.
+  assert.is(r.linkWait, 8);
+  // Counters: the cost model's (cost.test.ts 'output split without sharing': 40 DRAM words, 40 word-hops).
+  assert.is(r.dramWords, 40);
+  assert.is(r.wordHops, 40);
+  assert.is(r.computeCycles, 8);
+});
+
+/** A random int8 conv and its direct int32 result (NCHW, OIHW). */
+function convCase(rng: Rng, l: LayerShape, batch: number, pad: number): { fn: Functional; x: Int8Array; w: Int8Array; bias: Int32Array; y: Int32Array } {
+  const H = (l.h - 1) * l.stride + l.r - 2 * pad;
+  const W = (l.w - 1) * l.stride + l.s - 2 * pad;
+  const x = Int8Array.from({ length: batch * l.c * H * W }, () => rng.int(-128, 127));
+  const w = Int8Array.from({ length: l.k * l.c * l.r * l.s }, () => rng.int(-128, 127));
+  const bias = Int32Array.from({ length: l.k }, () => rng.int(-100000, 100000));
+  const y = new Int32Array(batch * l.k * l.h * l.w);
+  for (let n = 0; n < batch; n++) for (let k = 0; k < l.k; k++) for (let oh = 0; oh < l.h; oh++) for (let ow = 0; ow < l.w; ow++) {
+    let acc = bias[k];
+    for (let c = 0; c < l.c; c++) for (let r = 0; r < l.r; r++) for (let s = 0; s < l.s; s++) {
+      const ih = oh * l.stride - pad + r;
+      const iw = ow * l.stride - pad + s;
+      if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+      acc += x[((n * l.c + c) * H + ih) * W + iw] * w[((k * l.c + c) * l.r + r) * l.s + s];
+    }
+    y[((n * l.k + k) * l.h + oh) * l.w + ow] = acc;
+  }
+  const fn: Functional = {
+    n: batch, k: l.k, c: l.c, ho: l.h, wo: l.w, r: l.r, s: l.s, strideH: l.stride, strideW: l.stride, padT: pad, padL: pad, h: H, w: W,
+    xStrides: [l.c * H * W, H * W, W, 1], wStrides: [l.c * l.r * l.s, l.r * l.s, l.s, 1], yStrides: [l.k * l.h * l.w, l.h * l.w, l.w, 1], bias: true,
+  };
+  return { fn, x, w, bias, y };
+}
+
+test('functional runs are exact under every kind of split, and timing-only runs agree with them', async () => {
+  const rng = new Rng(18);
+  const hw: TangramHardware = { ...TANGRAM_DEFAULT, grid: { rows: 4, cols: 4 } };
+  const l = conv('c', 6, 8, 5, 3, 2, []);
+  const cases = [
+    { pb: 2, po: 1, ph: 1, pw: 1, pi: 1 }, { pb: 1, po: 4, ph: 1, pw: 1, pi: 1 }, { pb: 1, po: 1, ph: 5, pw: 1, pi: 1 },
+    { pb: 1, po: 1, ph: 1, pw: 1, pi: 3 }, { pb: 2, po: 2, ph: 1, pw: 2, pi: 2 }, { pb: 1, po: 8, ph: 1, pw: 1, pi: 2 },
+  ];
+  for (const sharing of [false, true]) {
+    for (const p of cases) {
+      const k = convCase(rng, l, 2, 1);
+      const { engines, messages } = programsOf(l, 2, hw, p, sharing);
+      const image = programImage(hw, engines, messages, k.fn);
+      const f = await runEngines(image, { x: k.x, w: k.w, bias: k.bias, yLength: k.y.length });
+      assert.equal(Array.from(f.y!), Array.from(k.y), `split ${JSON.stringify(p)} sharing ${sharing}`);
+      const t = await runEngines(image);
+      assert.equal([t.cycles, t.dramWords, t.wordHops, t.computeCycles, t.linkWait], [f.cycles, f.dramWords, f.wordHops, f.computeCycles, f.linkWait]);
+    }
+  }
+});
+
+test('DRAM words are the cost model\'s on even splits; sharing cuts them; time is at least the model\'s bound', async () => {
+  const hw: TangramHardware = { ...TANGRAM_DEFAULT, grid: { rows: 4, cols: 4 } };
+  const l = conv('c', 16, 32, 8, 3, 1, []);
+  const p = { pb: 2, po: 4, ph: 2, pw: 1, pi: 1 };
+  const runs: number[] = [];
+  for (const sharing of [false, true]) {
+    const e = evaluateLayer(l, p, 16, { hw, batch: 2, dramHopSum: 0, sharing, sources: [{ from: 'dram' }], ofmOnChip: false, reservedWords: 0 })!;
+    const { engines, messages } = programsOf(l, 2, hw, p, sharing);
+    const r = await runEngines(programImage(hw, engines, messages));
+    assert.is(r.dramWords, e.dramWords, `sharing ${sharing}`);
+    // The busiest engine's compute, every engine's, is a lower bound on the layer's time.
+    assert.ok(r.cycles >= e.computeCycles);
+    runs.push(r.dramWords);
+  }
+  assert.ok(runs[1] < runs[0], `sharing ${runs[1]} < duplication ${runs[0]}`);
+});
+
+test('a bad program is a fault naming what is wrong', async () => {
+  const { engines, messages } = programsOf(conv('s', 2, 4, 2, 1, 1, []), 1, toy, { pb: 1, po: 2, ph: 1, pw: 1, pi: 1 }, false);
+  const image = programImage(toy, engines, messages);
+  const failure = async (p: Int32Array): Promise<string> => {
+    try {
+      await runEngines(p);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return 'no fault';
+  };
+  const bad = image.slice();
+  bad[0] = 0;
+  assert.match(await failure(bad), /tangram: not an engine program/);
+  assert.match(await failure(image.slice(0, image.length - 4)), /program size does not match its header/);
+});
+
+test.run();
