@@ -25,7 +25,7 @@ interface EngineExports {
   tangram_link_wait(): number;
 }
 
-export async function runEngines(program: Int32Array, operands?: { x: Int8Array; w: Int8Array; bias?: Int32Array; yLength: number }): Promise<EngineRun> {
+export async function runEngines(program: Int32Array, operands?: { x: ArrayBufferView; w: ArrayBufferView; bias?: ArrayBufferView; yLength: number }): Promise<EngineRun> {
   const emu = (await createEmulator('tangram')) as unknown as EngineExports;
   const base = emu.region_linear_base(0) >>> 0;
   const mem = new Uint8Array(emu.memory.buffer);

@@ -64,6 +64,7 @@ function convCase(rng: Rng, l: LayerShape, batch: number, pad: number): { fn: Fu
   const fn: Functional = {
     n: batch, k: l.k, c: l.c, ho: l.h, wo: l.w, r: l.r, s: l.s, strideH: l.stride, strideW: l.stride, padT: pad, padL: pad, h: H, w: W,
     xStrides: [l.c * H * W, H * W, W, 1], wStrides: [l.c * l.r * l.s, l.r * l.s, l.s, 1], yStrides: [l.k * l.h * l.w, l.h * l.w, l.w, 1], bias: true,
+    xType: 'int8', wType: 'int8', biasType: 'int32',
   };
   return { fn, x, w, bias, y };
 }
@@ -87,6 +88,30 @@ test('functional runs are exact under every kind of split, and timing-only runs 
       assert.equal([t.cycles, t.dramWords, t.wordHops, t.computeCycles, t.linkWait], [f.cycles, f.dramWords, f.wordHops, f.computeCycles, f.linkWait]);
     }
   }
+});
+
+test('uint8 inputs and an int16 bias are read as their types', async () => {
+  const rng = new Rng(7);
+  const hw: TangramHardware = { ...TANGRAM_DEFAULT, grid: { rows: 2, cols: 2 } };
+  const l = conv('u', 3, 4, 3, 3, 1, []);
+  const k = convCase(rng, l, 1, 1);
+  const x = Uint8Array.from(k.x, (v) => v + 128);
+  const bias = Int16Array.from(k.bias, (v) => v % 30000);
+  // The expected sums again, from the unsigned inputs and the short bias.
+  const H = 3, W = 3;
+  const y = new Int32Array(k.y.length);
+  for (let o = 0; o < 4; o++) for (let oh = 0; oh < 3; oh++) for (let ow = 0; ow < 3; ow++) {
+    let acc = bias[o];
+    for (let c = 0; c < 3; c++) for (let r = 0; r < 3; r++) for (let s = 0; s < 3; s++) {
+      const ih = oh - 1 + r, iw = ow - 1 + s;
+      if (ih >= 0 && ih < H && iw >= 0 && iw < W) acc += x[(c * H + ih) * W + iw] * k.w[((o * 3 + c) * 3 + r) * 3 + s];
+    }
+    y[(o * 3 + oh) * 3 + ow] = acc;
+  }
+  const { engines, messages } = programsOf(l, 1, hw, { pb: 1, po: 2, ph: 1, pw: 1, pi: 2 }, true);
+  const image = programImage(hw, engines, messages, { ...k.fn, xType: 'uint8', biasType: 'int16' });
+  const f = await runEngines(image, { x, w: k.w, bias, yLength: y.length });
+  assert.equal(Array.from(f.y!), Array.from(y));
 });
 
 test('DRAM words are the cost model\'s on even splits; sharing cuts them; time is at least the model\'s bound', async () => {

@@ -10,7 +10,7 @@
 // arrive hop latency x hops after their last word leaves. Loads and sends are asynchronous (an engine's own DMA);
 // WAIT_LOADS and RECV block. When every engine is done the control core waits until the last one finishes.
 //
-// Functional mode: the last COMPUTE of an engine adds its block's int8 x int8 products (and the bias, once per
+// Functional mode: the last COMPUTE of an engine adds its block's 8-bit x 8-bit products (and the bias, once per
 // output) into the int32 output, which the run zeroes first: the sums are exact in any order (two's-complement
 // int32 addition is associative), so the result is bit-exact with the reference. Timing-only mode skips the
 // arithmetic and the zeroing; schedule and counters are the same.
@@ -35,7 +35,6 @@ const OP_STORE: i32 = 6;
 const MAX_ENGINES: i32 = 1024;
 const MAX_SIDE: i32 = 64;
 const MAX_CHANNELS: i32 = 16;
-const MAX_MESSAGES: i32 = 16384;
 
 const CLOCK: usize = memory.data(MAX_ENGINES * 8);
 const LOADS: usize = memory.data(MAX_ENGINES * 8);
@@ -45,7 +44,8 @@ const LINKS: usize = memory.data(MAX_ENGINES * 4 * 8);
 /** Edge ports per row: west in, west out, east in, east out. */
 const PORTS: usize = memory.data(MAX_SIDE * 4 * 8);
 const CHANNELS: usize = memory.data(MAX_CHANNELS * 8);
-const MESSAGES: usize = memory.data(MAX_MESSAGES * 8);
+/** The program's own message table (its arrival times, f64; -1 not sent yet). */
+let MESSAGES: usize = 0;
 
 let prog: usize = 0;
 let engines: i32 = 0;
@@ -169,9 +169,11 @@ export function tangram_run(program: usize, words: i32, x: usize, w: usize, b: u
   if (rows < 1 || cols < 1 || rows > MAX_SIDE || cols > MAX_SIDE || rows * cols > MAX_ENGINES) fail("the engine model holds at most 1024 engines, 64 a side; this grid has", <i64>rows * cols);
   if (engines < 1 || engines > rows * cols) fail("engines in the program out of the grid:", engines);
   if (channels < 1 || channels > MAX_CHANNELS) fail("DRAM channels out of range:", channels);
-  if (messages < 0 || messages > MAX_MESSAGES) fail("more messages than the model holds (16384):", messages);
+  const table = word(41);
+  if (messages < 0 || table != HEADER + engines * ENGINE + commands * COMMAND) fail("bad message table, messages", messages);
+  MESSAGES = prog + (<usize>table << 2);
   if (channelBytes <= 0 || linkWords <= 0) fail("a channel or link rate is not positive:", word(5));
-  if (words != HEADER + engines * ENGINE + commands * COMMAND) fail("program size does not match its header, words", words);
+  if (words != HEADER + engines * ENGINE + commands * COMMAND + 2 * messages) fail("program size does not match its header, words", words);
   for (let e = 0; e < engines; e++) {
     setF64(CLOCK, e, 0);
     setF64(LOADS, e, 0);
@@ -189,7 +191,11 @@ export function tangram_run(program: usize, words: i32, x: usize, w: usize, b: u
   computeCycles = 0;
   linkWait = 0;
   const doMath = functional != 0 && word(10) == 1;
-  if (doMath) zeroOutput(y);
+  if (doMath) {
+    if (word(38) < 0 || word(38) > 1 || word(39) < 0 || word(39) > 1) fail("operands must be int8 or uint8 (kinds 0, 1), not kinds", word(38) * 10 + word(39));
+    if (word(40) < 0 || word(40) > 3) fail("unknown bias element kind", word(40));
+    zeroOutput(y);
+  }
 
   while (true) {
     let best = -1;
@@ -298,6 +304,15 @@ function zeroOutput(y: usize): void {
   }
 }
 
+/** Element i of an array of kind 0 int8, 1 uint8, 2 int16, 3 int32 (programs.ts ELEMENT_KINDS), as int32. */
+// @ts-ignore: decorator
+@inline function element(base: usize, i: i32, kind: i32): i32 {
+  if (kind == 0) return <i32>load<i8>(base + <usize>i);
+  if (kind == 1) return <i32>load<u8>(base + <usize>i);
+  if (kind == 2) return <i32>load<i16>(base + (<usize>i << 1));
+  return load<i32>(base + (<usize>i << 2));
+}
+
 /** y[n,k,oh,ow] += (c0 == 0 ? bias[k] : 0) + sum over the engine's input channels and the window of x * w. */
 function computeBlock(e: i32, x: usize, w: usize, b: usize, y: usize): void {
   const R = dim(5), S = dim(6), strideH = dim(7), strideW = dim(8), padT = dim(9), padL = dim(10), H = dim(11), W = dim(12);
@@ -305,21 +320,22 @@ function computeBlock(e: i32, x: usize, w: usize, b: usize, y: usize): void {
   const wk = word(29), wc = word(30), wr = word(31), ws = word(32);
   const yn = word(33), yk = word(34), yh = word(35), yw = word(36);
   const bias = word(37) != 0;
+  const xKind = word(38), wKind = word(39), bKind = word(40);
   const n0 = engineWord(e, 4), n1 = engineWord(e, 5);
   const k0 = engineWord(e, 6), k1 = engineWord(e, 7);
   const c0 = engineWord(e, 8), c1 = engineWord(e, 9);
   const h0 = engineWord(e, 10), h1 = engineWord(e, 11);
   const w0 = engineWord(e, 12), w1 = engineWord(e, 13);
   for (let n = n0; n < n1; n++) for (let k = k0; k < k1; k++) for (let oh = h0; oh < h1; oh++) for (let ow = w0; ow < w1; ow++) {
-    let acc: i32 = bias && c0 == 0 ? load<i32>(b + (<usize>k << 2)) : 0;
+    let acc: i32 = bias && c0 == 0 ? element(b, k, bKind) : 0;
     for (let c = c0; c < c1; c++) for (let r = 0; r < R; r++) {
       const ih = oh * strideH - padT + r;
       if (ih < 0 || ih >= H) continue;
       for (let s = 0; s < S; s++) {
         const iw = ow * strideW - padL + s;
         if (iw < 0 || iw >= W) continue;
-        const xv = <i32>load<i8>(x + <usize>(n * xn + c * xc + ih * xh + iw * xw));
-        const wv = <i32>load<i8>(w + <usize>(k * wk + c * wc + r * wr + s * ws));
+        const xv = element(x, n * xn + c * xc + ih * xh + iw * xw, xKind);
+        const wv = element(w, k * wk + c * wc + r * wr + s * ws, wKind);
         acc += xv * wv;
       }
     }

@@ -55,6 +55,12 @@ export interface LayerCounts {
   buffer: number;
   wordHops: number;
   dramWords: number;
+  /**
+   * NoC cycles one engine's own transfers take at the least, whatever the rest of the mesh does: its rotation
+   * words over its one link to the next member, and the partial-sum tree's log2(pi) levels of a whole block each.
+   * The even-spread bound (totalsOf) misses these serial paths; the emulator's event model showed them.
+   */
+  criticalNocCycles: number;
 }
 
 export interface LayerEval extends LayerCounts {
@@ -136,8 +142,9 @@ export interface Blocking {
 export function blockingOf(t: Tiles, ifmSlice: number, filSlice: number, capacity: number, forwarded: boolean): Blocking {
   if (ifmSlice + filSlice <= capacity) return { order: 'fits', ifmPasses: 1, filPasses: 1 };
   const half = capacity / 2;
-  const filChunks = Math.ceil(filSlice / half);
-  const ifmChunks = Math.ceil(ifmSlice / half);
+  // At least one chunk each: a layer without filters streams its input once, not zero times.
+  const filChunks = Math.max(1, Math.ceil(filSlice / half));
+  const ifmChunks = Math.max(1, Math.ceil(ifmSlice / half));
   if (!forwarded && t.fil + filChunks * t.ifm < t.ifm + ifmChunks * t.fil) return { order: 'filters-resident', ifmPasses: filChunks, filPasses: 1 };
   return { order: 'ifmaps-resident', ifmPasses: 1, filPasses: ifmChunks };
 }
@@ -201,6 +208,8 @@ export function evaluateLayer(l: LayerShape, p: Partition, engines: number, ctx:
     + filWords * Math.ceil((t.b * t.h * t.w) / hw.array.cols);
   const buffer = n * (ifmWords + filWords + toArrayReads + 2 * t.ofm) + 2 * reduceWords;
   const ops = opsOf(l, batch);
+  const rotationPerEngine = ifmWords - ifmOutside + (filWords - filOutside);
+  const criticalNocCycles = (rotationPerEngine + Math.ceil(Math.log2(p.pi)) * t.ofm) / hw.noc.linkWordsPerCycle;
   return {
     partition: p,
     order,
@@ -212,6 +221,7 @@ export function evaluateLayer(l: LayerShape, p: Partition, engines: number, ctx:
     buffer,
     wordHops,
     dramWords,
+    criticalNocCycles,
   };
 }
 
@@ -243,6 +253,7 @@ export function totalsOf(c: LayerCounts, hw: TangramHardware, stretch = 1): Tota
   const nocCycles = links === 0 ? 0 : Math.max(
     c.wordHops / (links * hw.noc.linkWordsPerCycle),
     c.dramWords / (edgePorts * hw.noc.linkWordsPerCycle),
+    c.criticalNocCycles,
   );
   const dramCycles = (c.dramWords * hw.wordBytes) / (hw.dram.channels * hw.dram.bytesPerCycle);
   const cycles = Math.max(c.computeCycles, nocCycles, dramCycles) * stretch;

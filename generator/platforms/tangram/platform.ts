@@ -2,11 +2,15 @@ import { GenError } from '../../errors.js';
 import { SCALAR_CORE_COSTS } from '../generic/platform.js';
 import { CORE_KERNELS } from '../kernel-table.js';
 import { oneOf, wholeNumber } from '../options.js';
-import { CORE_PASSES } from '../passes.js';
+import { foldBiasAdd } from '../../frontend/passes/fold-bias-add.js';
+import { foldTrueIntegerDivPass } from '../../frontend/passes/fold-true-integer-div.js';
+import { fuseElementwise } from '../../frontend/passes/fuse-elementwise.js';
+import { lowerQuantizedPass } from '../../frontend/passes/lower-quantized.js';
 import type { Platform } from '../types.js';
 import { readTangramConfig } from './config-file.js';
 import { dataflowData, dataflowPicture } from './describe.js';
 import { layersOfGraph } from './from-graph.js';
+import { tangramEngineKernel } from './engine-kernel.js';
 import { engineCount, pesPerEngine, TANGRAM_DEFAULT, type TangramHardware } from './hardware.js';
 import type { Objective } from './partition.js';
 import { searchDataflow } from './search.js';
@@ -20,10 +24,11 @@ const MAX_BATCH = 4096;
  *  - the dataflow: the model's layers (from-graph.ts) searched over the engine grid with buffer sharing and
  *    alternate-loop pipelining (search.ts), written to firmware.json (`platformData`) and dataflow.txt (a picture of
  *    the grid per segment) with per-layer time and energy split by level;
- *  - the functional firmware: the layers run exactly (the integer dialect, SEMANTICS.md) on the chip's control core
- *    with the shared kernels, in C and AS, against the chip's DRAM in the emulator (emulator/assembly/chips/tangram.ts).
- * Per-engine programs and an event model of the engines, NoC and DRAM in the emulator are not written yet: the
- * engines' time and energy are the cost model's (docs/tangram.md "What is left").
+ *  - the firmware: int8 Conv and Gemm/MatMul layers as per-engine programs (engine-kernel.ts, programs.ts) that the
+ *    emulator's engine model runs, computing the sums exactly and timing engines, NoC and DRAM channels; every other
+ *    layer (requantization, ReLU, pooling, Add, and the products the engines do not take) on the chip's control core
+ *    with the shared kernels, exact (SEMANTICS.md). The engine programs run one layer at a time; the pipelined
+ *    segments of the dataflow are the cost model's (docs/tangram.md "What is left").
  */
 function tangramPlatform(hw: TangramHardware, strategy: Strategy, batch: number): Platform {
   return {
@@ -31,15 +36,17 @@ function tangramPlatform(hw: TangramHardware, strategy: Strategy, batch: number)
     emulatorId: 4,
     clockHz: hw.clockHz,
     cores: 1,
-    // The engines' PEs (16x16 engines x 8x8 PEs = 16384 MACs per cycle at the default size) are the cost model's;
-    // the emulated layers run on the control core, so its profile's utilisation is against one MAC per cycle.
-    peakMacsPerCoreCycle: 1,
+    // The engines' PEs: 16x16 engines x 8x8 PEs = 16384 MACs per cycle at the default size (the profile's
+    // utilisation of an engine layer is against the whole grid's peak).
+    peakMacsPerCoreCycle: engineCount(hw) * pesPerEngine(hw),
     launch: 'call',
     // emulator/assembly/chips/tangram.ts: the DRAM at 0x8000_0000; ASSUMPTION: 64 MiB modelled.
     memories: [{ name: 'DRAM', chipBase: 0x8000_0000, size: 64 * 1024 * 1024 }],
     home: { memory: 'DRAM', offset: 0, size: 64 * 1024 * 1024 },
-    passes: CORE_PASSES,
-    kernels: CORE_KERNELS,
+    // The core passes without fuseRequant: the engines give int32 sums (engine-kernel.ts), the requantization and
+    // ReLU after them are element-wise layers of the control core.
+    passes: [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, fuseElementwise],
+    kernels: [tangramEngineKernel(hw, strategy.objective), ...CORE_KERNELS],
     // The control core is priced as the generic scalar core (the emulator's genericCosts(false), docs/timing.md).
     costs: SCALAR_CORE_COSTS,
     image: {

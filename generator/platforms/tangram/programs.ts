@@ -7,14 +7,17 @@ import { snake } from './regions.js';
  * Per-engine programs of one layer running alone on the grid (the emulator's engine model runs them:
  * emulator/assembly/tangram/, docs/tangram.md "Engine programs"). The layer's partitioning gives each engine a block
  * of the output (batch, output channels, rows, columns) over a range of input channels; the program of an engine
- * loads its slice of the inputs and filters from its nearer DRAM edge in chunks (the next chunk's load issued before
- * the current chunk's compute: double buffering), rotates shared slices around its sharing group (buffer sharing),
- * computes, sends partial sums to its reduction group's leader (input-channel split) and the leader stores the block.
+ * loads its slice of the inputs and filters from its nearer DRAM edge in chunks (at least 2, one per buffer pass up
+ * to 8; the next chunk's load issued before the current chunk's compute: double buffering), rotates shared slices around its sharing group (buffer sharing),
+ * computes, reduces partial sums over its input-channel group by a binary tree, and the group's leader stores the
+ * block.
  *
  * The image is an Int32Array (layout below, the emulator reads the same offsets): a header with the hardware's
  * figures (the emulator holds none of its own: a configuration file reaches it through the program), the functional
- * operation (a strided int8 x int8 -> int32 convolution; a matrix product is one with 1x1 windows), one record per
- * engine (position, commands, block) and the commands, 4 words each.
+ * operation (a strided 8-bit x 8-bit -> int32 convolution; a matrix product is one with 1x1 windows), one record per
+ * engine (position, commands, block), the commands, 4 words each, and a table the emulator writes the messages'
+ * arrival times into (so the image must be writable memory; its size grows with the messages, not bounded by the
+ * emulator's own tables).
  */
 export const PROGRAM_MAGIC = 0x54474d31; // 'TGM1'
 export const HEADER_WORDS = 48;
@@ -22,6 +25,10 @@ export const ENGINE_WORDS = 14;
 export const COMMAND_WORDS = 4;
 /** Q16 fixed point for the fractional rates (bytes or words per cycle). */
 export const Q16 = 65536;
+
+/** Bounds on a program's size (commands grow with engines x chunks x messages): documented approximations. */
+const MAX_CHUNKS = 8;
+const MAX_ROTATION_MESSAGES = 4;
 
 export const OP = { LOAD: 1, WAIT_LOADS: 2, COMPUTE: 3, SEND: 4, RECV: 5, STORE: 6 } as const;
 
@@ -33,14 +40,24 @@ export interface Functional {
   wStrides: [number, number, number, number];
   yStrides: [number, number, number, number];
   bias: boolean;
+  /** Element types: x and w int8 or uint8; the bias int8, int16 or int32 (read as int32). */
+  xType: ElementKind;
+  wType: ElementKind;
+  biasType: ElementKind;
 }
+
+/** Element kinds as the program's header numbers them. */
+export const ELEMENT_KINDS = ['int8', 'uint8', 'int16', 'int32'] as const;
+export type ElementKind = (typeof ELEMENT_KINDS)[number];
 
 /** Header word offsets. */
 export const H = {
   magic: 0, engines: 1, rows: 2, cols: 3, channels: 4, channelBytesQ16: 5, linkWordsQ16: 6, hopCycles: 7,
   wordBytes: 8, messages: 9, functional: 10, commands: 11,
   // the functional operation, 13 dims then 12 strides then bias (words 12..37)
-  dims: 12, xStrides: 25, wStrides: 29, yStrides: 33, bias: 37,
+  dims: 12, xStrides: 25, wStrides: 29, yStrides: 33, bias: 37, xType: 38, wType: 39, biasType: 40,
+  /** Word offset of the message table: two words (an f64 arrival time the emulator writes) per message. */
+  messageTable: 41,
 } as const;
 
 interface Cmd { op: number; a: number; b: number; c: number }
@@ -127,7 +144,7 @@ export function programsOf(l: LayerShape, batch: number, hw: TangramHardware, p:
     const ch = channelOf(hw, b.row, b.col);
     const ifmOwn = (t.ifm * ifmPasses) / g.ifm;
     const filOwn = (t.fil * filPasses) / g.fil;
-    const chunks = Math.max(2, ifmPasses, filPasses);
+    const chunks = Math.min(MAX_CHUNKS, Math.max(2, ifmPasses, filPasses));
     const cycles = computeCycles(l, t, hw);
     const q = idx(j);
     // Ring neighbours in the sharing groups: the input group varies io, the filter group varies (ib, ih, iw).
@@ -148,28 +165,36 @@ export function programsOf(l: LayerShape, batch: number, hw: TangramHardware, p:
     for (let s = 0; s < chunks; s++) {
       b.cmds.push({ op: OP.WAIT_LOADS, a: 0, b: 0, c: 0 });
       if (s + 1 < chunks) load(s + 1);
-      // Rotation: g - 1 steps, each passing one slice to the next member and taking one from the previous.
+      // Rotation: g - 1 steps, each passing one slice to the next member and taking one from the previous; the steps
+      // go in at most MAX_ROTATION_MESSAGES messages per chunk (consecutive steps merged: the same words over the same
+      // link, so the link time is the same; a merged message waits for its whole share).
       const rotate = (data: string, size: number, total: number, ring: (d: number) => number): void => {
-        for (let step = 1; step < size; step++) {
-          const words = piece(Math.round(total / size), chunks, s);
+        const slice = piece(Math.round(total / size), chunks, s);
+        const groups = Math.min(size - 1, MAX_ROTATION_MESSAGES);
+        for (let q = 0; q < groups; q++) {
+          const words = slice * piece(size - 1, groups, q);
           if (words === 0) continue;
-          b.cmds.push({ op: OP.SEND, a: ring(1), b: words, c: msg(`${s}/${data}/${step}/${j}`) });
-          b.cmds.push({ op: OP.RECV, a: ring(-1), b: words, c: msg(`${s}/${data}/${step}/${ring(-1)}`) });
+          b.cmds.push({ op: OP.SEND, a: ring(1), b: words, c: msg(`${s}/${data}/${q}/${j}`) });
+          b.cmds.push({ op: OP.RECV, a: ring(-1), b: words, c: msg(`${s}/${data}/${q}/${ring(-1)}`) });
         }
       };
       if (g.ifm > 1) rotate('i', g.ifm, t.ifm * ifmPasses, ifmRing);
       if (g.fil > 1) rotate('f', g.fil, t.fil * filPasses, filRing);
       b.cmds.push({ op: OP.COMPUTE, a: piece(cycles, chunks, s), b: s === chunks - 1 ? 1 : 0, c: 0 });
     }
+    // Reduction over the input-channel split: a binary tree over the group's consecutive engines (at distance d,
+    // d = 1, 2, 4, ...: the engine at an odd multiple of d sends its partial block to the one d before it), so the
+    // leader (ii = 0) receives log2(pi) blocks, not pi - 1, and the sums move over short distances in parallel.
     if (p.pi > 1) {
-      const leader = engineOf({ ...q, ii: 0 });
-      if (q.ii > 0) {
-        b.cmds.push({ op: OP.SEND, a: leader, b: t.ofm, c: msg(`r/${j}`) });
-        return;
-      }
-      for (let ii = 1; ii < p.pi; ii++) {
-        const from = engineOf({ ...q, ii });
-        b.cmds.push({ op: OP.RECV, a: from, b: t.ofm, c: msg(`r/${from}`) });
+      for (let d = 1; d < p.pi; d *= 2) {
+        if (q.ii % (2 * d) === d) {
+          b.cmds.push({ op: OP.SEND, a: engineOf({ ...q, ii: q.ii - d }), b: t.ofm, c: msg(`r/${j}`) });
+          return;
+        }
+        if (q.ii + d < p.pi) {
+          const from = engineOf({ ...q, ii: q.ii + d });
+          b.cmds.push({ op: OP.RECV, a: from, b: t.ofm, c: msg(`r/${from}`) });
+        }
       }
     }
     if (t.ofm > 0) b.cmds.push({ op: OP.STORE, a: ch, b: t.ofm, c: 0 });
@@ -180,7 +205,8 @@ export function programsOf(l: LayerShape, batch: number, hw: TangramHardware, p:
 /** The program image the emulator runs (layout: the constants above). */
 export function programImage(hw: TangramHardware, engines: EngineBlock[], messages: number, fn?: Functional): Int32Array {
   const total = engines.reduce((s, e) => s + e.cmds.length, 0);
-  const out = new Int32Array(HEADER_WORDS + engines.length * ENGINE_WORDS + total * COMMAND_WORDS);
+  const table = HEADER_WORDS + engines.length * ENGINE_WORDS + total * COMMAND_WORDS;
+  const out = new Int32Array(table + 2 * messages);
   out[H.magic] = PROGRAM_MAGIC;
   out[H.engines] = engines.length;
   out[H.rows] = hw.grid.rows;
@@ -193,12 +219,16 @@ export function programImage(hw: TangramHardware, engines: EngineBlock[], messag
   out[H.messages] = messages;
   out[H.functional] = fn ? 1 : 0;
   out[H.commands] = total;
+  out[H.messageTable] = table;
   if (fn) {
     [fn.n, fn.k, fn.c, fn.ho, fn.wo, fn.r, fn.s, fn.strideH, fn.strideW, fn.padT, fn.padL, fn.h, fn.w].forEach((v, i) => { out[H.dims + i] = v; });
     fn.xStrides.forEach((v, i) => { out[H.xStrides + i] = v; });
     fn.wStrides.forEach((v, i) => { out[H.wStrides + i] = v; });
     fn.yStrides.forEach((v, i) => { out[H.yStrides + i] = v; });
     out[H.bias] = fn.bias ? 1 : 0;
+    out[H.xType] = ELEMENT_KINDS.indexOf(fn.xType);
+    out[H.wType] = ELEMENT_KINDS.indexOf(fn.wType);
+    out[H.biasType] = ELEMENT_KINDS.indexOf(fn.biasType);
   }
   let cmdAt = HEADER_WORDS + engines.length * ENGINE_WORDS;
   engines.forEach((e, j) => {

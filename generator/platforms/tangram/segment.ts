@@ -98,7 +98,7 @@ export function evaluateSegment(
     if (!e) return undefined;
     placed.push({ index: i, region, eval: e, sources, ofmOnChip });
   }
-  const sum: LayerCounts = { ops: 0, computeCycles: 0, regf: 0, itcn: 0, buffer: 0, wordHops: 0, dramWords: 0 };
+  const sum: LayerCounts = { ops: 0, computeCycles: 0, regf: 0, itcn: 0, buffer: 0, wordHops: 0, dramWords: 0, criticalNocCycles: 0 };
   for (const p of placed) {
     sum.ops += p.eval.ops;
     sum.computeCycles = Math.max(sum.computeCycles, p.eval.computeCycles);
@@ -107,6 +107,7 @@ export function evaluateSegment(
     sum.buffer += p.eval.buffer;
     sum.wordHops += p.eval.wordHops;
     sum.dramWords += p.eval.dramWords;
+    sum.criticalNocCycles = Math.max(sum.criticalNocCycles, p.eval.criticalNocCycles);
   }
   const steps = batch * Math.min(...idx.map((i) => stepsPerSample(layers[i], strategy.pipelining, hw)));
   const segDepth = Math.max(...depth.values());

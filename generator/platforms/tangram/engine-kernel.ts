@@ -1,0 +1,176 @@
+import { attrInt, attrInts } from '../../ir/attrs.js';
+import { type Graph, type Node, tensorOf } from '../../ir/graph.js';
+import { valueRange } from '../../kernels/common.js';
+import type { KernelDef } from '../../kernels/types.js';
+import type { LayerContext } from './cost.js';
+import type { TangramHardware } from './hardware.js';
+import type { LayerShape } from './layers.js';
+import { bestPartition, type Objective } from './partition.js';
+import { type ElementKind, type Functional, programImage, programsOf } from './programs.js';
+import { regionsOf } from './regions.js';
+
+/**
+ * Conv and Gemm/MatMul on the engines (engine programs, programs.ts; the emulator's engine model runs them): 8-bit
+ * (int8 or uint8) products into int32, the bias (an integer constant, one per output channel) added once. The requantization and the ReLU
+ * after them stay element-wise layers of the control core (the platform's passes do not fuse them, as on Gemmini):
+ * the engines' PEs are MAC arrays. One product is cast as a convolution with 1x1 windows (rows as the map's height).
+ * The layer runs alone on the grid with its best partitioning under buffer sharing (the search's single-layer
+ * segment); the pipelined segments of firmware.json's dataflow are the cost model's (docs/tangram.md).
+ */
+interface EngineOp {
+  shape: LayerShape;
+  batch: number;
+  fn: Functional;
+  x: string;
+  w: string;
+  bias?: string;
+  y: string;
+}
+
+/** Sums of int8 products that cannot leave int32 (the engines accumulate in 32 bits, as the reference does not wrap). */
+function fitsInt32(g: Graph, x: string, w: string, terms: number, bias?: string): boolean {
+  const xr = valueRange(tensorOf(g, x));
+  const wr = valueRange(tensorOf(g, w));
+  let bound = terms * Math.max(Math.abs(xr.min), Math.abs(xr.max)) * Math.max(Math.abs(wr.min), Math.abs(wr.max));
+  if (bias) {
+    const br = valueRange(tensorOf(g, bias));
+    bound += Math.max(Math.abs(br.min), Math.abs(br.max));
+  }
+  return bound <= 2 ** 31 - 1;
+}
+
+const OPERAND_TYPES: ReadonlySet<string> = new Set(['int8', 'uint8']);
+const BIAS_TYPES: ReadonlySet<string> = new Set(['int8', 'uint8', 'int16', 'int32']);
+
+function biasOk(g: Graph, name: string | undefined, channels: number): boolean {
+  if (!name) return true;
+  const b = tensorOf(g, name);
+  return BIAS_TYPES.has(b.dtype) && b.data !== undefined && b.shape.reduce((a, c) => a * c, 1) === channels && b.shape.filter((d) => d !== 1).length <= 1;
+}
+
+/** The operand and bias element kinds (int8 when absent: the header's default). */
+function kinds(g: Graph, x: string, w: string, bias?: string): { xType: ElementKind; wType: ElementKind; biasType: ElementKind } {
+  return {
+    xType: tensorOf(g, x).dtype as ElementKind,
+    wType: tensorOf(g, w).dtype as ElementKind,
+    biasType: bias ? (tensorOf(g, bias).dtype as ElementKind) : 'int32',
+  };
+}
+
+function convOp(node: Node, g: Graph): EngineOp | string {
+  const x = tensorOf(g, node.inputs[0]);
+  const w = tensorOf(g, node.inputs[1]);
+  const y = tensorOf(g, node.outputs[0]);
+  if (x.shape.length !== 4) return 'the engines take 2-D convolutions';
+  if (!OPERAND_TYPES.has(x.dtype) || !OPERAND_TYPES.has(w.dtype)) return 'operands are not 8-bit integers';
+  if (y.dtype !== 'int32' || node.requant) return 'the engines give int32 sums (a fused requantization stays on the core)';
+  if (attrInt(node, 'group', 1) !== 1) return 'grouped convolution';
+  if (attrInts(node, 'dilations', [1, 1]).some((d) => d !== 1)) return 'dilated convolution';
+  const autoPad = node.attrs.auto_pad;
+  if (autoPad?.kind === 'string' && autoPad.value !== 'NOTSET') return `auto_pad ${autoPad.value}`;
+  const [N, C, H, W] = x.shape;
+  const [K, , R, S] = w.shape;
+  const [, , HO, WO] = y.shape;
+  const bias = node.inputs[2] || undefined;
+  if (!biasOk(g, bias, K)) return 'the bias is not one int32 constant per output channel';
+  if (!fitsInt32(g, x.name, w.name, C * R * S, bias)) return 'the accumulator could leave int32';
+  const [sh, sw] = attrInts(node, 'strides', [1, 1]);
+  const [pt, pl] = attrInts(node, 'pads', [0, 0, 0, 0]);
+  return {
+    shape: { name: node.name, kind: 'conv', c: C, k: K, h: HO, w: WO, r: R, s: S, stride: Math.max(sh, sw), inputs: [] },
+    batch: N,
+    fn: {
+      n: N, k: K, c: C, ho: HO, wo: WO, r: R, s: S, strideH: sh, strideW: sw, padT: pt, padL: pl, h: H, w: W,
+      xStrides: [C * H * W, H * W, W, 1], wStrides: [C * R * S, R * S, S, 1], yStrides: [K * HO * WO, HO * WO, WO, 1],
+      bias: bias !== undefined, ...kinds(g, x.name, w.name, bias),
+    },
+    x: x.name, w: w.name, bias, y: y.name,
+  };
+}
+
+function productOp(node: Node, g: Graph): EngineOp | string {
+  const a = tensorOf(g, node.inputs[0]);
+  const b = tensorOf(g, node.inputs[1]);
+  const y = tensorOf(g, node.outputs[0]);
+  if (a.shape.length !== 2 || b.shape.length !== 2) return 'the engines take 2-D products';
+  if (!OPERAND_TYPES.has(a.dtype) || !OPERAND_TYPES.has(b.dtype)) return 'operands are not 8-bit integers';
+  if (y.dtype !== 'int32' || node.requant) return 'the engines give int32 sums (a fused requantization stays on the core)';
+  const gemm = node.op === 'Gemm';
+  if (gemm && (attrInt(node, 'alpha', 1) !== 1 || attrInt(node, 'beta', 1) !== 1)) return 'alpha or beta is not 1';
+  const transA = gemm && attrInt(node, 'transA', 0) !== 0;
+  const transB = gemm && attrInt(node, 'transB', 0) !== 0;
+  const M = transA ? a.shape[1] : a.shape[0];
+  const K = transA ? a.shape[0] : a.shape[1];
+  const N = transB ? b.shape[0] : b.shape[1];
+  const bias = node.inputs[2] || undefined;
+  if (!biasOk(g, bias, N)) return 'the bias is not one int32 constant per output column';
+  if (!fitsInt32(g, a.name, b.name, K, bias)) return 'the accumulator could leave int32';
+  // y[m, n] = sum_k A[m, k] B[k, n]: a convolution of one image, M rows x 1 column, K input and N output channels.
+  return {
+    shape: { name: node.name, kind: 'fc', c: K, k: N, h: M, w: 1, r: 1, s: 1, stride: 1, inputs: [] },
+    batch: 1,
+    fn: {
+      n: 1, k: N, c: K, ho: M, wo: 1, r: 1, s: 1, strideH: 1, strideW: 1, padT: 0, padL: 0, h: M, w: 1,
+      xStrides: [0, transA ? M : 1, transA ? 1 : K, 0], wStrides: [transB ? K : 1, transB ? 1 : N, 0, 0], yStrides: [0, 1, N, 0],
+      bias: bias !== undefined, ...kinds(g, a.name, b.name, bias),
+    },
+    x: a.name, w: b.name, bias, y: y.name,
+  };
+}
+
+function engineOp(node: Node, g: Graph): EngineOp | string {
+  if (node.op === 'Conv') return convOp(node, g);
+  if (node.op === 'Gemm' || node.op === 'MatMul') return productOp(node, g);
+  return 'not a Conv, Gemm or MatMul';
+}
+
+/** The layer's engine program: its best partitioning alone on the grid, with buffer sharing. */
+export function engineProgramOf(op: EngineOp, hw: TangramHardware, objective: Objective): Int32Array {
+  const all = hw.grid.rows * hw.grid.cols;
+  const [region] = regionsOf(hw, [all]);
+  const ctx: LayerContext = { hw, batch: op.batch, dramHopSum: region.dramHopSum, sharing: true, sources: [{ from: 'dram' }], ofmOnChip: false, reservedWords: 0 };
+  const best = bestPartition(op.shape, all, ctx, objective);
+  if (!best) throw new Error(`tangram: no partitioning of ${op.shape.name}`);
+  const { engines, messages } = programsOf(op.shape, op.batch, hw, best.partition, true);
+  return programImage(hw, engines, messages, op.fn);
+}
+
+export function tangramEngineKernel(hw: TangramHardware, objective: Objective): KernelDef {
+  return {
+    name: 'tangram-engines',
+    template: 'tangram-engines',
+    engine: 'accelerator',
+    accepts(node, g) {
+      const op = engineOp(node, g);
+      return typeof op === 'string' ? op : null;
+    },
+    view({ node, graph }) {
+      const op = engineOp(node, graph) as EngineOp;
+      const program = engineProgramOf(op, hw, objective);
+      const f = op.fn;
+      return {
+        args: [
+          { field: 'x', tensor: op.x, dtype: f.xType, write: false },
+          { field: 'w', tensor: op.w, dtype: f.wType, write: false },
+          ...(op.bias ? [{ field: 'b', tensor: op.bias, dtype: f.biasType, write: false }] : []),
+          { field: 'y', tensor: op.y, dtype: 'int32', write: true },
+        ],
+        params: {
+          program: Array.from(program).join(', '),
+          words: program.length,
+          engines: program[1],
+          bias: op.bias !== undefined,
+          N: f.n, K: f.k, C: f.c, HO: f.ho, WO: f.wo, R: f.r, S: f.s, SH: f.strideH, SW: f.strideW, PT: f.padT, PL: f.padL, H: f.h, W: f.w,
+          xn: f.xStrides[0], xc: f.xStrides[1], xh: f.xStrides[2], xw: f.xStrides[3],
+          wk: f.wStrides[0], wc: f.wStrides[1], wr: f.wStrides[2], ws: f.wStrides[3],
+          yn: f.yStrides[0], yk: f.yStrides[1], yh: f.yStrides[2], yw: f.yStrides[3],
+        },
+        macs: f.n * f.k * f.c * f.ho * f.wo * f.r * f.s,
+      };
+    },
+    hal: {
+      c: '#include "firmgen_hal.h"',
+      as: "import { tangram_run } from './hal/tangram';",
+    },
+  };
+}
