@@ -64,7 +64,7 @@ function convCase(rng: Rng, l: LayerShape, batch: number, pad: number): { fn: Fu
   const fn: Functional = {
     n: batch, k: l.k, c: l.c, ho: l.h, wo: l.w, r: l.r, s: l.s, strideH: l.stride, strideW: l.stride, padT: pad, padL: pad, h: H, w: W,
     xStrides: [l.c * H * W, H * W, W, 1], wStrides: [l.c * l.r * l.s, l.r * l.s, l.s, 1], yStrides: [l.k * l.h * l.w, l.h * l.w, l.w, 1], bias: true,
-    xType: 'int8', wType: 'int8', biasType: 'int32',
+    xType: 'int8', wType: 'int8', biasType: 'int32', yType: 'int32',
   };
   return { fn, x, w, bias, y };
 }

@@ -6,6 +6,10 @@ import * as assert from 'uvu/assert';
 import { GenError } from '../../generator/errors.js';
 import { compileModel, generateFirmware } from '../../generator/pipeline.js';
 import { gen } from '../helpers/cli.js';
+import { writeCase } from '../helpers/kernel-check.js';
+import { OnnxBuilder } from '../helpers/onnx-builder.js';
+import { Rng } from '../helpers/random.js';
+import { randomValues } from '../helpers/typed-values.js';
 import { DEEPLOY } from '../helpers/deeploy.js';
 
 /**
@@ -92,6 +96,21 @@ test('the CLI: a bad configuration is one line and exit 2', () => {
   assert.is(r.code, 2);
   assert.is(r.stderr.trim().split('\n').length, 1, r.stderr);
   assert.match(r.stderr, /grid/);
+});
+
+test('engine programs beyond the firmware\'s budget are a named capacity error', () => {
+  // Four parallel convolutions over a 32x32 grid: each program spreads over up to 1024 engines.
+  const rng = new Rng(4);
+  const b = new OnnxBuilder('wide').input('x', 'int8', [8, 64, 16, 16]);
+  for (let i = 0; i < 4; i++) {
+    b.initializer(`w${i}`, 'int8', [64, 64, 3, 3], randomValues(rng, 'int8', [64, 64, 3, 3], 3).data);
+    b.node('Conv', ['x', `w${i}`], [`y${i}`], { pads: [1, 1, 1, 1], kernel_shape: [3, 3] }).output(`y${i}`, 'int32');
+  }
+  const w = writeCase(join(work, 'wide'), { builder: b, inputs: [randomValues(rng, 'int8', [8, 64, 16, 16], 3)] });
+  const cfg = join(work, 'big.json');
+  writeFileSync(cfg, JSON.stringify({ grid: { rows: 32, cols: 32 } }));
+  const message = genError(() => generateFirmware({ model: w.model, sampleInputs: w.sample, platform: 'tangram', tangramConfig: cfg, out: join(work, 'wide-out') }));
+  assert.match(message, /node 'Conv_\d': the engine programs take \d+ KiB, more than the firmware's 3072 KiB for them/);
 });
 
 test.after(() => rmSync(work, { recursive: true, force: true }));

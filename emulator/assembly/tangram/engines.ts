@@ -11,8 +11,9 @@
 // WAIT_LOADS and RECV block. When every engine is done the control core waits until the last one finishes.
 //
 // Functional mode: the last COMPUTE of an engine adds its block's 8-bit x 8-bit products (and the bias, once per
-// output) into the int32 output, which the run zeroes first: the sums are exact in any order (two's-complement
-// int32 addition is associative), so the result is bit-exact with the reference. Timing-only mode skips the
+// output) into the output, which the run zeroes first: the sums are exact in any order (two's-complement addition
+// modulo the output's width is associative, and the final sum fits the type the generator gave the output), so the
+// result is bit-exact with the reference. Timing-only mode skips the
 // arithmetic and the zeroing; schedule and counters are the same.
 
 import { clockQ, waitUntil } from "../agents";
@@ -193,7 +194,8 @@ export function tangram_run(program: usize, words: i32, x: usize, w: usize, b: u
   const doMath = functional != 0 && word(10) == 1;
   if (doMath) {
     if (word(38) < 0 || word(38) > 1 || word(39) < 0 || word(39) > 1) fail("operands must be int8 or uint8 (kinds 0, 1), not kinds", word(38) * 10 + word(39));
-    if (word(40) < 0 || word(40) > 3) fail("unknown bias element kind", word(40));
+    if (word(40) < 0 || word(40) > 4) fail("unknown bias element kind", word(40));
+    if (word(42) < 0 || word(42) > 4) fail("unknown output element kind", word(42));
     zeroOutput(y);
   }
 
@@ -299,18 +301,36 @@ function dim(i: i32): i32 {
 function zeroOutput(y: usize): void {
   const n = dim(0), k = dim(1), ho = dim(3), wo = dim(4);
   const sn = word(33), sk = word(34), sh = word(35), sw = word(36);
+  const yKind = word(42);
   for (let a = 0; a < n; a++) for (let q = 0; q < k; q++) for (let i = 0; i < ho; i++) for (let j = 0; j < wo; j++) {
-    store<i32>(y + (<usize>(a * sn + q * sk + i * sh + j * sw) << 2), 0);
+    setZero(y, a * sn + q * sk + i * sh + j * sw, yKind);
   }
 }
 
-/** Element i of an array of kind 0 int8, 1 uint8, 2 int16, 3 int32 (programs.ts ELEMENT_KINDS), as int32. */
+/** Element i of an array of kind 0 int8, 1 uint8, 2 int16, 3 int32, 4 uint16 (programs.ts ELEMENT_KINDS), as int32. */
 // @ts-ignore: decorator
 @inline function element(base: usize, i: i32, kind: i32): i32 {
   if (kind == 0) return <i32>load<i8>(base + <usize>i);
   if (kind == 1) return <i32>load<u8>(base + <usize>i);
   if (kind == 2) return <i32>load<i16>(base + (<usize>i << 1));
+  if (kind == 4) return <i32>load<u16>(base + (<usize>i << 1));
   return load<i32>(base + (<usize>i << 2));
+}
+
+/**
+ * Adds `v` into element i of y, of kind `kind`, wrapping at its width: partial sums of several engines add modulo
+ * 2^width, and the final sum, which the type holds (the generator gave y that type from its value range), is exact.
+ */
+function addInto(base: usize, i: i32, kind: i32, v: i32): void {
+  if (kind == 0 || kind == 1) store<u8>(base + <usize>i, <u8>(<i32>load<u8>(base + <usize>i) + v));
+  else if (kind == 2 || kind == 4) store<u16>(base + (<usize>i << 1), <u16>(<i32>load<u16>(base + (<usize>i << 1)) + v));
+  else store<i32>(base + (<usize>i << 2), load<i32>(base + (<usize>i << 2)) + v);
+}
+
+function setZero(base: usize, i: i32, kind: i32): void {
+  if (kind == 0 || kind == 1) store<u8>(base + <usize>i, 0);
+  else if (kind == 2 || kind == 4) store<u16>(base + (<usize>i << 1), 0);
+  else store<i32>(base + (<usize>i << 2), 0);
 }
 
 /** y[n,k,oh,ow] += (c0 == 0 ? bias[k] : 0) + sum over the engine's input channels and the window of x * w. */
@@ -320,7 +340,7 @@ function computeBlock(e: i32, x: usize, w: usize, b: usize, y: usize): void {
   const wk = word(29), wc = word(30), wr = word(31), ws = word(32);
   const yn = word(33), yk = word(34), yh = word(35), yw = word(36);
   const bias = word(37) != 0;
-  const xKind = word(38), wKind = word(39), bKind = word(40);
+  const xKind = word(38), wKind = word(39), bKind = word(40), yKind = word(42);
   const n0 = engineWord(e, 4), n1 = engineWord(e, 5);
   const k0 = engineWord(e, 6), k1 = engineWord(e, 7);
   const c0 = engineWord(e, 8), c1 = engineWord(e, 9);
@@ -339,8 +359,7 @@ function computeBlock(e: i32, x: usize, w: usize, b: usize, y: usize): void {
         acc += xv * wv;
       }
     }
-    const ya = y + (<usize>(n * yn + k * yk + oh * yh + ow * yw) << 2);
-    store<i32>(ya, load<i32>(ya) + acc);
+    addInto(y, n * yn + k * yk + oh * yh + ow * yw, yKind, acc);
   }
 }
 

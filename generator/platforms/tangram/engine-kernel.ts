@@ -40,7 +40,9 @@ function fitsInt32(g: Graph, x: string, w: string, terms: number, bias?: string)
 }
 
 const OPERAND_TYPES: ReadonlySet<string> = new Set(['int8', 'uint8']);
-const BIAS_TYPES: ReadonlySet<string> = new Set(['int8', 'uint8', 'int16', 'int32']);
+const BIAS_TYPES: ReadonlySet<string> = new Set(['int8', 'uint8', 'int16', 'uint16', 'int32']);
+/** Results: int32 sums, or a narrower type the generator gave them from their value range (exact modulo its width). */
+const RESULT_TYPES: ReadonlySet<string> = new Set(['int8', 'uint8', 'int16', 'uint16', 'int32']);
 
 function biasOk(g: Graph, name: string | undefined, channels: number): boolean {
   if (!name) return true;
@@ -49,8 +51,9 @@ function biasOk(g: Graph, name: string | undefined, channels: number): boolean {
 }
 
 /** The operand and bias element kinds (int8 when absent: the header's default). */
-function kinds(g: Graph, x: string, w: string, bias?: string): { xType: ElementKind; wType: ElementKind; biasType: ElementKind } {
+function kinds(g: Graph, x: string, w: string, y: string, bias?: string): { xType: ElementKind; wType: ElementKind; biasType: ElementKind; yType: ElementKind } {
   return {
+    yType: tensorOf(g, y).dtype as ElementKind,
     xType: tensorOf(g, x).dtype as ElementKind,
     wType: tensorOf(g, w).dtype as ElementKind,
     biasType: bias ? (tensorOf(g, bias).dtype as ElementKind) : 'int32',
@@ -63,7 +66,7 @@ function convOp(node: Node, g: Graph): EngineOp | string {
   const y = tensorOf(g, node.outputs[0]);
   if (x.shape.length !== 4) return 'the engines take 2-D convolutions';
   if (!OPERAND_TYPES.has(x.dtype) || !OPERAND_TYPES.has(w.dtype)) return 'operands are not 8-bit integers';
-  if (y.dtype !== 'int32' || node.requant) return 'the engines give int32 sums (a fused requantization stays on the core)';
+  if (!RESULT_TYPES.has(y.dtype) || node.requant) return 'the engines give integer sums (a fused requantization stays on the core)';
   if (attrInt(node, 'group', 1) !== 1) return 'grouped convolution';
   if (attrInts(node, 'dilations', [1, 1]).some((d) => d !== 1)) return 'dilated convolution';
   const autoPad = node.attrs.auto_pad;
@@ -82,7 +85,7 @@ function convOp(node: Node, g: Graph): EngineOp | string {
     fn: {
       n: N, k: K, c: C, ho: HO, wo: WO, r: R, s: S, strideH: sh, strideW: sw, padT: pt, padL: pl, h: H, w: W,
       xStrides: [C * H * W, H * W, W, 1], wStrides: [C * R * S, R * S, S, 1], yStrides: [K * HO * WO, HO * WO, WO, 1],
-      bias: bias !== undefined, ...kinds(g, x.name, w.name, bias),
+      bias: bias !== undefined, ...kinds(g, x.name, w.name, y.name, bias),
     },
     x: x.name, w: w.name, bias, y: y.name,
   };
@@ -94,7 +97,7 @@ function productOp(node: Node, g: Graph): EngineOp | string {
   const y = tensorOf(g, node.outputs[0]);
   if (a.shape.length !== 2 || b.shape.length !== 2) return 'the engines take 2-D products';
   if (!OPERAND_TYPES.has(a.dtype) || !OPERAND_TYPES.has(b.dtype)) return 'operands are not 8-bit integers';
-  if (y.dtype !== 'int32' || node.requant) return 'the engines give int32 sums (a fused requantization stays on the core)';
+  if (!RESULT_TYPES.has(y.dtype) || node.requant) return 'the engines give integer sums (a fused requantization stays on the core)';
   const gemm = node.op === 'Gemm';
   if (gemm && (attrInt(node, 'alpha', 1) !== 1 || attrInt(node, 'beta', 1) !== 1)) return 'alpha or beta is not 1';
   const transA = gemm && attrInt(node, 'transA', 0) !== 0;
@@ -112,7 +115,7 @@ function productOp(node: Node, g: Graph): EngineOp | string {
     fn: {
       n: 1, k: N, c: K, ho: M, wo: 1, r: 1, s: 1, strideH: 1, strideW: 1, padT: 0, padL: 0, h: M, w: 1,
       xStrides: [0, transA ? M : 1, transA ? 1 : K, 0], wStrides: [transB ? K : 1, transB ? 1 : N, 0, 0], yStrides: [0, 1, N, 0],
-      bias: bias !== undefined, ...kinds(g, a.name, b.name, bias),
+      bias: bias !== undefined, ...kinds(g, a.name, b.name, y.name, bias),
     },
     x: a.name, w: b.name, bias, y: y.name,
   };
@@ -135,7 +138,16 @@ export function engineProgramOf(op: EngineOp, hw: TangramHardware, objective: Ob
   return programImage(hw, engines, messages, op.fn);
 }
 
-export function tangramEngineKernel(hw: TangramHardware, objective: Objective): KernelDef {
+/**
+ * Bytes of engine programs the firmware may embed. The programs are static data of the AS firmware, whose window is
+ * 4 MiB (docs/firmware-abi.md: [4 MiB, 8 MiB), then the chip's regions); ASSUMPTION: 3 MiB leaves the rest for the
+ * firmware's own data and stub heap. Above it generation fails with a clear error (programs.ts sizes: engines x
+ * chunks x messages).
+ */
+export const PROGRAM_BUDGET_BYTES = 3 * 1024 * 1024;
+
+/** The engine kernel, and the program bytes of the layers it has rendered (by node), for the budget check. */
+export function tangramEngineKernel(hw: TangramHardware, objective: Objective, programBytes?: Map<string, number>): KernelDef {
   return {
     name: 'tangram-engines',
     template: 'tangram-engines',
@@ -147,13 +159,14 @@ export function tangramEngineKernel(hw: TangramHardware, objective: Objective): 
     view({ node, graph }) {
       const op = engineOp(node, graph) as EngineOp;
       const program = engineProgramOf(op, hw, objective);
+      programBytes?.set(node.name, program.byteLength);
       const f = op.fn;
       return {
         args: [
           { field: 'x', tensor: op.x, dtype: f.xType, write: false },
           { field: 'w', tensor: op.w, dtype: f.wType, write: false },
           ...(op.bias ? [{ field: 'b', tensor: op.bias, dtype: f.biasType, write: false }] : []),
-          { field: 'y', tensor: op.y, dtype: 'int32', write: true },
+          { field: 'y', tensor: op.y, dtype: f.yType, write: true },
         ],
         params: {
           program: Array.from(program).join(', '),

@@ -6,11 +6,12 @@ import { foldBiasAdd } from '../../frontend/passes/fold-bias-add.js';
 import { foldTrueIntegerDivPass } from '../../frontend/passes/fold-true-integer-div.js';
 import { fuseElementwise } from '../../frontend/passes/fuse-elementwise.js';
 import { lowerQuantizedPass } from '../../frontend/passes/lower-quantized.js';
+import type { Layer } from '../../frontend/select.js';
 import type { Platform } from '../types.js';
 import { readTangramConfig } from './config-file.js';
 import { dataflowData, dataflowPicture } from './describe.js';
 import { layersOfGraph } from './from-graph.js';
-import { tangramEngineKernel } from './engine-kernel.js';
+import { PROGRAM_BUDGET_BYTES, tangramEngineKernel } from './engine-kernel.js';
 import { engineCount, pesPerEngine, TANGRAM_DEFAULT, type TangramHardware } from './hardware.js';
 import type { Objective } from './partition.js';
 import { searchDataflow } from './search.js';
@@ -31,6 +32,7 @@ const MAX_BATCH = 4096;
  *    segments of the dataflow are the cost model's (docs/tangram.md "What is left").
  */
 function tangramPlatform(hw: TangramHardware, strategy: Strategy, batch: number): Platform {
+  const programBytes = new Map<string, number>();
   return {
     name: 'tangram',
     emulatorId: 4,
@@ -46,7 +48,7 @@ function tangramPlatform(hw: TangramHardware, strategy: Strategy, batch: number)
     // The core passes without fuseRequant: the engines give int32 sums (engine-kernel.ts), the requantization and
     // ReLU after them are element-wise layers of the control core.
     passes: [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, fuseElementwise],
-    kernels: [tangramEngineKernel(hw, strategy.objective), ...CORE_KERNELS],
+    kernels: [tangramEngineKernel(hw, strategy.objective, programBytes), ...CORE_KERNELS],
     // The control core is priced as the generic scalar core (the emulator's genericCosts(false), docs/timing.md).
     costs: SCALAR_CORE_COSTS,
     image: {
@@ -68,6 +70,7 @@ function tangramPlatform(hw: TangramHardware, strategy: Strategy, batch: number)
         : tangramPlatform(nextHw, { ...strategy, objective }, nextBatch);
     },
     annotate({ graph, layers }) {
+      checkProgramBudget(layers, programBytes);
       const { shapes, ids } = layersOfGraph(graph, layers);
       if (shapes.length === 0) return { data: { segments: [] }, files: new Map() };
       let plan;
@@ -82,6 +85,21 @@ function tangramPlatform(hw: TangramHardware, strategy: Strategy, batch: number)
       };
     },
   };
+}
+
+/** The engine programs of this model's layers fit the firmware's static data, or a one-line error naming the largest. */
+function checkProgramBudget(layers: Layer[], programBytes: Map<string, number>): void {
+  let total = 0;
+  let largest: { node: string; bytes: number } | undefined;
+  for (const l of layers) {
+    if (l.kernel === 'alias' || l.kernel.name !== 'tangram-engines') continue;
+    const bytes = programBytes.get(l.node.name) ?? 0;
+    total += bytes;
+    if (!largest || bytes > largest.bytes) largest = { node: l.node.name, bytes };
+  }
+  if (total > PROGRAM_BUDGET_BYTES && largest) {
+    throw new GenError('capacity', `the engine programs take ${Math.ceil(total / 1024)} KiB, more than the firmware's ${PROGRAM_BUDGET_BYTES / 1024} KiB for them (this layer's: ${Math.ceil(largest.bytes / 1024)} KiB); a smaller grid (--tangram-config) makes them smaller`, { node: largest.node });
+  }
 }
 
 /** Tangram's optimised dataflows (buffer sharing, alternate-loop pipelining), searched for the least energy. */

@@ -40,14 +40,15 @@ export interface Functional {
   wStrides: [number, number, number, number];
   yStrides: [number, number, number, number];
   bias: boolean;
-  /** Element types: x and w int8 or uint8; the bias int8, int16 or int32 (read as int32). */
+  /** Element types: x and w 8-bit; the bias and y any kind (the sums are exact modulo the output's width). */
   xType: ElementKind;
   wType: ElementKind;
   biasType: ElementKind;
+  yType: ElementKind;
 }
 
 /** Element kinds as the program's header numbers them. */
-export const ELEMENT_KINDS = ['int8', 'uint8', 'int16', 'int32'] as const;
+export const ELEMENT_KINDS = ['int8', 'uint8', 'int16', 'int32', 'uint16'] as const;
 export type ElementKind = (typeof ELEMENT_KINDS)[number];
 
 /** Header word offsets. */
@@ -57,7 +58,7 @@ export const H = {
   // the functional operation, 13 dims then 12 strides then bias (words 12..37)
   dims: 12, xStrides: 25, wStrides: 29, yStrides: 33, bias: 37, xType: 38, wType: 39, biasType: 40,
   /** Word offset of the message table: two words (an f64 arrival time the emulator writes) per message. */
-  messageTable: 41,
+  messageTable: 41, yType: 42,
 } as const;
 
 interface Cmd { op: number; a: number; b: number; c: number }
@@ -229,6 +230,7 @@ export function programImage(hw: TangramHardware, engines: EngineBlock[], messag
     out[H.xType] = ELEMENT_KINDS.indexOf(fn.xType);
     out[H.wType] = ELEMENT_KINDS.indexOf(fn.wType);
     out[H.biasType] = ELEMENT_KINDS.indexOf(fn.biasType);
+    out[H.yType] = ELEMENT_KINDS.indexOf(fn.yType);
   }
   let cmdAt = HEADER_WORDS + engines.length * ENGINE_WORDS;
   engines.forEach((e, j) => {
