@@ -66,8 +66,9 @@ test('buffer sharing: the input map is fetched once per group and rotated', () =
   assert.is(e.dramWords, 32);
   // Hops: rotation 2 engines * 4 words * 1 hop = 8, DRAM words 32 * 1 hop: 40.
   assert.is(e.wordHops, 40);
-  // Each engine sends its 4-word half to the other over one link: 4 cycles at the least.
-  assert.is(e.criticalNocCycles, 4);
+  // Serial paths: each engine sends its 4-word half to the other over one link (4 cycles); the 32 DRAM words pass
+  // the one row's two edge ports (32 / (2 * 1) = 16 cycles): 16 at the least.
+  assert.is(e.criticalNocCycles, 16);
   const t = totalsOf(e, hw);
   // NoC max(40/2, 32/2) = 20, DRAM 32*2/4 = 16, compute 4: 20 cycles.
   assert.is(t.cycles, 20);
@@ -126,8 +127,16 @@ test('an input-channel split reduces partial sums over the NoC', () => {
   // DRAM: ifm 2 engines * 2 words + filters 2 * (2*2) + ofm 2 = 14; hops 14 DRAM words * 1 + 2 reduced = 16.
   assert.is(e.dramWords, 14);
   assert.is(e.wordHops, 16);
-  // The reduction tree: log2(2) = 1 level of the 2-word block over a 1-word/cycle link: 2 cycles at the least.
-  assert.is(e.criticalNocCycles, 2);
+  // Serial paths: the reduction tree's log2(2) = 1 level of the 2-word block over a 1-word/cycle link (2 cycles);
+  // the 14 DRAM words through the row's 2 edge ports (7 cycles): 7 at the least.
+  assert.is(e.criticalNocCycles, 7);
+  // A region on fewer rows has fewer ports: the same words in a region said to span 1 of 4 rows of a 4x2 grid.
+  const tall = { ...hw, grid: { rows: 4, cols: 2 } };
+  const one = evaluateLayer(l, { pb: 1, po: 1, ph: 1, pw: 1, pi: 2 }, 2, ctx(tall, { dramHopSum: 2, regionRows: 1 }))!;
+  const all = evaluateLayer(l, { pb: 1, po: 1, ph: 1, pw: 1, pi: 2 }, 2, ctx(tall, { dramHopSum: 2 }))!;
+  // 14 / (2 * 1) = 7 against max(2, 14 / (2 * 4)) = 2.
+  assert.is(one.criticalNocCycles, 7);
+  assert.is(all.criticalNocCycles, 2);
   // A per-channel layer cannot split input channels.
   assert.is(evaluateLayer({ ...l, kind: 'pool', c: 2 }, { pb: 1, po: 1, ph: 1, pw: 1, pi: 2 }, 2, ctx(hw, {})), undefined);
 });

@@ -2,7 +2,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { evaluateLayer } from '../../generator/platforms/tangram/cost.js';
 import { TANGRAM_DEFAULT, type TangramHardware } from '../../generator/platforms/tangram/hardware.js';
-import { conv, type LayerShape } from '../../generator/platforms/tangram/layers.js';
+import { conv, eltwise, type LayerShape } from '../../generator/platforms/tangram/layers.js';
+import { consumersOf, evaluateSegment } from '../../generator/platforms/tangram/segment.js';
+import { segmentProgram } from '../../generator/platforms/tangram/segment-programs.js';
 import { type Functional, programImage, programsOf } from '../../generator/platforms/tangram/programs.js';
 import { runEngines } from '../helpers/tangram-engines.js';
 import { Rng } from '../helpers/random.js';
@@ -146,6 +148,29 @@ test('a bad program is a fault naming what is wrong', async () => {
   bad[0] = 0;
   assert.match(await failure(bad), /tangram: not an engine program/);
   assert.match(await failure(image.slice(0, image.length - 4)), /program size does not match its header/);
+});
+
+
+test('a pipeline segment as one program: maps forwarded step by step, DRAM words and word-hops as the model counts', async () => {
+  // The two-layer segment of search.test.ts (1x2 grid, one engine each): L0 reads 2 + 4 words from DRAM and
+  // forwards its 2-word output one hop; L1 reads its 4 filter words and stores 2: 12 DRAM words, 14 word-hops.
+  const layers = [conv('l0', 2, 2, 1, 1, 1, []), conv('l1', 2, 2, 1, 1, 1, [0])];
+  const seg = evaluateSegment(layers, consumersOf(layers), 0, 1, toy, 1, { sharing: false, pipelining: 'allo', objective: 'time' })!;
+  const r = await runEngines(segmentProgram(seg, layers, 1, toy, false));
+  assert.is(r.dramWords, 12);
+  assert.is(r.wordHops, 14);
+  // A residual block (1x1 conv a, 3x3 conv b on a's output, Add of b and a) on a 4x4 grid, batch 4, 16 channels of
+  // 8x8: it runs to the end (no engine waits forever), the Add's two operands forwarded, and only the block's input
+  // and output and the filters touch DRAM: x 4*16*64 = 4096, a's filters 256, b's 16*16*9 = 2304, the Add's output
+  // 4096: 10752 words. (The model counts b's ceil tiles: 13 engines splitting 16 input channels take 2 each.)
+  const hw: TangramHardware = { ...TANGRAM_DEFAULT, grid: { rows: 4, cols: 4 } };
+  const res = [conv('a', 16, 16, 8, 1, 1, []), conv('b', 16, 16, 8, 3, 1, [0]), eltwise('add', 16, 8, [1, 0])];
+  const rs = evaluateSegment(res, consumersOf(res), 0, 2, hw, 4, { sharing: true, pipelining: 'allo', objective: 'time' })!;
+  assert.equal(rs.layers[2].sources.map((x) => x.from), ['noc', 'noc']);
+  const rr = await runEngines(segmentProgram(rs, res, 4, hw, true));
+  assert.is(rr.dramWords, 10752);
+  assert.ok(rr.dramWords <= rs.layers.reduce((n, l) => n + l.eval.dramWords, 0));
+  assert.ok(rr.cycles >= Math.max(...rs.layers.map((l) => l.eval.computeCycles)));
 });
 
 test.run();

@@ -41,6 +41,11 @@ export interface LayerContext {
   ofmOnChip: boolean;
   /** Buffer words per engine held back for forwarded pipeline data (segment.ts). */
   reservedWords: number;
+  /**
+   * Rows the region spans (its DRAM traffic enters and leaves through those rows' edge ports only); absent: the whole
+   * grid's rows.
+   */
+  regionRows?: number;
 }
 
 /** The loop order the engine's buffer blocking took (nn_dataflow's loop blocking reduced to its two orders). */
@@ -56,9 +61,10 @@ export interface LayerCounts {
   wordHops: number;
   dramWords: number;
   /**
-   * NoC cycles one engine's own transfers take at the least, whatever the rest of the mesh does: its rotation
-   * words over its one link to the next member, and the partial-sum tree's log2(pi) levels of a whole block each.
-   * The even-spread bound (totalsOf) misses these serial paths; the emulator's event model showed them.
+   * NoC cycles the layer's transfers take at the least, whatever the rest of the mesh does: one engine's rotation
+   * words over its one link to the next member plus the partial-sum tree's log2(pi) levels of a whole block each, or
+   * the region's DRAM words through its rows' edge ports. The even-spread bound (totalsOf) misses these serial
+   * paths; the emulator's event model showed them.
    */
   criticalNocCycles: number;
 }
@@ -209,7 +215,13 @@ export function evaluateLayer(l: LayerShape, p: Partition, engines: number, ctx:
   const buffer = n * (ifmWords + filWords + toArrayReads + 2 * t.ofm) + 2 * reduceWords;
   const ops = opsOf(l, batch);
   const rotationPerEngine = ifmWords - ifmOutside + (filWords - filOutside);
-  const criticalNocCycles = (rotationPerEngine + Math.ceil(Math.log2(p.pi)) * t.ofm) / hw.noc.linkWordsPerCycle;
+  // The region's DRAM words pass its rows' edge ports, one link per row on each side (regions.ts dramHops): a small
+  // region of a pipeline segment cannot use the whole chip's ports (the event model showed it).
+  const ports = 2 * (ctx.regionRows ?? hw.grid.rows);
+  const criticalNocCycles = Math.max(
+    (rotationPerEngine + Math.ceil(Math.log2(p.pi)) * t.ofm) / hw.noc.linkWordsPerCycle,
+    dramWords / (ports * hw.noc.linkWordsPerCycle),
+  );
   return {
     partition: p,
     order,

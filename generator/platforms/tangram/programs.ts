@@ -90,29 +90,49 @@ export interface EngineBlock {
   cmds: Cmd[];
 }
 
+/** One layer's engines, blocks and buffer passes, before its commands are written (phase 1 of two). */
+export interface LayerPlan {
+  l: LayerShape;
+  p: Partition;
+  /** Index of the layer's first engine in the image (sends and receives name engines by image index). */
+  base: number;
+  blocks: EngineBlock[];
+  tiles: Tiles[];
+  ifmPasses: number[];
+  filPasses: number[];
+  groups: { ifm: number; fil: number };
+}
+
+interface BlockIndex { ib: number; ih: number; iw: number; io: number; ii: number }
+
+function indexOf(p: Partition, j: number): BlockIndex {
+  let r = j;
+  const ii = r % p.pi; r = Math.floor(r / p.pi);
+  const io = r % p.po; r = Math.floor(r / p.po);
+  const iw = r % p.pw; r = Math.floor(r / p.pw);
+  const ih = r % p.ph; r = Math.floor(r / p.ph);
+  return { ib: r, ih, iw, io, ii };
+}
+
+function engineAt(p: Partition, q: BlockIndex): number {
+  return (((q.ib * p.ph + q.ih) * p.pw + q.iw) * p.po + q.io) * p.pi + q.ii;
+}
+
 /**
- * The programs of `l` (batch `batch`) under partitioning `p` on the first engines of the grid's snake, with or
- * without buffer sharing. Engine j's block indices are j in mixed radix (pb, ph, pw, po, pi), pi fastest: a
- * reduction group is consecutive engines, an input-sharing group (same block but output channels) engines pi apart.
+ * Engine j's block is j in mixed radix (pb, ph, pw, po, pi), pi fastest: a reduction group is consecutive engines, an
+ * input-sharing group (same block but output channels) engines pi apart. `forwarded`: an input arrives over the NoC
+ * (it must stay resident, blockingOf); `reservedWords`: buffer words per engine the pipeline's forwarded data hold.
  */
-export function programsOf(l: LayerShape, batch: number, hw: TangramHardware, p: Partition, sharing: boolean): { engines: EngineBlock[]; messages: number } {
+export function planLayer(
+  l: LayerShape, batch: number, hw: TangramHardware, p: Partition, sharing: boolean,
+  places: Array<[number, number]>, base: number, forwarded: boolean, reservedWords = 0,
+): LayerPlan {
   const n = p.pb * p.po * p.ph * p.pw * p.pi;
-  const places = snake(hw).slice(0, n);
-  if (places.length < n) throw new Error(`programs: ${n} engines exceed the grid`);
+  if (places.length < n) throw new Error(`programs: ${n} engines for a region of ${places.length}`);
   const g = shareGroups(l, p, sharing);
-  const capacity = Math.floor(hw.bufferBytes / hw.wordBytes);
-  const idx = (j: number): { ib: number; ih: number; iw: number; io: number; ii: number } => {
-    let r = j;
-    const ii = r % p.pi; r = Math.floor(r / p.pi);
-    const io = r % p.po; r = Math.floor(r / p.po);
-    const iw = r % p.pw; r = Math.floor(r / p.pw);
-    const ih = r % p.ph; r = Math.floor(r / p.ph);
-    return { ib: r, ih, iw, io, ii };
-  };
-  const engineOf = (q: { ib: number; ih: number; iw: number; io: number; ii: number }): number =>
-    (((q.ib * p.ph + q.ih) * p.pw + q.iw) * p.po + q.io) * p.pi + q.ii;
-  const blocks: EngineBlock[] = places.map(([row, col], j) => {
-    const q = idx(j);
+  const capacity = Math.floor(hw.bufferBytes / hw.wordBytes) - reservedWords;
+  const blocks: EngineBlock[] = places.slice(0, n).map(([row, col], j) => {
+    const q = indexOf(p, j);
     const k = split(l.k, p.po, q.io);
     return {
       row, col,
@@ -122,7 +142,7 @@ export function programsOf(l: LayerShape, batch: number, hw: TangramHardware, p:
       cmds: [],
     };
   });
-  const tilesOfBlock = (b: EngineBlock): Tiles => {
+  const tiles = blocks.map((b): Tiles => {
     const tb = b.n[1] - b.n[0], tk = b.k[1] - b.k[0], tc = b.c[1] - b.c[0], th = b.h[1] - b.h[0], tw = b.w[1] - b.w[0];
     return {
       b: tb, k: tk, c: tc, h: th, w: tw,
@@ -130,77 +150,163 @@ export function programsOf(l: LayerShape, batch: number, hw: TangramHardware, p:
       fil: hasFilters(l) ? tk * tc * l.r * l.s : 0,
       ofm: tb * tk * th * tw,
     };
-  };
-  // Messages: one id per (chunk, data, step, sender); a receiver names its ring predecessor's.
-  let messages = 0;
-  const msgIds = new Map<string, number>();
-  const msg = (key: string): number => {
-    let id = msgIds.get(key);
-    if (id === undefined) { id = messages++; msgIds.set(key, id); }
-    return id;
-  };
-  blocks.forEach((b, j) => {
-    const t = tilesOfBlock(b);
-    const { ifmPasses, filPasses } = blockingOf(t, t.ifm / g.ifm, t.fil / g.fil, capacity, false);
+  });
+  const passes = tiles.map((t) => blockingOf(t, t.ifm / g.ifm, t.fil / g.fil, capacity, forwarded));
+  return { l, p, base, blocks, tiles, ifmPasses: passes.map((x) => x.ifmPasses), filPasses: passes.map((x) => x.filPasses), groups: g };
+}
+
+/** Words engine j of a layer takes in of its own per chunk: its input slice (all operands) and its filter slice. */
+export function ownWords(plan: LayerPlan, j: number): { ifm: number; fil: number } {
+  const t = plan.tiles[j];
+  return { ifm: (t.ifm * plan.ifmPasses[j]) / plan.groups.ifm, fil: (t.fil * plan.filPasses[j]) / plan.groups.fil };
+}
+
+/** Chunks of engine j alone: one per buffer pass, at least 2 (double buffering), at most MAX_CHUNKS. */
+export function chunksOf(plan: LayerPlan, j: number): number {
+  return Math.min(MAX_CHUNKS, Math.max(2, plan.ifmPasses[j], plan.filPasses[j]));
+}
+
+/** What a layer's engines exchange with the rest of a pipeline segment (segment-programs.ts). */
+export interface LayerLinks {
+  /** Per operand: the producer forwarding it (its plan and the messages' key), or undefined: from DRAM. */
+  from: Array<{ plan: LayerPlan; key: string } | undefined>;
+  /** Consumers this layer forwards its output to, each with the operand it fills and the messages' key. */
+  to: Array<{ plan: LayerPlan; operands: number; key: string }>;
+  /** The output also goes to DRAM. */
+  store: boolean;
+  /** Chunks every engine of the segment takes (the pipeline's steps); undefined: each engine's own. */
+  chunks?: number;
+}
+
+/** The leaders of a layer's reduction groups (ii = 0): the engines holding whole output blocks. */
+function leadersOf(plan: LayerPlan): number[] {
+  return plan.blocks.map((_, j) => j).filter((j) => j % plan.p.pi === 0);
+}
+
+/** Words consumer engine i takes from one forwarded operand in chunk s. */
+function forwardedWords(consumer: LayerPlan, operands: number, i: number, chunks: number, s: number): number {
+  return piece(Math.round(ownWords(consumer, i).ifm / operands), chunks, s);
+}
+
+/**
+ * Phase 2: the commands of a layer's engines. Alone (`links` absent): inputs and filters from DRAM, the output stored.
+ * In a segment: forwarded operands arrive per chunk from the producer's leaders (consumer engine i from leader
+ * i mod leaders), the output goes per chunk to the consumers (after the chunk's partial-sum tree), and to DRAM only
+ * when something outside the segment reads it. ASSUMPTION: which producer engine feeds which consumer engine is
+ * round-robin; the words and the steps are the dataflow's, the exact data each engine needs are not tracked.
+ */
+export function emitLayer(plan: LayerPlan, hw: TangramHardware, msg: (key: string) => number, links?: LayerLinks): void {
+  const { l, p, base } = plan;
+  const g = plan.groups;
+  const operands = operandsOf(l);
+  const dramOperands = links ? links.from.filter((f) => f === undefined).length : operands;
+  const inSegment = links !== undefined && (links.to.length > 0 || links.from.some((f) => f !== undefined));
+  plan.blocks.forEach((b, j) => {
+    const t = plan.tiles[j];
     const ch = channelOf(hw, b.row, b.col);
-    const ifmOwn = (t.ifm * ifmPasses) / g.ifm;
-    const filOwn = (t.fil * filPasses) / g.fil;
-    const chunks = Math.min(MAX_CHUNKS, Math.max(2, ifmPasses, filPasses));
+    const own = ownWords(plan, j);
+    const ifmDram = (own.ifm * dramOperands) / operands;
+    const chunks = links?.chunks ?? chunksOf(plan, j);
     const cycles = computeCycles(l, t, hw);
-    const q = idx(j);
+    const q = indexOf(p, j);
+    const me = base + j;
     // Ring neighbours in the sharing groups: the input group varies io, the filter group varies (ib, ih, iw).
-    const ifmRing = (d: number): number => engineOf({ ...q, io: (q.io + d + p.po) % p.po });
+    const ifmRing = (d: number): number => base + engineAt(p, { ...q, io: (q.io + d + p.po) % p.po });
     const filMembers = p.pb * p.ph * p.pw;
     const filPos = (q.ib * p.ph + q.ih) * p.pw + q.iw;
     const filRing = (d: number): number => {
       const at = (filPos + d + filMembers) % filMembers;
-      return engineOf({ ...q, ib: Math.floor(at / (p.ph * p.pw)), ih: Math.floor(at / p.pw) % p.ph, iw: at % p.pw });
+      return base + engineAt(p, { ...q, ib: Math.floor(at / (p.ph * p.pw)), ih: Math.floor(at / p.pw) % p.ph, iw: at % p.pw });
     };
     const load = (s: number): void => {
-      const wi = piece(Math.round(ifmOwn), chunks, s);
-      const wf = piece(Math.round(filOwn), chunks, s);
+      const wi = piece(Math.round(ifmDram), chunks, s);
+      const wf = piece(Math.round(own.fil), chunks, s);
       if (wi > 0) b.cmds.push({ op: OP.LOAD, a: ch, b: wi, c: 0 });
       if (wf > 0) b.cmds.push({ op: OP.LOAD, a: ch, b: wf, c: 0 });
+    };
+    // The partial-sum tree over the input-channel group (at distance d = 1, 2, 4, ...: the engine at an odd multiple
+    // of d sends its partial block to the one d before it): the leader receives log2(pi) blocks, not pi - 1.
+    // Returns false for an engine that sent its block (it holds no output any more).
+    const reduce = (words: number, tag: string): boolean => {
+      for (let d = 1; d < p.pi; d *= 2) {
+        if (q.ii % (2 * d) === d) {
+          b.cmds.push({ op: OP.SEND, a: base + engineAt(p, { ...q, ii: q.ii - d }), b: words, c: msg(`${tag}/${me}`) });
+          return false;
+        }
+        if (q.ii + d < p.pi) {
+          const from = base + engineAt(p, { ...q, ii: q.ii + d });
+          b.cmds.push({ op: OP.RECV, a: from, b: words, c: msg(`${tag}/${from}`) });
+        }
+      }
+      return true;
     };
     load(0);
     for (let s = 0; s < chunks; s++) {
       b.cmds.push({ op: OP.WAIT_LOADS, a: 0, b: 0, c: 0 });
       if (s + 1 < chunks) load(s + 1);
+      links?.from.forEach((f, operand) => {
+        if (!f) return;
+        const leaders = leadersOf(f.plan);
+        const words = forwardedWords(plan, operands, j, chunks, s);
+        if (words > 0) b.cmds.push({ op: OP.RECV, a: f.plan.base + leaders[j % leaders.length], b: words, c: msg(`${f.key}/${operand}/${s}/${j}`) });
+      });
       // Rotation: g - 1 steps, each passing one slice to the next member and taking one from the previous; the steps
       // go in at most MAX_ROTATION_MESSAGES messages per chunk (consecutive steps merged: the same words over the same
       // link, so the link time is the same; a merged message waits for its whole share).
       const rotate = (data: string, size: number, total: number, ring: (d: number) => number): void => {
         const slice = piece(Math.round(total / size), chunks, s);
         const groups = Math.min(size - 1, MAX_ROTATION_MESSAGES);
-        for (let q = 0; q < groups; q++) {
-          const words = slice * piece(size - 1, groups, q);
+        for (let r = 0; r < groups; r++) {
+          const words = slice * piece(size - 1, groups, r);
           if (words === 0) continue;
-          b.cmds.push({ op: OP.SEND, a: ring(1), b: words, c: msg(`${s}/${data}/${q}/${j}`) });
-          b.cmds.push({ op: OP.RECV, a: ring(-1), b: words, c: msg(`${s}/${data}/${q}/${ring(-1)}`) });
+          b.cmds.push({ op: OP.SEND, a: ring(1), b: words, c: msg(`${base}/${s}/${data}/${r}/${me}`) });
+          b.cmds.push({ op: OP.RECV, a: ring(-1), b: words, c: msg(`${base}/${s}/${data}/${r}/${ring(-1)}`) });
         }
       };
-      if (g.ifm > 1) rotate('i', g.ifm, t.ifm * ifmPasses, ifmRing);
-      if (g.fil > 1) rotate('f', g.fil, t.fil * filPasses, filRing);
+      if (g.ifm > 1) rotate('i', g.ifm, t.ifm * plan.ifmPasses[j], ifmRing);
+      if (g.fil > 1) rotate('f', g.fil, t.fil * plan.filPasses[j], filRing);
       b.cmds.push({ op: OP.COMPUTE, a: piece(cycles, chunks, s), b: s === chunks - 1 ? 1 : 0, c: 0 });
-    }
-    // Reduction over the input-channel split: a binary tree over the group's consecutive engines (at distance d,
-    // d = 1, 2, 4, ...: the engine at an odd multiple of d sends its partial block to the one d before it), so the
-    // leader (ii = 0) receives log2(pi) blocks, not pi - 1, and the sums move over short distances in parallel.
-    if (p.pi > 1) {
-      for (let d = 1; d < p.pi; d *= 2) {
-        if (q.ii % (2 * d) === d) {
-          b.cmds.push({ op: OP.SEND, a: engineOf({ ...q, ii: q.ii - d }), b: t.ofm, c: msg(`r/${j}`) });
-          return;
-        }
-        if (q.ii + d < p.pi) {
-          const from = engineOf({ ...q, ii: q.ii + d });
-          b.cmds.push({ op: OP.RECV, a: from, b: t.ofm, c: msg(`r/${from}`) });
+      if (links && links.to.length > 0) {
+        // Forward this chunk's output: reduced first, then from each leader to its consumer engines.
+        if (!reduce(piece(t.ofm, chunks, s), `${base}/r/${s}`)) continue;
+        const leaders = leadersOf(plan);
+        const mine = leaders.indexOf(j);
+        for (const c of links.to) {
+          c.plan.blocks.forEach((_, i) => {
+            if (i % leaders.length !== mine) return;
+            const words = forwardedWords(c.plan, operandsOf(c.plan.l), i, chunks, s);
+            if (words > 0) b.cmds.push({ op: OP.SEND, a: c.plan.base + i, b: words, c: msg(`${c.key}/${c.operands}/${s}/${i}`) });
+          });
         }
       }
     }
-    if (t.ofm > 0) b.cmds.push({ op: OP.STORE, a: ch, b: t.ofm, c: 0 });
+    const holds = inSegment && links!.to.length > 0 ? q.ii === 0 : reduce(t.ofm, `${base}/r`);
+    if (holds && (links?.store ?? true) && t.ofm > 0) b.cmds.push({ op: OP.STORE, a: ch, b: t.ofm, c: 0 });
   });
-  return { engines: blocks, messages };
+}
+
+/** A message allocator: one id per key, in the order keys are first named. */
+export function messageIds(): { msg: (key: string) => number; count: () => number } {
+  const ids = new Map<string, number>();
+  return {
+    msg: (key) => {
+      let id = ids.get(key);
+      if (id === undefined) { id = ids.size; ids.set(key, id); }
+      return id;
+    },
+    count: () => ids.size,
+  };
+}
+
+/**
+ * The programs of `l` (batch `batch`) running alone under partitioning `p` on the first engines of the grid's
+ * snake, with or without buffer sharing.
+ */
+export function programsOf(l: LayerShape, batch: number, hw: TangramHardware, p: Partition, sharing: boolean): { engines: EngineBlock[]; messages: number } {
+  const plan = planLayer(l, batch, hw, p, sharing, snake(hw), 0, false);
+  const ids = messageIds();
+  emitLayer(plan, hw, ids.msg);
+  return { engines: plan.blocks, messages: ids.count() };
 }
 
 /** The program image the emulator runs (layout: the constants above). */

@@ -31,6 +31,8 @@ export interface PlacedLayer {
   eval: LayerEval;
   sources: Source[];
   ofmOnChip: boolean;
+  /** Buffer words per engine held for forwarded data (the blocking had the rest). */
+  reservedWords: number;
 }
 
 export interface SegmentPlan {
@@ -93,10 +95,11 @@ export function evaluateSegment(
     const reservedWords = Math.ceil(reserved / engines);
     if (reservedWords > Math.floor(hw.bufferBytes / hw.wordBytes) / 2) return undefined;
     const ofmOnChip = consumers[i].length > 0 && consumers[i].every(inSeg);
-    const ctx: LayerContext = { hw, batch, dramHopSum: region.dramHopSum, sharing: strategy.sharing, sources, ofmOnChip, reservedWords };
+    const regionRows = new Set(region.engines.map(([r]) => r)).size;
+    const ctx: LayerContext = { hw, batch, dramHopSum: region.dramHopSum, sharing: strategy.sharing, sources, ofmOnChip, reservedWords, regionRows };
     const e = bestPartition(l, engines, ctx, strategy.objective);
     if (!e) return undefined;
-    placed.push({ index: i, region, eval: e, sources, ofmOnChip });
+    placed.push({ index: i, region, eval: e, sources, ofmOnChip, reservedWords });
   }
   const sum: LayerCounts = { ops: 0, computeCycles: 0, regf: 0, itcn: 0, buffer: 0, wordHops: 0, dramWords: 0, criticalNocCycles: 0 };
   for (const p of placed) {
