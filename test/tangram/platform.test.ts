@@ -19,7 +19,7 @@ import { DEEPLOY } from '../helpers/deeploy.js';
 const work = mkdtempSync(join(tmpdir(), 'firmgen-tangram-'));
 const model = join(DEEPLOY, 'Models', 'CNN_Linear2', 'network.onnx');
 
-interface Segment { layers: Array<{ layer: number; engines: number; firstEngine: number[] }> }
+interface Segment { layers: Array<{ layer: number; engines: number; firstEngine: number[]; cycles: number; energyPJ: Record<string, number> }> }
 interface Data { tangram: { hardware: { grid: { rows: number; cols: number }; bufferBytes: number }; strategy: { objective: string }; batch: number; segments: Segment[] } }
 
 function generate(name: string, extra: Record<string, unknown> = {}): { manifest: { layers: Array<{ id: number; kernel: string }>; platformData: Data }; dir: string } {
@@ -47,6 +47,16 @@ test('every computing layer is placed exactly once, in order, on engines of the 
   const computing = manifest.layers.filter((l) => l.kernel !== 'alias').map((l) => l.id);
   assert.equal(placed, computing);
   for (const s of d.segments) assert.ok(s.layers.reduce((n, l) => n + l.engines, 0) <= 256);
+  // Per layer: its time and its energy split by component, the parts adding to the total.
+  const all = d.segments.flatMap((s) => s.layers);
+  for (const l of all) {
+    assert.ok(l.cycles > 0);
+    const { total, ...parts } = l.energyPJ;
+    assert.ok(Math.abs(Object.values(parts).reduce((a, b) => a + b, 0) - total) <= total * 1e-5);
+    assert.ok(parts.mac > 0);
+  }
+  // Layers whose maps stay on chip may touch no DRAM; the network's input and output do.
+  assert.ok(all[0].energyPJ.dram > 0 && all[all.length - 1].energyPJ.dram > 0);
 });
 
 test('the generation is deterministic, the picture names the segments', () => {

@@ -2,7 +2,8 @@ import { printable } from '../../errors.js';
 import type { TangramHardware } from './hardware.js';
 import type { LayerShape } from './layers.js';
 import type { NetworkPlan } from './search.js';
-import type { Strategy } from './segment.js';
+import { totalsOf } from './cost.js';
+import type { PlacedLayer, Strategy } from './segment.js';
 
 /**
  * The searched dataflow as firmware.json's platformData (per segment its layers, per layer its region, partitioning,
@@ -29,6 +30,10 @@ export interface DataflowData {
       computeCycles: number;
       dramWords: number;
       nocWordHops: number;
+      /** The layer's own time on its region (the segment's is the slowest layer's, stretched by the fill). */
+      cycles: number;
+      /** pJ by component: MACs, register files, array bus, buffers, NoC, DRAM, idle. */
+      energyPJ: Record<string, number>;
     }>;
     cycles: number;
     steps: number;
@@ -38,6 +43,11 @@ export interface DataflowData {
 }
 
 const round = (x: number): number => Number(x.toPrecision(6));
+
+function layerTotals(p: PlacedLayer, hw: TangramHardware): { cycles: number; energyPJ: Record<string, number> } {
+  const t = totalsOf(p.eval, hw);
+  return { cycles: round(t.cycles), energyPJ: Object.fromEntries(Object.entries(t.energy).map(([k, v]) => [k, round(v)])) };
+}
 
 export function dataflowData(plan: NetworkPlan, shapes: LayerShape[], ids: number[], hw: TangramHardware, strategy: Strategy, batch: number): DataflowData {
   return {
@@ -59,6 +69,7 @@ export function dataflowData(plan: NetworkPlan, shapes: LayerShape[], ids: numbe
         computeCycles: p.eval.computeCycles,
         dramWords: round(p.eval.dramWords),
         nocWordHops: round(p.eval.wordHops),
+        ...layerTotals(p, hw),
       })),
       cycles: round(s.totals.cycles),
       steps: s.steps,
