@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { GenError } from '../../generator/errors.js';
 import { compileModel, generateFirmware } from '../../generator/pipeline.js';
 import { gen } from '../helpers/cli.js';
+import { genError } from '../helpers/gen-error.js';
 import { writeCase } from '../helpers/kernel-check.js';
 import { OnnxBuilder } from '../helpers/onnx-builder.js';
 import { Rng } from '../helpers/random.js';
@@ -28,15 +28,6 @@ function generate(name: string, extra: Record<string, unknown> = {}): { manifest
   return { manifest: JSON.parse(readFileSync(join(out, 'firmware.json'), 'utf8')), dir: out };
 }
 
-function genError(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    assert.instance(e, GenError);
-    return (e as GenError).message;
-  }
-  throw new Error('expected a GenError');
-}
 
 test('every computing layer is placed exactly once, in order, on engines of the grid', () => {
   const { manifest } = generate('default');
