@@ -21,6 +21,10 @@ import { arrays } from '../helpers/deeploy.js';
 import { workDir } from '../helpers/kernel-check.js';
 import { Rng } from '../helpers/random.js';
 import { writeTinyModel } from '../helpers/tiny-models.js';
+import { runEngines } from '../helpers/tangram-engines.js';
+import { compileModel } from '../../generator/pipeline.js';
+import { engineOpOf, engineProgramOf } from '../../generator/platforms/tangram/engine-kernel.js';
+import { TANGRAM_DEFAULT } from '../../generator/platforms/tangram/hardware.js';
 import { unevenMlp, uniformInputs } from '../quantize/models.js';
 
 const { dir, cleanup } = workDir('tangram-models');
@@ -57,8 +61,25 @@ async function check(name: string, model: string): Promise<void> {
   assert.is(data.segments.reduce((n, s) => n + s.layers.length, 0), computing);
 }
 
-test('ResNet-8 (residual forks) exact', async () => {
-  await check('ResNet-8', writeTinyModel('ResNet-8', dir));
+test('ResNet-8 (residual forks) exact; its engine layers take in the functional run what their programs take timing-only', async () => {
+  const model = writeTinyModel('ResNet-8', dir);
+  await check('ResNet-8', model);
+  // The same programs run timing-only (no operands, no arithmetic) give each engine layer's cycles in the functional
+  // run, less the closure's call cost (one CALL, SCALAR_CORE_COSTS: the control core's prologue).
+  const sample = join(model, '..', 'inputs.npz');
+  const out = join(dir, 'ResNet-8-out');
+  const r = await runFirmware(out, arrays(sample));
+  const compiled = compileModel({ model, sampleInputs: sample, platform: 'tangram' });
+  let checked = 0;
+  for (const l of compiled.layers) {
+    if (l.kernel === 'alias' || l.kernel.name !== 'tangram-engines') continue;
+    const program = engineProgramOf(engineOpOf(l.node, compiled.graph), TANGRAM_DEFAULT, 'energy');
+    const timing = await runEngines(program);
+    const layer = r.profile.layers.find((p) => p.layer === l.id)!;
+    assert.is(layer.cycles - compiled.platform.costs.CALL, timing.cycles, `${l.node.name}`);
+    checked++;
+  }
+  assert.ok(checked >= 5, `${checked} engine layers`);
 });
 
 test('DS-CNN exact', async () => {

@@ -17,7 +17,7 @@ import { regionsOf } from './regions.js';
  * The layer runs alone on the grid with its best partitioning under buffer sharing (the search's single-layer
  * segment); the pipelined segments of firmware.json's dataflow are the cost model's (docs/tangram.md).
  */
-interface EngineOp {
+export interface EngineOp {
   shape: LayerShape;
   batch: number;
   fn: Functional;
@@ -127,6 +127,13 @@ function engineOp(node: Node, g: Graph): EngineOp | string {
   return 'not a Conv, Gemm or MatMul';
 }
 
+/** The engine operation of a node the kernel accepts (an error for one it does not). */
+export function engineOpOf(node: Node, g: Graph): EngineOp {
+  const op = engineOp(node, g);
+  if (typeof op === 'string') throw new Error(`tangram-engines: ${node.name}: ${op}`);
+  return op;
+}
+
 /** The layer's engine program: its best partitioning alone on the grid, with buffer sharing. */
 export function engineProgramOf(op: EngineOp, hw: TangramHardware, objective: Objective): Int32Array {
   const all = hw.grid.rows * hw.grid.cols;
@@ -157,7 +164,7 @@ export function tangramEngineKernel(hw: TangramHardware, objective: Objective, p
       return typeof op === 'string' ? op : null;
     },
     view({ node, graph }) {
-      const op = engineOp(node, graph) as EngineOp;
+      const op = engineOpOf(node, graph);
       const program = engineProgramOf(op, hw, objective);
       programBytes?.set(node.name, program.byteLength);
       const f = op.fn;
