@@ -32,7 +32,9 @@ export function layersOfGraph(g: Graph, layers: Layer[]): GraphLayers {
     }
     const inputs = [...new Set(n.inputs.filter((t) => t !== '' && !isConstant(g, t)).map((t) => producer.get(t)).filter((p): p is number => p !== undefined))];
     const y = tensorOf(g, n.outputs[0]).shape;
-    const shape = shapeOf(g, l, y, inputs);
+    // An empty dimension (a zero-sized tensor) is priced as one: the cost model's splits need at least one of each.
+    const raw = shapeOf(g, l, y, inputs);
+    const shape = { ...raw, c: Math.max(1, raw.c), k: Math.max(1, raw.k), h: Math.max(1, raw.h), w: Math.max(1, raw.w), r: Math.max(1, raw.r), s: Math.max(1, raw.s), stride: Math.max(1, raw.stride) };
     producer.set(n.outputs[0], shapes.length);
     for (const o of n.outputs.slice(1)) producer.set(o, shapes.length);
     shapes.push(shape);
