@@ -1,7 +1,7 @@
 /**
  * The Tangram engine kernel against the reference interpreter (which itself is checked against onnxruntime and the
  * peer's vectors): convolutions (strides, pads, several input channels, uint8 inputs) and matrix products (edges,
- * transposes, int8/int16/int32 biases) run as per-engine programs on the emulator's engine model, exact, and the C
+ * transposes, int8/int16/int32 biases) and max pooling run as per-engine programs on the emulator's engine model, exact, and the C
  * built for the host agrees. The kernel must have been chosen; products it cannot take (an int16 operand, a grouped
  * convolution) fall back to the control core, still exact. The engine model's cycles are the layer's.
  */
@@ -85,7 +85,21 @@ test('matrix products on the engines: edges, transposes, biases', async () => {
   await check('gemm-uint8-a', gemmCase({ m: 1, k: 300, n: 10, aType: 'uint8', bias: 'int8' }), 'Gemm', 'tangram-engines');
 });
 
+function poolCase(o: { n: number; c: number; hw: number; k: number; stride: number; pad: number; xType: IntType; ceil?: boolean }): KernelCase {
+  const rng = new Rng(seed++);
+  const shape = [o.n, o.c, o.hw, o.hw];
+  const b = new OnnxBuilder('pool').input('x', o.xType, shape);
+  b.node('MaxPool', ['x'], ['y'], { kernel_shape: [o.k, o.k], strides: [o.stride, o.stride], pads: [o.pad, o.pad, o.pad, o.pad], ceil_mode: o.ceil ? 1 : 0 }).output('y', o.xType);
+  return { builder: b, inputs: [randomValues(rng, o.xType, shape)] };
+}
+
+test('max pooling on the engines: padded and strided windows, int8 and uint8', async () => {
+  await check('pool-3x3-s2-p1', poolCase({ n: 2, c: 5, hw: 9, k: 3, stride: 2, pad: 1, xType: 'int8' }), 'MaxPool', 'tangram-pool');
+  await check('pool-2x2-uint8', poolCase({ n: 1, c: 12, hw: 8, k: 2, stride: 2, pad: 0, xType: 'uint8' }), 'MaxPool', 'tangram-pool');
+});
+
 test('what the engines do not take runs on the control core, exact', async () => {
+  await check('pool-ceil-mode', poolCase({ n: 1, c: 3, hw: 8, k: 3, stride: 2, pad: 0, xType: 'int8', ceil: true }), 'MaxPool', 'maxpool');
   await check('gemm-int16-a', gemmCase({ m: 4, k: 20, n: 6, aType: 'int16' }), 'Gemm', 'gemm');
   await check('conv-grouped', convCase({ n: 1, c: 4, k: 4, hw: 5, rs: 3, stride: 1, pad: 1, group: 2 }), 'Conv', 'conv2d');
 });

@@ -10,10 +10,11 @@
 // arrive hop latency x hops after their last word leaves. Loads and sends are asynchronous (an engine's own DMA);
 // WAIT_LOADS and RECV block. When every engine is done the control core waits until the last one finishes.
 //
-// Functional mode: the last COMPUTE of an engine adds its block's 8-bit x 8-bit products (and the bias, once per
+// Functional mode (products): the last COMPUTE of an engine adds its block's 8-bit x 8-bit products (and the bias, once per
 // output) into the output, which the run zeroes first: the sums are exact in any order (two's-complement addition
 // modulo the output's width is associative, and the final sum fits the type the generator gave the output), so the
-// result is bit-exact with the reference. Timing-only mode skips the
+// result is bit-exact with the reference. Max pooling: the last COMPUTE writes its block's window maxima (no split
+// over channels of one output, so no partial results). Timing-only mode skips the
 // arithmetic and the zeroing; schedule and counters are the same.
 
 import { clockQ, waitUntil } from "../agents";
@@ -191,8 +192,11 @@ export function tangram_run(program: usize, words: i32, x: usize, w: usize, b: u
   wordHops = 0;
   computeCycles = 0;
   linkWait = 0;
-  const doMath = functional != 0 && word(10) == 1;
-  if (doMath) {
+  const doMath = functional != 0 && word(10) != 0;
+  if (doMath && word(10) == 2) {
+    if (word(38) < 0 || word(38) > 1 || word(42) != word(38)) fail("pooling takes an 8-bit map into its own type, not kinds", word(38) * 10 + word(42));
+  } else if (doMath) {
+    if (word(10) != 1) fail("unknown functional operation", word(10));
     if (word(38) < 0 || word(38) > 1 || word(39) < 0 || word(39) > 1) fail("operands must be int8 or uint8 (kinds 0, 1), not kinds", word(38) * 10 + word(39));
     if (word(40) < 0 || word(40) > 4) fail("unknown bias element kind", word(40));
     if (word(42) < 0 || word(42) > 4) fail("unknown output element kind", word(42));
@@ -274,7 +278,10 @@ function step(e: i32, doMath: bool, x: usize, w: usize, b: usize, y: usize): voi
   } else if (op == OP_COMPUTE) {
     setF64(CLOCK, e, now + <f64>a1);
     computeCycles += a1;
-    if (doMath && a2 != 0) computeBlock(e, x, w, b, y);
+    if (doMath && a2 != 0) {
+      if (word(10) == 2) poolBlock(e, x, y);
+      else computeBlock(e, x, w, b, y);
+    }
   } else if (op == OP_SEND) {
     if (a1 < 0 || a1 >= engines) fail("send to an engine not in the program:", a1);
     routeXY(r, c, engineWord(a1, 0), engineWord(a1, 1));
@@ -360,6 +367,31 @@ function computeBlock(e: i32, x: usize, w: usize, b: usize, y: usize): void {
       }
     }
     addInto(y, n * yn + k * yk + oh * yh + ow * yw, yKind, acc);
+  }
+}
+
+/** y[n,c,oh,ow] = the maximum of the window over x (elements in the padding never win; every window holds one). */
+function poolBlock(e: i32, x: usize, y: usize): void {
+  const R = dim(5), S = dim(6), strideH = dim(7), strideW = dim(8), padT = dim(9), padL = dim(10), H = dim(11), W = dim(12);
+  const xn = word(25), xc = word(26), xh = word(27), xw = word(28);
+  const yn = word(33), yk = word(34), yh = word(35), yw = word(36);
+  const kind = word(38);
+  const n0 = engineWord(e, 4), n1 = engineWord(e, 5);
+  const k0 = engineWord(e, 6), k1 = engineWord(e, 7);
+  const h0 = engineWord(e, 10), h1 = engineWord(e, 11);
+  const w0 = engineWord(e, 12), w1 = engineWord(e, 13);
+  for (let n = n0; n < n1; n++) for (let k = k0; k < k1; k++) for (let oh = h0; oh < h1; oh++) for (let ow = w0; ow < w1; ow++) {
+    let m: i32 = kind == 0 ? -128 : 0;
+    for (let r = 0; r < R; r++) {
+      const ih = oh * strideH - padT + r;
+      if (ih < 0 || ih >= H) continue;
+      for (let s = 0; s < S; s++) {
+        const iw = ow * strideW - padL + s;
+        if (iw < 0 || iw >= W) continue;
+        m = max(m, element(x, n * xn + k * xc + ih * xh + iw * xw, kind));
+      }
+    }
+    store<u8>(y + <usize>(n * yn + k * yk + oh * yh + ow * yw), <u8>m);
   }
 }
 

@@ -1,6 +1,7 @@
 import { attrInt, attrInts } from '../../ir/attrs.js';
 import { type Graph, type Node, tensorOf } from '../../ir/graph.js';
 import { valueRange } from '../../kernels/common.js';
+import { maxPoolWindow } from '../../kernels/pool.js';
 import type { KernelDef } from '../../kernels/types.js';
 import type { LayerContext } from './cost.js';
 import type { TangramHardware } from './hardware.js';
@@ -18,11 +19,14 @@ import { regionsOf } from './regions.js';
  * segment); the pipelined segments of firmware.json's dataflow are the cost model's (docs/tangram.md).
  */
 export interface EngineOp {
+  /** 1: products (a convolution), 2: max pooling (programs.ts FUNCTIONAL). */
+  kind: 1 | 2;
   shape: LayerShape;
   batch: number;
   fn: Functional;
   x: string;
-  w: string;
+  /** The filters (absent for pooling). */
+  w?: string;
   bias?: string;
   y: string;
 }
@@ -80,6 +84,7 @@ function convOp(node: Node, g: Graph): EngineOp | string {
   const [sh, sw] = attrInts(node, 'strides', [1, 1]);
   const [pt, pl] = attrInts(node, 'pads', [0, 0, 0, 0]);
   return {
+    kind: 1,
     shape: { name: node.name, kind: 'conv', c: C, k: K, h: HO, w: WO, r: R, s: S, stride: Math.max(sh, sw), inputs: [] },
     batch: N,
     fn: {
@@ -110,6 +115,7 @@ function productOp(node: Node, g: Graph): EngineOp | string {
   if (!fitsInt32(g, a.name, b.name, K, bias)) return 'the accumulator could leave int32';
   // y[m, n] = sum_k A[m, k] B[k, n]: a convolution of one image, M rows x 1 column, K input and N output channels.
   return {
+    kind: 1,
     shape: { name: node.name, kind: 'fc', c: K, k: N, h: M, w: 1, r: 1, s: 1, stride: 1, inputs: [] },
     batch: 1,
     fn: {
@@ -121,10 +127,43 @@ function productOp(node: Node, g: Graph): EngineOp | string {
   };
 }
 
+/** 2-D max pooling of 8-bit maps: undilated, windows of the input (ceil_mode 0), the result of the input's type. */
+function poolOp(node: Node, g: Graph): EngineOp | string {
+  const x = tensorOf(g, node.inputs[0]);
+  const y = tensorOf(g, node.outputs[0]);
+  if (x.shape.length !== 4) return 'the engines take 2-D pooling';
+  if (!OPERAND_TYPES.has(x.dtype) || y.dtype !== x.dtype) return 'the engines pool 8-bit maps into their own type';
+  if (node.outputs.length > 1 && node.outputs[1]) return 'the Indices output';
+  if (attrInt(node, 'ceil_mode', 0) !== 0) return 'ceil_mode';
+  const autoPad = node.attrs.auto_pad;
+  if (autoPad?.kind === 'string' && autoPad.value !== 'NOTSET') return `auto_pad ${autoPad.value}`;
+  const [N, C, H, W] = x.shape;
+  const [, , HO, WO] = y.shape;
+  let win;
+  try {
+    win = maxPoolWindow(node, 2, H, W, HO, WO);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  if (win.DY !== 1 || win.DX !== 1) return 'dilated pooling';
+  return {
+    kind: 2,
+    shape: { name: node.name, kind: 'pool', c: C, k: C, h: HO, w: WO, r: win.KH, s: win.KW, stride: Math.max(win.SY, win.SX), inputs: [] },
+    batch: N,
+    fn: {
+      n: N, k: C, c: C, ho: HO, wo: WO, r: win.KH, s: win.KW, strideH: win.SY, strideW: win.SX, padT: win.PT, padL: win.PL, h: H, w: W,
+      xStrides: [C * H * W, H * W, W, 1], wStrides: [0, 0, 0, 0], yStrides: [C * HO * WO, HO * WO, WO, 1],
+      bias: false, xType: x.dtype as ElementKind, wType: 'int8', biasType: 'int32', yType: y.dtype as ElementKind,
+    },
+    x: x.name, y: y.name,
+  };
+}
+
 function engineOp(node: Node, g: Graph): EngineOp | string {
   if (node.op === 'Conv') return convOp(node, g);
   if (node.op === 'Gemm' || node.op === 'MatMul') return productOp(node, g);
-  return 'not a Conv, Gemm or MatMul';
+  if (node.op === 'MaxPool') return poolOp(node, g);
+  return 'not a Conv, Gemm, MatMul or MaxPool';
 }
 
 /** The engine operation of a node the kernel accepts (an error for one it does not). */
@@ -142,7 +181,7 @@ export function engineProgramOf(op: EngineOp, hw: TangramHardware, objective: Ob
   const best = bestPartition(op.shape, all, ctx, objective);
   if (!best) throw new Error(`tangram: no partitioning of ${op.shape.name}`);
   const { engines, messages } = programsOf(op.shape, op.batch, hw, best.partition, true);
-  return programImage(hw, engines, messages, op.fn);
+  return programImage(hw, engines, messages, op.fn, op.kind);
 }
 
 /**
@@ -153,15 +192,23 @@ export function engineProgramOf(op: EngineOp, hw: TangramHardware, objective: Ob
  */
 export const PROGRAM_BUDGET_BYTES = 3 * 1024 * 1024;
 
-/** The engine kernel, and the program bytes of the layers it has rendered (by node), for the budget check. */
-export function tangramEngineKernel(hw: TangramHardware, objective: Objective, programBytes?: Map<string, number>): KernelDef {
+/**
+ * The engine kernels (products; max pooling), and the program bytes of the layers they have rendered (by node), for
+ * the budget check.
+ */
+export function tangramEngineKernels(hw: TangramHardware, objective: Objective, programBytes?: Map<string, number>): KernelDef[] {
+  return [engineKernel('tangram-engines', 1, hw, objective, programBytes), engineKernel('tangram-pool', 2, hw, objective, programBytes)];
+}
+
+function engineKernel(name: string, kind: 1 | 2, hw: TangramHardware, objective: Objective, programBytes?: Map<string, number>): KernelDef {
   return {
-    name: 'tangram-engines',
-    template: 'tangram-engines',
+    name,
+    template: name,
     engine: 'accelerator',
     accepts(node, g) {
       const op = engineOp(node, g);
-      return typeof op === 'string' ? op : null;
+      if (typeof op === 'string') return op;
+      return op.kind === kind ? null : kind === 1 ? 'not a product' : 'not a pooling';
     },
     view({ node, graph }) {
       const op = engineOpOf(node, graph);
@@ -171,7 +218,7 @@ export function tangramEngineKernel(hw: TangramHardware, objective: Objective, p
       return {
         args: [
           { field: 'x', tensor: op.x, dtype: f.xType, write: false },
-          { field: 'w', tensor: op.w, dtype: f.wType, write: false },
+          ...(op.w ? [{ field: 'w', tensor: op.w, dtype: f.wType, write: false }] : []),
           ...(op.bias ? [{ field: 'b', tensor: op.bias, dtype: f.biasType, write: false }] : []),
           { field: 'y', tensor: op.y, dtype: f.yType, write: true },
         ],
@@ -184,8 +231,10 @@ export function tangramEngineKernel(hw: TangramHardware, objective: Objective, p
           xn: f.xStrides[0], xc: f.xStrides[1], xh: f.xStrides[2], xw: f.xStrides[3],
           wk: f.wStrides[0], wc: f.wStrides[1], wr: f.wStrides[2], ws: f.wStrides[3],
           yn: f.yStrides[0], yk: f.yStrides[1], yh: f.yStrides[2], yw: f.yStrides[3],
+          // pooling's running maximum starts at the input type's least value (every window holds an input element)
+          lowest: f.xType === 'uint8' ? 0 : -128,
         },
-        macs: f.n * f.k * f.c * f.ho * f.wo * f.r * f.s,
+        macs: kind === 1 ? f.n * f.k * f.c * f.ho * f.wo * f.r * f.s : 0,
       };
     },
     hal: {

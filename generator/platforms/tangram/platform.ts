@@ -11,7 +11,7 @@ import type { Platform } from '../types.js';
 import { readTangramConfig } from './config-file.js';
 import { dataflowData, dataflowPicture } from './describe.js';
 import { layersOfGraph } from './from-graph.js';
-import { PROGRAM_BUDGET_BYTES, tangramEngineKernel } from './engine-kernel.js';
+import { PROGRAM_BUDGET_BYTES, tangramEngineKernels } from './engine-kernel.js';
 import { engineCount, pesPerEngine, TANGRAM_DEFAULT, type TangramHardware } from './hardware.js';
 import type { Objective } from './partition.js';
 import { searchDataflow } from './search.js';
@@ -25,9 +25,9 @@ const MAX_BATCH = 4096;
  *  - the dataflow: the model's layers (from-graph.ts) searched over the engine grid with buffer sharing and
  *    alternate-loop pipelining (search.ts), written to firmware.json (`platformData`) and dataflow.txt (a picture of
  *    the grid per segment) with per-layer time and energy split by level;
- *  - the firmware: int8 Conv and Gemm/MatMul layers as per-engine programs (engine-kernel.ts, programs.ts) that the
- *    emulator's engine model runs, computing the sums exactly and timing engines, NoC and DRAM channels; every other
- *    layer (requantization, ReLU, pooling, Add, and the products the engines do not take) on the chip's control core
+ *  - the firmware: 8-bit Conv, Gemm/MatMul and MaxPool layers as per-engine programs (engine-kernel.ts, programs.ts)
+ *    that the emulator's engine model runs, computing them exactly and timing engines, NoC and DRAM channels; every
+ *    other layer (requantization, ReLU, Add, and what the engines do not take) on the chip's control core
  *    with the shared kernels, exact (SEMANTICS.md). The engine programs run one layer at a time; the pipelined
  *    segments of the dataflow are the cost model's (docs/tangram.md "What is left").
  */
@@ -48,7 +48,7 @@ function tangramPlatform(hw: TangramHardware, strategy: Strategy, batch: number)
     // The core passes without fuseRequant: the engines give int32 sums (engine-kernel.ts), the requantization and
     // ReLU after them are element-wise layers of the control core.
     passes: [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, fuseElementwise],
-    kernels: [tangramEngineKernel(hw, strategy.objective, programBytes), ...CORE_KERNELS],
+    kernels: [...tangramEngineKernels(hw, strategy.objective, programBytes), ...CORE_KERNELS],
     // The control core is priced as the generic scalar core (the emulator's genericCosts(false), docs/timing.md).
     costs: SCALAR_CORE_COSTS,
     image: {
@@ -92,7 +92,7 @@ function checkProgramBudget(layers: Layer[], programBytes: Map<string, number>):
   let total = 0;
   let largest: { node: string; bytes: number } | undefined;
   for (const l of layers) {
-    if (l.kernel === 'alias' || l.kernel.name !== 'tangram-engines') continue;
+    if (l.kernel === 'alias' || !l.kernel.name.startsWith('tangram-')) continue;
     const bytes = programBytes.get(l.node.name) ?? 0;
     total += bytes;
     if (!largest || bytes > largest.bytes) largest = { node: l.node.name, bytes };

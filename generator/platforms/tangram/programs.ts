@@ -310,7 +310,7 @@ export function programsOf(l: LayerShape, batch: number, hw: TangramHardware, p:
 }
 
 /** The program image the emulator runs (layout: the constants above). */
-export function programImage(hw: TangramHardware, engines: EngineBlock[], messages: number, fn?: Functional): Int32Array {
+export function programImage(hw: TangramHardware, engines: EngineBlock[], messages: number, fn?: Functional, kind: 1 | 2 = 1): Int32Array {
   const total = engines.reduce((s, e) => s + e.cmds.length, 0);
   const table = HEADER_WORDS + engines.length * ENGINE_WORDS + total * COMMAND_WORDS;
   const out = new Int32Array(table + 2 * messages);
@@ -324,7 +324,8 @@ export function programImage(hw: TangramHardware, engines: EngineBlock[], messag
   out[H.hopCycles] = hw.noc.hopCycles;
   out[H.wordBytes] = hw.wordBytes;
   out[H.messages] = messages;
-  out[H.functional] = fn ? 1 : 0;
+  // 0 timing only, 1 products (a strided convolution), 2 max pooling (the window's maximum, padding never wins).
+  out[H.functional] = fn ? kind : 0;
   out[H.commands] = total;
   out[H.messageTable] = table;
   if (fn) {
