@@ -148,6 +148,26 @@ test('a bad program is a fault naming what is wrong', async () => {
   bad[0] = 0;
   assert.match(await failure(bad), /tangram: not an engine program/);
   assert.match(await failure(image.slice(0, image.length - 4)), /program size does not match its header/);
+  // A functional program whose block leaves the operation (engine 1's output channels to 9 of 4) faults before any
+  // arithmetic; a command with a negative word count too.
+  const fn = convCase(new Rng(1), conv('s', 2, 4, 2, 1, 1, []), 1, 0);
+  const good = programImage(toy, engines, messages, fn.fn);
+  const outside = good.slice();
+  outside[48 + 14 + 7] = 9;
+  const operands = { x: fn.x, w: fn.w, bias: fn.bias, yLength: fn.y.length };
+  const run = async (p: Int32Array): Promise<string> => {
+    try {
+      await runEngines(p, operands);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return 'no fault';
+  };
+  assert.match(await run(outside), /a block outside the operation, engine 1/);
+  const negative = good.slice();
+  negative[good[48 + 2] + 2] = -5;
+  assert.match(await run(negative), /a negative word count/);
+  assert.is(await run(good), 'no fault');
 });
 
 

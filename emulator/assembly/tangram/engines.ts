@@ -183,6 +183,7 @@ export function tangram_run(program: usize, words: i32, x: usize, w: usize, b: u
     const r = engineWord(e, 0);
     const c = engineWord(e, 1);
     if (r < 0 || r >= rows || c < 0 || c >= cols) fail("engine outside the grid, engine", e);
+    if (engineWord(e, 2) < HEADER + engines * ENGINE || engineWord(e, 3) < 0 || engineWord(e, 2) + engineWord(e, 3) * COMMAND > HEADER + engines * ENGINE + commands * COMMAND) fail("commands outside the program, engine", e);
   }
   for (let i = 0; i < rows * cols * 4; i++) setF64(LINKS, i, 0);
   for (let i = 0; i < rows * 4; i++) setF64(PORTS, i, 0);
@@ -201,6 +202,13 @@ export function tangram_run(program: usize, words: i32, x: usize, w: usize, b: u
     if (word(40) < 0 || word(40) > 4) fail("unknown bias element kind", word(40));
     if (word(42) < 0 || word(42) > 4) fail("unknown output element kind", word(42));
     zeroOutput(y);
+  }
+  // The blocks must lie inside the operation's dimensions (batch, output channels, input channels, rows, columns):
+  // the arithmetic reads and writes the operands through them.
+  if (doMath) {
+    for (let e = 0; e < engines; e++) {
+      if (!inside(e, 4, word(12)) || !inside(e, 6, word(13)) || !inside(e, 8, word(14)) || !inside(e, 10, word(15)) || !inside(e, 12, word(16))) fail("a block outside the operation, engine", e);
+    }
   }
 
   while (true) {
@@ -228,6 +236,13 @@ export function tangram_run(program: usize, words: i32, x: usize, w: usize, b: u
   return cyclesTaken;
 }
 
+/** The engine's range [from, to) at record word i lies in [0, limit]. */
+function inside(e: i32, i: i32, limit: i32): bool {
+  const from = engineWord(e, i);
+  const to = engineWord(e, i + 1);
+  return from >= 0 && from <= to && to <= limit;
+}
+
 function checkMessage(id: i32): i32 {
   if (id < 0 || id >= word(9)) fail("message id out of range:", id);
   return id;
@@ -242,6 +257,7 @@ function step(e: i32, doMath: bool, x: usize, w: usize, b: usize, y: usize): voi
   const a1 = word(at + 1);
   const a2 = word(at + 2);
   const a3 = word(at + 3);
+  if (a2 < 0 || (op == OP_COMPUTE && a1 < 0)) fail("a negative word count or cycle count, engine", e);
   const r = engineWord(e, 0);
   const c = engineWord(e, 1);
   const now = f64At(CLOCK, e);
