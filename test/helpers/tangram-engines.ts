@@ -18,7 +18,7 @@ export interface EngineRun {
 interface EngineExports {
   memory: WebAssembly.Memory;
   region_linear_base(i: number): number;
-  tangram_run(p: number, words: number, x: number, w: number, b: number, y: number, functional: number): bigint;
+  tangram_run(p: number, words: number, x: number, w: number, b: number, y: number, mul: number, add: number, functional: number): bigint;
   tangram_dram_words(): bigint;
   tangram_word_hops(): bigint;
   tangram_compute_cycles(): bigint;
@@ -46,7 +46,7 @@ export async function runEngines(program: Int32Array, operands?: { x: ArrayBuffe
   }
   let cycles: number;
   try {
-    cycles = Number(emu.tangram_run(p, program.length, x, w, b, y, operands ? 1 : 0));
+    cycles = Number(emu.tangram_run(p, program.length, x, w, b, y, 0, 0, operands ? 1 : 0));
   } catch (e) {
     throw faultError(emu as unknown as EmulatorExports, e);
   }

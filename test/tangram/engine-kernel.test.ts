@@ -1,7 +1,7 @@
 /**
  * The Tangram engine kernel against the reference interpreter (which itself is checked against onnxruntime and the
  * peer's vectors): convolutions (strides, pads, several input channels, uint8 inputs) and matrix products (edges,
- * transposes, int8/int16/int32 biases) and max pooling run as per-engine programs on the emulator's engine model, exact, and the C
+ * transposes, int8/int16/int32 biases, fused requantizations) and max pooling run as per-engine programs on the emulator's engine model, exact, and the C
  * built for the host agrees. The kernel must have been chosen; products it cannot take (an int16 operand, a grouped
  * convolution) fall back to the control core, still exact. The engine model's cycles are the layer's.
  */
@@ -14,7 +14,7 @@ import { compareOutputs } from '../../runtime/node/compare.js';
 import { runHostC } from '../../runtime/node/host-c.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import { workDir, writeCase, type KernelCase } from '../helpers/kernel-check.js';
-import { OnnxBuilder } from '../helpers/onnx-builder.js';
+import { float, OnnxBuilder } from '../helpers/onnx-builder.js';
 import { Rng } from '../helpers/random.js';
 import { randomValues } from '../helpers/typed-values.js';
 
@@ -92,6 +92,32 @@ function poolCase(o: { n: number; c: number; hw: number; k: number; stride: numb
   b.node('MaxPool', ['x'], ['y'], { kernel_shape: [o.k, o.k], strides: [o.stride, o.stride], pads: [o.pad, o.pad, o.pad, o.pad], ceil_mode: o.ceil ? 1 : 0 }).output('y', o.xType);
   return { builder: b, inputs: [randomValues(rng, o.xType, shape)] };
 }
+
+/** Conv or Gemm followed by the dialect's RequantShift (fused by the platform's passes): per channel or scalar. */
+function requantCase(o: { gemm: boolean; perChannel: boolean; signed: boolean; shift: number }): KernelCase {
+  const rng = new Rng(seed++);
+  const [C, K] = [6, 10];
+  const xShape = o.gemm ? [7, C * 9] : [2, C, 7, 7];
+  const wShape = o.gemm ? [C * 9, K] : [K, C, 3, 3];
+  const b = new OnnxBuilder('rq').input('x', 'int8', xShape);
+  b.initializer('w', 'int8', wShape, randomValues(rng, 'int8', wShape).data);
+  b.initializer('bias', 'int32', [K], rng.ints(K, -5000, 5000));
+  if (o.gemm) b.node('Gemm', ['x', 'w', 'bias'], ['acc']);
+  else b.node('Conv', ['x', 'w', 'bias'], ['acc'], { pads: [1, 1, 1, 1], kernel_shape: [3, 3] });
+  const pShape = o.perChannel ? (o.gemm ? [K] : [1, K, 1, 1]) : [1];
+  const n = pShape.reduce((a, d) => a * d, 1);
+  b.initializer('mul', 'int32', pShape, rng.ints(n, -300, 300));
+  b.initializer('add', 'int32', pShape, rng.ints(n, -40000, 40000));
+  b.node('RequantShift', ['acc', 'mul', 'add'], ['y'], { div: float(2 ** o.shift), n_levels: float(256), signed: float(o.signed ? 1 : 0) });
+  b.output('y', o.signed ? 'int8' : 'uint8');
+  return { builder: b, inputs: [randomValues(rng, 'int8', xShape)] };
+}
+
+test('requantized products on the engines: the whole int32 sums requantized in 64 bits, scalar or per channel', async () => {
+  await check('rq-conv-per-channel', requantCase({ gemm: false, perChannel: true, signed: true, shift: 12 }), 'Conv', 'tangram-engines');
+  await check('rq-conv-scalar-unsigned', requantCase({ gemm: false, perChannel: false, signed: false, shift: 9 }), 'Conv', 'tangram-engines');
+  await check('rq-gemm-per-column', requantCase({ gemm: true, perChannel: true, signed: true, shift: 14 }), 'Gemm', 'tangram-engines');
+});
 
 test('max pooling on the engines: padded and strided windows, int8 and uint8', async () => {
   await check('pool-3x3-s2-p1', poolCase({ n: 2, c: 5, hw: 9, k: 3, stride: 2, pad: 1, xType: 'int8' }), 'MaxPool', 'tangram-pool');

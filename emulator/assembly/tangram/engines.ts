@@ -35,6 +35,9 @@ const OP_STORE: i32 = 6;
 
 /** Bounds of the model's tables (static data: they count in the emulator's 1 MiB window). */
 const MAX_ENGINES: i32 = 1024;
+/** Outputs of a requantized layer: their int32 sums wait here until the last engine is done. */
+export const MAX_ACCUMULATORS: i32 = 65536;
+const ACC: usize = memory.data(MAX_ACCUMULATORS * 4);
 const MAX_SIDE: i32 = 64;
 const MAX_CHANNELS: i32 = 16;
 
@@ -155,7 +158,7 @@ function channelEast(ch: i32): bool {
 }
 
 /** Runs a layer's program (see the file comment); `functional` 0 skips the arithmetic. Returns the layer's cycles. */
-export function tangram_run(program: usize, words: i32, x: usize, w: usize, b: usize, y: usize, functional: i32): i64 {
+export function tangram_run(program: usize, words: i32, x: usize, w: usize, b: usize, y: usize, mul: usize, add: usize, functional: i32): i64 {
   prog = program;
   if (words < HEADER || word(0) != MAGIC) fail("not an engine program (bad magic or size), words", words);
   engines = word(1);
@@ -201,7 +204,12 @@ export function tangram_run(program: usize, words: i32, x: usize, w: usize, b: u
     if (word(38) < 0 || word(38) > 1 || word(39) < 0 || word(39) > 1) fail("operands must be int8 or uint8 (kinds 0, 1), not kinds", word(38) * 10 + word(39));
     if (word(40) < 0 || word(40) > 4) fail("unknown bias element kind", word(40));
     if (word(42) < 0 || word(42) > 4) fail("unknown output element kind", word(42));
-    zeroOutput(y);
+    if (word(43) != 0) {
+      const outputs = <i64>word(12) * word(13) * word(15) * word(16);
+      if (outputs > MAX_ACCUMULATORS) fail("a requantized layer has more outputs than the model's accumulators (65536):", outputs);
+      if (word(43) < 1 || word(43) > 32 || (word(46) >> 1) > 4 || (word(47) >> 1) > 4) fail("bad requantization parameters, shift + 1 =", word(43));
+      memory.fill(ACC, 0, <usize>outputs << 2);
+    } else zeroOutput(y);
   }
   // The blocks must lie inside the operation's dimensions (batch, output channels, input channels, rows, columns):
   // the arithmetic reads and writes the operands through them.
@@ -228,6 +236,7 @@ export function tangram_run(program: usize, words: i32, x: usize, w: usize, b: u
     if (best < 0) fail("every remaining engine waits for a message never sent (deadlock); engines waiting:", pending);
     step(best, doMath, x, w, b, y);
   }
+  if (doMath && word(10) == 1 && word(43) != 0) requantize(y, mul, add);
   let end: f64 = 0;
   for (let e = 0; e < engines; e++) end = max(end, max(f64At(CLOCK, e), f64At(LOADS, e)));
   lastCycles = end;
@@ -364,6 +373,8 @@ function computeBlock(e: i32, x: usize, w: usize, b: usize, y: usize): void {
   const yn = word(33), yk = word(34), yh = word(35), yw = word(36);
   const bias = word(37) != 0;
   const xKind = word(38), wKind = word(39), bKind = word(40), yKind = word(42);
+  const requant = word(43) != 0;
+  const K = dim(1), HO = dim(3), WO = dim(4);
   const n0 = engineWord(e, 4), n1 = engineWord(e, 5);
   const k0 = engineWord(e, 6), k1 = engineWord(e, 7);
   const c0 = engineWord(e, 8), c1 = engineWord(e, 9);
@@ -382,7 +393,37 @@ function computeBlock(e: i32, x: usize, w: usize, b: usize, y: usize): void {
         acc += xv * wv;
       }
     }
-    addInto(y, n * yn + k * yk + oh * yh + ow * yw, yKind, acc);
+    if (requant) {
+      const at = ACC + (<usize>(((n * K + k) * HO + oh) * WO + ow) << 2);
+      store<i32>(at, load<i32>(at) + acc);
+    } else addInto(y, n * yn + k * yk + oh * yh + ow * yw, yKind, acc);
+  }
+}
+
+/**
+ * The requantization of every whole sum into y (SEMANTICS.md RequantShift: clip((acc*mul + add + 2^(s-1)) >> s),
+ * in 64 bits: an int32 sum times an int32 multiplier cannot overflow them), mul and add scalar or per channel.
+ */
+function requantize(y: usize, mul: usize, add: usize): void {
+  const n = dim(0), k = dim(1), ho = dim(3), wo = dim(4);
+  const sn = word(33), sk = word(34), sh = word(35), sw = word(36);
+  const yKind = word(42);
+  const shift = word(43) - 1;
+  const lo = <i64>word(44), hi = <i64>word(45);
+  const mulPer = (word(46) & 1) != 0, mulKind = word(46) >> 1;
+  const addPer = (word(47) & 1) != 0, addKind = word(47) >> 1;
+  const round: i64 = shift > 0 ? (<i64>1 << (shift - 1)) : 0;
+  for (let a = 0; a < n; a++) for (let q = 0; q < k; q++) {
+    const m = <i64>element(mul, mulPer ? q : 0, mulKind);
+    const d = <i64>element(add, addPer ? q : 0, addKind);
+    for (let i = 0; i < ho; i++) for (let j = 0; j < wo; j++) {
+      const acc = <i64>load<i32>(ACC + (<usize>(((a * k + q) * ho + i) * wo + j) << 2));
+      let v = (acc * m + d + round) >> shift;
+      v = v < lo ? lo : v > hi ? hi : v;
+      const at = a * sn + q * sk + i * sh + j * sw;
+      setZero(y, at, yKind);
+      addInto(y, at, yKind, <i32>v);
+    }
   }
 }
 

@@ -2,6 +2,7 @@ import { attrInt, attrInts } from '../../ir/attrs.js';
 import { type Graph, type Node, tensorOf } from '../../ir/graph.js';
 import { valueRange } from '../../kernels/common.js';
 import { maxPoolWindow } from '../../kernels/pool.js';
+import { requantParamShape, varyingAxes } from '../../ir/broadcast.js';
 import type { KernelDef } from '../../kernels/types.js';
 import type { LayerContext } from './cost.js';
 import type { TangramHardware } from './hardware.js';
@@ -54,6 +55,33 @@ function biasOk(g: Graph, name: string | undefined, channels: number): boolean {
   return BIAS_TYPES.has(b.dtype) && b.data !== undefined && b.shape.reduce((a, c) => a * c, 1) === channels && b.shape.filter((d) => d !== 1).length <= 1;
 }
 
+/** Most outputs a requantized layer may have: the emulator's accumulators (engines.ts MAX_ACCUMULATORS). */
+const MAX_REQUANT_OUTPUTS = 65536;
+const PARAM_TYPES: ReadonlySet<string> = new Set(['int8', 'uint8', 'int16', 'uint16', 'int32']);
+
+/**
+ * A fused requantization the engines apply (scalar or per output channel: `axis` of the result), or why not, or
+ * undefined when the node has none.
+ */
+function requantFor(node: Node, g: Graph, axis: number): Functional['requant'] | string | undefined {
+  const q = node.requant;
+  if (!q) return undefined;
+  const y = tensorOf(g, node.outputs[0]);
+  const xShape = y.shape;
+  if (y.shape.reduce((a, d) => a * d, 1) > MAX_REQUANT_OUTPUTS) return `a requantized result of more than ${MAX_REQUANT_OUTPUTS} elements (the engine model's accumulators)`;
+  const per: boolean[] = [];
+  const types: ElementKind[] = [];
+  for (const name of [q.mul, q.add]) {
+    const t = tensorOf(g, name);
+    if (t.data === undefined || !PARAM_TYPES.has(t.dtype)) return 'requantization parameters that are not integer constants';
+    const axes = varyingAxes(requantParamShape(t.shape, xShape), xShape);
+    if (axes.length > 1 || (axes.length === 1 && axes[0] !== axis)) return 'requantization parameters neither scalar nor per output channel';
+    per.push(axes.length === 1);
+    types.push(t.dtype as ElementKind);
+  }
+  return { shift: q.shift, min: q.min, max: q.max, mulPerChannel: per[0], addPerChannel: per[1], mulType: types[0], addType: types[1] };
+}
+
 /** The operand and bias element kinds (int8 when absent: the header's default). */
 function kinds(g: Graph, x: string, w: string, y: string, bias?: string): { xType: ElementKind; wType: ElementKind; biasType: ElementKind; yType: ElementKind } {
   return {
@@ -70,7 +98,9 @@ function convOp(node: Node, g: Graph): EngineOp | string {
   const y = tensorOf(g, node.outputs[0]);
   if (x.shape.length !== 4) return 'the engines take 2-D convolutions';
   if (!OPERAND_TYPES.has(x.dtype) || !OPERAND_TYPES.has(w.dtype)) return 'operands are not 8-bit integers';
-  if (!RESULT_TYPES.has(y.dtype) || node.requant) return 'the engines give integer sums (a fused requantization stays on the core)';
+  if (!RESULT_TYPES.has(y.dtype)) return 'the result is not an integer type the engines write';
+  const requant = requantFor(node, g, 1);
+  if (typeof requant === 'string') return requant;
   if (attrInt(node, 'group', 1) !== 1) return 'grouped convolution';
   if (attrInts(node, 'dilations', [1, 1]).some((d) => d !== 1)) return 'dilated convolution';
   const autoPad = node.attrs.auto_pad;
@@ -90,7 +120,7 @@ function convOp(node: Node, g: Graph): EngineOp | string {
     fn: {
       n: N, k: K, c: C, ho: HO, wo: WO, r: R, s: S, strideH: sh, strideW: sw, padT: pt, padL: pl, h: H, w: W,
       xStrides: [C * H * W, H * W, W, 1], wStrides: [C * R * S, R * S, S, 1], yStrides: [K * HO * WO, HO * WO, WO, 1],
-      bias: bias !== undefined, ...kinds(g, x.name, w.name, y.name, bias),
+      bias: bias !== undefined, ...kinds(g, x.name, w.name, y.name, bias), requant,
     },
     x: x.name, w: w.name, bias, y: y.name,
   };
@@ -102,7 +132,9 @@ function productOp(node: Node, g: Graph): EngineOp | string {
   const y = tensorOf(g, node.outputs[0]);
   if (a.shape.length !== 2 || b.shape.length !== 2) return 'the engines take 2-D products';
   if (!OPERAND_TYPES.has(a.dtype) || !OPERAND_TYPES.has(b.dtype)) return 'operands are not 8-bit integers';
-  if (!RESULT_TYPES.has(y.dtype) || node.requant) return 'the engines give integer sums (a fused requantization stays on the core)';
+  if (!RESULT_TYPES.has(y.dtype)) return 'the result is not an integer type the engines write';
+  const requant = requantFor(node, g, 1);
+  if (typeof requant === 'string') return requant;
   const gemm = node.op === 'Gemm';
   if (gemm && (attrInt(node, 'alpha', 1) !== 1 || attrInt(node, 'beta', 1) !== 1)) return 'alpha or beta is not 1';
   const transA = gemm && attrInt(node, 'transA', 0) !== 0;
@@ -121,7 +153,7 @@ function productOp(node: Node, g: Graph): EngineOp | string {
     fn: {
       n: 1, k: N, c: K, ho: M, wo: 1, r: 1, s: 1, strideH: 1, strideW: 1, padT: 0, padL: 0, h: M, w: 1,
       xStrides: [0, transA ? M : 1, transA ? 1 : K, 0], wStrides: [transB ? K : 1, transB ? 1 : N, 0, 0], yStrides: [0, 1, N, 0],
-      bias: bias !== undefined, ...kinds(g, a.name, b.name, y.name, bias),
+      bias: bias !== undefined, ...kinds(g, a.name, b.name, y.name, bias), requant,
     },
     x: a.name, w: b.name, bias, y: y.name,
   };
@@ -220,6 +252,10 @@ function engineKernel(name: string, kind: 1 | 2, hw: TangramHardware, objective:
           { field: 'x', tensor: op.x, dtype: f.xType, write: false },
           ...(op.w ? [{ field: 'w', tensor: op.w, dtype: f.wType, write: false }] : []),
           ...(op.bias ? [{ field: 'b', tensor: op.bias, dtype: f.biasType, write: false }] : []),
+          ...(f.requant && node.requant ? [
+            { field: 'mul', tensor: node.requant.mul, dtype: f.requant.mulType, write: false },
+            { field: 'add', tensor: node.requant.add, dtype: f.requant.addType, write: false },
+          ] : []),
           { field: 'y', tensor: op.y, dtype: f.yType, write: true },
         ],
         params: {
@@ -231,6 +267,10 @@ function engineKernel(name: string, kind: 1 | 2, hw: TangramHardware, objective:
           xn: f.xStrides[0], xc: f.xStrides[1], xh: f.xStrides[2], xw: f.xStrides[3],
           wk: f.wStrides[0], wc: f.wStrides[1], wr: f.wStrides[2], ws: f.wStrides[3],
           yn: f.yStrides[0], yk: f.yStrides[1], yh: f.yStrides[2], yw: f.yStrides[3],
+          rq: f.requant ? {
+            shift: f.requant.shift, round: f.requant.shift > 0 ? `${2 ** (f.requant.shift - 1)}LL` : '0LL', min: f.requant.min, max: f.requant.max,
+            mulIdx: f.requant.mulPerChannel ? 'k' : '0', addIdx: f.requant.addPerChannel ? 'k' : '0',
+          } : false,
           // pooling's running maximum starts at the input type's least value (every window holds an input element)
           lowest: f.xType === 'uint8' ? 0 : -128,
         },

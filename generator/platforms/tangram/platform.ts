@@ -1,11 +1,8 @@
 import { GenError } from '../../errors.js';
 import { SCALAR_CORE_COSTS } from '../generic/platform.js';
 import { CORE_KERNELS } from '../kernel-table.js';
+import { CORE_PASSES } from '../passes.js';
 import { oneOf, wholeNumber } from '../options.js';
-import { foldBiasAdd } from '../../frontend/passes/fold-bias-add.js';
-import { foldTrueIntegerDivPass } from '../../frontend/passes/fold-true-integer-div.js';
-import { fuseElementwise } from '../../frontend/passes/fuse-elementwise.js';
-import { lowerQuantizedPass } from '../../frontend/passes/lower-quantized.js';
 import type { Layer } from '../../frontend/select.js';
 import type { Platform } from '../types.js';
 import { readTangramConfig } from './config-file.js';
@@ -45,9 +42,9 @@ function tangramPlatform(hw: TangramHardware, strategy: Strategy, batch: number)
     // emulator/assembly/chips/tangram.ts: the DRAM at 0x8000_0000; ASSUMPTION: 64 MiB modelled.
     memories: [{ name: 'DRAM', chipBase: 0x8000_0000, size: 64 * 1024 * 1024 }],
     home: { memory: 'DRAM', offset: 0, size: 64 * 1024 * 1024 },
-    // The core passes without fuseRequant: the engines give int32 sums (engine-kernel.ts), the requantization and
-    // ReLU after them are element-wise layers of the control core.
-    passes: [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, fuseElementwise],
+    // The core passes: a requantization fused into its Conv/Gemm runs on the engines too (engine-kernel.ts: exact
+    // integer arithmetic on the whole int32 sums); ReLU, Add and unfused requantizations are the control core's.
+    passes: CORE_PASSES,
     kernels: [...tangramEngineKernels(hw, strategy.objective, programBytes), ...CORE_KERNELS],
     // The control core is priced as the generic scalar core (the emulator's genericCosts(false), docs/timing.md).
     costs: SCALAR_CORE_COSTS,

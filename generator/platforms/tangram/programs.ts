@@ -45,6 +45,11 @@ export interface Functional {
   wType: ElementKind;
   biasType: ElementKind;
   yType: ElementKind;
+  /**
+   * The integer dialect's requantization of each whole sum (SEMANTICS.md: clip((acc*mul + add + 2^(s-1)) >> s)),
+   * mul and add scalar or one per output channel: the engines accumulate in int32 and requantize at the end.
+   */
+  requant?: { shift: number; min: number; max: number; mulPerChannel: boolean; addPerChannel: boolean; mulType: ElementKind; addType: ElementKind };
 }
 
 /** Element kinds as the program's header numbers them. */
@@ -59,6 +64,8 @@ export const H = {
   dims: 12, xStrides: 25, wStrides: 29, yStrides: 33, bias: 37, xType: 38, wType: 39, biasType: 40,
   /** Word offset of the message table: two words (an f64 arrival time the emulator writes) per message. */
   messageTable: 41, yType: 42,
+  /** Requantization: shift + 1 (0: none), the clip range, and per parameter: per-channel flag + 2 x element kind. */
+  requant: 43, requantMin: 44, requantMax: 45, mulDesc: 46, addDesc: 47,
 } as const;
 
 interface Cmd { op: number; a: number; b: number; c: number }
@@ -338,6 +345,14 @@ export function programImage(hw: TangramHardware, engines: EngineBlock[], messag
     out[H.wType] = ELEMENT_KINDS.indexOf(fn.wType);
     out[H.biasType] = ELEMENT_KINDS.indexOf(fn.biasType);
     out[H.yType] = ELEMENT_KINDS.indexOf(fn.yType);
+    if (fn.requant) {
+      const q = fn.requant;
+      out[H.requant] = q.shift + 1;
+      out[H.requantMin] = q.min;
+      out[H.requantMax] = q.max;
+      out[H.mulDesc] = (q.mulPerChannel ? 1 : 0) + 2 * ELEMENT_KINDS.indexOf(q.mulType);
+      out[H.addDesc] = (q.addPerChannel ? 1 : 0) + 2 * ELEMENT_KINDS.indexOf(q.addType);
+    }
   }
   let cmdAt = HEADER_WORDS + engines.length * ENGINE_WORDS;
   engines.forEach((e, j) => {
