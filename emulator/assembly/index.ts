@@ -78,7 +78,7 @@ export function configure(platform: i32, cores: i32): i32 {
     gemminiRegions();
     genericCosts(false);
   } else if (platform == PLATFORM_TANGRAM) {
-    // the control core, priced as the generic scalar core; the engines are the generator's cost model (docs/tangram.md)
+    // the control core, priced as the generic scalar core; the engines run through tangram_run (tangram/engines.ts)
     if (cores < 0 || cores > 1) badCores(platform, cores, 1);
     tangramRegions();
     genericCosts(false);

@@ -1,8 +1,8 @@
-// Tangram-style tiled accelerator (HARDWARE.md "Tangram-style tiled accelerator"; docs/tangram.md). What the
-// emulator models today: the chip's DRAM (the four LPDDR4 channels as one address space) and the control core that
-// runs the generated firmware's layers with the shared kernels, priced as the generic scalar core. The engines, the
-// NoC and the DRAM channels' timing are the generator's cost model (generator/platforms/tangram/cost.ts); an event
-// model of them in the emulator is not written yet (docs/tangram.md "What is left").
+// Tangram-style tiled accelerator (HARDWARE.md "Tangram-style tiled accelerator"; docs/tangram.md): the chip's DRAM
+// (the four LPDDR4 channels as one address space) and the control core that runs the firmware's other layers with
+// the shared kernels, priced as the generic scalar core. The engines, the mesh NoC and the DRAM channels' timing are
+// the engine model (../tangram/engines.ts), which the firmware's engine layers call with tangram_run; its figures
+// come in each program from the generator's hardware description.
 
 import { addRegion } from "../regions";
 import { MiB } from "../layout";

@@ -12,15 +12,16 @@ import { type ElementKind, type Functional, programImage, programsOf } from './p
 import { regionsOf } from './regions.js';
 
 /**
- * Conv and Gemm/MatMul on the engines (engine programs, programs.ts; the emulator's engine model runs them): 8-bit
- * (int8 or uint8) products into int32, the bias (an integer constant, one per output channel) added once. The requantization and the ReLU
- * after them stay element-wise layers of the control core (the platform's passes do not fuse them, as on Gemmini):
- * the engines' PEs are MAC arrays. One product is cast as a convolution with 1x1 windows (rows as the map's height).
- * The layer runs alone on the grid with its best partitioning under buffer sharing (the search's single-layer
- * segment); the pipelined segments of firmware.json's dataflow are the cost model's (docs/tangram.md).
+ * Conv, Gemm/MatMul and MaxPool on the engines (engine programs, programs.ts; the emulator's engine model runs them):
+ * 8-bit (int8 or uint8) products summed in int32, the bias (an integer constant, one per output channel) added once,
+ * a fused RequantShift (scalar or per output channel) applied to the whole sums; max pooling of 8-bit maps. ReLU,
+ * Adds and unfused requantizations stay element-wise layers of the control core. One product is cast as a
+ * convolution with 1x1 windows (rows as the map's height). The layer runs alone on the grid with its best
+ * partitioning under buffer sharing (the search's single-layer segment); the pipelined segments of firmware.json's
+ * dataflow run on the engine model only timing-only (segment-programs.ts, docs/tangram.md).
  */
 export interface EngineOp {
-  /** 1: products (a convolution), 2: max pooling (programs.ts FUNCTIONAL). */
+  /** 1: products (a convolution), 2: max pooling (programs.ts programImage `kind`). */
   kind: 1 | 2;
   shape: LayerShape;
   batch: number;
