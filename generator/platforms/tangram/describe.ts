@@ -91,7 +91,8 @@ export function dataflowPicture(plan: NetworkPlan, shapes: LayerShape[], ids: nu
       const mark = MARKS[i] ?? '#';
       for (const [r, c] of p.region.engines) grid[r][c] = mark;
       const q = p.eval.partition;
-      legend.push(`  ${mark} layer ${ids[p.index]} ${printable(shapes[p.index].name, 60)}: ${p.region.engines.length} engines, split b${q.pb} o${q.po} h${q.ph} w${q.pw} i${q.pi}, ${p.eval.order}, in ${p.sources.map((x) => x.from).join('+')}, out ${p.ofmOnChip ? 'noc' : 'dram'}`);
+      const t = totalsOf(p.eval, hw);
+      legend.push(`  ${mark} layer ${ids[p.index]} ${printable(shapes[p.index].name, 60)}: ${p.region.engines.length} engines, split b${q.pb} o${q.po} h${q.ph} w${q.pw} i${q.pi}, ${p.eval.order}, in ${p.sources.map((x) => x.from).join('+')}, out ${p.ofmOnChip ? 'noc' : 'dram'}, ${round(t.cycles)} cycles, ${round(t.energy.total)} pJ`);
     });
     out.push('', `segment ${si}: ${round(s.totals.cycles)} cycles (x${round(s.stretch)} fill/drain over ${s.steps} steps)`);
     for (const row of grid) out.push(`  ${row.join('')}`);

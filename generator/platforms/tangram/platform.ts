@@ -68,6 +68,8 @@ function tangramPlatform(hw: TangramHardware, strategy: Strategy, batch: number)
     },
     annotate({ graph, layers }) {
       checkProgramBudget(layers, programBytes);
+      // One generation's sizes: the next generation's kernels fill the map again (a process may generate many models).
+      programBytes.clear();
       const { shapes, ids } = layersOfGraph(graph, layers);
       if (shapes.length === 0) return { data: { segments: [] }, files: new Map() };
       let plan;
