@@ -19,12 +19,14 @@ import { resetBanks } from "./banks";
 import { siracusaMemory } from "./chips/siracusa-memory";
 import { resetL3Dma } from "./l3-dma";
 import { gemminiRegions } from "./chips/gemmini";
+import { tangramRegions } from "./chips/tangram";
 import { enableGemmini, resetGemmini } from "./gemmini/rocc";
 
 const PLATFORM_GENERIC: i32 = 0;
 const PLATFORM_SIRACUSA: i32 = 1;
 const PLATFORM_SPINNAKER2: i32 = 2;
 const PLATFORM_GEMMINI: i32 = 3;
+const PLATFORM_TANGRAM: i32 = 4;
 
 /**
  * Selects the chip and resets clocks, the event log and the fault message. `cores`: cluster cores to model,
@@ -75,10 +77,15 @@ export function configure(platform: i32, cores: i32): i32 {
     if (cores < 0 || cores > 1) badCores(platform, cores, 1);
     gemminiRegions();
     genericCosts(false);
+  } else if (platform == PLATFORM_TANGRAM) {
+    // the control core, priced as the generic scalar core; the engines run through tangram_run (tangram/engines.ts)
+    if (cores < 0 || cores > 1) badCores(platform, cores, 1);
+    tangramRegions();
+    genericCosts(false);
   } else {
     msgBegin("configure: unknown platform id ");
     msgDec(platform);
-    msgText(" (0 generic, 1 siracusa, 2 spinnaker2, 3 gemmini)");
+    msgText(" (0 generic, 1 siracusa, 2 spinnaker2, 3 gemmini, 4 tangram)");
     raise();
   }
   // MAX_CORES bounds the static clock arrays: a chip with more cores must raise it.
@@ -126,6 +133,7 @@ export { mla_start, mla_wait, mla_busy, mla_peak_macs } from "./mla";
 export { npu_write, npu_read, npu_event_wait, npu_finish, npu_register_cycles } from "./neureka";
 export { l3_copy, l3_setup_cycles, l3_transfer_cycles } from "./l3-dma";
 export { gemmini_rocc, gemmini_fence, gemmini_finish, gemmini_busy_until } from "./gemmini/rocc";
+export { tangram_run, tangram_last_cycles, tangram_dram_words, tangram_word_hops, tangram_compute_cycles, tangram_link_wait } from "./tangram/engines";
 export { gemmini_spad_ptr, gemmini_acc_ptr } from "./gemmini/state";
 export {
   iss_reset, iss_max_harts, iss_alloc, iss_region_add, iss_code_window, iss_load_elf, iss_elf_entry, iss_set_pc,

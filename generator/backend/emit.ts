@@ -167,6 +167,12 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
   if (plan.far) files.set(`memory/${plan.far.region.toLowerCase()}.bin`, farImage!);
   files.set(`memory/${plan.region.toLowerCase()}.bin`, image);
   if (elsewhere && nms.size) files.set(`memory/${elsewhere.region.toLowerCase()}.bin`, nmsImage(graph, nms));
+  // A platform's own outputs (its dataflow, its pictures): data in the manifest under platformData, files beside.
+  const extra = platform.annotate?.({ graph, layers, platform });
+  if (extra) {
+    manifest.platformData = extra.data;
+    for (const [name, text] of extra.files) files.set(name, text);
+  }
   files.set('firmware.json', `${JSON.stringify(manifest, null, 2)}\n`);
   for (const [name, text] of planPictures(manifest, plan, platform)) files.set(name, text);
   copyTree(join(RUNTIME, 'as'), 'as/hal', files);

@@ -41,6 +41,8 @@ export interface Manifest {
   tiling?: ManifestTiling;
   /** A decoder step graph (ir/state.ts): which inputs and outputs a generation loop drives. */
   generation?: ManifestGeneration;
+  /** What the platform adds of its own (Platform.annotate): Tangram's searched dataflow. */
+  platformData?: unknown;
 }
 
 export interface ManifestGeneration {

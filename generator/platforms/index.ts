@@ -3,9 +3,10 @@ import { gemmini } from './gemmini/platform.js';
 import { generic } from './generic/platform.js';
 import { siracusa } from './siracusa/platform.js';
 import { spinnaker2 } from './spinnaker2/platform.js';
+import { tangram } from './tangram/platform.js';
 import type { Platform } from './types.js';
 
-export const PLATFORMS: Record<string, Platform> = { generic, siracusa, spinnaker2, gemmini };
+export const PLATFORMS: Record<string, Platform> = { generic, siracusa, spinnaker2, gemmini, tangram };
 
 export function platformByName(name: string): Platform {
   const p = PLATFORMS[name];

@@ -123,6 +123,11 @@ export interface Platform {
    * recorded), or undefined when the failure is not such a layer's (pipeline.ts withRetries).
    */
   retryWithout?(failure: GenError): Platform | undefined;
+  /**
+   * Outputs a platform adds beside the common ones: `data` goes into firmware.json as `platformData`, `files` into
+   * the output folder (Tangram: the searched dataflow per layer and segment, and its pictures of the engine grid).
+   */
+  annotate?(input: { graph: Graph; layers: Layer[]; platform: Platform }): { data: unknown; files: Map<string, string> };
   /** The command-line options this platform accepts beyond the common ones (generator/platforms/options.ts). */
   options?: PlatformOption[];
   /** The platform as its options configure it (only its own options are given, already present). */

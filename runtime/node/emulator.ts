@@ -110,7 +110,7 @@ export interface EmulatorExports {
 }
 
 /** Platform ids of configure() (emulator/assembly/index.ts). */
-export const PLATFORM_IDS: Readonly<Record<string, number>> = { generic: 0, siracusa: 1, spinnaker2: 2, gemmini: 3 };
+export const PLATFORM_IDS: Readonly<Record<string, number>> = { generic: 0, siracusa: 1, spinnaker2: 2, gemmini: 3, tangram: 4 };
 
 let compiled: Promise<WebAssembly.Module> | undefined;
 

@@ -23,6 +23,7 @@ export const CONFIGS: Config[] = [
   { id: 'spinnaker2-pes-2', platform: 'spinnaker2', opts: { pes: 2 } },
   { id: 'spinnaker2-pes-5', platform: 'spinnaker2', opts: { pes: 5 } },
   { id: 'gemmini', platform: 'gemmini', opts: {} },
+  { id: 'tangram', platform: 'tangram', opts: {} },
 ];
 
 export function configsFor(platforms: string[] | undefined): Config[] {

@@ -2,12 +2,12 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { GenError } from '../../generator/errors.js';
 import { compileModel } from '../../generator/pipeline.js';
 import { PLATFORMS } from '../../generator/platforms/index.js';
 import { configurePlatform } from '../../generator/platforms/options.js';
 import type { Platform } from '../../generator/platforms/types.js';
 import { gen } from '../helpers/cli.js';
+import { genError } from '../helpers/gen-error.js';
 import { DEEPLOY, REPO } from '../helpers/deeploy.js';
 
 /**
@@ -16,15 +16,6 @@ import { DEEPLOY, REPO } from '../helpers/deeploy.js';
  */
 const model = join(DEEPLOY, 'Kernels', 'Integer', 'Add', 'Regular', 'network.onnx');
 
-function genError(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    assert.instance(e, GenError);
-    return (e as GenError).message;
-  }
-  throw new Error('expected a GenError');
-}
 
 test('the pipeline and the CLI name no platform in their logic', () => {
   const names = Object.keys(PLATFORMS);
