@@ -107,10 +107,18 @@ export interface EmulatorExports {
   /** Linear addresses of scratchpad row 0 (16 int8 per row) and accumulator row 0 (16 int32 per row). */
   gemmini_spad_ptr(): number;
   gemmini_acc_ptr(): number;
+  // BrainScaleS-2 (emulator/assembly/brainscales2/; docs/brainscales2.md): chip identity and noise, synapse blocks,
+  // analog runs (linear addresses), counters.
+  bss2_chip(seed: number, pattern: number, noiseSeed: number, noiseStd: number): void;
+  bss2_configure(array: number, row0: number, col0: number, rows: number, cols: number, w: number, stride: number): void;
+  bss2_run(array: number, row0: number, col0: number, rows: number, cols: number, x: number, y: number, numSends: number,
+    wait: number, gain: number): void;
+  bss2_stat(i: number): bigint;
+  bss2_effective_weight(array: number, row: number, col: number): number;
 }
 
 /** Platform ids of configure() (emulator/assembly/index.ts). */
-export const PLATFORM_IDS: Readonly<Record<string, number>> = { generic: 0, siracusa: 1, spinnaker2: 2, gemmini: 3 };
+export const PLATFORM_IDS: Readonly<Record<string, number>> = { generic: 0, siracusa: 1, spinnaker2: 2, gemmini: 3, brainscales2: 4 };
 
 let compiled: Promise<WebAssembly.Module> | undefined;
 
