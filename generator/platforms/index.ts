@@ -1,11 +1,12 @@
 import { GenError } from '../errors.js';
+import { brainscales2 } from './brainscales2/platform.js';
 import { gemmini } from './gemmini/platform.js';
 import { generic } from './generic/platform.js';
 import { siracusa } from './siracusa/platform.js';
 import { spinnaker2 } from './spinnaker2/platform.js';
 import type { Platform } from './types.js';
 
-export const PLATFORMS: Record<string, Platform> = { generic, siracusa, spinnaker2, gemmini };
+export const PLATFORMS: Record<string, Platform> = { generic, siracusa, spinnaker2, gemmini, brainscales2 };
 
 export function platformByName(name: string): Platform {
   const p = PLATFORMS[name];

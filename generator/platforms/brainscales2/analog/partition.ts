@@ -30,10 +30,10 @@ export function colBlocks(N: number): number {
   return Math.ceil(N / COLUMNS);
 }
 
-/** The layer's int8 outputs (M x N) on `chip`. */
-export function analogMatmul(chip: AnalogChip, l: AnalogLayer): number[] {
+/** The analog results of every row block: [row block][m][n], int8, before the digital sum. */
+export function analogBlocks(chip: AnalogChip, l: AnalogLayer): number[][] {
   const { M, K, N } = l;
-  const acc = new Int32Array(M * N);
+  const local = Array.from({ length: rowBlocks(K) }, () => new Array<number>(M * N).fill(0));
   let t = 0;
   for (let cb = 0; cb < colBlocks(N); cb++) {
     const c0 = cb * COLUMNS;
@@ -46,10 +46,19 @@ export function analogMatmul(chip: AnalogChip, l: AnalogLayer): number[] {
       chip.configure(array, 0, 0, rows, cols, (r, c) => l.w[(r0 + r) * N + c0 + c]);
       for (let m = 0; m < M; m++) {
         const xs = Array.from({ length: rows }, (_, r) => l.x[m * K + r0 + r]);
-        const local = chip.run(array, 0, 0, rows, cols, xs, l.numSends, l.gain);
-        for (let c = 0; c < cols; c++) acc[m * N + c0 + c] += local[c];
+        const out = chip.run(array, 0, 0, rows, cols, xs, l.numSends, l.gain);
+        for (let c = 0; c < cols; c++) local[rb][m * N + c0 + c] = out[c];
       }
     }
   }
-  return Array.from(acc, (v) => (v < -128 ? -128 : v > 127 ? 127 : v));
+  return local;
+}
+
+/** The layer's int8 outputs (M x N) on `chip`: the blocks' results summed digitally and clipped. */
+export function analogMatmul(chip: AnalogChip, l: AnalogLayer): number[] {
+  const local = analogBlocks(chip, l);
+  return Array.from({ length: l.M * l.N }, (_, i) => {
+    const v = local.reduce((s, b) => s + b[i], 0);
+    return v < -128 ? -128 : v > 127 ? 127 : v;
+  });
 }

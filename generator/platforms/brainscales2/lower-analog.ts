@@ -1,0 +1,180 @@
+import { attrInt, attrLog2 } from '../../ir/attrs.js';
+import { rangeOfValues, type DType, type IntRange } from '../../ir/dtype.js';
+import { consumersOf, tensorOf } from '../../ir/graph.js';
+import type { Graph, Node, Tensor } from '../../ir/graph.js';
+import { ndarray } from '../../ir/ndarray.js';
+import { fusedNames } from '../../frontend/edit.js';
+import { valueRange } from '../../kernels/common.js';
+import { ARRAYS, DEFAULT_GAIN, DEFAULT_WAIT_BETWEEN_EVENTS } from './analog/constants.js';
+import { blocksOf, blockSpread, inputShift, numSendsFor, rescale, scaledWeights, weightScales } from './mapping.js';
+
+/** The emulated chip and its noise, from the platform's options (platform.ts). */
+export interface AnalogOptions {
+  /** false: every layer stays digital (on the core), exactly the int8 model. */
+  analog: boolean;
+  chipSeed: number;
+  fixedPattern: boolean;
+  noiseSeed: number;
+  noiseStd: number;
+}
+
+/** The node op of an analog layer (domain firmgen): its semantics are generator/reference/ops/analog-matmul.ts. */
+export const ANALOG_OP = 'Bss2Matmul';
+
+interface Product {
+  /** The activation (2-D, non-negative), the constant weights as K x N row-major, the bias per column. */
+  x: Tensor;
+  b: number[];
+  bias: number[];
+  M: number;
+  K: number;
+  N: number;
+  requant: Node;
+  mul: number[];
+  add: number[];
+}
+
+const perColumn = (t: Tensor | undefined, N: number): number[] | string => {
+  if (!t) return new Array<number>(N).fill(0);
+  if (!t.data) return 'not constant';
+  const d = t.data.data;
+  if (d.length === 1) return new Array<number>(N).fill(d[0]);
+  if (d.length === N && t.shape[t.shape.length - 1] === N) return Array.from(d);
+  return 'neither one value nor one per output column';
+};
+
+/** The layer a Gemm/MatMul and the RequantShift after it form, or why the analog core does not take it. */
+function productOf(n: Node, g: Graph, consumers: Map<string, Node[]>): Product | string {
+  if ((n.op !== 'Gemm' && n.op !== 'MatMul') || n.domain !== '') return 'not a product';
+  const x = tensorOf(g, n.inputs[0]);
+  const bt = tensorOf(g, n.inputs[1]);
+  if (x.shape.length !== 2 || bt.shape.length !== 2) return 'the arrays take 2-D products';
+  if (x.dtype !== 'int8' && x.dtype !== 'uint8') return 'the input is neither int8 nor uint8';
+  const xr = valueRange(x);
+  // The arrays take 5-bit unsigned inputs (SEMANTICS.md 3): a signed activation has no place on them.
+  if (xr.min < 0) return 'the input can be negative (the arrays take inputs in [0, 31])';
+  if (xr.max === 0) return 'the input is always 0';
+  if (!bt.data || bt.dtype !== 'int8') return 'the weights are not constant int8';
+  const gemm = n.op === 'Gemm';
+  if (gemm && (attrInt(n, 'transA', 0) !== 0 || attrInt(n, 'alpha', 1) !== 1 || attrInt(n, 'beta', 1) !== 1)) return 'a Gemm with transA, alpha or beta';
+  const transB = gemm && attrInt(n, 'transB', 0) !== 0;
+  const [M, K] = x.shape;
+  const N = transB ? bt.shape[0] : bt.shape[1];
+  const bd = bt.data.data;
+  const b = Array.from({ length: K * N }, (_, i) => (transB ? bd[(i % N) * K + Math.floor(i / N)] : bd[i]));
+  const bias = perColumn(n.inputs[2] ? tensorOf(g, n.inputs[2]) : undefined, N);
+  if (typeof bias === 'string') return `the bias is ${bias}`;
+  const y = n.outputs[0];
+  const readers = consumers.get(y) ?? [];
+  if (g.outputs.includes(y) || readers.length !== 1 || readers[0].op !== 'RequantShift' || readers[0].inputs[0] !== y) {
+    return 'no RequantShift of its own follows (the analog outputs need one to reach the layer\'s scale)';
+  }
+  const r = readers[0];
+  const mul = perColumn(tensorOf(g, r.inputs[1]), N);
+  const add = perColumn(tensorOf(g, r.inputs[2]), N);
+  if (typeof mul === 'string') return `the requantization's mul is ${mul}`;
+  if (typeof add === 'string') return `the requantization's add is ${add}`;
+  if (mul.some((m) => m < 0)) return 'a negative requantization multiplier';
+  return { x, b, bias, M, K, N, requant: r, mul, add };
+}
+
+/**
+ * The lowering onto the analog core (docs/brainscales2.md "Mapping"): each int8 Gemm/MatMul with constant weights and
+ * a non-negative input, read only by its RequantShift, becomes
+ *   x5 = RequantShift(x, 1, 0; div 2^k, 32 levels, unsigned)      inputs rounded to 5 bits (core)
+ *   v  = Bss2Matmul(x5, W6)                                        [row blocks, M, N] int8 from the arrays
+ *   s  = ReduceSum(v, axis 0), Clip(s, -128, 127)                  the digital sum of row blocks (core; several blocks)
+ *   y  = RequantShift(v or s, mul', add'; div 2^(s+e))             back to the layer's scale (core)
+ * W6 are the weights scaled per column to [-63, 63]; num_sends is chosen per layer for the 8-bit range
+ * (mapping.ts). Block t of the model goes to array t mod 2 (the layer's first array is where the last layer left
+ * off), its noise stream is seeded from the noise seed and the layer's index. Anything else is left to the core,
+ * with the reason on engineNote.
+ */
+export function lowerAnalog(o: AnalogOptions): (g: Graph) => Graph {
+  return (g: Graph): Graph => {
+    if (!o.analog) return g;
+    const tensors = new Map(g.tensors);
+    const fresh = (base: string): string => {
+      let name = base;
+      for (let i = 1; tensors.has(name); i++) name = `${base}_${i}`;
+      return name;
+    };
+    const add = (t: Tensor): string => {
+      tensors.set(t.name, t);
+      return t.name;
+    };
+    const constant = (base: string, dtype: DType, shape: number[], values: ArrayLike<number>): string => {
+      const data = ndarray(dtype, shape, values);
+      return add({ name: fresh(base), dtype, shape, data, range: rangeOfValues(data.data) });
+    };
+    const activation = (base: string, dtype: DType, shape: number[], range: IntRange): string =>
+      add({ name: fresh(base), dtype, shape, range });
+    const consumers = consumersOf(g);
+    const replaced = new Map<Node, Node[]>();
+    const dropped = new Set<Node>();
+    let layer = 0;
+    let block = 0;
+    for (const n of g.nodes) {
+      const p = productOf(n, g, consumers);
+      if (typeof p === 'string') {
+        if (n.op === 'Gemm' || n.op === 'MatMul') replaced.set(n, [{ ...n, engineNote: `core: ${p}` }]);
+        continue;
+      }
+      const { M, K, N } = p;
+      const k = inputShift(valueRange(p.x).max);
+      const scales = weightScales(p.b, K, N);
+      const w6 = scaledWeights(p.b, K, N, scales);
+      const numSends = numSendsFor(blockSpread(w6, K, N), DEFAULT_GAIN);
+      const r = p.requant;
+      const re = rescale({ mul: p.mul, add: p.add, bias: p.bias, shift: attrLog2(r, 'div'), k, numSends, gain: DEFAULT_GAIN, scales });
+      if (!re) {
+        replaced.set(n, [{ ...n, engineNote: 'core: the rescaled requantization would leave int32' }]);
+        continue;
+      }
+      const blocks = blocksOf(K, N);
+      const from = fusedNames(n, r);
+      const mk = (op: string, tag: string, inputs: string[], output: string, attrs: Node['attrs'] = {}, extra: Partial<Node> = {}): Node => ({
+        name: fresh(`${n.name}__${tag}`), op, domain: '', inputs, outputs: [output], attrs, fusedFrom: from, ...extra,
+      });
+      const out: Node[] = [];
+      const x5 = activation(`${p.x.name}__5bit`, 'uint8', [M, K], { min: 0, max: 31 });
+      out.push(mk('RequantShift', 'to_5bit', [p.x.name, constant(`${n.name}__one`, 'int32', [1], [1]), constant(`${n.name}__zero`, 'int32', [1], [0])], x5, {
+        div: { kind: 'int', value: 2 ** k }, n_levels: { kind: 'int', value: 32 }, signed: { kind: 'int', value: 0 },
+      }));
+      const wName = constant(`${n.inputs[1]}__6bit`, 'int8', [K, N], w6);
+      const vShape = blocks.rows > 1 ? [blocks.rows, M, N] : [M, N];
+      const v = activation(`${n.outputs[0]}__analog`, 'int8', vShape, { min: -128, max: 127 });
+      const firstArray = block % ARRAYS;
+      const noiseSeed = (o.noiseSeed ^ Math.imul(layer + 1, 0x85ebca6b)) >>> 0;
+      out.push(mk(ANALOG_OP, 'analog', [x5, wName], v, {
+        num_sends: { kind: 'int', value: numSends },
+        wait_between_events: { kind: 'int', value: DEFAULT_WAIT_BETWEEN_EVENTS },
+        gain: { kind: 'float', value: DEFAULT_GAIN },
+        first_array: { kind: 'int', value: firstArray },
+        chip_seed: { kind: 'int', value: o.chipSeed >>> 0 },
+        fixed_pattern: { kind: 'int', value: o.fixedPattern ? 1 : 0 },
+        noise_seed: { kind: 'int', value: noiseSeed },
+        noise_std: { kind: 'float', value: o.noiseStd },
+      }, {
+        domain: 'firmgen',
+        engineNote: `analog: ${blocks.rows} x ${blocks.cols} blocks of 128 x 256 from array ${firstArray}, num_sends ${numSends}, inputs >> ${k} to 5 bits, weights scaled per column to 6 bits`,
+      }));
+      let sum = v;
+      if (blocks.rows > 1) {
+        const s = activation(`${n.outputs[0]}__blocksum`, 'int16', [M, N], { min: -128 * blocks.rows, max: 127 * blocks.rows });
+        out.push(mk('ReduceSum', 'block_sum', [v], s, { axes: { kind: 'ints', value: [0] }, keepdims: { kind: 'int', value: 0 } }));
+        sum = activation(`${n.outputs[0]}__clipped`, 'int8', [M, N], { min: -128, max: 127 });
+        out.push(mk('Clip', 'block_clip', [s, constant(`${n.name}__lo`, 'int32', [], [-128]), constant(`${n.name}__hi`, 'int32', [], [127])], sum));
+      }
+      out.push(mk('RequantShift', 'rescale', [sum, constant(`${r.inputs[1]}__analog`, 'int32', [N], re.mul), constant(`${r.inputs[2]}__analog`, 'int32', [N], re.add)], r.outputs[0], {
+        ...r.attrs, div: { kind: 'int', value: 2 ** re.shift },
+      }));
+      replaced.set(n, out);
+      dropped.add(r);
+      layer++;
+      block += blocks.rows * blocks.cols;
+    }
+    const nodes = g.nodes.flatMap((n) => (dropped.has(n) ? [] : replaced.get(n) ?? [n]));
+    return { ...g, nodes, tensors };
+  };
+}

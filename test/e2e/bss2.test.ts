@@ -1,0 +1,85 @@
+/**
+ * BrainScaleS-2 end to end: generated firmware run in the emulator equals the reference interpreter on the lowered
+ * graph (its analog layers the reference model of the chip: generator/reference/ops/analog-matmul.ts) bit for bit,
+ * for several chip seeds, with temporal noise off and on (seeded); layers larger than an array and than the chip;
+ * `--analog off` gives the int8 model exactly; signed inputs stay on the core.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { loadOnnxFile } from '../../generator/onnx/load.js';
+import { generateFirmware } from '../../generator/pipeline.js';
+import { referenceGraph } from '../../generator/platforms/brainscales2/platform.js';
+import { runReference } from '../../generator/reference/interpreter.js';
+import { runFirmware } from '../../runtime/node/run.js';
+import { bss2Mlp } from '../helpers/bss2-model.js';
+
+const work = mkdtempSync(join(tmpdir(), 'firmgen-bss2-'));
+let n = 0;
+
+async function check(sizes: number[], rows: number, options: Record<string, unknown>, seed = 5, signedInput = false) {
+  const dir = join(work, `case${n++}`);
+  const m = bss2Mlp(dir, sizes, rows, seed, signedInput);
+  const out = join(dir, 'out');
+  const c = generateFirmware({ model: m.model, platform: 'brainscales2', out, ...options });
+  const ref = runReference(referenceGraph(c.platform, c.graph), m.inputs);
+  const r = await runFirmware(out, m.inputs);
+  const want = c.graph.outputs.map((o) => Array.from(ref.get(o)!.data));
+  const got = r.outputs.map((o) => Array.from(o.data));
+  return { c, r, want, got, m };
+}
+
+const analogLayers = (c: { lowered: { nodes: { op: string }[] } }): number => c.lowered.nodes.filter((x) => x.op === 'Bss2Matmul').length;
+
+for (const chipSeed of [1, 2, 3]) {
+  test(`chip seed ${chipSeed}, temporal noise off: emulated firmware = reference of the analog model`, async () => {
+    const { c, want, got } = await check([300, 600, 10], 3, { chipSeed, noiseStd: 0 });
+    assert.is(analogLayers(c), 2);
+    assert.equal(got, want);
+    // the outputs vary (the mapping uses the 8-bit range): not all equal
+    assert.ok(new Set(got[0]).size > 5, `outputs ${got[0].slice(0, 12).join(' ')}`);
+  });
+}
+
+test('different chip seeds give different outputs (the fixed pattern is the chip\'s)', async () => {
+  const a = await check([200, 64, 10], 4, { chipSeed: 1, noiseStd: 0 });
+  const b = await check([200, 64, 10], 4, { chipSeed: 2, noiseStd: 0 });
+  assert.not.equal(a.got, b.got);
+});
+
+test('temporal noise on (default std 2, seeded): equal to the reference too', async () => {
+  const { c, want, got } = await check([256, 300, 10], 2, {});
+  assert.is(analogLayers(c), 2);
+  assert.equal(got, want);
+});
+
+test('larger than the chip: 9 + 5 blocks over the two arrays; the profile counts the runs', async () => {
+  const { c, r, want, got } = await check([300, 600, 10], 2, { noiseStd: 0, fixedPattern: 'off' });
+  assert.equal(got, want);
+  const notes = c.lowered.nodes.filter((x) => x.op === 'Bss2Matmul').map((x) => x.engineNote);
+  assert.match(notes[0] ?? '', /analog: 3 x 3 blocks of 128 x 256 from array 0/);
+  // the second layer starts where the first left off: 9 blocks, array 1
+  assert.match(notes[1] ?? '', /analog: 5 x 1 blocks of 128 x 256 from array 1/);
+  assert.ok(r.cycles > 0);
+});
+
+test('--analog off: every layer on the core, the int8 model exactly', async () => {
+  const { c, got, m } = await check([300, 64, 10], 3, { analog: 'off' });
+  assert.is(analogLayers(c), 0);
+  const g = loadOnnxFile(m.model);
+  const ref = runReference(g, m.inputs);
+  assert.equal(got, g.outputs.map((o) => Array.from(ref.get(o)!.data)));
+});
+
+test('a signed input stays on the core (the arrays take [0, 31]); the next layer goes to the arrays', async () => {
+  const { c, want, got } = await check([100, 40, 10], 3, { noiseStd: 0 }, 9, true);
+  assert.is(analogLayers(c), 1);
+  const first = c.lowered.nodes.find((x) => x.op === 'Gemm');
+  assert.match(first?.engineNote ?? '', /core: the input can be negative/);
+  assert.equal(got, want);
+});
+
+test.after(() => rmSync(work, { recursive: true, force: true }));
+test.run();
