@@ -1,6 +1,7 @@
 import type { OpSpec } from './op-spec.js';
 import { iGeluOp, iHardswishOp } from './ops/activations.js';
 import { analogMatmulOp } from './ops/analog-matmul.js';
+import { im2colOp } from './ops/im2col.js';
 import { convOp } from './ops/conv.js';
 import { concatOp, gatherOp, padOp, sliceOp } from './ops/data-movement.js';
 import { addOp, clipOp, divOp, mulOp, reluOp, roundOp, subOp } from './ops/elementwise.js';
@@ -25,7 +26,7 @@ const SPECS: OpSpec[] = [
   maxPoolOp, averagePoolOp, globalAveragePoolOp, padOp, concatOp, sliceOp, gatherOp, transposeOp, reshapeOp, flattenOp,
   squeezeOp, unsqueezeOp, identityOp, reduceSumOp, reduceMeanOp, iSoftmaxOp, itaMaxOp, itaPartialMaxOp, iLayerNormOp,
   iRMSNormOp, iNoNormOp, iGeluOp, iHardswishOp, integerDivOp, quantizeLinearOp, dequantizeLinearOp, qlinearMatMulOp,
-  qlinearConvOp, qgemmOp, matMulIntegerOp, convIntegerOp, qlinearAddOp, qlinearMulOp, softmaxOp, analogMatmulOp,
+  qlinearConvOp, qgemmOp, matMulIntegerOp, convIntegerOp, qlinearAddOp, qlinearMulOp, softmaxOp, analogMatmulOp, im2colOp,
 ];
 
 const BY_OP = new Map<string, OpSpec>();

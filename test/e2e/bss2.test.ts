@@ -14,14 +14,17 @@ import { generateFirmware } from '../../generator/pipeline.js';
 import { referenceGraph } from '../../generator/platforms/brainscales2/platform.js';
 import { runReference } from '../../generator/reference/interpreter.js';
 import { runFirmware } from '../../runtime/node/run.js';
-import { bss2Mlp } from '../helpers/bss2-model.js';
+import { bss2ConvNet, bss2Mlp, type Bss2Mlp } from '../helpers/bss2-model.js';
 
 const work = mkdtempSync(join(tmpdir(), 'firmgen-bss2-'));
 let n = 0;
 
 async function check(sizes: number[], rows: number, options: Record<string, unknown>, seed = 5, signedInput = false) {
   const dir = join(work, `case${n++}`);
-  const m = bss2Mlp(dir, sizes, rows, seed, signedInput);
+  return checkModel(dir, bss2Mlp(dir, sizes, rows, seed, signedInput), options);
+}
+
+async function checkModel(dir: string, m: Bss2Mlp, options: Record<string, unknown>) {
   const out = join(dir, 'out');
   const c = generateFirmware({ model: m.model, platform: 'brainscales2', out, ...options });
   const ref = runReference(referenceGraph(c.platform, c.graph), m.inputs);
@@ -79,6 +82,25 @@ test('a signed input stays on the core (the arrays take [0, 31]); the next layer
   const first = c.lowered.nodes.find((x) => x.op === 'Gemm');
   assert.match(first?.engineNote ?? '', /core: the input can be negative/);
   assert.equal(got, want);
+});
+
+test('the HAR topology: Conv1d (9 x 128, kernel 32, stride 6, 16 filters) unfolded onto the arrays, then 272 -> 125 -> 6', async () => {
+  for (const opts of [{ noiseStd: 0 }, {}]) {
+    const dir = join(work, `case${n++}`);
+    const { c, want, got } = await checkModel(dir, bss2ConvNet(dir, 21), opts);
+    assert.is(analogLayers(c), 3);
+    assert.ok(c.lowered.nodes.some((x) => x.op === 'Im2col'));
+    assert.equal(got, want);
+    assert.ok(new Set(got[0]).size > 2, `outputs ${got[0].join(' ')}`);
+  }
+});
+
+test('a 2-D conv (3x3, stride 2, pads 1, bias, two images) on the arrays as the graph output', async () => {
+  const dir = join(work, `case${n++}`);
+  const { c, want, got } = await checkModel(dir, bss2ConvNet(dir, 22, true), { noiseStd: 0, chipSeed: 9 });
+  assert.is(analogLayers(c), 1);
+  assert.equal(got, want);
+  assert.is(got[0].length, 2 * 8 * 4 * 4);
 });
 
 test.after(() => rmSync(work, { recursive: true, force: true }));

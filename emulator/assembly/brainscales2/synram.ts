@@ -3,10 +3,9 @@
 // (generator/platforms/brainscales2/analog/chip-model.ts), computed with the same f64 operations in the same order.
 // The state lives in linear memory after the chip's regions (placed by configure, as Gemmini's scratchpad is).
 
-import { fault, msgBegin, msgDec, msgText, raise } from "../fault";
+import { msgBegin, msgDec, msgText, raise } from "../fault";
 import { msgLayer } from "../events";
-import { MAX_MEMORY_PAGES } from "../layout";
-import { msgAddress, regionAt, region_count, region_linear_base, region_size } from "../regions";
+import { msgAddress, placePrivate, regionAt, region_linear_base, region_size } from "../regions";
 import {
   BSS2_ARRAYS, BSS2_COLUMNS, BSS2_INPUT_MAX, BSS2_NEURON_GAIN_SPREAD, BSS2_NEURON_OFFSET_STD, BSS2_SEED_SALT,
   BSS2_SIGNED_ROWS, BSS2_SYNAPSE_GAIN_SPREAD, BSS2_WEIGHT_MAX,
@@ -45,18 +44,10 @@ export function synramPlaced(): bool {
 
 /** Places and clears the state after the last region (configure calls this after placeRegions). */
 export function placeSynram(): void {
-  const last = region_count() - 1;
-  const end = region_linear_base(last) + <usize>region_size(last);
-  weightBase = (end + 0xffff) & ~(<usize>0xffff);
+  weightBase = placePrivate(WEIGHT_BYTES + EFF_BYTES + 2 * NEURON_BYTES, "BrainScaleS-2's synapse arrays");
   effBase = weightBase + WEIGHT_BYTES;
   gainBase = effBase + EFF_BYTES;
   offsetBase = gainBase + NEURON_BYTES;
-  const top = offsetBase + NEURON_BYTES;
-  const pages = <i32>((top + 0xffff) >> 16);
-  if (pages > MAX_MEMORY_PAGES || (pages > memory.size() && memory.grow(pages - memory.size()) < 0)) {
-    fault("configure: no room for BrainScaleS-2's synapse arrays in the linear memory");
-  }
-  memory.fill(weightBase, 0, top - weightBase);
   placed = true;
   setChip(0, true, 0, 0);
 }

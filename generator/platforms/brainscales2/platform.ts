@@ -10,6 +10,7 @@ import type { Graph } from '../../ir/graph.js';
 import type { Pass, Platform } from '../types.js';
 import { DEFAULT_NOISE_STD } from './analog/constants.js';
 import { lowerAnalog, type AnalogOptions } from './lower-analog.js';
+import { im2colKernel } from './im2col-kernel.js';
 import { bss2MatmulKernel } from './matmul-kernel.js';
 
 /** The emulated chip by default: chip 1, its fixed pattern on, hxtorch's default temporal noise from seed 1. */
@@ -57,7 +58,7 @@ export const brainscales2: Platform = {
   memories: [{ name: 'DRAM', chipBase: 0x8000_0000, size: 64 * 1024 * 1024 }],
   home: { memory: 'DRAM', offset: 0, size: 64 * 1024 * 1024 },
   passes: passes(DEFAULT_ANALOG),
-  kernels: [bss2MatmulKernel, ...CORE_KERNELS],
+  kernels: [bss2MatmulKernel, im2colKernel, ...CORE_KERNELS],
   // ASSUMPTION: the digital core (the PPU, or the host for what the PPU does not run) is priced as the generic scalar
   // core (docs/timing.md); the PPU's vector unit is not used.
   costs: SCALAR_CORE_COSTS,
