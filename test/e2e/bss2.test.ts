@@ -13,6 +13,7 @@ import { loadOnnxFile } from '../../generator/onnx/load.js';
 import { generateFirmware } from '../../generator/pipeline.js';
 import { referenceGraph } from '../../generator/platforms/brainscales2/platform.js';
 import { runReference } from '../../generator/reference/interpreter.js';
+import { runHostC } from '../../runtime/node/host-c.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import { bss2ConvNet, bss2Mlp, type Bss2Mlp } from '../helpers/bss2-model.js';
 
@@ -31,7 +32,7 @@ async function checkModel(dir: string, m: Bss2Mlp, options: Record<string, unkno
   const r = await runFirmware(out, m.inputs);
   const want = c.graph.outputs.map((o) => Array.from(ref.get(o)!.data));
   const got = r.outputs.map((o) => Array.from(o.data));
-  return { c, r, want, got, m };
+  return { c, r, want, got, m, out };
 }
 
 const analogLayers = (c: { lowered: { nodes: { op: string }[] } }): number => c.lowered.nodes.filter((x) => x.op === 'Bss2Matmul').length;
@@ -101,6 +102,15 @@ test('a 2-D conv (3x3, stride 2, pads 1, bias, two images) on the arrays as the 
   assert.is(analogLayers(c), 1);
   assert.equal(got, want);
   assert.is(got[0].length, 2 * 8 * 4 * 4);
+});
+
+test('the host C build (the C model of the analog core in firmgen_bss2.h) equals the emulated firmware', async () => {
+  const dir = join(work, `case${n++}`);
+  for (const [model, opts] of [[bss2ConvNet(dir, 23), {}], [bss2Mlp(join(dir, 'mlp'), [300, 600, 10], 2, 7), { chipSeed: 3 }]] as const) {
+    const { out, got, want } = await checkModel(join(dir, String(n++)), model, opts);
+    assert.equal(got, want);
+    assert.equal(runHostC(out, model.inputs).map((o) => Array.from(o.data)), got);
+  }
 });
 
 test.after(() => rmSync(work, { recursive: true, force: true }));
