@@ -217,9 +217,10 @@ export interface EmulatorEvent {
    * `detail` decoded by dmaDetail(); mla: one SpiNNaker2 MAC-array job on PE `agent`, detail = its 4x16 blocks;
    * npu: one N-EUREKA job triggered by `agent`, start..end the engine's busy interval, `detail` decoded by npuDetail();
    * l3: one HyperRAM DMA copy by `agent`, which slept through it; `detail` decoded by l3Detail(); gemmini: one
-   * Gemmini command on one of its units, start..end the unit's busy interval, `detail` decoded by gemminiDetail().
+   * Gemmini command on one of its units, start..end the unit's busy interval, `detail` decoded by gemminiDetail();
+   * bss2: one phase of a BrainScaleS-2 device call on `agent`'s clock, `detail` decoded by bss2Detail().
    */
-  kind: 'layer' | 'share' | 'dma' | 'mla' | 'npu' | 'l3' | 'gemmini';
+  kind: 'layer' | 'share' | 'dma' | 'mla' | 'npu' | 'l3' | 'gemmini' | 'bss2';
   /** 0 = master, 1.. = cluster core agent - 1. */
   agent: number;
   /** The layer id (share: the master's open layer, -1 outside any). */
@@ -231,7 +232,7 @@ export interface EmulatorEvent {
 }
 
 const EVENT_BYTES = 32;
-const KINDS = ['layer', 'share', 'dma', 'mla', 'npu', 'l3', 'gemmini'] as const;
+const KINDS = ['layer', 'share', 'dma', 'mla', 'npu', 'l3', 'gemmini', 'bss2'] as const;
 
 /** A `gemmini` event's detail word (emulator/assembly/gemmini/timing.ts, kind 6). */
 export interface GemminiDetail {
@@ -252,6 +253,19 @@ export function gemminiDetail(detail: number): GemminiDetail {
     unrolled: (detail & (1 << 10)) !== 0,
     rows: (detail >>> 16) & 0xff,
   };
+}
+
+/** A `bss2` event's detail word (emulator/assembly/events.ts recordBss2, kind 7): the phase and its amount. */
+export interface Bss2Detail {
+  phase: 'in' | 'run' | 'out' | 'configure';
+  /** Bytes over the link; a run: its multiply-accumulates. */
+  amount: number;
+}
+
+const BSS2_PHASES = ['in', 'run', 'out', 'configure'] as const;
+
+export function bss2Detail(detail: number): Bss2Detail {
+  return { phase: BSS2_PHASES[detail & 3], amount: detail >>> 2 };
 }
 
 /** An `l3` event's detail word (emulator/assembly/events.ts, kind 5): the bytes and the direction. */

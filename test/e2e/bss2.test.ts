@@ -66,7 +66,15 @@ test('larger than the chip: 9 + 5 blocks over the two arrays; the profile counts
   assert.match(notes[0] ?? '', /analog: 3 x 3 blocks of 128 x 256 from array 0/);
   // the second layer starts where the first left off: 9 blocks, array 1
   assert.match(notes[1] ?? '', /analog: 5 x 1 blocks of 128 x 256 from array 1/);
-  assert.ok(r.cycles > 0);
+  // the profile: 9 blocks written, each run for the 2 input vectors; then 5 blocks, 2 runs each
+  const analog = r.profile.layers.filter((l) => l.kernel === 'bss2-matmul').map((l) => l.analog);
+  assert.equal(analog.map((a) => [a.runs, a.writes, a.macs]), [[18, 9, 2 * 300 * 600], [10, 5, 2 * 600 * 10]]);
+  // link bytes: per block two synapses per weight, per run its inputs and outputs
+  assert.is(analog[0].linkBytes, 2 * 300 * 600 + 2 * (300 * 3 + 600 * 3));
+  // analog time: num_sends x rows x 5 FPGA cycles + 250, 2 core cycles per FPGA cycle (chips/brainscales2.ts)
+  const ns = Number(/num_sends (\d+)/.exec(notes[0] ?? '')![1]);
+  assert.is(analog[0].cycles, 2 * 3 * (ns * (128 + 128 + 44) * 5 + 3 * 250) * 2);
+  assert.is(r.profile.total.analog.runs, 28);
 });
 
 test('--analog off: every layer on the core, the int8 model exactly', async () => {

@@ -3,7 +3,8 @@
 // calling core the time of its link transfers and of the analog run (chips/brainscales2.ts has the figures) and
 // counts them for the profile (bss2_stat).
 
-import { currentAgent, spend } from "../agents";
+import { currentAgent, cyclesOf, spend } from "../agents";
+import { currentLayer, recordBss2 } from "../events";
 import { Q } from "../cost";
 import {
   BSS2_FPGA_CYCLE, BSS2_LINK_CYCLES_PER_BYTE, BSS2_RUN_FIXED_FPGA, BSS2_SIGNED_ROWS,
@@ -26,15 +27,24 @@ export function resetBss2(): void {
   for (let i = 0; i < STATS; i++) stats[i] = 0;
 }
 
-function charge(cycles: i64): void {
-  spend(currentAgent(), cycles << Q);
+const PHASE_IN: i32 = 0;
+const PHASE_RUN: i32 = 1;
+const PHASE_OUT: i32 = 2;
+const PHASE_CONFIG: i32 = 3;
+
+/** The calling agent spends `cycles`; the profile gets the phase with its amount (bytes, or the run's MACs). */
+function charge(phase: i32, amount: i64, cycles: i64): void {
+  const agent = currentAgent();
+  const start = cyclesOf(agent);
+  spend(agent, cycles << Q);
+  recordBss2(agent, currentLayer(), phase | (<i32>amount << 2), start, cyclesOf(agent));
 }
 
-function link(bytes: i64): void {
+function link(phase: i32, bytes: i64): void {
   const cycles = bytes * BSS2_LINK_CYCLES_PER_BYTE;
   stats[STAT_LINK_BYTES] += bytes;
   stats[STAT_LINK_CYCLES] += cycles;
-  charge(cycles);
+  charge(phase, bytes, cycles);
 }
 
 /**
@@ -58,7 +68,7 @@ export function bss2_configure(array: i32, row0: i32, col0: i32, rows: i32, cols
   writeWeights(array, row0, col0, rows, cols, w, stride);
   stats[STAT_CONFIGS]++;
   stats[STAT_SYNAPSES] += 2 * <i64>rows * <i64>cols;
-  link(2 * <i64>rows * <i64>cols);
+  link(PHASE_CONFIG, 2 * <i64>rows * <i64>cols);
 }
 
 /**
@@ -73,12 +83,12 @@ export function bss2_run(array: i32, row0: i32, col0: i32, rows: i32, cols: i32,
   if (!(gain > 0) || gain > 1) failBss2("run", "gain must be in (0, 1]");
   checkRange("run", "inputs", x, rows);
   checkRange("run", "outputs", y, cols);
-  link(rows);
+  link(PHASE_IN, rows);
   analogRun(array, row0, col0, rows, cols, x, y, numSends, gain);
   const analog = (<i64>numSends * <i64>rows * <i64>wait + BSS2_RUN_FIXED_FPGA) * BSS2_FPGA_CYCLE;
   stats[STAT_ANALOG_CYCLES] += analog;
-  charge(analog);
-  link(cols);
+  charge(PHASE_RUN, <i64>rows * <i64>cols, analog);
+  link(PHASE_OUT, cols);
   stats[STAT_RUNS]++;
   stats[STAT_MACS] += <i64>rows * <i64>cols;
 }
