@@ -71,7 +71,10 @@ test('the rescale keeps every value in int32 and the multiplier near 16 bits; un
     const real = ([20, 40][n] * 8) / (2 * 0.002 * [0.5, 0.25][n]);
     assert.ok(Math.abs(r!.mul[n] / 2 ** (r!.shift - 16) - real) <= 0.5 / 2 ** (r!.shift - 16) + 1e-9);
   }
-  assert.is(rescale({ mul: [1], add: [2 ** 31], bias: [0], shift: 4, k: 0, numSends: 1, gain: 0.002, scales: [1] }), undefined);
+  assert.is(rescale({ mul: [1], add: [2 ** 31], bias: [0], shift: 0, k: 0, numSends: 1, gain: 0.002, scales: [1] }), undefined);
+  // large multipliers of the layer's own: fewer bits than its shift (e < 0), still inside int32
+  const big = rescale({ mul: [24602], add: [0], bias: [1000], shift: 24, k: 3, numSends: 1, gain: 0.002, scales: [0.5] })!;
+  assert.ok(big.shift < 24 && 128 * Math.abs(big.mul[0]) + Math.abs(big.add[0]) + 2 ** (big.shift - 1) < 2 ** 31);
 });
 
 test.run();

@@ -74,8 +74,9 @@ export interface Rescale {
 /**
  * The requantization of the analog output v: the layer computed `(acc * mul_n + add_n) >> s` with acc = x . B + bias;
  * the core gives v ~ num_sends * gain * (x / 2^k) . (B * scale_n), so acc ~ v * 2^k / (num_sends * gain * scale_n) +
- * bias_n, which becomes `(v * mul'_n + add'_n) >> (s + e)` with e extra bits for the multiplier's precision, all
- * values inside int32 for v in [-128, 127]; undefined when even e = 0 leaves int32.
+ * bias_n, which becomes `(v * mul'_n + add'_n) >> (s + e)`. e is the largest in [-s, 24] that keeps every value inside
+ * int32 for v in [-128, 127] and the multiplier within 16 bits (v has 8: more buys nothing); a negative e (a layer
+ * whose own multipliers are large) rounds add' to an integer. Undefined when even e = -s leaves int32.
  */
 export function rescale(p: { mul: readonly number[]; add: readonly number[]; bias: readonly number[]; shift: number; k: number; numSends: number; gain: number; scales: readonly number[] }): Rescale | undefined {
   const N = p.scales.length;
@@ -83,16 +84,15 @@ export function rescale(p: { mul: readonly number[]; add: readonly number[]; bia
   const base = p.scales.map((_, n) => p.bias[n] * p.mul[n] + p.add[n]);
   const fits = (e: number): boolean => {
     const round = p.shift + e > 0 ? 2 ** (p.shift + e - 1) : 0;
-    return real.every((m, n) => 128 * Math.abs(Math.round(m * 2 ** e)) + Math.abs(base[n]) * 2 ** e + round < 2 ** 31);
+    return real.every((m, n) => 128 * Math.abs(Math.round(m * 2 ** e)) + Math.abs(Math.round(base[n] * 2 ** e)) + round < 2 ** 31);
   };
-  // extra bits while they keep everything in int32 and the multiplier within 16 bits (enough: v has 8)
   const largest = Math.max(...real.map(Math.abs));
-  if (!fits(0)) return undefined;
-  let e = 0;
-  while (e < 24 && fits(e + 1) && largest * 2 ** (e + 1) <= 2 ** 16) e++;
+  let e = 24;
+  while (e > -p.shift && !(fits(e) && largest * 2 ** e <= 2 ** 16)) e--;
+  if (!fits(e)) return undefined;
   return {
     mul: Array.from({ length: N }, (_, n) => Math.round(real[n] * 2 ** e)),
-    add: Array.from({ length: N }, (_, n) => base[n] * 2 ** e),
+    add: Array.from({ length: N }, (_, n) => Math.round(base[n] * 2 ** e)),
     shift: p.shift + e,
   };
 }

@@ -32,6 +32,30 @@ export function synapseGain(cfg: ChipConfig, array: number, physRow: number, col
   return cfg.fixedPattern ? 1 + SYNAPSE_GAIN_SPREAD * keyedGauss(patternKey(cfg.chipSeed, KIND_SYNAPSE, array, physRow, col)) : 1;
 }
 
+/** Physical synapse rows per array (two per signed row). */
+const SYNAPSE_ROWS = 2 * SIGNED_ROWS;
+const gainTables = new Map<string, Float64Array>();
+
+/**
+ * Every synapse's gain of a chip, [array][physical row][column], computed once per chip (the same values as
+ * synapseGain: a table, because a model's layers write hundreds of thousands of synapses per inference).
+ */
+function synapseGains(cfg: ChipConfig): Float64Array {
+  const key = `${cfg.chipSeed >>> 0}:${cfg.fixedPattern}`;
+  let t = gainTables.get(key);
+  if (!t) {
+    t = new Float64Array(ARRAYS * SYNAPSE_ROWS * COLUMNS);
+    for (let a = 0; a < ARRAYS; a++) {
+      for (let r = 0; r < SYNAPSE_ROWS; r++) {
+        for (let c = 0; c < COLUMNS; c++) t[(a * SYNAPSE_ROWS + r) * COLUMNS + c] = synapseGain(cfg, a, r, c);
+      }
+    }
+    if (gainTables.size >= 8) gainTables.clear();
+    gainTables.set(key, t);
+  }
+  return t;
+}
+
 export function neuronGain(cfg: ChipConfig, array: number, col: number): number {
   return cfg.fixedPattern ? 1 + NEURON_GAIN_SPREAD * keyedGauss(patternKey(cfg.chipSeed, KIND_NEURON_GAIN, array, 0, col)) : 1;
 }
@@ -72,6 +96,7 @@ export class AnalogChip {
 
   /** Writes weights w(r, c) (in [-63, 63]) to signed rows row0.., columns col0.. of `array`. */
   configure(array: number, row0: number, col0: number, rows: number, cols: number, w: (r: number, c: number) => number): void {
+    const gains = synapseGains(this.cfg);
     if (row0 < 0 || cols < 0 || rows < 0 || row0 + rows > SIGNED_ROWS || col0 < 0 || col0 + cols > COLUMNS) {
       throw new Error(`synapse block ${rows}x${cols} at (${row0}, ${col0}) outside the ${SIGNED_ROWS}x${COLUMNS} array`);
     }
@@ -81,7 +106,7 @@ export class AnalogChip {
         const v = w(r, c);
         if (!Number.isInteger(v) || v < -WEIGHT_MAX || v > WEIGHT_MAX) throw new Error(`weight ${v} outside [-63, 63]`);
         const phys = 2 * (row0 + r) + (v < 0 ? 1 : 0);
-        e[(row0 + r) * COLUMNS + col0 + c] = v * synapseGain(this.cfg, array, phys, col0 + c);
+        e[(row0 + r) * COLUMNS + col0 + c] = v * gains[(array * SYNAPSE_ROWS + phys) * COLUMNS + col0 + c];
       }
     }
   }
