@@ -1,0 +1,49 @@
+/**
+ * `gen firmware --platform brainscales2` options: bad values and options of another platform are one line and exit 2;
+ * good ones reach the firmware (the analog layers' chip seed and noise in the manifest's engine notes and the code).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { bss2Mlp } from '../helpers/bss2-model.js';
+import { gen } from '../helpers/cli.js';
+
+const work = mkdtempSync(join(tmpdir(), 'firmgen-bss2-cli-'));
+const m = bss2Mlp(join(work, 'm'), [200, 40, 10], 1, 3);
+
+for (const [args, line] of [
+  [['--noise-std', 'abc'], 'error: --noise-std abc: a number of output LSB in [0, 64]'],
+  [['--noise-std', '-1'], 'error: --noise-std -1: a number of output LSB in [0, 64]'],
+  [['--chip-seed', '4294967296'], 'error: --chip-seed 4294967296: a seed in 0..4294967295'],
+  [['--analog', 'maybe'], 'error: --analog takes on, off, not \'maybe\''],
+  [['--fixed-pattern', 'yes'], 'error: --fixed-pattern takes on, off, not \'yes\''],
+] as const) {
+  test(`${args.join(' ')}: one line, exit 2`, () => {
+    const r = gen('firmware', '--platform', 'brainscales2', m.model, '-o', join(work, 'bad'), ...args);
+    assert.is(r.code, 2);
+    assert.is(r.stderr.trim(), line);
+  });
+}
+
+test('--chip-seed on another platform: one line, exit 2', () => {
+  const r = gen('firmware', '--platform', 'generic', m.model, '-o', join(work, 'bad'), '--chip-seed', '3');
+  assert.is(r.code, 2);
+  assert.is(r.stderr.trim(), 'error: --chip-seed applies to brainscales2, not to generic');
+});
+
+test('the options reach the firmware', () => {
+  const out = join(work, 'ok');
+  const r = gen('firmware', '--platform', 'brainscales2', m.model, '-o', out, '--chip-seed', '77', '--noise-std', '0.5', '--noise-seed', '9');
+  assert.is(r.code, 0, r.stderr);
+  const manifest = readFileSync(join(out, 'firmware.json'), 'utf8');
+  assert.match(manifest, /analog: 2 x 1 blocks of 128 x 256 from array 0/);
+  const as = readFileSync(join(out, 'as', 'network.ts'), 'utf8');
+  assert.match(as, /bss2_chip\(77, 1, \d+, 0\.5\);/);
+  const c = readFileSync(join(out, 'c', 'network.c'), 'utf8');
+  assert.match(c, /fg_bss2_chip\(77u, 1, \d+u, 0\.5\);/);
+});
+
+test.after(() => rmSync(work, { recursive: true, force: true }));
+test.run();
