@@ -124,24 +124,19 @@ export function checkBlock(cmd: string, array: i32, row0: i32, col0: i32, rows: 
   if (!placed) failBss2(cmd, "this chip has no synapse arrays (configure platform 4)");
   if (array < 0 || array >= BSS2_ARRAYS) failValue(cmd, "no synapse array ", array, " (the chip has arrays 0 and 1)");
   if (rows < 1 || cols < 1) failBss2(cmd, "rows and cols must be at least 1");
-  if (row0 < 0 || row0 + rows > BSS2_SIGNED_ROWS) {
-    begin(cmd, "rows ");
-    msgDec(row0);
-    msgText("..");
-    msgDec(<i64>row0 + <i64>rows - 1);
-    msgText(" outside the array's 128 signed rows");
-    msgLayer();
-    raise();
-  }
-  if (col0 < 0 || col0 + cols > BSS2_COLUMNS) {
-    begin(cmd, "columns ");
-    msgDec(col0);
-    msgText("..");
-    msgDec(<i64>col0 + <i64>cols - 1);
-    msgText(" outside the array's 256 columns");
-    msgLayer();
-    raise();
-  }
+  if (row0 < 0 || row0 + rows > BSS2_SIGNED_ROWS) failSpan(cmd, "rows ", row0, rows, " outside the array's 128 signed rows");
+  if (col0 < 0 || col0 + cols > BSS2_COLUMNS) failSpan(cmd, "columns ", col0, cols, " outside the array's 256 columns");
+}
+
+/** "rows 100..128 outside ...": the span of `count` from `first`. */
+function failSpan(cmd: string, what: string, first: i32, count: i32, outside: string): void {
+  begin(cmd, what);
+  msgDec(first);
+  msgText("..");
+  msgDec(<i64>first + <i64>count - 1);
+  msgText(outside);
+  msgLayer();
+  raise();
 }
 
 /** `bytes` at linear `ptr` must lie inside one region of the chip. */
