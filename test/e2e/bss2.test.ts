@@ -16,6 +16,7 @@ import { runReference } from '../../generator/reference/interpreter.js';
 import { runHostC } from '../../runtime/node/host-c.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import { bss2ConvNet, bss2Mlp, type Bss2Mlp } from '../helpers/bss2-model.js';
+import { Rng } from '../helpers/random.js';
 
 const work = mkdtempSync(join(tmpdir(), 'firmgen-bss2-'));
 let n = 0;
@@ -118,6 +119,16 @@ test('the host C build (the C model of the analog core in firmgen_bss2.h) equals
     const { out, got, want } = await checkModel(join(dir, String(n++)), model, opts);
     assert.equal(got, want);
     assert.equal(runHostC(out, model.inputs).map((o) => Array.from(o.data)), got);
+  }
+});
+
+test('random shapes (seeded): layers of 1..400 inputs and 1..600 outputs, 1..4 vectors, equal to the reference', async () => {
+  const rng = new Rng(2026);
+  for (let i = 0; i < 5; i++) {
+    const sizes = [rng.int(1, 400), rng.int(1, 600), rng.int(1, 40)];
+    const { c, want, got } = await check(sizes, rng.int(1, 4), { chipSeed: rng.int(0, 2 ** 32 - 1), noiseStd: i % 2 === 0 ? 0 : 1.5 }, 100 + i);
+    assert.is(analogLayers(c), 2, sizes.join('-'));
+    assert.equal(got, want, sizes.join('-'));
   }
 });
 
