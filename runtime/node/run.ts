@@ -112,7 +112,7 @@ export interface RunResult {
   /** Gemmini's array computes (execute-unit events), each its 16-row stream: the array's busy intervals. */
   gemminiArray: { layer: number; start: number; end: number }[];
   /** BrainScaleS-2's device calls, one record per phase (link in, analog run, link out, block write). */
-  bss2: ({ layer: number; cycles: number } & Bss2Detail)[];
+  bss2: ({ layer: number; start: number; end: number; cycles: number } & Bss2Detail)[];
   /** Event records the ring buffer overwrote (the oldest ones). */
   eventsDropped: number;
   stdout: string;
@@ -235,7 +235,7 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
     })),
     gemminiArray: events.filter((e) => e.kind === 'gemmini' && gemminiDetail(e.detail).unit === 'execute')
       .map((e) => ({ layer: e.layer, start: e.start, end: e.end })),
-    bss2: events.filter((e) => e.kind === 'bss2').map((e) => ({ layer: e.layer, cycles: e.end - e.start, ...bss2Detail(e.detail) })),
+    bss2: events.filter((e) => e.kind === 'bss2').map((e) => ({ layer: e.layer, start: e.start, end: e.end, cycles: e.end - e.start, ...bss2Detail(e.detail) })),
     eventsDropped: dropped,
     stdout: session.stdout(),
     build,

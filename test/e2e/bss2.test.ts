@@ -14,6 +14,8 @@ import { generateFirmware } from '../../generator/pipeline.js';
 import { referenceGraph } from '../../generator/platforms/brainscales2/platform.js';
 import { runReference } from '../../generator/reference/interpreter.js';
 import { runHostC } from '../../runtime/node/host-c.js';
+import { readManifest } from '../../runtime/node/manifest.js';
+import { buildTrace } from '../../runtime/node/trace.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import { bss2ConvNet, bss2Mlp, type Bss2Mlp } from '../helpers/bss2-model.js';
 import { Rng } from '../helpers/random.js';
@@ -61,7 +63,7 @@ test('temporal noise on (default std 2, seeded): equal to the reference too', as
 });
 
 test('larger than the chip: 9 + 5 blocks over the two arrays; the profile counts the runs', async () => {
-  const { c, r, want, got } = await check([300, 600, 10], 2, { noiseStd: 0, fixedPattern: 'off' });
+  const { c, r, want, got, out } = await check([300, 600, 10], 2, { noiseStd: 0, fixedPattern: 'off' });
   assert.equal(got, want);
   const notes = c.lowered.nodes.filter((x) => x.op === 'Bss2Matmul').map((x) => x.engineNote);
   assert.match(notes[0] ?? '', /analog: 3 x 3 blocks of 128 x 256 from array 0/);
@@ -76,6 +78,10 @@ test('larger than the chip: 9 + 5 blocks over the two arrays; the profile counts
   const ns = Number(/num_sends (\d+)/.exec(notes[0] ?? '')![1]);
   assert.is(analog[0].cycles, 2 * 3 * (ns * (128 + 128 + 44) * 5 + 3 * 250) * 2);
   assert.is(r.profile.total.analog.runs, 28);
+  // the trace draws every phase on the arrays' track
+  const trace = buildTrace(readManifest(out), r).traceEvents.filter((e) => e.cat === 'bss2');
+  assert.is(trace.filter((e) => e.name === 'analog run').length, 28);
+  assert.is(trace.filter((e) => e.name === 'synapse block over the link').length, 14);
 });
 
 test('--analog off: every layer on the core, the int8 model exactly', async () => {

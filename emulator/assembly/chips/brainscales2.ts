@@ -1,7 +1,8 @@
 // BrainScaleS-2 in its analog inference mode (HARDWARE.md "BrainScaleS-2"; docs/brainscales2.md): two synapse arrays
 // driven through the FPGA, and a digital core (the embedded processor, PPU, or the host) for everything else. Every
 // figure of the chip's model is set here with its source or marked ASSUMPTION. The geometry and noise figures are
-// the generator's too (generator/platforms/brainscales2/analog/constants.ts); a test keeps both equal.
+// the generator's too (generator/platforms/brainscales2/analog/constants.ts): test/emulator/bss2-model.test.ts compares
+// the effective weights and every output with the generator's reference, so a figure that differs fails there.
 
 import { addRegion } from "../regions";
 import { MiB } from "../layout";
