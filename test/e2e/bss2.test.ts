@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadOnnxFile } from '../../generator/onnx/load.js';
-import { generateFirmware } from '../../generator/pipeline.js';
+import { ndarray } from '../../generator/ir/ndarray.js';
+import { compileModel, generateFirmware } from '../../generator/pipeline.js';
+import { analogForward } from '../../generator/platforms/brainscales2/forward.js';
 import { referenceGraph } from '../../generator/platforms/brainscales2/platform.js';
 import { runReference } from '../../generator/reference/interpreter.js';
 import { runHostC } from '../../runtime/node/host-c.js';
@@ -136,6 +138,28 @@ test('random shapes (seeded): layers of 1..400 inputs and 1..600 outputs, 1..4 v
     assert.is(analogLayers(c), 2, sizes.join('-'));
     assert.equal(got, want, sizes.join('-'));
   }
+});
+
+test('analogForward: many samples in batches; without temporal noise each equals its own reference run and firmware', async () => {
+  const dir = join(work, `case${n++}`);
+  const m = bss2Mlp(dir, [300, 64, 10], 1, 31);
+  const rng = new Rng(5);
+  const samples = Array.from({ length: 70 }, () => [ndarray('uint8', [1, 300], rng.ints(300, 0, 255))]);
+  const f = analogForward(m.model, samples, { chipSeed: 4, noiseStd: 0 });
+  assert.ok(f.batched);
+  assert.is(f.outputs.length, 70);
+  const c = compileModel({ model: m.model, platform: 'brainscales2', chipSeed: 4, noiseStd: 0 });
+  const g = referenceGraph(c.platform, c.graph);
+  for (const i of [0, 1, 63, 64, 69]) {
+    assert.equal(Array.from(f.outputs[i][0].data), Array.from(runReference(g, samples[i]).get(g.outputs[0])!.data), `sample ${i}`);
+  }
+  const out = join(dir, 'out');
+  generateFirmware({ model: m.model, platform: 'brainscales2', out, chipSeed: 4, noiseStd: 0 });
+  const r = await runFirmware(out, samples[64]);
+  assert.equal(Array.from(r.outputs[0].data), Array.from(f.outputs[64][0].data));
+  // with temporal noise the values move
+  const noisy = analogForward(m.model, samples, { chipSeed: 4, noiseStd: 2 });
+  assert.not.equal(noisy.outputs.map((o) => Array.from(o[0].data)), f.outputs.map((o) => Array.from(o[0].data)));
 });
 
 test.after(() => rmSync(work, { recursive: true, force: true }));
