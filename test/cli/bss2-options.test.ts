@@ -2,7 +2,7 @@
  * `gen firmware --platform brainscales2` options: bad values and options of another platform are one line and exit 2;
  * good ones reach the firmware (the analog layers' chip seed and noise in the manifest's engine notes and the code).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -26,6 +26,27 @@ for (const [args, line] of [
     assert.is(r.stderr.trim(), line);
   });
 }
+
+test('--analog-calibration: a missing file or a wrong shape is one line, exit 2; a good one is used', () => {
+  let r = gen('firmware', '--platform', 'brainscales2', m.model, '-o', join(work, 'bad'), '--analog-calibration', join(work, 'none.json'));
+  assert.is(r.code, 2);
+  assert.match(r.stderr.trim(), /^error: --analog-calibration \S*none\.json: ENOENT/);
+  assert.is(r.stderr.trim().split('\n').length, 1);
+  const bad = join(work, 'bad.json');
+  writeFileSync(bad, JSON.stringify([{ a: [1, 'x'], b: [0, 0] }]));
+  r = gen('firmware', '--platform', 'brainscales2', m.model, '-o', join(work, 'bad'), '--analog-calibration', bad);
+  assert.is(r.code, 2);
+  assert.is(r.stderr.trim(), 'error: --analog-calibration: not a list of {"a": [numbers], "b": [numbers]} per analog layer');
+  const good = join(work, 'good.json');
+  writeFileSync(good, JSON.stringify([{ a: new Array(40).fill(2), b: new Array(40).fill(0) }]));
+  const out = join(work, 'calibrated');
+  r = gen('firmware', '--platform', 'brainscales2', m.model, '-o', out, '--analog-calibration', good);
+  assert.is(r.code, 0, r.stderr);
+  const plain = join(work, 'plain');
+  assert.is(gen('firmware', '--platform', 'brainscales2', m.model, '-o', plain).code, 0);
+  // the first layer's rescale multipliers doubled: the C constants differ
+  assert.not.equal(readFileSync(join(out, 'c', 'network_data.c'), 'utf8'), readFileSync(join(plain, 'c', 'network_data.c'), 'utf8'));
+});
 
 test('--chip-seed on another platform: one line, exit 2', () => {
   const r = gen('firmware', '--platform', 'generic', m.model, '-o', join(work, 'bad'), '--chip-seed', '3');

@@ -10,9 +10,10 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadOnnxFile } from '../../generator/onnx/load.js';
-import { ndarray } from '../../generator/ir/ndarray.js';
+import { ndarray, type NDArray } from '../../generator/ir/ndarray.js';
 import { compileModel, generateFirmware } from '../../generator/pipeline.js';
 import { analogForward } from '../../generator/platforms/brainscales2/forward.js';
+import { calibrateAnalog } from '../../generator/platforms/brainscales2/calibrate.js';
 import { referenceGraph } from '../../generator/platforms/brainscales2/platform.js';
 import { runReference } from '../../generator/reference/interpreter.js';
 import { runHostC } from '../../runtime/node/host-c.js';
@@ -160,6 +161,28 @@ test('analogForward: many samples in batches; without temporal noise each equals
   // with temporal noise the values move
   const noisy = analogForward(m.model, samples, { chipSeed: 4, noiseStd: 2 });
   assert.not.equal(noisy.outputs.map((o) => Array.from(o[0].data)), f.outputs.map((o) => Array.from(o[0].data)));
+});
+
+test('calibration on the emulated chip: folded into the rescale, exact in the firmware, closer to the uniform chip', async () => {
+  const dir = join(work, `case${n++}`);
+  const m = bss2Mlp(dir, [300, 200, 10], 1, 41);
+  const rng = new Rng(6);
+  const sample = (): NDArray[] => [ndarray('uint8', [1, 300], rng.ints(300, 0, 255))];
+  const calibration = Array.from({ length: 64 }, sample);
+  const held = Array.from({ length: 40 }, sample);
+  const opts = { chipSeed: 5, noiseStd: 0 };
+  const corrections = calibrateAnalog(m.model, calibration, opts);
+  assert.is(corrections.length, 2);
+  assert.equal(corrections.map((c) => c.a.length), [200, 10]);
+  const distance = (outs: NDArray[][], ideal: NDArray[][]): number =>
+    outs.reduce((s, o, i) => s + o[0].data.reduce((t, v, j) => t + Math.abs(v - ideal[i][0].data[j]), 0), 0);
+  const ideal = analogForward(m.model, held, { ...opts, fixedPattern: 'off' }).outputs;
+  const before = distance(analogForward(m.model, held, opts).outputs, ideal);
+  const after = distance(analogForward(m.model, held, { ...opts, analogCalibration: corrections }).outputs, ideal);
+  assert.ok(after < 0.8 * before, `distance to the uniform chip ${before} -> ${after}`);
+  // the corrected firmware equals the corrected reference
+  const { got, want } = await checkModel(join(dir, 'fw'), m, { ...opts, noiseStd: 2, analogCalibration: corrections });
+  assert.equal(got, want);
 });
 
 test.after(() => rmSync(work, { recursive: true, force: true }));

@@ -10,6 +10,8 @@ export interface ForwardOptions {
   fixedPattern?: 'on' | 'off';
   noiseSeed?: number;
   noiseStd?: number;
+  /** Corrections of calibrate.ts (or a JSON file of them). */
+  analogCalibration?: unknown;
 }
 
 export interface Forward {

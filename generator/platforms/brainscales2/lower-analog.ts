@@ -5,7 +5,7 @@ import type { Graph, Node, Tensor } from '../../ir/graph.js';
 import { fusedNames, tensorBuilder } from '../../frontend/edit.js';
 import { valueRange } from '../../kernels/common.js';
 import { ARRAYS, DEFAULT_GAIN, DEFAULT_WAIT_BETWEEN_EVENTS } from './analog/constants.js';
-import { blocksOf, blockSpread, inputShift, numSendsFor, rescale, scaledWeights, weightScales } from './mapping.js';
+import { blocksOf, blockSpread, inputShift, numSendsFor, rescale, scaledWeights, weightScales, type Rescale } from './mapping.js';
 
 /** The emulated chip and its noise, from the platform's options (platform.ts). */
 export interface AnalogOptions {
@@ -15,6 +15,16 @@ export interface AnalogOptions {
   fixedPattern: boolean;
   noiseSeed: number;
   noiseStd: number;
+  /**
+   * Per analog layer (in model order), per output column: the affine correction `a * v + b` of the analog outputs
+   * fitted on the emulated chip (calibrate.ts), folded into the rescale. Absent: none.
+   */
+  corrections?: Correction[];
+}
+
+export interface Correction {
+  a: number[];
+  b: number[];
 }
 
 /** The node op of an analog layer (domain firmgen): its semantics are generator/reference/ops/analog-matmul.ts. */
@@ -131,6 +141,19 @@ function convOf(n: Node, g: Graph, consumers: Map<string, Node[]>): Product | st
   return { x, conv: { oneD, N, C, H, W, O, OH, OW, attrs }, b, bias, M: N * OH * OW, K, N: O, ...rq };
 }
 
+/**
+ * The rescale with a layer's correction folded in: `((a v + b) * mul + add) >> s` = `(v * (a mul) + (b mul + add)) >> s`.
+ * Without a correction (or one of another width, or one that would leave int32) the rescale as it is.
+ */
+function corrected(re: Rescale, c: Correction | undefined, N: number): Rescale {
+  if (!c || c.a.length !== N || c.b.length !== N) return re;
+  const mul = re.mul.map((m, n) => Math.round(m * c.a[n]));
+  const add = re.add.map((v, n) => Math.round(v + re.mul[n] * c.b[n]));
+  const round = re.shift > 0 ? 2 ** (re.shift - 1) : 0;
+  const fits = mul.every((m, n) => Number.isFinite(m) && Number.isFinite(add[n]) && 128 * Math.abs(m) + Math.abs(add[n]) + round < 2 ** 31);
+  return fits ? { mul, add, shift: re.shift } : re;
+}
+
 function productOf(n: Node, g: Graph, consumers: Map<string, Node[]>): Product | string {
   if (n.domain !== '') return 'not a product';
   if (n.op === 'Gemm' || n.op === 'MatMul') return matmulOf(n, g, consumers);
@@ -176,7 +199,8 @@ export function lowerAnalog(o: AnalogOptions): (g: Graph) => Graph {
       const w6 = scaledWeights(p.b, K, N, scales);
       const numSends = numSendsFor(blockSpread(w6, K, N), DEFAULT_GAIN);
       const r = p.requant;
-      const re = rescale({ mul: p.mul, add: p.add, bias: p.bias, shift: attrLog2(r, 'div'), k, numSends, gain: DEFAULT_GAIN, scales });
+      const plain = rescale({ mul: p.mul, add: p.add, bias: p.bias, shift: attrLog2(r, 'div'), k, numSends, gain: DEFAULT_GAIN, scales });
+      const re = plain && corrected(plain, o.corrections?.[layer], N);
       if (!re) {
         replaced.set(n, [{ ...n, engineNote: 'core: the rescaled requantization would leave int32' }]);
         continue;

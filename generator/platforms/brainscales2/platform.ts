@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { GenError } from '../../errors.js';
 import { foldBiasAdd } from '../../frontend/passes/fold-bias-add.js';
 import { foldTrueIntegerDivPass } from '../../frontend/passes/fold-true-integer-div.js';
@@ -9,7 +10,7 @@ import { oneOf, wholeNumber, type PlatformOption } from '../options.js';
 import type { Graph } from '../../ir/graph.js';
 import type { Pass, Platform } from '../types.js';
 import { DEFAULT_NOISE_STD } from './analog/constants.js';
-import { lowerAnalog, type AnalogOptions } from './lower-analog.js';
+import { lowerAnalog, type AnalogOptions, type Correction } from './lower-analog.js';
 import { im2colKernel } from './im2col-kernel.js';
 import { bss2MatmulKernel } from './matmul-kernel.js';
 
@@ -22,7 +23,24 @@ export const BSS2_OPTIONS: PlatformOption[] = [
   { flag: '--fixed-pattern <on|off>', key: 'fixedPattern', help: 'the chip\'s fixed-pattern noise (synapse and neuron gains, neuron offsets; default on)' },
   { flag: '--noise-seed <n>', key: 'noiseSeed', help: 'seed of the temporal noise (0..4294967295; default 1)' },
   { flag: '--noise-std <x>', key: 'noiseStd', help: 'temporal noise in output LSB (default 2, hxtorch\'s mock; 0 switches it off)' },
+  { flag: '--analog-calibration <file>', key: 'analogCalibration', help: 'per analog layer and column, the correction a * v + b of the analog outputs (JSON, [{"a": [...], "b": [...]}, ...]; calibrate.ts makes it on the emulated chip)' },
 ];
+
+/** The corrections of --analog-calibration: a JSON file, or from code the array itself. */
+function corrections(value: unknown): Correction[] {
+  let v = value;
+  if (typeof value === 'string') {
+    try {
+      v = JSON.parse(readFileSync(value, 'utf8'));
+    } catch (e) {
+      throw new GenError('input', `--analog-calibration ${value}: ${(e as Error).message.split('\n')[0]}`);
+    }
+  }
+  const ok = Array.isArray(v) && v.every((c) => c && Array.isArray(c.a) && Array.isArray(c.b) && c.a.length === c.b.length
+    && [...c.a, ...c.b].every((x: unknown) => typeof x === 'number' && Number.isFinite(x)));
+  if (!ok) throw new GenError('input', '--analog-calibration: not a list of {"a": [numbers], "b": [numbers]} per analog layer');
+  return v as Correction[];
+}
 
 function noiseStd(value: unknown): number {
   const v = typeof value === 'number' ? value : typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : NaN;
@@ -77,6 +95,7 @@ export const brainscales2: Platform = {
       fixedPattern: onOff('--fixed-pattern', given.fixedPattern, DEFAULT_ANALOG.fixedPattern),
       noiseSeed: seed('--noise-seed', given.noiseSeed, DEFAULT_ANALOG.noiseSeed),
       noiseStd: given.noiseStd === undefined ? DEFAULT_ANALOG.noiseStd : noiseStd(given.noiseStd),
+      ...(given.analogCalibration === undefined ? {} : { corrections: corrections(given.analogCalibration) }),
     };
     return { ...self, passes: passes(o) };
   },
