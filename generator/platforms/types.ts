@@ -1,4 +1,5 @@
 import type { Graph } from '../ir/graph.js';
+import type { NDArray } from '../ir/ndarray.js';
 import type { KernelDef } from '../kernels/types.js';
 import type { Layer } from '../frontend/select.js';
 import type { MemoryPlan } from '../midend/plan.js';
@@ -123,6 +124,13 @@ export interface Platform {
    * recorded), or undefined when the failure is not such a layer's (pipeline.ts withRetries).
    */
   retryWithout?(failure: GenError): Platform | undefined;
+  /**
+   * Present on chips whose layers give values of their own (BrainScaleS-2's analog arrays): the outputs the chip gives
+   * for many samples at once (`gen forward`), from the reference of the lowered graph, which the firmware equals.
+   * `batches`: one array per graph input, the samples along axis 0 (each sample the input's shape with batch 1);
+   * returns one array per graph output, likewise. `given`: this platform's own options, as `configure` takes them.
+   */
+  forward?(model: string, batches: NDArray[], given: Record<string, unknown>): Promise<NDArray[]>;
   /** The command-line options this platform accepts beyond the common ones (generator/platforms/options.ts). */
   options?: PlatformOption[];
   /** The platform as its options configure it (only its own options are given, already present). */

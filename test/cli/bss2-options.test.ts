@@ -7,7 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { ndarray } from '../../generator/ir/ndarray.js';
+import { encodeNpz, readNpz } from '../../generator/onnx/npy.js';
+import { analogForward } from '../../generator/platforms/brainscales2/forward.js';
 import { bss2Mlp } from '../helpers/bss2-model.js';
+import { Rng } from '../helpers/random.js';
 import { gen } from '../helpers/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'firmgen-bss2-cli-'));
@@ -64,6 +68,27 @@ test('the options reach the firmware', () => {
   assert.match(as, /bss2_chip\(77, 1, \d+, 0\.5\);/);
   const c = readFileSync(join(out, 'c', 'network.c'), 'utf8');
   assert.match(c, /fg_bss2_chip\(77u, 1, \d+u, 0\.5\);/);
+});
+
+test('gen forward: a batch through the chip (= analogForward, per sample = its firmware); other platforms refuse', () => {
+  const rng = new Rng(8);
+  const batch = ndarray('uint8', [70, 200], rng.ints(70 * 200, 0, 255));
+  const inputs = join(work, 'batch.npz');
+  writeFileSync(inputs, encodeNpz(new Map([['x', batch]])));
+  const out = join(work, 'forward.npz');
+  const r = gen('forward', m.model, '--platform', 'brainscales2', '--inputs', inputs, '-o', out, '--chip-seed', '6', '--noise-std', '0');
+  assert.is(r.code, 0, r.stderr);
+  const [y] = [...readNpz(out).values()];
+  assert.equal(y.shape, [70, 10]);
+  const samples = Array.from({ length: 70 }, (_, i) => [ndarray('uint8', [1, 200], batch.data.subarray(i * 200, (i + 1) * 200))]);
+  const f = analogForward(m.model, samples, { chipSeed: 6, noiseStd: 0 });
+  assert.equal(Array.from(y.data), f.outputs.flatMap((o) => Array.from(o[0].data)));
+  const bad = gen('forward', m.model, '--platform', 'generic', '--inputs', inputs, '-o', join(work, 'x.npz'));
+  assert.is(bad.code, 2);
+  assert.is(bad.stderr.trim(), 'error: generic has no forward pass of its own (gen forward takes brainscales2); gen run runs its firmware');
+  const foreign = gen('forward', m.model, '--platform', 'brainscales2', '--inputs', inputs, '-o', join(work, 'x.npz'), '--pes', '3');
+  assert.is(foreign.code, 2);
+  assert.is(foreign.stderr.trim(), 'error: --pes applies to spinnaker2, not to brainscales2');
 });
 
 test.after(() => rmSync(work, { recursive: true, force: true }));

@@ -1,5 +1,6 @@
 import type { Graph } from '../../ir/graph.js';
-import type { NDArray } from '../../ir/ndarray.js';
+import { GenError } from '../../errors.js';
+import { ndarray, type NDArray } from '../../ir/ndarray.js';
 import { compileModel } from '../../pipeline.js';
 import { CHUNK, runBatched, sampleOf } from '../../quantize/batch.js';
 import { referenceGraph } from './platform.js';
@@ -55,4 +56,23 @@ export function analogForward(model: string, samples: NDArray[][], options: Forw
 
 function copyOf(a: NDArray): NDArray {
   return { dtype: a.dtype, shape: [...a.shape], data: Float64Array.from(a.data) };
+}
+
+/** Platform.forward: the samples along axis 0 of each input array, the outputs stacked the same way. */
+export function forwardBatches(model: string, batches: NDArray[], given: Record<string, unknown>): NDArray[] {
+  if (batches.length === 0) throw new GenError('input', 'no input arrays given');
+  const count = batches[0].shape[0];
+  if (!(count >= 1) || batches.some((b) => b.shape[0] !== count)) {
+    throw new GenError('input', 'every input array must hold the same number of samples along its first axis');
+  }
+  const samples = Array.from({ length: count }, (_, i) => batches.map((b) => {
+    const one = b.data.length / count;
+    return { dtype: b.dtype, shape: [1, ...b.shape.slice(1)], data: b.data.subarray(i * one, (i + 1) * one) };
+  }));
+  const { outputs } = analogForward(model, samples, given as ForwardOptions);
+  return outputs[0].map((first, o) => {
+    const out = ndarray(first.dtype, [count * first.shape[0], ...first.shape.slice(1)]);
+    outputs.forEach((s, i) => out.data.set(s[o].data, i * first.data.length));
+    return out;
+  });
 }
