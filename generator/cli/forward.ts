@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from './commander.js';
 import { GenError } from '../errors.js';
+import type { NDArray } from '../ir/ndarray.js';
 import { readNpz, encodeNpz } from '../onnx/npy.js';
 import { loadOnnxFile } from '../onnx/load.js';
 import { configurePlatform } from '../platforms/options.js';
@@ -11,6 +12,7 @@ interface ForwardFlags {
   platform: string;
   inputs: string;
   out: string;
+  layers?: boolean;
   [platformOption: string]: unknown;
 }
 
@@ -27,7 +29,8 @@ export function forwardCommand(program: Command): void {
     .argument('<model>', 'integer ONNX model')
     .requiredOption('-p, --platform <name>', `platform with a forward pass of its own: ${takers.join(', ')}`)
     .requiredOption('--inputs <npz>', 'one array per graph input, the samples along the first axis')
-    .requiredOption('-o, --out <npz>', 'the outputs: one array per graph output, the samples along the first axis');
+    .requiredOption('-o, --out <npz>', 'the outputs: one array per graph output, the samples along the first axis')
+    .option('--layers', 'also each layer of the chip\'s own: its inputs, raw outputs and outputs (brainscales2: analog<i>_input, analog<i>_analog, analog<i>_output)');
   addPlatformOptions(c).action(async (model: string, o: ForwardFlags) => {
     const platform = platformByName(o.platform);
     if (!platform.forward) throw new GenError('input', `${platform.name} has no forward pass of its own (gen forward takes ${takers.join(', ')}); gen run runs its firmware`);
@@ -36,9 +39,9 @@ export function forwardCommand(program: Command): void {
     configurePlatform(platform, given, { untiled: false }, Object.values(PLATFORMS));
     const batches = [...readNpz(o.inputs).values()];
     const t0 = performance.now();
-    const outputs = await platform.forward(model, batches, given);
+    const r = await platform.forward(model, batches, given, o.layers === true);
     const names = loadOnnxFile(model).outputs;
-    writeFileSync(o.out, encodeNpz(new Map(outputs.map((a, i) => [names[i] ?? `output_${i}`, a]))));
+    writeFileSync(o.out, encodeNpz(new Map([...r.outputs.map((a, i): [string, NDArray] => [names[i] ?? `output_${i}`, a]), ...r.layers])));
     console.log(`${platform.name}: ${batches[0]?.shape[0] ?? 0} samples in ${(performance.now() - t0).toFixed(0)} ms -> ${o.out}`);
   });
 }

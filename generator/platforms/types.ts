@@ -128,9 +128,10 @@ export interface Platform {
    * Present on chips whose layers give values of their own (BrainScaleS-2's analog arrays): the outputs the chip gives
    * for many samples at once (`gen forward`), from the reference of the lowered graph, which the firmware equals.
    * `batches`: one array per graph input, the samples along axis 0 (each sample the input's shape with batch 1);
-   * returns one array per graph output, likewise. `given`: this platform's own options, as `configure` takes them.
+   * returns one array per graph output, likewise, and with `layers` named arrays of each layer of the chip's own
+   * (what a training script's backward pass needs). `given`: this platform's own options, as `configure` takes them.
    */
-  forward?(model: string, batches: NDArray[], given: Record<string, unknown>): Promise<NDArray[]>;
+  forward?(model: string, batches: NDArray[], given: Record<string, unknown>, layers: boolean): Promise<{ outputs: NDArray[]; layers: Map<string, NDArray> }>;
   /** The command-line options this platform accepts beyond the common ones (generator/platforms/options.ts). */
   options?: PlatformOption[];
   /** The platform as its options configure it (only its own options are given, already present). */

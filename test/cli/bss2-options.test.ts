@@ -83,6 +83,12 @@ test('gen forward: a batch through the chip (= analogForward, per sample = its f
   const samples = Array.from({ length: 70 }, (_, i) => [ndarray('uint8', [1, 200], batch.data.subarray(i * 200, (i + 1) * 200))]);
   const f = analogForward(m.model, samples, { chipSeed: 6, noiseStd: 0 });
   assert.equal(Array.from(y.data), f.outputs.flatMap((o) => Array.from(o[0].data)));
+  const withLayers = join(work, 'layers.npz');
+  assert.is(gen('forward', m.model, '--platform', 'brainscales2', '--inputs', inputs, '-o', withLayers, '--layers', '--noise-std', '0').code, 0);
+  const arrays = readNpz(withLayers);
+  assert.equal([...arrays.keys()].slice(1), ['analog0_input', 'analog0_analog', 'analog0_output', 'analog1_input', 'analog1_analog', 'analog1_output']);
+  assert.equal(arrays.get('analog0_input')!.shape, [70, 200]);
+  assert.equal(arrays.get('analog1_output')!.shape, [70, 10]);
   const bad = gen('forward', m.model, '--platform', 'generic', '--inputs', inputs, '-o', join(work, 'x.npz'));
   assert.is(bad.code, 2);
   assert.is(bad.stderr.trim(), 'error: generic has no forward pass of its own (gen forward takes brainscales2); gen run runs its firmware');

@@ -158,6 +158,17 @@ test('analogForward: many samples in batches; without temporal noise each equals
   generateFirmware({ model: m.model, platform: 'brainscales2', out, chipSeed: 4, noiseStd: 0 });
   const r = await runFirmware(out, samples[64]);
   assert.equal(Array.from(r.outputs[0].data), Array.from(f.outputs[64][0].data));
+  // the layers' tensors for a backward pass: the 5-bit inputs, the analog sums, the outputs
+  const withLayers = analogForward(m.model, samples, { chipSeed: 4, noiseStd: 0 }, { layers: true });
+  assert.equal(withLayers.outputs, f.outputs);
+  const layers = withLayers.layers!;
+  assert.is(layers.length, 2);
+  for (const i of [0, 64, 69]) {
+    assert.equal(Array.from(layers[0].input[i].data), Array.from(samples[i][0].data, (x) => Math.min(31, (x + 4) >> 3)));
+    assert.equal(Array.from(layers[1].output[i].data), Array.from(f.outputs[i][0].data));
+    assert.equal(layers[1].analog[i].shape, [1, 10]);
+    assert.ok(layers[0].analog[i].data.every((v) => v >= -128 && v <= 127));
+  }
   // with temporal noise the values move
   const noisy = analogForward(m.model, samples, { chipSeed: 4, noiseStd: 2 });
   assert.not.equal(noisy.outputs.map((o) => Array.from(o[0].data)), f.outputs.map((o) => Array.from(o[0].data)));

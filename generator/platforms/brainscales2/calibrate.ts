@@ -1,23 +1,12 @@
-import { consumersOf, tensorOf, type Graph, type Node } from '../../ir/graph.js';
+import { tensorOf } from '../../ir/graph.js';
 import type { NDArray } from '../../ir/ndarray.js';
 import { compileModel } from '../../pipeline.js';
 import { runBatched } from '../../quantize/batch.js';
 import { AnalogChip } from './analog/chip-model.js';
 import { analogMatmul } from './analog/partition.js';
-import type { ForwardOptions } from './forward.js';
+import { rescaleOf, type ForwardOptions } from './forward.js';
 import { ANALOG_OP, type Correction } from './lower-analog.js';
 import { referenceGraph } from './platform.js';
-
-/** The tensor the rescale of an analog layer reads: the clipped block sum, or the analog output itself. */
-function rescaleInput(g: Graph, analog: Node): string {
-  const readers = consumersOf(g);
-  let t = analog.outputs[0];
-  for (;;) {
-    const next = readers.get(t) ?? [];
-    if (next.length !== 1 || next[0].op === 'RequantShift') return t;
-    t = next[0].outputs[0];
-  }
-}
 
 /** Least squares `ideal ~ a * actual + b` over the pairs where neither is at the int8 edge. */
 function fit(actual: number[], ideal: number[]): [number, number] {
@@ -59,7 +48,7 @@ export function calibrateAnalog(model: string, samples: NDArray[][], options: Fo
     if (l >= layers.length) return corrections;
     const node = layers[l];
     const x5 = node.inputs[0];
-    const sum = rescaleInput(g, node);
+    const sum = rescaleOf(g, node).input;
     const w = tensorOf(g, node.inputs[1]);
     const [K, N] = w.shape;
     const attr = (name: string): number => (node.attrs[name] as { value: number }).value;

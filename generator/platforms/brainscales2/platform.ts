@@ -87,7 +87,7 @@ export const brainscales2: Platform = {
   },
   options: BSS2_OPTIONS,
   // loaded when used: forward.ts compiles models (the pipeline), which loads this file
-  forward: async (model, batches, given) => (await import('./forward.js')).forwardBatches(model, batches, given),
+  forward: async (model, batches, given, layers) => (await import('./forward.js')).forwardBatches(model, batches, given, layers),
   configure(self, given) {
     const onOff = (flag: string, v: unknown, fallback: boolean): boolean => (v === undefined ? fallback : oneOf(flag, v, ['on', 'off'] as const) === 'on');
     const seed = (flag: string, v: unknown, fallback: number): number => (v === undefined ? fallback : wholeNumber(flag, v, 0, 0xffff_ffff, 'a seed in 0..4294967295'));
