@@ -34,6 +34,7 @@ export const KIND_MLA: i32 = 3;
 export const KIND_NPU: i32 = 4;
 export const KIND_L3: i32 = 5;
 export const KIND_GEMMINI: i32 = 6;
+export const KIND_BSS2: i32 = 7;
 const CAPACITY: i32 = <i32>((EVENT_LOG_LIMIT - EVENT_LOG_BASE) / <usize>EVENT_BYTES);
 const NO_LAYER: i32 = -1;
 
@@ -154,6 +155,15 @@ export function recordL3(agent: i32, layer: i32, detail: i32, start: i64, end: i
 /** One Gemmini command on one unit (gemmini/timing.ts), in whole cycles. */
 export function recordGemmini(detail: i32, layer: i32, start: i64, end: i64): void {
   record(KIND_GEMMINI, 0, layer, detail, start, end);
+}
+
+/**
+ * One phase of a BrainScaleS-2 device call (brainscales2/api.ts), in whole cycles of the calling agent: detail bits
+ * 0..1 the phase (0 inputs over the link, 1 the analog run, 2 outputs over the link, 3 a block write over the link),
+ * bits 2.. the bytes moved (the run: its multiply-accumulates).
+ */
+export function recordBss2(agent: i32, layer: i32, detail: i32, start: i64, end: i64): void {
+  record(KIND_BSS2, agent, layer, detail, start, end);
 }
 
 /** One N-EUREKA job (neureka.ts), in whole cycles. */

@@ -21,12 +21,16 @@ import { resetL3Dma } from "./l3-dma";
 import { gemminiRegions } from "./chips/gemmini";
 import { tangramRegions } from "./chips/tangram";
 import { enableGemmini, resetGemmini } from "./gemmini/rocc";
+import { brainscales2Regions } from "./chips/brainscales2";
+import { resetBss2 } from "./brainscales2/api";
+import { placeSynram } from "./brainscales2/synram";
 
 const PLATFORM_GENERIC: i32 = 0;
 const PLATFORM_SIRACUSA: i32 = 1;
 const PLATFORM_SPINNAKER2: i32 = 2;
 const PLATFORM_GEMMINI: i32 = 3;
 const PLATFORM_TANGRAM: i32 = 4;
+const PLATFORM_BRAINSCALES2: i32 = 5;
 
 /**
  * Selects the chip and resets clocks, the event log and the fault message. `cores`: cluster cores to model,
@@ -50,6 +54,7 @@ export function configure(platform: i32, cores: i32): i32 {
   resetNpu();
   resetL3Dma();
   resetGemmini();
+  resetBss2();
   let clusterCores = 0;
   let pes = false;
   if (platform == PLATFORM_GENERIC) {
@@ -82,16 +87,22 @@ export function configure(platform: i32, cores: i32): i32 {
     if (cores < 0 || cores > 1) badCores(platform, cores, 1);
     tangramRegions();
     genericCosts(false);
+  } else if (platform == PLATFORM_BRAINSCALES2) {
+    // the analog arrays beside one digital core, priced as the generic scalar core (docs/brainscales2.md)
+    if (cores < 0 || cores > 1) badCores(platform, cores, 1);
+    brainscales2Regions();
+    genericCosts(false);
   } else {
     msgBegin("configure: unknown platform id ");
     msgDec(platform);
-    msgText(" (0 generic, 1 siracusa, 2 spinnaker2, 3 gemmini, 4 tangram)");
+    msgText(" (0 generic, 1 siracusa, 2 spinnaker2, 3 gemmini, 4 tangram, 5 brainscales2)");
     raise();
   }
   // MAX_CORES bounds the static clock arrays: a chip with more cores must raise it.
   assert(clusterCores <= MAX_CORES);
   placeRegions();
   if (platform == PLATFORM_GEMMINI) enableGemmini();
+  if (platform == PLATFORM_BRAINSCALES2) placeSynram();
   resetAgents(clusterCores, pes);
   return clusterCores;
 }
@@ -135,6 +146,7 @@ export { l3_copy, l3_setup_cycles, l3_transfer_cycles } from "./l3-dma";
 export { gemmini_rocc, gemmini_fence, gemmini_finish, gemmini_busy_until } from "./gemmini/rocc";
 export { tangram_run, tangram_last_cycles, tangram_dram_words, tangram_word_hops, tangram_compute_cycles, tangram_link_wait } from "./tangram/engines";
 export { gemmini_spad_ptr, gemmini_acc_ptr } from "./gemmini/state";
+export { bss2_chip, bss2_configure, bss2_run, bss2_stat, bss2_effective_weight } from "./brainscales2/api";
 export {
   iss_reset, iss_max_harts, iss_alloc, iss_region_add, iss_code_window, iss_load_elf, iss_elf_entry, iss_set_pc,
   iss_pc, iss_set_reg, iss_reg, iss_loop_reg, iss_run, iss_exit_code, iss_stop_reason, iss_cycles, iss_instructions,

@@ -136,3 +136,21 @@ export function msgAddress(ptr: usize, region: i32): void {
   msgText(" (region ");
   msgText(regionNameOf(region));
 }
+
+/**
+ * A device's private area of `bytes` in linear memory after the last region, 64 KiB aligned, grown into and cleared
+ * (Gemmini's scratchpad, BrainScaleS-2's synapse arrays): not in the region table, so no firmware pointer reaches it.
+ * Faults naming `what` when the memory cannot hold it. Returns its linear base.
+ */
+export function placePrivate(bytes: usize, what: string): usize {
+  const last = count - 1;
+  const end = region_linear_base(last) + <usize>region_size(last);
+  const base = (end + 0xffff) & ~(<usize>0xffff);
+  const top = base + bytes;
+  const pages = <i32>((top + 0xffff) >> 16);
+  if (pages > MAX_MEMORY_PAGES || (pages > memory.size() && memory.grow(pages - memory.size()) < 0)) {
+    fault("configure: no room for " + what + " in the linear memory");
+  }
+  memory.fill(base, 0, bytes);
+  return base;
+}

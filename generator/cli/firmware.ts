@@ -8,6 +8,7 @@ import { safeFileName } from '../backend/sanitize.js';
 import type { MemoryPlan } from '../midend/plan.js';
 import { generateFirmware } from '../pipeline.js';
 import { PLATFORMS } from '../platforms/index.js';
+import { addPlatformOptions, platformValues } from './platform-options.js';
 import { spinner } from './progress.js';
 import { addQuantizeOptions, type QuantizeFlags } from './quantize-options.js';
 
@@ -23,12 +24,6 @@ interface FirmwareFlags {
   untiled?: boolean;
   /** The platforms' own options (text, parsed by the platform), by their keys. */
   [platformOption: string]: unknown;
-}
-
-/** The values of the platforms' own options among the parsed flags (by the keys the platforms declare). */
-function platformValues(flags: Record<string, unknown>): Record<string, unknown> {
-  const keys = new Set(Object.values(PLATFORMS).flatMap((p) => (p.options ?? []).map((o) => o.key)));
-  return Object.fromEntries(Object.entries(flags).filter(([k, v]) => keys.has(k) && v !== undefined));
 }
 
 /** out/<model file stem>-<platform>, so that generating another model never replaces an earlier output. */
@@ -75,14 +70,7 @@ export function firmwareCommand(program: Command): void {
     .option('--double-buffer', 'prefetch tile i+1 and write back tile i-1 while tile i computes (the default)')
     .option('--untiled', 'no tiles and no DMA: kernels work on the home memory directly (for comparison)');
   // Each platform's own options, from its declaration (generator/platforms/options.ts): one flag, the platforms that take it.
-  const declared = new Map<string, { help: string; takers: string[] }>();
-  for (const p of Object.values(PLATFORMS)) {
-    for (const opt of p.options ?? []) {
-      const d = declared.get(opt.flag) ?? declared.set(opt.flag, { help: opt.help, takers: [] }).get(opt.flag)!;
-      d.takers.push(p.name);
-    }
-  }
-  for (const [flag, d] of declared) c.option(flag, `${d.takers.join(', ')}: ${d.help}`);
+  addPlatformOptions(c);
   addQuantizeOptions(c, false)
     .addHelpText('after', '\nExamples:\n  gen firmware --platform siracusa model.onnx -o out/\n  gen firmware --platform siracusa float.onnx --calibration calibration.npz -o out/')
     .action(async (given: string, o: Partial<QuantizeFlags> & FirmwareFlags) => {

@@ -24,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<(p: Command) => void>> = {
   run: async () => (await import('./run.js')).runCommand,
   quantize: async () => (await import('./quantize.js')).quantizeCommand,
   build: async () => (await import('./build.js')).buildCommand,
+  forward: async () => (await import('./forward.js')).forwardCommand,
 };
 const words = process.argv.slice(2);
 const asked = words.find((a) => !a.startsWith('-'));

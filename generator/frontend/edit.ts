@@ -1,4 +1,6 @@
-import type { Graph, Node } from '../ir/graph.js';
+import { rangeOfValues, type DType } from '../ir/dtype.js';
+import type { Graph, Node, Tensor } from '../ir/graph.js';
+import { ndarray } from '../ir/ndarray.js';
 import { consumersOf } from '../ir/graph.js';
 
 /** The small editing API passes use: replace a group of nodes by one, keeping a valid execution order. */
@@ -35,4 +37,29 @@ export function freshTensorName(g: Graph, base: string): string {
   let name = base;
   for (let k = 1; g.tensors.has(name); k++) name = `${base}_${k}`;
   return name;
+}
+
+/** Adding tensors to a pass's copy of the tensor map: fresh names, activations, constants with their range. */
+export interface TensorBuilder {
+  /** `base`, or `base_1`, `base_2`, ...: the first name the map does not have. */
+  fresh(base: string): string;
+  add(t: Tensor): string;
+  constant(base: string, dtype: DType, shape: number[], values: ArrayLike<number>): string;
+}
+
+export function tensorBuilder(tensors: Map<string, Tensor>): TensorBuilder {
+  const fresh = (base: string): string => {
+    let name = base;
+    for (let i = 1; tensors.has(name); i++) name = `${base}_${i}`;
+    return name;
+  };
+  const add = (t: Tensor): string => {
+    tensors.set(t.name, t);
+    return t.name;
+  };
+  const constant = (base: string, dtype: DType, shape: number[], values: ArrayLike<number>): string => {
+    const data = ndarray(dtype, shape, values);
+    return add({ name: fresh(base), dtype, shape, data, range: rangeOfValues(data.data) });
+  };
+  return { fresh, add, constant };
 }

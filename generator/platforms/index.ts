@@ -1,4 +1,5 @@
 import { GenError } from '../errors.js';
+import { brainscales2 } from './brainscales2/platform.js';
 import { gemmini } from './gemmini/platform.js';
 import { generic } from './generic/platform.js';
 import { siracusa } from './siracusa/platform.js';
@@ -6,7 +7,7 @@ import { spinnaker2 } from './spinnaker2/platform.js';
 import { tangram } from './tangram/platform.js';
 import type { Platform } from './types.js';
 
-export const PLATFORMS: Record<string, Platform> = { generic, siracusa, spinnaker2, gemmini, tangram };
+export const PLATFORMS: Record<string, Platform> = { generic, siracusa, spinnaker2, gemmini, tangram, brainscales2 };
 
 export function platformByName(name: string): Platform {
   const p = PLATFORMS[name];

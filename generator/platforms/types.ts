@@ -1,4 +1,5 @@
 import type { Graph } from '../ir/graph.js';
+import type { NDArray } from '../ir/ndarray.js';
 import type { KernelDef } from '../kernels/types.js';
 import type { Layer } from '../frontend/select.js';
 import type { MemoryPlan } from '../midend/plan.js';
@@ -128,6 +129,14 @@ export interface Platform {
    * the output folder (Tangram: the searched dataflow per layer and segment, and its pictures of the engine grid).
    */
   annotate?(input: { graph: Graph; layers: Layer[]; platform: Platform }): { data: unknown; files: Map<string, string> };
+  /**
+   * Present on chips whose layers give values of their own (BrainScaleS-2's analog arrays): the outputs the chip gives
+   * for many samples at once (`gen forward`), from the reference of the lowered graph, which the firmware equals.
+   * `batches`: one array per graph input, the samples along axis 0 (each sample the input's shape with batch 1);
+   * returns one array per graph output, likewise, and with `layers` named arrays of each layer of the chip's own
+   * (what a training script's backward pass needs). `given`: this platform's own options, as `configure` takes them.
+   */
+  forward?(model: string, batches: NDArray[], given: Record<string, unknown>, layers: boolean): Promise<{ outputs: NDArray[]; layers: Map<string, NDArray> }>;
   /** The command-line options this platform accepts beyond the common ones (generator/platforms/options.ts). */
   options?: PlatformOption[];
   /** The platform as its options configure it (only its own options are given, already present). */

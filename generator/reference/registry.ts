@@ -1,5 +1,7 @@
 import type { OpSpec } from './op-spec.js';
 import { iGeluOp, iHardswishOp } from './ops/activations.js';
+import { analogMatmulOp } from './ops/analog-matmul.js';
+import { im2colOp } from './ops/im2col.js';
 import { convOp } from './ops/conv.js';
 import { concatOp, gatherOp, padOp, sliceOp } from './ops/data-movement.js';
 import { addOp, clipOp, divOp, mulOp, reluOp, roundOp, subOp } from './ops/elementwise.js';
@@ -29,6 +31,7 @@ const SPECS: OpSpec[] = [
   iRMSNormOp, iNoNormOp, iGeluOp, iHardswishOp, integerDivOp, quantizeLinearOp, dequantizeLinearOp, qlinearMatMulOp,
   qlinearConvOp, qgemmOp, matMulIntegerOp, convIntegerOp, qlinearAddOp, qlinearMulOp, softmaxOp,
   sqrtOp, reciprocalOp, sigmoidOp, tanhOp, expOp, negOp, powOp, whereOp, castOp, cacheWriteOp, positionMaskOp, argMaxOp,
+  analogMatmulOp, im2colOp,
 ];
 
 const BY_OP = new Map<string, OpSpec>();

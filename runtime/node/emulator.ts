@@ -107,10 +107,18 @@ export interface EmulatorExports {
   /** Linear addresses of scratchpad row 0 (16 int8 per row) and accumulator row 0 (16 int32 per row). */
   gemmini_spad_ptr(): number;
   gemmini_acc_ptr(): number;
+  // BrainScaleS-2 (emulator/assembly/brainscales2/; docs/brainscales2.md): chip identity and noise, synapse blocks,
+  // analog runs (linear addresses), counters.
+  bss2_chip(seed: number, pattern: number, noiseSeed: number, noiseStd: number): void;
+  bss2_configure(array: number, row0: number, col0: number, rows: number, cols: number, w: number, stride: number): void;
+  bss2_run(array: number, row0: number, col0: number, rows: number, cols: number, x: number, y: number, numSends: number,
+    wait: number, gain: number): void;
+  bss2_stat(i: number): bigint;
+  bss2_effective_weight(array: number, row: number, col: number): number;
 }
 
 /** Platform ids of configure() (emulator/assembly/index.ts). */
-export const PLATFORM_IDS: Readonly<Record<string, number>> = { generic: 0, siracusa: 1, spinnaker2: 2, gemmini: 3, tangram: 4 };
+export const PLATFORM_IDS: Readonly<Record<string, number>> = { generic: 0, siracusa: 1, spinnaker2: 2, gemmini: 3, tangram: 4, brainscales2: 5 };
 
 let compiled: Promise<WebAssembly.Module> | undefined;
 
@@ -209,9 +217,10 @@ export interface EmulatorEvent {
    * `detail` decoded by dmaDetail(); mla: one SpiNNaker2 MAC-array job on PE `agent`, detail = its 4x16 blocks;
    * npu: one N-EUREKA job triggered by `agent`, start..end the engine's busy interval, `detail` decoded by npuDetail();
    * l3: one HyperRAM DMA copy by `agent`, which slept through it; `detail` decoded by l3Detail(); gemmini: one
-   * Gemmini command on one of its units, start..end the unit's busy interval, `detail` decoded by gemminiDetail().
+   * Gemmini command on one of its units, start..end the unit's busy interval, `detail` decoded by gemminiDetail();
+   * bss2: one phase of a BrainScaleS-2 device call on `agent`'s clock, `detail` decoded by bss2Detail().
    */
-  kind: 'layer' | 'share' | 'dma' | 'mla' | 'npu' | 'l3' | 'gemmini';
+  kind: 'layer' | 'share' | 'dma' | 'mla' | 'npu' | 'l3' | 'gemmini' | 'bss2';
   /** 0 = master, 1.. = cluster core agent - 1. */
   agent: number;
   /** The layer id (share: the master's open layer, -1 outside any). */
@@ -223,7 +232,7 @@ export interface EmulatorEvent {
 }
 
 const EVENT_BYTES = 32;
-const KINDS = ['layer', 'share', 'dma', 'mla', 'npu', 'l3', 'gemmini'] as const;
+const KINDS = ['layer', 'share', 'dma', 'mla', 'npu', 'l3', 'gemmini', 'bss2'] as const;
 
 /** A `gemmini` event's detail word (emulator/assembly/gemmini/timing.ts, kind 6). */
 export interface GemminiDetail {
@@ -244,6 +253,19 @@ export function gemminiDetail(detail: number): GemminiDetail {
     unrolled: (detail & (1 << 10)) !== 0,
     rows: (detail >>> 16) & 0xff,
   };
+}
+
+/** A `bss2` event's detail word (emulator/assembly/events.ts recordBss2, kind 7): the phase and its amount. */
+export interface Bss2Detail {
+  phase: 'in' | 'run' | 'out' | 'configure';
+  /** Bytes over the link; a run: its multiply-accumulates. */
+  amount: number;
+}
+
+const BSS2_PHASES = ['in', 'run', 'out', 'configure'] as const;
+
+export function bss2Detail(detail: number): Bss2Detail {
+  return { phase: BSS2_PHASES[detail & 3], amount: detail >>> 2 };
 }
 
 /** An `l3` event's detail word (emulator/assembly/events.ts, kind 5): the bytes and the direction. */

@@ -1,6 +1,6 @@
 /** The profile as a plain-text table for the terminal (`gen run`): one row per layer, then setup, teardown, total. */
 import { printable } from '../../generator/errors.js';
-import type { DmaBytes, Profile, Span, Traffic } from './profile.js';
+import type { AnalogUse, DmaBytes, Profile, Span, Traffic } from './profile.js';
 
 const NAME_WIDTH = 20;
 
@@ -26,6 +26,11 @@ export function showsNpu(p: Profile): boolean {
   return p.total.npuJobs > 0;
 }
 
+/** Analog columns only when the run used BrainScaleS-2's arrays. */
+export function showsAnalog(p: Profile): boolean {
+  return p.total.analog.runs > 0;
+}
+
 /** Array columns only when the run used Gemmini's array. */
 export function showsArray(p: Profile): boolean {
   return p.total.arrayCycles > 0;
@@ -49,10 +54,13 @@ export function formatProfile(p: Profile): string {
   const dma = showsDma(p);
   const npu = showsNpu(p);
   const arr = showsArray(p);
+  const ana = showsAnalog(p);
+  const analogCells = (a: AnalogUse): string[] => (ana ? [String(a.runs), String(a.cycles), String(a.linkCycles), compact(a.linkBytes)] : []);
   // A memory's read or write column appears when the run read or wrote it at all (the NPU only reads its memory).
   const cols = levels.flatMap((l) => (['read', 'written'] as const).filter((k) => p.total.memory[l][k] > 0).map((k) => ({ l, k })));
   const head = ['id', 'layer', 'kernel', 'engine', 'MACs', ...cols.map((c) => `${c.l} ${c.k === 'read' ? 'rd' : 'wr'}`),
-    ...(dma ? ['DMA in', 'DMA out'] : []), ...(npu ? ['NPU jobs', 'NPU cyc'] : []), 'cycles', 'us', 'share', 'util', ...(arr ? ['array'] : [])];
+    ...(dma ? ['DMA in', 'DMA out'] : []), ...(npu ? ['NPU jobs', 'NPU cyc'] : []), 'cycles', 'us', 'share', 'util', ...(arr ? ['array'] : []),
+    ...(ana ? ['runs', 'analog cyc', 'link cyc', 'link B'] : [])];
   const bytes = (m: Record<string, Traffic>, d: DmaBytes, n: { npuJobs: number; npuCycles: number }): string[] => [
     ...cols.map((c) => compact(m[c.l]?.[c.k] ?? 0)),
     ...(dma ? [compact(d.in), compact(d.out)] : []),
@@ -61,16 +69,17 @@ export function formatProfile(p: Profile): string {
   const rows: string[][] = p.layers.map((l) => [
     // Kernel and engine come from firmware.json, which a user may edit: printable like the names.
     String(l.layer), clip(l.name, NAME_WIDTH), printable(l.kernel, 40), printable(l.engine, 40), compact(l.macs), ...bytes(l.memory, l.dma, l),
-    String(l.cycles), fmtUs(l.us), pct(l.share), pct(l.utilisation), ...(arr ? [pct(l.arrayBusy)] : []),
+    String(l.cycles), fmtUs(l.us), pct(l.share), pct(l.utilisation), ...(arr ? [pct(l.arrayBusy)] : []), ...analogCells(l.analog),
   ]);
   const blank = bytes({}, { in: 0, out: 0 }, { npuJobs: 0, npuCycles: 0 }).map(() => '');
   const extra = (name: string, s: Span): string[] =>
-    ['', name, '', '', '', ...blank, String(s.cycles), fmtUs(s.us), pct(s.share), '', ...(arr ? [''] : [])];
+    ['', name, '', '', '', ...blank, String(s.cycles), fmtUs(s.us), pct(s.share), '', ...(arr ? [''] : []), ...(ana ? ['', '', '', ''] : [])];
   rows.push(extra('(setup)', p.setup));
   if (p.between.cycles !== 0) rows.push(extra('(between layers)', p.between));
   rows.push(extra('(teardown)', p.teardown));
   rows.push(['', 'total', '', '', compact(p.total.macs), ...bytes(p.total.memory, p.total.dma, p.total),
-    String(p.total.cycles), fmtUs(p.total.us), '100.0%', pct(p.total.utilisation), ...(arr ? [pct(p.total.arrayBusy)] : [])]);
+    String(p.total.cycles), fmtUs(p.total.us), '100.0%', pct(p.total.utilisation), ...(arr ? [pct(p.total.arrayBusy)] : []),
+    ...analogCells(p.total.analog)]);
   const width = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
   // Text columns (layer, kernel, engine) left-aligned, numbers right-aligned.
   const left = new Set([1, 2, 3]);
@@ -84,7 +93,7 @@ export function formatProfile(p: Profile): string {
   const withNpu = p.totalPeakMacsPerCycle > p.peakMacsPerCycle;
   const peak = p.peakMacsPerCycle <= 0 ? '' : withNpu
     ? `, utilisation against each engine's peak: cluster ${p.peakMacsPerCycle}, N-EUREKA ${p.totalPeakMacsPerCycle - p.peakMacsPerCycle}, total ${p.totalPeakMacsPerCycle} MAC/cycle`
-    : `, utilisation against ${p.peakMacsPerCycle} MAC/cycle peak${arr ? '; array: cycles the array streams operands over the layer\'s' : ''}`;
+    : `, utilisation against ${p.peakMacsPerCycle} MAC/cycle peak${arr ? '; array: cycles the array streams operands over the layer\'s' : ''}${ana ? '; runs, analog cyc: the arrays\' runs and their cycles; link cyc, link B: transfers over the host-FPGA link (inputs, outputs, synapse blocks)' : ''}`;
   return [
     `Profile of ${printable(p.model || 'the model', 80)} on ${printable(p.platform, 40)} (${p.cores > 0 ? `${p.cores} ${p.platform === 'spinnaker2' ? 'worker PEs' : 'cluster cores'}` : '1 core'}, ${mhz})`,
     ...(peak ? [peak.slice(2)] : []),

@@ -48,6 +48,21 @@ export interface ProfileLayer {
    */
   arrayCycles: number;
   arrayBusy: number | null;
+  /** BrainScaleS-2 (docs/brainscales2.md "Profile"): analog runs, their cycles, and the link's cycles and bytes. */
+  analog: AnalogUse;
+}
+
+export interface AnalogUse {
+  runs: number;
+  /** Block writes (synapse configurations). */
+  writes: number;
+  /** Cycles of the analog runs (events and their fixed part). */
+  cycles: number;
+  /** Cycles of the link transfers: inputs, outputs and synapse blocks. */
+  linkCycles: number;
+  linkBytes: number;
+  /** Multiply-accumulates on the arrays. */
+  macs: number;
 }
 
 export interface DmaBytes {
@@ -80,7 +95,7 @@ export interface Profile {
     cycles: number; us: number; macs: number; memory: Record<string, Traffic>; dma: DmaBytes;
     /** N-EUREKA jobs of the whole run and their busy cycles on the NPU's clock. */
     npuJobs: number; npuCycles: number; utilisation: number | null;
-    arrayCycles: number; arrayBusy: number | null;
+    arrayCycles: number; arrayBusy: number | null; analog: AnalogUse;
   };
   agents: { agent: number; name: string; cycles: number; busy: number }[];
 }
@@ -134,6 +149,22 @@ export function buildProfile(m: Manifest, r: Omit<RunResult, 'profile'>): Profil
     const cycles = layer === undefined ? total : (spans.get(layer)?.cycles ?? 0);
     return { arrayCycles: busy, arrayBusy: busy > 0 && cycles > 0 && r.eventsDropped === 0 ? busy / cycles : null };
   };
+  const analogOf = (layer?: number): { analog: AnalogUse } => {
+    const u: AnalogUse = { runs: 0, writes: 0, cycles: 0, linkCycles: 0, linkBytes: 0, macs: 0 };
+    for (const e of r.bss2 ?? []) {
+      if (layer !== undefined && e.layer !== layer) continue;
+      if (e.phase === 'run') {
+        u.runs++;
+        u.cycles += e.cycles;
+        u.macs += e.amount;
+      } else {
+        if (e.phase === 'configure') u.writes++;
+        u.linkCycles += e.cycles;
+        u.linkBytes += e.amount;
+      }
+    }
+    return { analog: u };
+  };
   const layers: ProfileLayer[] = m.layers.map((l) => {
     const s = spans.get(l.id);
     const cycles = s?.cycles ?? 0;
@@ -157,6 +188,7 @@ export function buildProfile(m: Manifest, r: Omit<RunResult, 'profile'>): Profil
       // 36 pixels x 32 x 28 x 9 MACs in 32 x 8 cycles (1134 MAC/cycle, HARDWARE.md "Throughput").
       utilisation: l.engine === 'npu' ? (macs > 0 && cycles > 0 ? macs / (cycles * NPU_PEAK_MACS) : null) : util(macs, cycles),
       ...arrayOf(l.id),
+      ...analogOf(l.id),
     };
   });
 
@@ -190,6 +222,7 @@ export function buildProfile(m: Manifest, r: Omit<RunResult, 'profile'>): Profil
       cycles: total, us: us(total), macs, memory, utilisation: macs > 0 && total > 0 && totalPeak > 0 ? macs / (total * totalPeak) : null,
       ...npuOf(),
       ...arrayOf(),
+      ...analogOf(),
       dma: r.dma.reduce((d, t) => ({ in: d.in + (t.toL1 ? t.bytes : 0), out: d.out + (t.toL1 ? 0 : t.bytes) }), { in: 0, out: 0 }),
     },
     agents: [

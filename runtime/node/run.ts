@@ -10,8 +10,8 @@ import { formatShape, sizeOf, type NDArray } from '../../generator/ir/ndarray.js
 import { COST_CLASSES } from '../../generator/platforms/types.js';
 import { buildFirmware, type FirmwareBuild } from './asc-build.js';
 import {
-  agentName as nameOfAgent, createEmulator, dmaDetail, faultError, gemminiDetail, l3Detail, npuDetail, readEvents, readRegions, type DmaDetail,
-  type EmulatorExports, type NpuDetail, type Region,
+  agentName as nameOfAgent, bss2Detail, createEmulator, dmaDetail, faultError, gemminiDetail, l3Detail, npuDetail, readEvents, readRegions, type DmaDetail,
+  type Bss2Detail, type EmulatorExports, type NpuDetail, type Region,
 } from './emulator.js';
 import { readManifest, type Manifest, type ManifestImage, type ManifestTensor } from './manifest.js';
 import { buildProfile, type Profile } from './profile.js';
@@ -111,6 +111,8 @@ export interface RunResult {
   l3: L3Timing[];
   /** Gemmini's array computes (execute-unit events), each its 16-row stream: the array's busy intervals. */
   gemminiArray: { layer: number; start: number; end: number }[];
+  /** BrainScaleS-2's device calls, one record per phase (link in, analog run, link out, block write). */
+  bss2: ({ layer: number; start: number; end: number; cycles: number } & Bss2Detail)[];
   /** Event records the ring buffer overwrote (the oldest ones). */
   eventsDropped: number;
   stdout: string;
@@ -275,6 +277,7 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
     })),
     gemminiArray: events.filter((e) => e.kind === 'gemmini' && gemminiDetail(e.detail).unit === 'execute')
       .map((e) => ({ layer: e.layer, start: e.start, end: e.end })),
+    bss2: events.filter((e) => e.kind === 'bss2').map((e) => ({ layer: e.layer, start: e.start, end: e.end, cycles: e.end - e.start, ...bss2Detail(e.detail) })),
     eventsDropped: dropped,
     stdout,
     build,

@@ -54,6 +54,13 @@ export function l3Lane(cores: number): number {
   return cores + 4;
 }
 
+/** Thread id of BrainScaleS-2's track (link transfers and analog runs, on the calling core's time): after the L3's. */
+export function bss2Lane(cores: number): number {
+  return cores + 5;
+}
+
+const BSS2_PHASE_NAMES = { in: 'inputs over the link', run: 'analog run', out: 'outputs over the link', configure: 'synapse block over the link' } as const;
+
 export function buildTrace(m: Manifest, r: RunResult): Trace {
   // Without a clock (older manifests) one cycle is drawn as one microsecond.
   const hz = m.clockHz ?? 1e6;
@@ -79,6 +86,12 @@ export function buildTrace(m: Manifest, r: RunResult): Trace {
   if (r.l3.length > 0) {
     const tid = l3Lane(cores);
     events.push({ name: 'thread_name', ph: 'M', pid: PID, tid, args: { name: 'L3 DMA (HyperRAM)' } });
+    events.push({ name: 'thread_sort_index', ph: 'M', pid: PID, tid, args: { sort_index: tid } });
+  }
+  const bss2 = r.bss2 ?? [];
+  if (bss2.length > 0) {
+    const tid = bss2Lane(cores);
+    events.push({ name: 'thread_name', ph: 'M', pid: PID, tid, args: { name: 'analog arrays and link' } });
     events.push({ name: 'thread_sort_index', ph: 'M', pid: PID, tid, args: { sort_index: tid } });
   }
   const slice = (tid: number, name: string, cat: string, start: number, end: number, args: Record<string, unknown> = {}): void => {
@@ -122,6 +135,9 @@ export function buildTrace(m: Manifest, r: RunResult): Trace {
   }
   for (const c of r.l3) {
     slice(l3Lane(cores), `${c.bytes} B ${c.toL3 ? 'to' : 'from'} L3`, 'l3', c.start, c.end, { layer: c.layer, bytes: c.bytes, caller: c.agentName });
+  }
+  for (const b of bss2) {
+    slice(bss2Lane(cores), BSS2_PHASE_NAMES[b.phase], 'bss2', b.start, b.end, { layer: b.layer, [b.phase === 'run' ? 'macs' : 'bytes']: b.amount });
   }
   return {
     traceEvents: events,

@@ -64,8 +64,8 @@ test('configure: cluster sizes, and faults for unknown platforms or core counts'
   assert.is(emu.configure(1, 3), 3);
   assert.is(emu.configure(0, 0), 0);
   assert.is(emu.agent_count(), 1);
-  assert.throws(() => emu.configure(5, 0));
-  assert.match(Buffer.from(emu.memory.buffer, emu.fault_message(), emu.fault_message_length()).toString(), /unknown platform id 5/);
+  assert.throws(() => emu.configure(6, 0));
+  assert.match(Buffer.from(emu.memory.buffer, emu.fault_message(), emu.fault_message_length()).toString(), /unknown platform id 6/);
   assert.throws(() => emu.configure(1, 9));
   assert.throws(() => emu.configure(0, 2));
 });

@@ -4,7 +4,7 @@ import type { FirmwareOptions } from '../../generator/pipeline.js';
 export interface Config {
   id: string;
   platform: string;
-  opts: Partial<Pick<FirmwareOptions, 'l1' | 'l2' | 'l3' | 'buffering' | 'untiled' | 'pes' | 'engines' | 'weightsIn' | 'cores'>>;
+  opts: Partial<Pick<FirmwareOptions, 'l1' | 'l2' | 'l3' | 'buffering' | 'untiled' | 'pes' | 'engines' | 'weightsIn' | 'cores' | 'analog'>>;
 }
 
 /** The option sets the differential tester sweeps (the README's command line, small L1s and core counts included). */
@@ -24,6 +24,8 @@ export const CONFIGS: Config[] = [
   { id: 'spinnaker2-pes-5', platform: 'spinnaker2', opts: { pes: 5 } },
   { id: 'gemmini', platform: 'gemmini', opts: {} },
   { id: 'tangram', platform: 'tangram', opts: {} },
+  // the analog layers give the chip's values, not the int8 model's: the differential runs the digital path
+  { id: 'brainscales2-digital', platform: 'brainscales2', opts: { analog: 'off' } },
 ];
 
 export function configsFor(platforms: string[] | undefined): Config[] {
@@ -46,5 +48,6 @@ export function cliFlags(c: Config): string[] {
   if (o.engines) f.push('--engines', String(o.engines));
   if (o.weightsIn) f.push('--weights-in', String(o.weightsIn));
   if (o.pes !== undefined) f.push('--pes', String(o.pes));
+  if (o.analog !== undefined) f.push('--analog', String(o.analog));
   return f;
 }

@@ -2,9 +2,7 @@
 // not in the region table: the host cannot address them (check() rejects them), only RoCC commands reach them.
 // Placed at configure time, because the emulator's static window (below the event log) has no room for 320 KiB.
 
-import { fault } from "../fault";
-import { MAX_MEMORY_PAGES } from "../layout";
-import { region_count, region_linear_base, region_size } from "../regions";
+import { placePrivate } from "../regions";
 import { ACC_ROWS, DIM, SPAD_ROWS } from "../chips/gemmini";
 
 export const SPAD_ROW_BYTES: i32 = DIM;
@@ -29,18 +27,10 @@ let placed = false;
 
 /** Places the private area after the last region and clears it (configure calls this after placeRegions). */
 export function placeGemmini(): void {
-  const last = region_count() - 1;
-  const end = region_linear_base(last) + <usize>region_size(last);
-  spadBase = (end + 0xffff) & ~(<usize>0xffff);
+  spadBase = placePrivate(SPAD_BYTES + ACC_BYTES + PE_BYTES + TIMES_BYTES, "Gemmini's scratchpad and accumulator");
   accBase = spadBase + SPAD_BYTES;
   peBase = accBase + ACC_BYTES;
   timesBase = peBase + PE_BYTES;
-  const top = timesBase + TIMES_BYTES;
-  const pages = <i32>((top + 0xffff) >> 16);
-  if (pages > MAX_MEMORY_PAGES || (pages > memory.size() && memory.grow(pages - memory.size()) < 0)) {
-    fault("configure: no room for Gemmini's scratchpad and accumulator in the linear memory");
-  }
-  memory.fill(spadBase, 0, top - spadBase);
   placed = true;
 }
 

@@ -1,9 +1,9 @@
 import { attrInt, attrInts } from '../../ir/attrs.js';
-import { rangeOfValues, type DType, type IntRange } from '../../ir/dtype.js';
+import type { IntRange } from '../../ir/dtype.js';
 import { tensorOf } from '../../ir/graph.js';
 import type { Graph, Node, Tensor } from '../../ir/graph.js';
 import { ndarray } from '../../ir/ndarray.js';
-import { fusedNames } from '../../frontend/edit.js';
+import { fusedNames, tensorBuilder } from '../../frontend/edit.js';
 import { valueRange } from '../../kernels/common.js';
 import { convTile, type ConvShape } from './conv-tiles.js';
 
@@ -131,19 +131,7 @@ function uint8Product(n: Node, g: Graph): string | null {
 export function lowerForArray(g: Graph): Graph {
   const tensors = new Map(g.tensors);
   const nodes: Node[] = [];
-  const fresh = (base: string): string => {
-    let name = base;
-    for (let i = 1; tensors.has(name); i++) name = `${base}_${i}`;
-    return name;
-  };
-  const add = (t: Tensor): string => {
-    tensors.set(t.name, t);
-    return t.name;
-  };
-  const constant = (base: string, dtype: DType, shape: number[], values: ArrayLike<number>): string => {
-    const data = ndarray(dtype, shape, values);
-    return add({ name: fresh(base), dtype, shape, data, range: rangeOfValues(data.data) });
-  };
+  const { fresh, add, constant } = tensorBuilder(tensors);
   const node = (from: Node, op: string, tag: string, inputs: string[], output: string, attrs: Node['attrs'] = {}): Node => ({
     name: fresh(`${from.name}__${tag}`), op, domain: '', inputs, outputs: [output], attrs, fusedFrom: fusedNames(from),
   });

@@ -1,0 +1,101 @@
+/**
+ * `gen firmware --platform brainscales2` options: bad values and options of another platform are one line and exit 2;
+ * good ones reach the firmware (the analog layers' chip seed and noise in the manifest's engine notes and the code).
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ndarray } from '../../generator/ir/ndarray.js';
+import { encodeNpz, readNpz } from '../../generator/onnx/npy.js';
+import { analogForward } from '../../generator/platforms/brainscales2/forward.js';
+import { bss2Mlp } from '../helpers/bss2-model.js';
+import { Rng } from '../helpers/random.js';
+import { gen } from '../helpers/cli.js';
+
+const work = mkdtempSync(join(tmpdir(), 'firmgen-bss2-cli-'));
+const m = bss2Mlp(join(work, 'm'), [200, 40, 10], 1, 3);
+
+for (const [args, line] of [
+  [['--noise-std', 'abc'], 'error: --noise-std abc: a number of output LSB in [0, 64]'],
+  [['--noise-std', '-1'], 'error: --noise-std -1: a number of output LSB in [0, 64]'],
+  [['--chip-seed', '4294967296'], 'error: --chip-seed 4294967296: a seed in 0..4294967295'],
+  [['--analog', 'maybe'], 'error: --analog takes on, off, not \'maybe\''],
+  [['--fixed-pattern', 'yes'], 'error: --fixed-pattern takes on, off, not \'yes\''],
+] as const) {
+  test(`${args.join(' ')}: one line, exit 2`, () => {
+    const r = gen('firmware', '--platform', 'brainscales2', m.model, '-o', join(work, 'bad'), ...args);
+    assert.is(r.code, 2);
+    assert.is(r.stderr.trim(), line);
+  });
+}
+
+test('--analog-calibration: a missing file or a wrong shape is one line, exit 2; a good one is used', () => {
+  let r = gen('firmware', '--platform', 'brainscales2', m.model, '-o', join(work, 'bad'), '--analog-calibration', join(work, 'none.json'));
+  assert.is(r.code, 2);
+  assert.match(r.stderr.trim(), /^error: --analog-calibration \S*none\.json: ENOENT/);
+  assert.is(r.stderr.trim().split('\n').length, 1);
+  const bad = join(work, 'bad.json');
+  writeFileSync(bad, JSON.stringify([{ a: [1, 'x'], b: [0, 0] }]));
+  r = gen('firmware', '--platform', 'brainscales2', m.model, '-o', join(work, 'bad'), '--analog-calibration', bad);
+  assert.is(r.code, 2);
+  assert.is(r.stderr.trim(), 'error: --analog-calibration: not a list of {"a": [numbers], "b": [numbers]} per analog layer');
+  const good = join(work, 'good.json');
+  writeFileSync(good, JSON.stringify([{ a: new Array(40).fill(2), b: new Array(40).fill(0) }]));
+  const out = join(work, 'calibrated');
+  r = gen('firmware', '--platform', 'brainscales2', m.model, '-o', out, '--analog-calibration', good);
+  assert.is(r.code, 0, r.stderr);
+  const plain = join(work, 'plain');
+  assert.is(gen('firmware', '--platform', 'brainscales2', m.model, '-o', plain).code, 0);
+  // the first layer's rescale multipliers doubled: the C constants differ
+  assert.not.equal(readFileSync(join(out, 'c', 'network_data.c'), 'utf8'), readFileSync(join(plain, 'c', 'network_data.c'), 'utf8'));
+});
+
+test('--chip-seed on another platform: one line, exit 2', () => {
+  const r = gen('firmware', '--platform', 'generic', m.model, '-o', join(work, 'bad'), '--chip-seed', '3');
+  assert.is(r.code, 2);
+  assert.is(r.stderr.trim(), 'error: --chip-seed applies to brainscales2, not to generic');
+});
+
+test('the options reach the firmware', () => {
+  const out = join(work, 'ok');
+  const r = gen('firmware', '--platform', 'brainscales2', m.model, '-o', out, '--chip-seed', '77', '--noise-std', '0.5', '--noise-seed', '9');
+  assert.is(r.code, 0, r.stderr);
+  const manifest = readFileSync(join(out, 'firmware.json'), 'utf8');
+  assert.match(manifest, /analog: 2 x 1 blocks of 128 x 256 from array 0/);
+  const as = readFileSync(join(out, 'as', 'network.ts'), 'utf8');
+  assert.match(as, /bss2_chip\(77, 1, \d+, 0\.5\);/);
+  const c = readFileSync(join(out, 'c', 'network.c'), 'utf8');
+  assert.match(c, /fg_bss2_chip\(77u, 1, \d+u, 0\.5\);/);
+});
+
+test('gen forward: a batch through the chip (= analogForward, per sample = its firmware); other platforms refuse', () => {
+  const rng = new Rng(8);
+  const batch = ndarray('uint8', [70, 200], rng.ints(70 * 200, 0, 255));
+  const inputs = join(work, 'batch.npz');
+  writeFileSync(inputs, encodeNpz(new Map([['x', batch]])));
+  const out = join(work, 'forward.npz');
+  const r = gen('forward', m.model, '--platform', 'brainscales2', '--inputs', inputs, '-o', out, '--chip-seed', '6', '--noise-std', '0');
+  assert.is(r.code, 0, r.stderr);
+  const [y] = [...readNpz(out).values()];
+  assert.equal(y.shape, [70, 10]);
+  const samples = Array.from({ length: 70 }, (_, i) => [ndarray('uint8', [1, 200], batch.data.subarray(i * 200, (i + 1) * 200))]);
+  const f = analogForward(m.model, samples, { chipSeed: 6, noiseStd: 0 });
+  assert.equal(Array.from(y.data), f.outputs.flatMap((o) => Array.from(o[0].data)));
+  const withLayers = join(work, 'layers.npz');
+  assert.is(gen('forward', m.model, '--platform', 'brainscales2', '--inputs', inputs, '-o', withLayers, '--layers', '--noise-std', '0').code, 0);
+  const arrays = readNpz(withLayers);
+  assert.equal([...arrays.keys()].slice(1), ['analog0_input', 'analog0_analog', 'analog0_output', 'analog1_input', 'analog1_analog', 'analog1_output']);
+  assert.equal(arrays.get('analog0_input')!.shape, [70, 200]);
+  assert.equal(arrays.get('analog1_output')!.shape, [70, 10]);
+  const bad = gen('forward', m.model, '--platform', 'generic', '--inputs', inputs, '-o', join(work, 'x.npz'));
+  assert.is(bad.code, 2);
+  assert.is(bad.stderr.trim(), 'error: generic has no forward pass of its own (gen forward takes brainscales2); gen run runs its firmware');
+  const foreign = gen('forward', m.model, '--platform', 'brainscales2', '--inputs', inputs, '-o', join(work, 'x.npz'), '--pes', '3');
+  assert.is(foreign.code, 2);
+  assert.is(foreign.stderr.trim(), 'error: --pes applies to spinnaker2, not to brainscales2');
+});
+
+test.after(() => rmSync(work, { recursive: true, force: true }));
+test.run();
