@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
 """Trains the tiny Llama of model.py on data/train.txt (corpus.py) with the tokenizer.json of tokenizer.py.
 
-Random windows of `--seq` + 1 characters, AdamW, linear warm-up then cosine decay over `--steps` steps, fixed seeds
-and a fixed thread count, so a run is repeatable on the same machine and torch build. Prints the training loss as it
+Random windows of `--seq` + 1 characters (the last `--long-steps` steps: `--long-batch` windows of 257, so every
+position of the 256 context is trained; shorter windows first because attention over 256 costs about three times
+as much per character here), AdamW, linear warm-up then cosine decay to a tenth over all steps, fixed seeds and one
+thread (torch and OpenBLAS: with two torch threads on this shared two-core machine a step took twice as long), so a
+run is repeatable on the same machine, torch build and BLAS. Prints the training loss as it
 goes and at the end the train and held-out loss (nats per character) and perplexity per character, measured on
 non-overlapping 256-character windows (every held-out window; as many training windows). Writes model.pt and
 train-log.json beside this script.
 
-    python3 train.py [--steps 1500] [--batch 16] [--seq 256] [--lr 3e-3] [--threads 2]
+    python3 train.py [--steps 1250] [--batch 16] [--seq 128] [--long-steps 150] [--long-batch 8] [--lr 3e-3]
 """
 import argparse
 import json
 import math
 import os
 import time
+
+os.environ.setdefault('OPENBLAS_NUM_THREADS', '1')  # before numpy/torch load the BLAS
 
 import numpy as np
 import torch
@@ -55,12 +60,14 @@ def evaluate(model, w, batch=32):
 
 def main():
     ap = argparse.ArgumentParser(description='trains the tiny Llama example')
-    ap.add_argument('--steps', type=int, default=1500)
+    ap.add_argument('--steps', type=int, default=1250, help='all steps, the long ones included')
     ap.add_argument('--batch', type=int, default=16)
-    ap.add_argument('--seq', type=int, default=256)
+    ap.add_argument('--seq', type=int, default=128)
+    ap.add_argument('--long-steps', type=int, default=150, help='last steps with windows of the whole context')
+    ap.add_argument('--long-batch', type=int, default=8)
     ap.add_argument('--lr', type=float, default=3e-3)
     ap.add_argument('--warmup', type=int, default=100)
-    ap.add_argument('--threads', type=int, default=2)
+    ap.add_argument('--threads', type=int, default=1)
     ap.add_argument('--out', default=os.path.join(HERE, 'model.pt'))
     args = ap.parse_args()
 
@@ -72,7 +79,8 @@ def main():
     held_ids = read_ids(tok, 'heldout.txt')
     model = TinyLlama(len(tok))
     print(f'{sum(p.numel() for p in model.parameters())} parameters; {len(train_ids)} training characters; '
-          f'{args.steps} steps of {args.batch} x {args.seq}')
+          f'{args.steps - args.long_steps} steps of {args.batch} x {args.seq}, then {args.long_steps} of '
+          f'{args.long_batch} x {model.cfg["context"]}')
 
     decay = [p for n, p in model.named_parameters() if p.dim() == 2]
     other = [p for n, p in model.named_parameters() if p.dim() != 2]
@@ -89,8 +97,10 @@ def main():
     log = []
     running = None
     for step in range(args.steps):
-        starts = rng.integers(0, len(train_ids) - args.seq - 1, size=args.batch)
-        x = torch.from_numpy(np.stack([train_ids[s:s + args.seq + 1] for s in starts]))
+        long = step >= args.steps - args.long_steps
+        seq, batch = (model.cfg['context'], args.long_batch) if long else (args.seq, args.batch)
+        starts = rng.integers(0, len(train_ids) - seq - 1, size=batch)
+        x = torch.from_numpy(np.stack([train_ids[s:s + seq + 1] for s in starts]))
         for g in opt.param_groups:
             g['lr'] = lr_at(step)
         logits = model(x[:, :-1])
@@ -101,8 +111,8 @@ def main():
         opt.step()
         running = loss.item() if running is None else 0.95 * running + 0.05 * loss.item()
         if step % 50 == 0 or step == args.steps - 1:
-            print(f'step {step:5d}  loss {running:.4f}  lr {lr_at(step):.2e}  {time.time() - start:6.1f} s', flush=True)
-            log.append({'step': step, 'loss': running, 'seconds': time.time() - start})
+            print(f'step {step:5d}  {batch} x {seq}  loss {running:.4f}  lr {lr_at(step):.2e}  {time.time() - start:6.1f} s', flush=True)
+            log.append({'step': step, 'loss': round(running, 4), 'seconds': round(time.time() - start, 1)})
     train_seconds = time.time() - start
 
     held_w = windows(held_ids, 256)
