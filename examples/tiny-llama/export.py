@@ -12,7 +12,8 @@ Keys in the caches are stored after the rotary embedding.
 
 Checks: onnx.checker (full) and strict shape inference on both graphs; both graphs evaluated with onnx_numpy.py on a
 held-out prompt and 5 cached steps against the torch model (max abs difference printed and asserted < 1e-4). The
-prompt, the 5 tokens and torch's logits go to data/ort-reference.json for ort-check.mjs (onnxruntime-node).
+prompt, the 5 tokens and torch's logits go to reference.json (golden data of ort-check.mjs and
+test/examples/tiny-llama.test.ts, which run the graphs in onnxruntime-node).
 
 calibration.npz       input_ids int64 [N, P]: N held-out windows of P characters (gen quantize --calibration)
 calibration-step.npz  the step graph's inputs in graph order for M samples (M = 16, every fourth window; deflated):
@@ -165,9 +166,9 @@ def main():
     assert worst < TOLERANCE, f'ONNX graphs differ from torch by {worst}'
     assert uncached < TOLERANCE, f'torch cached steps differ from the uncached model by {uncached}'
 
-    os.makedirs(os.path.join(HERE, 'data'), exist_ok=True)
-    with open(os.path.join(HERE, 'data', 'ort-reference.json'), 'w') as f:
-        json.dump(reference | {'vocab': model.vocab, 'layers': model.cfg['layers']}, f)
+    with open(os.path.join(args.out, 'reference.json'), 'w') as f:
+        json.dump(reference | {'vocab': model.vocab, 'layers': model.cfg['layers'], 'tolerance': TOLERANCE}, f)
+        f.write('\n')
 
     prompt_ids = windows[:, :args.prompt_len]
     np.savez(os.path.join(args.out, 'calibration.npz'), input_ids=prompt_ids)

@@ -1,5 +1,5 @@
 // Runs prompt.onnx and step.onnx in onnxruntime-node (the project's golden runtime) on the prompt and the 5 greedy
-// steps export.py recorded in data/ort-reference.json, feeding each step the caches ORT itself produced, and
+// steps export.py recorded in reference.json, feeding each step the caches ORT itself produced, and
 // compares the logits with torch's: max abs difference printed, exit 1 above 1e-4.
 //   node examples/tiny-llama/ort-check.mjs [dir]        (after python3 export.py)
 import { readFileSync } from 'node:fs';
@@ -8,10 +8,10 @@ import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const ref = JSON.parse(readFileSync(join(here, 'data', 'ort-reference.json'), 'utf8'));
+const dir = process.argv[2] ?? here; // where prompt.onnx, step.onnx and reference.json are (default: beside this script)
+const ref = JSON.parse(readFileSync(join(dir, 'reference.json'), 'utf8'));
 const TOLERANCE = 1e-4;
 const options = { graphOptimizationLevel: 'disabled' };
-const dir = process.argv[2] ?? here; // where prompt.onnx and step.onnx are (default: beside this script)
 const prompt = await ort.InferenceSession.create(join(dir, 'prompt.onnx'), options);
 const step = await ort.InferenceSession.create(join(dir, 'step.onnx'), options);
 const ids = (list) => new ort.Tensor('int64', BigInt64Array.from(list.map(BigInt)), [1, list.length]);
