@@ -10,7 +10,7 @@ goes and at the end the train and held-out loss (nats per character) and perplex
 non-overlapping 256-character windows (every held-out window; as many training windows). Writes model.pt and
 train-log.json beside this script.
 
-    python3 train.py [--steps 1250] [--batch 16] [--seq 128] [--long-steps 150] [--long-batch 8] [--lr 3e-3]
+    python3 train.py [--steps 1450] [--batch 32] [--seq 64] [--long-steps 150] [--long-batch 8] [--lr 4e-3]
 """
 import argparse
 import json
@@ -60,12 +60,12 @@ def evaluate(model, w, batch=32):
 
 def main():
     ap = argparse.ArgumentParser(description='trains the tiny Llama example')
-    ap.add_argument('--steps', type=int, default=1250, help='all steps, the long ones included')
-    ap.add_argument('--batch', type=int, default=16)
-    ap.add_argument('--seq', type=int, default=128)
+    ap.add_argument('--steps', type=int, default=1450, help='all steps, the long ones included')
+    ap.add_argument('--batch', type=int, default=32)
+    ap.add_argument('--seq', type=int, default=64)
     ap.add_argument('--long-steps', type=int, default=150, help='last steps with windows of the whole context')
     ap.add_argument('--long-batch', type=int, default=8)
-    ap.add_argument('--lr', type=float, default=3e-3)
+    ap.add_argument('--lr', type=float, default=4e-3)
     ap.add_argument('--warmup', type=int, default=100)
     ap.add_argument('--threads', type=int, default=1)
     ap.add_argument('--out', default=os.path.join(HERE, 'model.pt'))
