@@ -7,7 +7,8 @@
  * interpreter's generation. Printed, one JSON line each: tokens/s over the 256 steps at the chip clock; the speed-up
  * of the cache over recomputing a window per token (a prompt graph: the static-shape no-cache firmware; the example's
  * 16-token prompt.onnx by default, a longer export as the argument); the share of a step's cycles in data-movement layers; L2 used against its lower bound and the
- * caches' bytes. Reference point: the peer's published 340 tokens/s for this model size on Siracusa.
+ * caches' bytes; and the C itself on the emulator's RV32 core for one step at the middle position (the figures above
+ * are the AS firmware's cost model). Reference point: the peer's published 340 tokens/s for this model size.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ import { generateFirmware } from '../generator/pipeline.js';
 import { quantizeFile } from '../generator/quantize/files.js';
 import { generateReference } from '../generator/reference/generate.js';
 import { generateOnEmulator } from '../runtime/node/generate.js';
+import { runIss } from '../runtime/node/iss-run.js';
 import { runFirmware } from '../runtime/node/run.js';
 import { readTokenizer } from '../runtime/node/tokenizer.js';
 import { repoRoot } from '../test/helpers/paths.js';
@@ -67,6 +69,17 @@ async function main(): Promise<void> {
       const t = manifest.tensors.find((x) => x.name === n)!;
       return ndarray(t.dtype as DType, t.shape);
     }));
+    // The C itself, on the emulator's RV32 core (CV32E40P timing, the cluster): one step at the middle position.
+    const mid = CONTEXT / 2;
+    const iss = await runIss(out, manifest.inputs.map((n) => {
+      const t = manifest.tensors.find((x) => x.name === n)!;
+      const a = ndarray(t.dtype as DType, t.shape);
+      if (n === manifest.generation!.position) a.data[0] = mid;
+      if (n === manifest.generation!.ids) a.data[0] = prompt[0];
+      return a;
+    }));
+    emit(`C on the RV32 ISS, one step at position ${mid}, ${engines}`, iss.networkCycles, 'cycles');
+    emit(`C on the RV32 ISS: tokens/s at position ${mid}, ${engines}`, r.clockHz / iss.networkCycles, 'tokens/s at 360 MHz', 'peer: 340 tokens/s');
     const moving = one.profile.layers.filter((l) => MOVEMENT.has(l.kernel)).reduce((a, l) => a + l.cycles, 0);
     emit(`data-movement share of a step, ${engines}`, (100 * moving) / one.cycles, '%');
     emit(`L2 used / lower bound, ${engines}`, manifest.memory.used / manifest.memory.lowerBound, 'ratio', `${manifest.memory.used} of bound ${manifest.memory.lowerBound} bytes`);
