@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { GenError, printable } from '../errors.js';
-import { sizeOf } from '../ir/ndarray.js';
 import { generateOnEmulator, generateWithoutCache } from '../../runtime/node/generate.js';
 import { readManifest } from '../../runtime/node/manifest.js';
 import { readTokenizer, type Tokenizer } from '../../runtime/node/tokenizer.js';

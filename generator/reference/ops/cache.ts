@@ -25,7 +25,7 @@ export const cacheWriteOp: OpSpec = {
   ops: ['CacheWrite'],
   shape: (node, inputs) => [[...need(node, inputs, 0).shape]],
   dtype: (node, inputs) => [isFloatType(need(node, inputs, 0).dtype) ? 'float32' : need(node, inputs, 0).dtype],
-  range: (node, inputs) => {
+  range: (_node, inputs) => {
     const a = rangeOfInfo(inputs[0]);
     const b = rangeOfInfo(inputs[1]);
     return [{ min: Math.min(a.min, b.min), max: Math.max(a.max, b.max) }];

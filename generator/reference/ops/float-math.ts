@@ -1,6 +1,6 @@
 import { attrInt } from '../../ir/attrs.js';
 import type { DType } from '../../ir/dtype.js';
-import { ndarray, type NDArray } from '../../ir/ndarray.js';
+import { ndarray } from '../../ir/ndarray.js';
 import { broadcastIndex, broadcastShapes, describeShapes } from '../broadcast.js';
 import { floatArray, isFloatType, modelError, need, rangeOfInfo, unsupported, type OpSpec } from '../op-spec.js';
 
@@ -37,7 +37,7 @@ export const expOp = floatUnary('Exp', Math.exp);
 export const negOp: OpSpec = {
   ops: ['Neg'],
   shape: (node, inputs) => [[...need(node, inputs, 0).shape]],
-  range(node, inputs) {
+  range(_node, inputs) {
     const r = rangeOfInfo(inputs[0]);
     return [{ min: -r.max, max: -r.min }];
   },
