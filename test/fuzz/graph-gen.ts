@@ -24,6 +24,7 @@ const BUILDERS: Record<string, { build: C.StepBuilder; weight: number }> = {
   concat: { build: S.concat, weight: 2 },
   slice: { build: S.slice, weight: 2 },
   gather: { build: S.gather, weight: 1 },
+  lookup: { build: S.lookup, weight: 1 },
   transpose: { build: S.transpose, weight: 2 },
   reshape: { build: S.reshape, weight: 2 },
   view: { build: S.view, weight: 1 },

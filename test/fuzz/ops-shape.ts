@@ -81,6 +81,23 @@ export const gather: StepBuilder = (st, d) => {
   return true;
 };
 
+/**
+ * Gather by run-time indices: the current 8-bit value's codes read a constant table, as the quantizer's SiLU/Sigmoid
+ * tables do (256 entries, a negative int8 code reading from the end), or index the rows of an embedding-like table
+ * (uint8 codes, 256 rows of 1-4 values, the result one axis longer).
+ */
+export const lookup: StepBuilder = (st, d) => {
+  const x = st.current();
+  if (x.kind !== 'int8' && x.kind !== 'uint8') return false;
+  const kind = d.pick(['int8', 'uint8'] as const);
+  const draw = (): number => (kind === 'int8' ? d.int(-128, 127) : d.int(0, 255));
+  const rows = x.kind === 'uint8' && x.shape.length < 4 && d.chance(0.4) ? d.int(1, 4) : 0;
+  const shape = rows ? [256, rows] : [256];
+  const table = st.constOf(kind, shape, Array.from({ length: 256 * Math.max(rows, 1) }, draw));
+  st.node('Gather', [table, x.name], { axis: 0 }, { shape: rows ? [...x.shape, rows] : [...x.shape], kind, spread: 0 });
+  return true;
+};
+
 export const transpose: StepBuilder = (st, d) => {
   const x = st.current();
   const perm = [...x.shape.keys()];
