@@ -25,6 +25,7 @@ const BUILDERS: Record<string, { build: C.StepBuilder; weight: number }> = {
   slice: { build: S.slice, weight: 2 },
   gather: { build: S.gather, weight: 1 },
   lookup: { build: S.lookup, weight: 1 },
+  argmax: { build: S.argmax, weight: 1 },
   transpose: { build: S.transpose, weight: 2 },
   reshape: { build: S.reshape, weight: 2 },
   view: { build: S.view, weight: 1 },

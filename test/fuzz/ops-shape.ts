@@ -98,6 +98,17 @@ export const lookup: StepBuilder = (st, d) => {
   return true;
 };
 
+/** ArgMax over the last axis (a decoder's next token): indices 0..L-1, typed as inference narrows them. */
+export const argmax: StepBuilder = (st, d) => {
+  const x = st.current();
+  const L = x.shape[x.shape.length - 1];
+  if (x.shape.length < 2 || L > 256) return false;
+  const keep = d.chance(0.5);
+  const shape = keep ? [...x.shape.slice(0, -1), 1] : x.shape.slice(0, -1);
+  st.node('ArgMax', [x.name], { axis: d.chance(0.5) ? -1 : x.shape.length - 1, keepdims: keep ? 1 : 0 }, { shape, kind: L <= 128 ? 'int8' : 'uint8', spread: 0 });
+  return true;
+};
+
 export const transpose: StepBuilder = (st, d) => {
   const x = st.current();
   const perm = [...x.shape.keys()];
