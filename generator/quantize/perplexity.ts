@@ -36,16 +36,19 @@ function logitsOutput(g: Graph): { name: string; vocab: number; seq: number } {
   return { name, vocab: g.tensors.get(name)!.shape[2], seq };
 }
 
+/** Negative log-likelihood of token `target` under the logits at [at, at + vocab) (a log-softmax). */
+function tokenNll(logits: ArrayLike<number>, at: number, vocab: number, target: number): number {
+  let max = -Infinity;
+  for (let v = 0; v < vocab; v++) max = Math.max(max, logits[at + v]);
+  let sum = 0;
+  for (let v = 0; v < vocab; v++) sum += Math.exp(logits[at + v] - max);
+  return Math.log(sum) + max - logits[at + target];
+}
+
 /** Summed negative log-likelihood of the next tokens of one window, from logits [P, V] (row-major). */
 function windowNll(logits: ArrayLike<number>, ids: ArrayLike<number>, seq: number, vocab: number): number {
   let nll = 0;
-  for (let t = 0; t + 1 < seq; t++) {
-    let max = -Infinity;
-    for (let v = 0; v < vocab; v++) max = Math.max(max, logits[t * vocab + v]);
-    let sum = 0;
-    for (let v = 0; v < vocab; v++) sum += Math.exp(logits[t * vocab + v] - max);
-    nll += Math.log(sum) + max - logits[t * vocab + ids[t + 1]];
-  }
+  for (let t = 0; t + 1 < seq; t++) nll += tokenNll(logits, t * vocab, vocab, ids[t + 1]);
   return nll;
 }
 
@@ -79,7 +82,7 @@ export function perplexitySequences(float: Graph, intGraph: Graph, plan: Plan, w
     runSequences(g, windows, (values, w, t) => {
       if (t + 1 >= length) return;
       const row = Array.from(values.get(logits)!.data, (v) => v * k);
-      nll += windowNll(row, [0, windows.data[w * length + t + 1]], 2, vocab);
+      nll += tokenNll(row, 0, vocab, windows.data[w * length + t + 1]);
     });
     return nll;
   };

@@ -1,9 +1,9 @@
 import { GenError } from '../errors.js';
 import { attrInt } from '../ir/attrs.js';
 import { cloneGraph, consumersOf, type Graph, type Node } from '../ir/graph.js';
-import { ndarray, type NDArray } from '../ir/ndarray.js';
-import { runReference } from '../reference/interpreter.js';
-import { producerThroughIdentity, stepRoles, type StatePair } from '../ir/state.js';
+import type { NDArray } from '../ir/ndarray.js';
+import { DecoderSteps } from '../reference/generate.js';
+import { producerThroughIdentity, type StatePair } from '../ir/state.js';
 
 /*
  * A decoder's step graph as exporters write it keeps its key/value caches outside: each step takes past.* [.., T, ..]
@@ -92,24 +92,11 @@ export function makeStateful(model: Graph, context: number): StatefulGraph {
  * token windows[w][t] at position t; caches start as zeros. `read` sees each step's values.
  */
 export function runSequences(g: Graph, windows: NDArray, read: (values: Map<string, NDArray>, window: number, step: number) => void): void {
-  const roles = stepRoles(g);
-  if (!roles) throw new GenError('internal', 'not a step graph with caches');
-  const { ids, position: pos, state: pairs } = roles;
   const [count, length] = windows.shape.length === 2 ? windows.shape : [1, windows.shape[windows.shape.length - 1]];
-  const shapeOf = (t: string): number[] => g.tensors.get(t)!.shape;
-  const context = pairs.length ? Math.min(...pairs.map((p) => Math.max(...shapeOf(p.input)))) : Infinity;
+  const context = new DecoderSteps(g).roles.context;
   if (length > context) throw new GenError('input', `windows of ${length} tokens exceed the context of ${context}`);
   for (let w = 0; w < count; w++) {
-    const state = new Map(pairs.map((p) => [p.input, ndarray(g.tensors.get(p.input)!.dtype, shapeOf(p.input))]));
-    for (let t = 0; t < length; t++) {
-      const inputs = g.inputs.map((name) => {
-        if (name === ids) return ndarray('int32', shapeOf(ids), [windows.data[w * length + t]]);
-        if (name === pos) return ndarray('int32', shapeOf(pos), [t]);
-        return state.get(name) ?? ndarray('int32', shapeOf(name)); // the control block: unused by a step
-      });
-      const values = runReference(g, inputs);
-      read(values, w, t);
-      for (const p of pairs) state.set(p.input, values.get(p.output)!);
-    }
+    const steps = new DecoderSteps(g);
+    for (let t = 0; t < length; t++) read(steps.run(windows.data[w * length + t], t), w, t);
   }
 }

@@ -1,7 +1,7 @@
 import { GenError } from '../errors.js';
 import type { Graph } from '../ir/graph.js';
 import { ndarray, type NDArray } from '../ir/ndarray.js';
-import { stepRoles } from '../ir/state.js';
+import { stepRoles, type StepRoles } from '../ir/state.js';
 import { runReference } from './interpreter.js';
 import type { Choose } from './sample.js';
 
@@ -22,25 +22,55 @@ export function generationSteps(prompt: number, tokens: number): number {
   return prompt + tokens - 1;
 }
 
+/**
+ * A decoder step graph run one step at a time: its caches start as zeros and each step's presents become the next
+ * step's caches (the control block, unused by a step, stays zero). `inputs` gives a step's input arrays (for a run
+ * elsewhere, the host C say), `advance` takes that step's outputs; `run` does both in the reference interpreter.
+ */
+export class DecoderSteps {
+  readonly roles: StepRoles;
+  private readonly state = new Map<string, NDArray>();
+
+  constructor(private readonly g: Graph) {
+    const roles = stepRoles(g);
+    if (!roles) throw new GenError('input', 'not a decoder step graph with caches', { file: g.source });
+    this.roles = roles;
+    for (const p of roles.state) this.state.set(p.input, ndarray(g.tensors.get(p.input)!.dtype, this.shape(p.input)));
+  }
+
+  private shape(t: string): number[] {
+    return this.g.tensors.get(t)!.shape;
+  }
+
+  inputs(token: number, position: number): NDArray[] {
+    return this.g.inputs.map((name) => {
+      if (name === this.roles.ids) return ndarray('int32', this.shape(name), [token]);
+      if (name === this.roles.position) return ndarray('int32', this.shape(name), [position]);
+      return this.state.get(name) ?? ndarray('int32', this.shape(name)); // the control block: unused by a step
+    });
+  }
+
+  advance(values: Map<string, NDArray>): void {
+    for (const p of this.roles.state) this.state.set(p.input, values.get(p.output)!);
+  }
+
+  run(token: number, position: number): Map<string, NDArray> {
+    const values = runReference(this.g, this.inputs(token, position));
+    this.advance(values);
+    return values;
+  }
+}
+
 /** `choose` picks the next token from a step's logits (default: the argmax; reference/sample.ts for sampling). */
 export function generateReference(g: Graph, prompt: readonly number[], tokens: number, choose: Choose = (l) => argmax(l)): number[] {
-  const roles = stepRoles(g);
-  if (!roles) throw new GenError('input', 'not a decoder step graph with caches', { file: g.source });
+  const steps = new DecoderSteps(g);
   if (prompt.length === 0 || tokens < 1) throw new GenError('input', 'generation needs a prompt of at least one token and one token to generate');
-  const steps = generationSteps(prompt.length, tokens);
-  if (steps > roles.context) throw new GenError('input', `${prompt.length} prompt tokens + ${tokens} new exceed the context of ${roles.context}`);
-  const shape = (t: string): number[] => g.tensors.get(t)!.shape;
-  const state = new Map<string, NDArray>(roles.state.map((p) => [p.input, ndarray(g.tensors.get(p.input)!.dtype, shape(p.input))]));
+  const count = generationSteps(prompt.length, tokens);
+  if (count > steps.roles.context) throw new GenError('input', `${prompt.length} prompt tokens + ${tokens} new exceed the context of ${steps.roles.context}`);
   const out: number[] = [];
-  for (let t = 0; t < steps; t++) {
-    const token = t < prompt.length ? prompt[t] : out[t - prompt.length];
-    const values = runReference(g, g.inputs.map((name) => {
-      if (name === roles.ids) return ndarray('int32', shape(name), [token]);
-      if (name === roles.position) return ndarray('int32', shape(name), [t]);
-      return state.get(name) ?? ndarray('int32', shape(name)); // the control block: unused by a step
-    }));
-    for (const p of roles.state) state.set(p.input, values.get(p.output)!);
-    if (t >= prompt.length - 1) out.push(choose(values.get(roles.logits)!.data));
+  for (let t = 0; t < count; t++) {
+    const values = steps.run(t < prompt.length ? prompt[t] : out[t - prompt.length], t);
+    if (t >= prompt.length - 1) out.push(choose(values.get(steps.roles.logits)!.data));
   }
   return out;
 }

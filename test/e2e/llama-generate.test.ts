@@ -12,7 +12,7 @@ import { generateFirmware } from '../../generator/pipeline.js';
 import { quantizeGraph } from '../../generator/quantize/index.js';
 import { foldConstants } from '../../generator/quantize/fold.js';
 import { makeStateful, runSequences } from '../../generator/quantize/stateful.js';
-import { generateReference } from '../../generator/reference/generate.js';
+import { DecoderSteps, generateReference } from '../../generator/reference/generate.js';
 import { sampler } from '../../generator/reference/sample.js';
 import { runReference } from '../../generator/reference/interpreter.js';
 import { generateOnEmulator } from '../../runtime/node/generate.js';
@@ -81,14 +81,9 @@ for (const platform of ['generic', 'siracusa']) {
     const want = generateReference(intGraph, prompt, NEW);
     // The reference's logits per step, to compare every step (not only the argmax).
     const refLogits: NDArray[] = [];
-    const state = new Map(roles.state.map((p) => [p.input, ndarray('int8', intGraph.tensors.get(p.input)!.shape)]));
+    const steps = new DecoderSteps(intGraph);
     const seq = [...prompt, ...want];
-    for (let t = 0; t < prompt.length + NEW - 1; t++) {
-      const values = runReference(intGraph, intGraph.inputs.map((n) => (n === roles.ids ? ndarray('int32', [1, 1], [seq[t]])
-        : n === roles.position ? ndarray('int32', [1], [t]) : state.get(n) ?? ndarray('int32', intGraph.tensors.get(n)!.shape))));
-      for (const p of roles.state) state.set(p.input, values.get(p.output)!);
-      refLogits.push(values.get(roles.logits)!);
-    }
+    for (let t = 0; t < prompt.length + NEW - 1; t++) refLogits.push(steps.run(seq[t], t).get(roles.logits)!);
     let before = roles.state.map((p) => readZeros(intGraph, p.input));
     const r = await generateOnEmulator(out, prompt, NEW, {}, {
       onStep: (t, f) => {
@@ -132,7 +127,7 @@ test('siracusa host C: the firmware\'s own loop generates the reference\'s token
   const out = join(work, 'siracusa');
   const roles = stepRoles(intGraph)!;
   const want = generateReference(intGraph, prompt, NEW);
-  const inputs = intGraph.inputs.map((n) => ndarray(intGraph.tensors.get(n)!.dtype === 'int8' ? 'int8' : 'int32', intGraph.tensors.get(n)!.shape));
+  const inputs = new DecoderSteps(intGraph).inputs(0, 0); // zero caches; the control block below drives the steps
   const ctl = inputs[intGraph.inputs.indexOf(roles.control!)];
   ctl.data[0] = prompt.length + NEW - 1;
   ctl.data[1] = prompt.length;
@@ -144,16 +139,13 @@ test('siracusa host C: the firmware\'s own loop generates the reference\'s token
 
 test('siracusa host C: three steps with the caches fed back equal the reference', () => {
   const out = join(work, 'siracusa');
-  const roles = stepRoles(intGraph)!;
-  let caches = roles.state.map((p) => ndarray('int8', intGraph.tensors.get(p.input)!.shape));
+  const steps = new DecoderSteps(intGraph);
   for (let t = 0; t < 3; t++) {
-    const inputs = intGraph.inputs.map((n) => (n === roles.ids ? ndarray('int32', [1, 1], [prompt[t]])
-      : n === roles.position ? ndarray('int32', [1], [t])
-        : n === roles.control ? ndarray('int32', intGraph.tensors.get(n)!.shape) : caches[roles.state.findIndex((p) => p.input === n)]));
+    const inputs = steps.inputs(prompt[t], t);
     const ref = runReference(intGraph, inputs);
     const host = runHostC(out, inputs);
     intGraph.outputs.forEach((o, i) => assert.equal(Array.from(host[i].data), Array.from(ref.get(o)!.data), `step ${t}: ${o}`));
-    caches = roles.state.map((p) => ref.get(p.output)!);
+    steps.advance(ref);
   }
 });
 

@@ -10,7 +10,7 @@ import { loadOnnxFile } from '../../generator/onnx/load.js';
 import { encodeNpz, readNpz } from '../../generator/onnx/npy.js';
 import { generateFirmware } from '../../generator/pipeline.js';
 import { quantizeFile } from '../../generator/quantize/files.js';
-import { generateReference } from '../../generator/reference/generate.js';
+import { DecoderSteps, generateReference } from '../../generator/reference/generate.js';
 import { generateOnEmulator } from '../../runtime/node/generate.js';
 import { runHostC } from '../../runtime/node/host-c.js';
 import { readTokenizer } from '../../runtime/node/tokenizer.js';
@@ -62,7 +62,7 @@ test('siracusa: 256 steps of the emulated firmware generate the reference interp
 test('siracusa host C: the firmware\'s own loop generates the same tokens in one run', () => {
   const out = join(work, 'siracusa');
   const roles = stepRoles(intGraph)!;
-  const inputs = intGraph.inputs.map((n) => ndarray(intGraph.tensors.get(n)!.dtype === 'int8' ? 'int8' : 'int32', intGraph.tensors.get(n)!.shape));
+  const inputs = new DecoderSteps(intGraph).inputs(0, 0); // zero caches; the control block below drives the steps
   const ctl = inputs[intGraph.inputs.indexOf(roles.control!)];
   ctl.data[0] = STEPS;
   ctl.data[1] = prompt.length;
