@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { GenError, printable } from '../errors.js';
-import { generateOnEmulator, generateWithoutCache } from '../../runtime/node/generate.js';
+import { checkGeneration, generateOnEmulator, generateWithoutCache, stepLimits, windowLimits } from '../../runtime/node/generate.js';
 import { readManifest } from '../../runtime/node/manifest.js';
 import { readTokenizer, type Tokenizer } from '../../runtime/node/tokenizer.js';
 import { readSidecar } from '../../runtime/node/float-inputs.js';
@@ -59,15 +59,11 @@ export async function generateCommand(dir: string, o: GenerateFlags): Promise<vo
   else if (!tok) throw new GenError('input', '--prompt needs a tokenizer: --tokenizer <json> (or tokenizer.json in the firmware folder), or give --prompt-ids');
   else prompt = tok.encode(o.prompt ?? '');
   if (prompt.length === 0) throw new GenError('input', 'the prompt is empty');
-  // Checked before anything prints (generateOnEmulator checks again).
-  const g = manifest.generation;
-  const logits = g?.logits ?? manifest.outputs[0];
-  const shape = manifest.tensors.find((t) => t.name === logits)?.shape ?? [];
-  const vocab = shape[shape.length - 1] ?? 0;
-  const context = g ? g.context : (manifest.tensors.find((t) => t.name === manifest.inputs[0])?.shape.at(-1) ?? 0);
-  const bad = prompt.find((t) => t >= vocab);
-  if (bad !== undefined) throw new GenError('input', `token ${bad} is outside the vocabulary (0..${vocab - 1})`);
-  if (prompt.length + tokens - 1 > context) throw new GenError('input', `${prompt.length} prompt tokens + ${tokens} new exceed the firmware's context of ${context}`);
+  // Checked before anything builds, runs or prints (the generation checks the same again).
+  const limits = noCache ? windowLimits(manifest, dir) : stepLimits(manifest, dir);
+  checkGeneration(prompt, tokens, limits);
+  const logits = manifest.generation?.logits ?? manifest.outputs[0];
+  const context = limits.positions;
   const choose = o.temperature === undefined ? undefined : sampler(Number(o.temperature), Number(o.seed ?? '0'), logitsScale(dir, logits, o.quant));
   // Generated text reaches the terminal through printable() line by line (newlines kept, other control characters escaped).
   const show = (ids: number[]): string => (tok ? tok.decode(ids).split('\n').map((l) => printable(l, 100000)).join('\n') : ids.join(' '));

@@ -2,6 +2,7 @@ import { GenError } from '../../generator/errors.js';
 import { sizeOf } from '../../generator/ir/ndarray.js';
 import { argmax, generationSteps } from '../../generator/reference/generate.js';
 import type { Choose } from '../../generator/reference/sample.js';
+import type { Manifest } from './manifest.js';
 import { loadFirmware, readManifestTensor, startFirmware, writeManifestTensor, type LoadedFirmware, type RunOptions } from './run.js';
 
 /*
@@ -39,19 +40,60 @@ export interface GenerationHooks {
   choose?: Choose;
 }
 
+/** What a firmware can generate: its vocabulary and how many positions it holds (and what they are called). */
+export interface GenerationLimits {
+  vocab: number;
+  positions: number;
+  what: string;
+}
+
+/** A decoder step firmware's limits: its logits' vocabulary, its caches' context. */
+export function stepLimits(m: Manifest, outDir: string): GenerationLimits {
+  const g = m.generation;
+  if (!g) throw new GenError('run', 'this firmware is no decoder step (firmware.json has no `generation`): quantize a step graph with --context', { file: outDir });
+  return { vocab: lastDim(m, g.logits), positions: g.context, what: 'the firmware\'s context' };
+}
+
+/** A prompt graph's limits (`--no-cache`): one token-id input [1, P] and logits [1, P, V] first. */
+export function windowLimits(m: Manifest, outDir: string): GenerationLimits {
+  const idsShape = shapeOf(m, m.inputs[0]);
+  const outShape = shapeOf(m, m.outputs[0]);
+  const P = idsShape[idsShape.length - 1];
+  if (m.inputs.length !== 1 || idsShape.length !== 2 || idsShape[0] !== 1 || outShape.length !== 3 || outShape[1] !== P) {
+    throw new GenError('run', '--no-cache needs a prompt graph: one token-id input [1, P] and logits [1, P, V] first', { file: outDir });
+  }
+  return { vocab: outShape[2], positions: P, what: 'the window' };
+}
+
+/** The checks a generation makes before anything runs or prints: a prompt, tokens to make, room for both, known ids. */
+export function checkGeneration(prompt: readonly number[], tokens: number, l: GenerationLimits): void {
+  if (prompt.length === 0 || tokens < 1) throw new GenError('input', 'generation needs a prompt of at least one token and --tokens of at least 1');
+  const bad = prompt.find((t) => !(Number.isInteger(t) && t >= 0 && t < l.vocab));
+  if (bad !== undefined) throw new GenError('input', `token ${bad} is outside the vocabulary (0..${l.vocab - 1})`);
+  if (generationSteps(prompt.length, tokens) > l.positions) {
+    throw new GenError('input', `${prompt.length} prompt tokens + ${tokens} new exceed ${l.what} of ${l.positions}`);
+  }
+}
+
+function shapeOf(m: Manifest, name: string): number[] {
+  return m.tensors.find((t) => t.name === name)?.shape ?? [];
+}
+
+function lastDim(m: Manifest, name: string): number {
+  const s = shapeOf(m, name);
+  return s[s.length - 1] ?? 0;
+}
+
 export async function generateOnEmulator(outDir: string, prompt: readonly number[], tokens: number, opts: RunOptions & { hostLoop?: boolean } = {},
   hooks: GenerationHooks = {}): Promise<GenerationResult> {
   const f = await loadFirmware(outDir, opts);
-  const g = f.manifest.generation;
-  if (!g) throw new GenError('run', 'this firmware is no decoder step (firmware.json has no `generation`): quantize a step graph with --context', { file: outDir });
-  if (prompt.length === 0 || tokens < 1) throw new GenError('run', 'generation needs a prompt of at least one token and --tokens of at least 1');
+  const limits = stepLimits(f.manifest, outDir);
+  checkGeneration(prompt, tokens, limits);
+  const { vocab } = limits;
+  const g = f.manifest.generation!;
   const steps = generationSteps(prompt.length, tokens);
-  if (steps > g.context) throw new GenError('run', `${prompt.length} prompt tokens + ${tokens} new exceed the firmware's context of ${g.context}`);
-  const vocab = sizeOf(f.manifest.tensors.find((t) => t.name === g.logits)!.shape);
-  const zeros = (name: string): Float64Array => new Float64Array(sizeOf(f.manifest.tensors.find((t) => t.name === name)!.shape));
+  const zeros = (name: string): Float64Array => new Float64Array(sizeOf(shapeOf(f.manifest, name)));
   for (const name of [...g.state.map((p) => p.input), ...(g.control ? [g.control] : [])]) writeManifestTensor(f, name, zeros(name));
-  const bad = prompt.find((t) => !(Number.isInteger(t) && t >= 0 && t < vocab));
-  if (bad !== undefined) throw new GenError('run', `token ${bad} is outside the vocabulary (0..${vocab - 1})`);
   const t0 = performance.now();
   if (g.control && g.next && !hooks.choose && !hooks.onStep && !opts.hostLoop) {
     // The firmware's own loop: the prompt into the control block, one run, the tokens back out of it.
@@ -103,17 +145,9 @@ export async function generateWithoutCache(outDir: string, prompt: readonly numb
   const m = f.manifest;
   const ids = m.inputs[0];
   const logits = m.outputs[0];
-  const idsShape = m.tensors.find((t) => t.name === ids)!.shape;
-  const outShape = m.tensors.find((t) => t.name === logits)!.shape;
-  const P = idsShape[idsShape.length - 1];
-  const vocab = outShape[outShape.length - 1];
-  if (m.inputs.length !== 1 || idsShape.length !== 2 || idsShape[0] !== 1 || outShape.length !== 3 || outShape[1] !== P) {
-    throw new GenError('run', '--no-cache needs a prompt graph: one token-id input [1, P] and logits [1, P, V] first', { file: outDir });
-  }
-  if (prompt.length === 0 || tokens < 1) throw new GenError('run', 'generation needs a prompt of at least one token and --tokens of at least 1');
-  if (prompt.length + tokens - 1 > P) throw new GenError('run', `${prompt.length} prompt tokens + ${tokens} new exceed the window of ${P}`);
-  const bad = prompt.find((t) => !(Number.isInteger(t) && t >= 0 && t < vocab));
-  if (bad !== undefined) throw new GenError('run', `token ${bad} is outside the vocabulary (0..${vocab - 1})`);
+  const limits = windowLimits(m, outDir);
+  checkGeneration(prompt, tokens, limits);
+  const { vocab, positions: P } = limits;
   const t0 = performance.now();
   const seq = [...prompt];
   const stepCycles: number[] = [];
