@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -83,6 +83,12 @@ test('misuses of gen run --prompt are one line and exit 2', () => {
   oneLine(gen('run', fw, '--prompt-ids', '1', '--tokens', '3', '--temperature', '-1', '--quant', join(work, 'step.int8.quant.json')), /temperature -1: expected a number > 0/);
   oneLine(gen('run', fw, '--prompt-ids', '1', '--on', 'host'), /--prompt runs in the emulator/);
   oneLine(gen('run', fw), /give --inputs <npz> \(or --prompt/);
+  writeFileSync(join(work, 'bpe.json'), JSON.stringify({ kind: 'bpe' }));
+  oneLine(gen('run', fw, '--prompt', 'ab', '--tokens', '2', '--tokenizer', join(work, 'bpe.json')), /tokenizer kind must be "char"/);
+  oneLine(gen('run', fw, '--prompt', 'ab', '--tokens', '2', '--tokenizer', join(work, 'missing.json')), /cannot read the tokenizer/);
+  const none = join(work, 'none.int8.onnx');
+  oneLine(gen('quantize', step, '--calibration', cal, '-o', none, '--context', String(S.seq), '--heldout', join(work, 'missing.npz')), /missing\.npz: cannot read/);
+  assert.not.ok(existsSync(none), 'nothing written after a bad --heldout');
 });
 
 test.after(() => rmSync(work, { recursive: true, force: true }));
