@@ -3,14 +3,14 @@
    cores compute, barriers between) runs as it does on the chip. DMA: common/dma_memcpy.c. */
 /* pthread barriers are POSIX, not C11: ask for them before any system header. */
 #define _POSIX_C_SOURCE 200809L
+/* The team size before the HAL header, which then makes hal_num_cores() this constant. */
+#ifndef FG_CORES
+#define FG_CORES 1
+#endif
 #include "firmgen_hal.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-#ifndef FG_CORES
-#define FG_CORES 1
-#endif
 
 static _Thread_local int current_core = 0;
 static pthread_barrier_t team_barrier;
@@ -50,7 +50,6 @@ void hal_barrier(void) {
 }
 
 int hal_core_id(void) { return current_core; }
-int hal_num_cores(void) { return FG_CORES; }
 
 void hal_layer_begin(int32_t layer) { (void)layer; }
 void hal_layer_end(int32_t layer) { (void)layer; }

@@ -37,9 +37,16 @@ typedef void (*hal_closure_t)(void *args);
 void hal_cluster_fork(hal_closure_t fn, void *args);
 /* Inside a closure: every core of the team waits here until all have arrived (pi_cl_team_barrier on PULP). */
 void hal_barrier(void);
-/* Inside a closure: this core's id and the team size. */
+/* Inside a closure: this core's id and the team size. Builds that fix the team (-DFG_CORES: host, board, the ISS's
+   cluster) get the size as a constant, so a kernel's work split costs no call and its divisions by the team size
+   become shifts (an out-of-line call cost every kernel call about 100 cycles on the ISS, docs/timing.md "The fit");
+   a build without it (a team of one hart, or the board's default of every cluster core) asks its HAL. */
 int hal_core_id(void);
+#ifdef FG_CORES
+static inline int hal_num_cores(void) { return FG_CORES; }
+#else
 int hal_num_cores(void);
+#endif
 /* The current core's share [begin, end) of n work items: chunks of ceil(n / cores), as pulp-nn splits rows and as
    the AS HAL (runtime/as/cluster.ts) splits them: one definition for every C HAL. */
 static inline int32_t hal_share_begin(int32_t n) {

@@ -10,7 +10,9 @@
 void hal_cluster_fork(hal_closure_t fn, void *args) { fn(args); }
 void hal_barrier(void) {}
 int hal_core_id(void) { return 0; }
+#ifndef FG_CORES
 int hal_num_cores(void) { return 1; }
+#endif
 
 /* Running the network: on this one hart, right here (the ISS build of Siracusa sends it to cluster core 0). */
 void hal_rv32_run(void (*network)(void)) { network(); }

@@ -52,7 +52,9 @@ void hal_cluster_fork(hal_closure_t fn, void *args) {
 
 void hal_barrier(void) { (void)eu_sleep_read(EU_BARRIER); }
 int hal_core_id(void) { return (int)EU_REG(EU_CORE_ID); }
-int hal_num_cores(void) { return FG_TEAM; }
+#ifndef FG_CORES
+int hal_num_cores(void) { return FG_TEAM; } /* else the constant of firmgen_hal.h */
+#endif
 
 /* The cluster stacks, as the board's: core 0 runs the task (network_run and the tile loops), the others kernel
    shares only. The runtime points core k's sp at the end of its slot. */

@@ -21,7 +21,9 @@
 void hal_cluster_fork(hal_closure_t fn, void *args) { pi_cl_team_fork(FG_TEAM, fn, args); }
 void hal_barrier(void) { pi_cl_team_barrier(); }
 int hal_core_id(void) { return pi_core_id(); }
-int hal_num_cores(void) { return FG_TEAM; }
+#ifndef FG_CORES
+int hal_num_cores(void) { return FG_TEAM; } /* else the constant of firmgen_hal.h */
+#endif
 
 /* Layer markers: cycles of each layer from the performance counter of the core that runs network_run() (cluster
    core 0; main_pulp.c configures and starts it and prints the table after the run). Layer ids above the table's size
