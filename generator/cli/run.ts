@@ -40,16 +40,28 @@ function npzBound(m: Manifest, names: string[]): number {
 }
 
 /** The first arrays of an .npz that match the graph inputs, in order (extra arrays are ignored, as in the peer's files). */
+/**
+ * The arrays of an .npz for the given graph tensors: by name when the file has an array for every one of them (as
+ * onnxruntime feeds a session, and as `--outputs` writes them: the exact name or its npz key), else in file order
+ * (the test vectors name their arrays input_0, input_1, ...).
+ */
+function arraysFor(file: Map<string, NDArray>, names: string[]): NDArray[] {
+  const keys = npzKeys(names);
+  const named = names.map((n, i) => file.get(n) ?? file.get(keys[i]));
+  if (named.every((a): a is NDArray => a !== undefined)) return named;
+  return [...file.values()];
+}
+
 function inputArrays(path: string, m: Manifest): NDArray[] {
   const count = m.inputs.length;
-  const arrays = [...readNpz(path, npzBound(m, m.inputs)).values()];
+  const arrays = arraysFor(readNpz(path, npzBound(m, m.inputs)), m.inputs);
   if (arrays.length < count) throw new GenError('input', `holds ${arrays.length} arrays, the model has ${count} inputs`, { file: path });
   return arrays.slice(0, count);
 }
 
 /** Expected outputs, checked to be one array per output with the output's element count before anything runs. */
 function expectedArrays(path: string, m: Manifest): NDArray[] {
-  const arrays = [...readNpz(path, npzBound(m, m.outputs)).values()];
+  const arrays = arraysFor(readNpz(path, npzBound(m, m.outputs)), m.outputs);
   if (arrays.length < m.outputs.length) {
     throw new GenError('input', `holds ${arrays.length} arrays, the model has ${m.outputs.length} outputs`, { file: path });
   }
@@ -112,7 +124,7 @@ export function runCommand(program: Command): void {
     .command('run')
     .description('run generated firmware: in the emulator (cycles, per-layer profile), as host-built C or as a bare-metal rv32 ELF under qemu; compare with expected outputs')
     .argument('<dir>', 'output directory of `gen firmware`')
-    .option('-i, --inputs <npz>', 'input arrays (.npz), in graph-input order')
+    .option('-i, --inputs <npz>', 'input arrays (.npz): by graph-input name when it has them all, else in graph-input order')
     .option('--prompt <text>', 'decoder step firmware: generate from this text (needs --tokenizer or tokenizer.json in <dir>)')
     .option('--prompt-ids <ids>', 'decoder step firmware: generate from these token ids (3,14,15)')
     .option('--tokens <n>', 'with --prompt: tokens to generate (default 32)')
@@ -121,7 +133,7 @@ export function runCommand(program: Command): void {
     .option('--seed <n>', 'with --temperature: the sampler\'s seed (default 0)')
     .option('--no-cache', 'with --prompt: a prompt graph\'s firmware (no caches) recomputes the whole window per token, for comparison')
     .option('--host-loop', 'with --prompt: drive the steps from the host (cycles per step) instead of the firmware\'s own loop')
-    .option('-e, --expect <npz>', 'expected outputs (.npz): prints "Errors: X out of Y", exit 1 if any differs')
+    .option('-e, --expect <npz>', 'expected outputs (.npz, by output name or in order): prints "Errors: X out of Y", exit 1 if any differs')
     .option('--outputs <npz>', 'write the outputs to this .npz, under the graph\'s output names')
     .option('--trace <json>', 'write a Chrome/Perfetto trace (open in ui.perfetto.dev): one track per core, layers and kernels as slices')
     .option('--report <html>', 'write a self-contained HTML page: per-layer table, timeline, memory plan')
