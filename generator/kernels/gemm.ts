@@ -1,5 +1,6 @@
 import { GenError } from '../errors.js';
-import { attrInt } from '../ir/attrs.js';
+import { attrInt, attrString } from '../ir/attrs.js';
+import { POSITION_BOUND_INPUT } from '../frontend/passes/bound-by-position.js';
 import { broadcastStrides, requantParamShape, varyingAxes } from '../ir/broadcast.js';
 import { isIntType } from '../ir/dtype.js';
 import { tensorOf, type Tensor } from '../ir/graph.js';
@@ -62,6 +63,11 @@ export const gemmKernel: KernelDef = {
     const B = tensorOf(graph, node.inputs[1]);
     const C = node.inputs[2] ? tensorOf(graph, node.inputs[2]) : undefined;
     const Y = tensorOf(graph, node.outputs[0]);
+    // A decoder's attention (frontend/passes/bound-by-position.ts): columns ('n') or the k loop ('k') stop at the
+    // run-time position.
+    const posBound = attrString(node, 'position_bound', '');
+    const P = posBound ? tensorOf(graph, node.inputs[POSITION_BOUND_INPUT]) : undefined;
+    if (posBound && posBound !== 'n' && posBound !== 'k') throw new GenError('internal', `position_bound '${posBound}' is neither n nor k`, site);
     const isGemm = node.op === 'Gemm';
     const transA = isGemm && attrInt(node, 'transA', 0) !== 0;
     // MatMul carries transB only when the generator stored a constant B n-major (platforms/siracusa/passes).
@@ -130,10 +136,15 @@ export const gemmKernel: KernelDef = {
         { field: 'b', tensor: B.name, dtype: B.dtype, write: false },
         ...(C ? [{ field: 'c', tensor: C.name, dtype: C.dtype, write: false }] : []),
         ...ep.args,
+        ...(P ? [{ field: 'p', tensor: P.name, dtype: P.dtype, write: false }] : []),
         { field: 'y', tensor: Y.name, dtype: Y.dtype, write: true },
       ],
       params: {
         M, N, K, B1: nest.dims[1],
+        // The loops' extents: the constants, or the bounds the kernel reads from the position first.
+        nLim: posBound === 'n' ? 'nEnd' : String(N), kLim: posBound === 'k' ? 'kEnd' : String(K),
+        posN: posBound === 'n' && P ? { p: typeNames(P.dtype) } : false,
+        posK: posBound === 'k' && P ? { p: typeNames(P.dtype) } : false,
         rows: nest.dims[0] * nest.dims[1] * M,
         split,
         aB0: sa[0], aB1: sa[1], bB0: sb[0], bB1: sb[1], cB0: sc[0], cB1: sc[1], yB0: sy[0], yB1: sy[1],

@@ -8,7 +8,8 @@ import { ndarray, type NDArray } from '../../generator/ir/ndarray.js';
 import { stepRoles } from '../../generator/ir/state.js';
 import { loadOnnxBytes } from '../../generator/onnx/load.js';
 import { encodeModel } from '../../generator/onnx/save.js';
-import { generateFirmware } from '../../generator/pipeline.js';
+import { compileModel, generateFirmware } from '../../generator/pipeline.js';
+import { attrString } from '../../generator/ir/attrs.js';
 import { quantizeGraph } from '../../generator/quantize/index.js';
 import { foldConstants } from '../../generator/quantize/fold.js';
 import { makeStateful, runSequences } from '../../generator/quantize/stateful.js';
@@ -65,6 +66,18 @@ test('the integer step graph has its caches as state (CacheWrite at the position
   const bounded = intGraph.nodes.filter((n) => n.op === 'iSoftmax' && n.inputs[1] === roles.position);
   assert.is(bounded.length, S.layers, 'every attention softmax spans the rows written so far');
   for (const p of roles.state) assert.equal(q.plan.act.get(p.input), q.plan.act.get(p.output), `${p.input}: the cache and its update share one grid`);
+});
+
+test('the attention MatMuls stop at the position too: the scores\' columns, the value product\'s k (generic, siracusa)', () => {
+  const roles = stepRoles(intGraph)!;
+  for (const platform of ['generic', 'siracusa']) {
+    const { lowered } = compileModel({ model, platform });
+    const bound = (axis: string) => lowered.nodes.filter((n) => n.op === 'MatMul' && attrString(n, 'position_bound', '') === axis);
+    for (const axis of ['n', 'k']) {
+      assert.is(bound(axis).length, S.layers, `${platform}: one MatMul bounded along ${axis} per layer`);
+      for (const n of bound(axis)) assert.is(n.inputs[3], roles.position, `${platform}: ${n.name} reads the position`);
+    }
+  }
 });
 
 for (const platform of ['generic', 'siracusa']) {

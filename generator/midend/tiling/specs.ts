@@ -1,4 +1,4 @@
-import { attrInt, attrInts } from '../../ir/attrs.js';
+import { attrInt, attrInts, attrString } from '../../ir/attrs.js';
 import { requantParamShape, varyingAxes } from '../../ir/broadcast.js';
 import type { AttrValue, Graph, Node } from '../../ir/graph.js';
 import { tensorOf } from '../../ir/graph.js';
@@ -113,7 +113,9 @@ const maxPoolSpec: TilingSpec = {
 const gemmSpec: TilingSpec = {
   axes: (node, g) => {
     const r = tensorOf(g, node.outputs[0]).shape.length;
-    return Array.from({ length: r }, (_, i) => i);
+    // Columns bounded by a decoder's position count from the tensor's first column: whole rows per tile.
+    const n = attrString(node, 'position_bound', '') === 'n' ? r - 1 : r;
+    return Array.from({ length: n }, (_, i) => i);
   },
   geometry: (node, g, out) => {
     const y = tensorOf(g, node.outputs[0]);
@@ -133,6 +135,8 @@ const gemmSpec: TilingSpec = {
     boxes.set(node.inputs[0], transA ? matBox(A.shape, 'all', m) : matBox(A.shape, m, 'all'));
     boxes.set(node.inputs[1], transB ? matBox(B.shape, n, 'all') : matBox(B.shape, 'all', n));
     if (node.inputs[2]) boxes.set(node.inputs[2], broadcastBox(tensorOf(g, node.inputs[2]).shape, out));
+    // A decoder's position (frontend/passes/bound-by-position.ts): the whole scalar in every tile.
+    if (node.inputs[3]) boxes.set(node.inputs[3], fullBox(tensorOf(g, node.inputs[3]).shape));
     withRequant(node, g, out, boxes, (p) => varyingAxes(requantParamShape(tensorOf(g, p).shape, y.shape), y.shape)[0]);
     boxes.set(node.outputs[0], out);
     return { boxes, attrs: {} };
@@ -229,7 +233,5 @@ const SPECS: Record<string, TilingSpec> = {
 
 export function tilingSpecOf(node: Node): TilingSpec | undefined {
   if (node.outputs.length !== 1) return undefined;
-  // An iSoftmax bounded by a run-time position (a decoder's cache) reads the position itself: untiled, from L2.
-  if (node.op === 'iSoftmax' && node.inputs.length > 1) return undefined;
   return SPECS[node.op];
 }

@@ -1,4 +1,5 @@
 import { CORE_KERNELS } from '../kernel-table.js';
+import { boundByPosition } from '../../frontend/passes/bound-by-position.js';
 import { CORE_PASSES } from '../passes.js';
 import type { Platform } from '../types.js';
 import { HAND_COUNTS } from './hand-costs.js';
@@ -32,7 +33,7 @@ export const siracusa: Platform = {
     { name: 'NMS_SRAM', chipBase: 0x1080_0000, size: 4 * MiB },
   ],
   home: { memory: 'L2', offset: 64 * KiB, size: 1984 * KiB },
-  passes: [...CORE_PASSES, nMajorWeights],
+  passes: [...CORE_PASSES, boundByPosition, nMajorWeights],
   kernels: CORE_KERNELS,
   options: SIRACUSA_OPTIONS,
   configure: configureSiracusa,
