@@ -23,8 +23,14 @@ export interface Fit {
   ratios: { name: string; predicted: number; iss: number; ratio: number }[];
 }
 
+/**
+ * Classes held at their given value whatever the calibration: DIV comes only with SOFTMAX_ELEM there (the iSoftmax
+ * charges one division per entry), two proportional columns the least squares cannot tell apart.
+ */
+const HELD: readonly CostClass[] = ['DIV'];
+
 export function fitCosts(rows: CalibrationRow[], given: CoreCosts, keep: readonly CostClass[] = []): Fit {
-  const fitted = COST_CLASSES.filter((c, k) => !keep.includes(c) && rows.some((r) => r.units[k] > 0));
+  const fitted = COST_CLASSES.filter((c, k) => !keep.includes(c) && !HELD.includes(c) && rows.some((r) => r.units[k] > 0));
   const A = rows.map((r) => fitted.map((c) => r.units[COST_CLASSES.indexOf(c)] / r.issCycles));
   const b = rows.map((r) => {
     const fixed = COST_CLASSES.reduce((s, c, k) => s + (fitted.includes(c) ? 0 : r.units[k] * given[c]), 0);

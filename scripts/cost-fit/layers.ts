@@ -83,6 +83,18 @@ function transpose(shape: number[], perm: number[]): CalibrationLayer {
   });
 }
 
+/**
+ * iSoftmax over rows of `len` (the integer dialect's, coefficients of the test vectors' Softmax folder): the AS charges
+ * SOFTMAX_ELEM per entry and DIV twice per entry; the fit holds DIV at its hand count (targets.ts: the two scale
+ * together), so SOFTMAX_ELEM takes the whole per-entry cost of the C's three passes.
+ */
+function softmax(rows: number, len: number): CalibrationLayer {
+  return layer(`softmax ${rows}x${len}`, [{ name: 'x', shape: [1, rows, len] }], (b) => {
+    b.node('iSoftmax', ['x'], ['y'], { coeffA: float(1), coeffB: float(345), coeffC: float(62395), log2: float(255), n_levels: float(256) });
+    return 'y';
+  });
+}
+
 export const CALIBRATION: CalibrationLayer[] = [
   conv(16, 32, 16, 3),
   conv(32, 64, 16, 3),
@@ -108,4 +120,6 @@ export const CALIBRATION: CalibrationLayer[] = [
   maxpool(8, 32),
   transpose([1, 32, 16, 16], [0, 2, 3, 1]),
   transpose([4, 64, 32], [0, 2, 1]),
+  softmax(16, 64),
+  softmax(8, 256),
 ];
