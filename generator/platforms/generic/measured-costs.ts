@@ -8,11 +8,11 @@ export const MEASURED: Partial<CoreCosts> = {
   MAC_CONV: 5.75, // hand count 5.25
   MAC_DW: 4.75, // hand count 5.25
   MAC_GEMM: 6.25, // hand count 5.25
-  ELEMENT: 15, // hand count 5.5
-  REQUANT: 44.015625, // hand count 9.25
+  ELEMENT: 14.734375, // hand count 5.5
+  REQUANT: 43.953125, // hand count 9.25
   COPY_BYTE: 5.28125, // hand count 0.8125
-  SOFTMAX_ELEM: 19.984375, // hand count 23.75
-  CALL: 30, // hand count 32
-  MOVE_ELEM: 4.875, // hand count 5.5
-  POOL_TAP: 19.328125, // hand count 5.5
+  SOFTMAX_ELEM: 19.890625, // hand count 23.75
+  CALL: 160, // hand count 32
+  MOVE_ELEM: 4.71875, // hand count 5.5
+  POOL_TAP: 19.3125, // hand count 5.5
 };

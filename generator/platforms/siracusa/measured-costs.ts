@@ -8,11 +8,11 @@ export const MEASURED: Partial<CoreCosts> = {
   MAC_CONV: 0.40625, // hand count 0.4375
   MAC_DW: 1.25, // hand count 0.75
   MAC_GEMM: 0.375, // hand count 0.625
-  ELEMENT: 14.34375, // hand count 4
+  ELEMENT: 14.328125, // hand count 4
   REQUANT: 21.296875, // hand count 7
   COPY_BYTE: 3.140625, // hand count 0.5
   SOFTMAX_ELEM: 18.390625, // hand count 18
-  CALL: 887, // hand count 34
-  MOVE_ELEM: 4.609375, // hand count 4
+  CALL: 880, // hand count 34
+  MOVE_ELEM: 4.484375, // hand count 4
   POOL_TAP: 1.953125, // hand count 4
 };
