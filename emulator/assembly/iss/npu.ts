@@ -1,0 +1,87 @@
+// N-EUREKA as a device of the RV32 core (`gen run --on iss` on Siracusa): its register file at chip 0x1020_1000 (the
+// address of HARDWARE.md "N-EUREKA NPU"; the C of the ISS build, runtime/c/siracusa/neureka_iss.c, uses it). The
+// register file, the two-entry queue and the job (decode, checks, cycles, the convolution) are the AS path's own code
+// (neureka-queue.ts, neureka-job.ts, neureka-conv.ts), reading and writing the core's memories through the memory
+// seam (neureka-memory.ts): pointer registers hold the rv32 image's addresses, L1 is the cluster's L1 region and the
+// neural memory the two NMS regions the runtime maps at the link script's addresses.
+//
+// Timing as the AS path (docs/neureka.md "Timing"): a register access is NPU_REG_CYCLES on the core (the load or
+// store itself); a job starts at max(its TRIGGER's cycle, the previous job's end) and lasts jobCycles(); its outputs
+// land at its end, when a core reads a register or wakes from the event wait at or after it. The event wait is the
+// event unit's NPU_SLEEP register (cluster-eu.ts), counted as its own stall kind (STALL_NPU). Not modelled here: the
+// NPU's share of the L1 banks (the AS path's npu-contention.ts stretches core compute during a job; the cores are
+// asleep in the event unit during the generated NPU layers, so it matters only when cores compute beside a job).
+// Faults trap with the AS path's one-line texts; iss_npu_fault_hart names the hart for the runtime.
+
+import { deviceSetNpuWait, deviceSetStatus, DEV_BAD_OFFSET } from "./mmio";
+import { Q } from "../cost";
+import { msgLayer } from "../events";
+import { msgBegin, msgText, raise } from "../fault";
+import { setNpuRegions } from "../neureka-job";
+import { npuMemoryIss } from "../neureka-memory";
+import { eventCleared, eventWake, queueFinish, queueRead, queueWrite, resetQueue } from "../neureka-queue";
+import { NPU_REG_CYCLES } from "../chips/siracusa";
+
+export const NPU_BASE: u32 = 0x1020_1000;
+export const NPU_SIZE: u32 = 0x400;
+
+let enabled = false;
+/** The hart of the last NPU access (the runtime names it when an NPU fault traps). */
+let lastHart: i32 = -1;
+
+/**
+ * Wires N-EUREKA to the core: `l1` the cluster's L1 region, `mram`/`sram` the neural memory's regions (-1: none,
+ * then a WMEM job faults), `nms` the address NMS_MRAM starts at (WEIGHTS_PTR offsets count from it).
+ */
+export function iss_npu_config(l1: i32, mram: i32, sram: i32, nms: u32): void {
+  enabled = true;
+  lastHart = -1;
+  resetQueue();
+  npuMemoryIss(l1, mram, sram);
+  setNpuRegions(l1, mram, sram, <i64>nms);
+}
+
+export function resetIssNpu(): void {
+  enabled = false;
+  lastHart = -1;
+}
+
+export function iss_npu_fault_hart(): i32 {
+  return lastHart;
+}
+
+/** After the program exits: every job observed finished (else the AS path's npu_finish fault). Jobs run. */
+export function iss_npu_finish(): i32 {
+  return enabled ? queueFinish() : 0;
+}
+
+function noNpu(op: string): void {
+  msgBegin(op);
+  msgText(": this chip has no N-EUREKA NPU (Siracusa only)");
+  msgLayer();
+  raise();
+}
+
+export function npuDevRead(hart: i32, offset: u32, size: i32, now: i64): i32 {
+  if (size != 4) { deviceSetStatus(DEV_BAD_OFFSET); return 0; }
+  lastHart = hart;
+  if (!enabled) noNpu("npu_read");
+  return <i32>queueRead(<i32>offset, (now + NPU_REG_CYCLES) << Q);
+}
+
+export function npuDevWrite(hart: i32, offset: u32, size: i32, value: i32, now: i64): void {
+  if (size != 4) { deviceSetStatus(DEV_BAD_OFFSET); return; }
+  lastHart = hart;
+  if (!enabled) noNpu("npu_write");
+  queueWrite(<i32>offset, <u32>value, hart, (now + NPU_REG_CYCLES) << Q);
+}
+
+/** The event unit's NPU_SLEEP read: wait and clear on the completion event; the hart sleeps until a job's end. */
+export function npuEventWait(hart: i32, now: i64): void {
+  lastHart = hart;
+  if (!enabled) noNpu("npu_event_wait");
+  const at = now << Q;
+  const wake = eventWake(hart, at);
+  if (wake > at) deviceSetNpuWait((wake - at) >> Q);
+  eventCleared(hart, wake);
+}
