@@ -11,7 +11,7 @@
 //                   setup and the transfer (counted as DMA sleep, STALL_DMA); the data is in place at once.
 // ASSUMPTION: the AS path's setup (L3_SETUP, the uDMA channel programming) is charged whole, on top of the HAL's four
 // stores here (4 cycles more per copy than the AS path's figure).
-// Faults trap with the AS path's texts (l3_copy: ...); iss_l3_fault_hart names the hart for the runtime.
+// Faults trap with the AS path's texts (l3_copy: ...); the runtime names the hart (iss_device_hart).
 
 import { deviceSetDmaWait, deviceSetStatus, DEV_BAD_OFFSET } from "./mmio";
 import { regionBase, regionLinear, regionSize } from "./memory";
@@ -32,7 +32,6 @@ const MAX_BYTES: i64 = (1 << 24) - 1;
 let enabled = false;
 let l2Region: i32 = -1;
 let l3Region: i32 = -1;
-let lastHart: i32 = -1;
 let l2Addr: u32 = 0;
 let l3Off: u32 = 0;
 let bytes: u32 = 0;
@@ -42,7 +41,6 @@ export function iss_l3_config(l2: i32, l3: i32): void {
   enabled = true;
   l2Region = l2;
   l3Region = l3;
-  lastHart = -1;
   l2Addr = 0;
   l3Off = 0;
   bytes = 0;
@@ -50,11 +48,6 @@ export function iss_l3_config(l2: i32, l3: i32): void {
 
 export function resetIssL3(): void {
   enabled = false;
-  lastHart = -1;
-}
-
-export function iss_l3_fault_hart(): i32 {
-  return lastHart;
 }
 
 /** Cycles the core sleeps for a copy of `n` bytes: the AS path's setup and transfer (l3-dma.ts). */
@@ -100,7 +93,6 @@ export function l3DevRead(hart: i32, offset: u32, size: i32, now: i64): i32 {
 
 export function l3DevWrite(hart: i32, offset: u32, size: i32, value: i32, now: i64): void {
   if (size != 4) { deviceSetStatus(DEV_BAD_OFFSET); return; }
-  lastHart = hart;
   if (offset == L2_ADDR) { l2Addr = <u32>value; return; }
   if (offset == L3_ADDR) { l3Off = <u32>value; return; }
   if (offset == BYTES) { bytes = <u32>value; return; }

@@ -55,6 +55,10 @@ export const DEV_FAULT: i32 = 6;
 /** The access is done; the core stops after it so that the wiring can act on every hart (STOP_YIELD). */
 export const DEV_YIELD: i32 = 7;
 
+/** The hart of the last device access: the runtime names it when a device's fault traps (iss/npu.ts, iss/l3.ts). */
+let deviceHart: i32 = -1;
+export function iss_device_hart(): i32 { return deviceHart; }
+
 /** Devices report through these. */
 export function deviceSetWait(cycles: i32): void { deviceWait = cycles; }
 export function deviceSetDmaWait(cycles: i64): void { deviceDmaWait = cycles; }
@@ -71,6 +75,7 @@ export let deviceValue: i32 = 0;
 
 /** Reads `size` bytes at `offset` of device `device` (hart `hart`, whose cycle count is `cycles`). */
 export function deviceRead(device: i32, hart: i32, offset: u32, size: i32, cycles: i64): i32 {
+  deviceHart = hart;
   deviceWait = 0;
   deviceDmaWait = 0;
   deviceNpuWait = 0;
@@ -92,6 +97,7 @@ export function deviceRead(device: i32, hart: i32, offset: u32, size: i32, cycle
 }
 
 export function deviceWrite(device: i32, hart: i32, offset: u32, size: i32, value: i32, cycles: i64): void {
+  deviceHart = hart;
   deviceWait = 0;
   deviceDmaWait = 0;
   deviceNpuWait = 0;

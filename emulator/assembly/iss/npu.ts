@@ -11,7 +11,7 @@
 // event unit's NPU_SLEEP register (cluster-eu.ts), counted as its own stall kind (STALL_NPU). Not modelled here: the
 // NPU's share of the L1 banks (the AS path's npu-contention.ts stretches core compute during a job; the cores are
 // asleep in the event unit during the generated NPU layers, so it matters only when cores compute beside a job).
-// Faults trap with the AS path's one-line texts; iss_npu_fault_hart names the hart for the runtime.
+// Faults trap with the AS path's one-line texts; the runtime names the hart (iss_device_hart).
 
 import { deviceSetNpuWait, deviceSetStatus, DEV_BAD_OFFSET } from "./mmio";
 import { Q } from "../cost";
@@ -26,8 +26,6 @@ export const NPU_BASE: u32 = 0x1020_1000;
 export const NPU_SIZE: u32 = 0x400;
 
 let enabled = false;
-/** The hart of the last NPU access (the runtime names it when an NPU fault traps). */
-let lastHart: i32 = -1;
 
 /**
  * Wires N-EUREKA to the core: `l1` the cluster's L1 region, `mram`/`sram` the neural memory's regions (-1: none,
@@ -35,7 +33,6 @@ let lastHart: i32 = -1;
  */
 export function iss_npu_config(l1: i32, mram: i32, sram: i32, nms: u32): void {
   enabled = true;
-  lastHart = -1;
   resetQueue();
   npuMemoryIss(l1, mram, sram);
   setNpuRegions(l1, mram, sram, <i64>nms);
@@ -43,11 +40,6 @@ export function iss_npu_config(l1: i32, mram: i32, sram: i32, nms: u32): void {
 
 export function resetIssNpu(): void {
   enabled = false;
-  lastHart = -1;
-}
-
-export function iss_npu_fault_hart(): i32 {
-  return lastHart;
 }
 
 /** After the program exits: every job observed finished (else the AS path's npu_finish fault). Jobs run. */
@@ -64,21 +56,18 @@ function noNpu(op: string): void {
 
 export function npuDevRead(hart: i32, offset: u32, size: i32, now: i64): i32 {
   if (size != 4) { deviceSetStatus(DEV_BAD_OFFSET); return 0; }
-  lastHart = hart;
   if (!enabled) noNpu("npu_read");
   return <i32>queueRead(<i32>offset, (now + NPU_REG_CYCLES) << Q);
 }
 
 export function npuDevWrite(hart: i32, offset: u32, size: i32, value: i32, now: i64): void {
   if (size != 4) { deviceSetStatus(DEV_BAD_OFFSET); return; }
-  lastHart = hart;
   if (!enabled) noNpu("npu_write");
   queueWrite(<i32>offset, <u32>value, hart, (now + NPU_REG_CYCLES) << Q);
 }
 
 /** The event unit's NPU_SLEEP read: wait and clear on the completion event; the hart sleeps until a job's end. */
 export function npuEventWait(hart: i32, now: i64): void {
-  lastHart = hart;
   if (!enabled) noNpu("npu_event_wait");
   const at = now << Q;
   const wake = eventWake(hart, at);
