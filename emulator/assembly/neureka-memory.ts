@@ -51,5 +51,5 @@ export function npuRegionName(r: i32): string {
   if (r == issL1) return "L1";
   if (r == issMram) return "NMS_MRAM";
   if (r == issSram) return "NMS_SRAM";
-  return "another memory of the rv32 image";
+  return "RAM"; // the rv32 image's other memories (the runtime names regions by their link-map names)
 }
