@@ -8,7 +8,7 @@ import { msgBegin, msgDec, msgHex, msgText, raise } from "./fault";
 import { npuRegionBase, npuRegionLinear, npuRegionName, npuRegionOf, npuRegionSize } from "./neureka-memory";
 import {
   NPU_LOAD_SETUP, NPU_MV_1X1, NPU_MV_3X3, NPU_MV_DW, NPU_NORM_BASE, NPU_NORM_SCALE32, NPU_NORM_SCALE8, NPU_PIXELS_1X1,
-  NPU_PIXELS_3X3,
+  NPU_PIXELS_3X3, NPU_STREAMER_BYTES, TCDM_BYTES_PER_CYCLE,
 } from "./chips/siracusa";
 
 /** Job registers (docs/neureka.md): register i at byte offset 0x20 + 4 i. */
@@ -317,6 +317,14 @@ export function jobCycles(): i64 {
   const stores = <i64>nKo * <i64>ho * <i64>wo * (out32 ? 4 : 1);
   streamerCycles = <i64>nHo * <i64>nWo * streamPerHw + stores;
   return <i64>nHo * <i64>nWo * perHw + stores;
+}
+
+/**
+ * The L1 load of the job jobCycles() last timed (`cycles` long), Q16: the streamer's share of the job's cycles x the
+ * share of the TCDM bandwidth one access takes (npu-contention.ts; docs/timing.md "N-EUREKA").
+ */
+export function tcdmLoadQ16(cycles: i64): i64 {
+  return cycles > 0 ? ((streamerCycles * NPU_STREAMER_BYTES) << 16) / (cycles * TCDM_BYTES_PER_CYCLE) : 0;
 }
 
 /** Detail word of the event record (events.ts, kind npu). */

@@ -24,13 +24,13 @@ import { Q } from "./cost";
 import { msgLayer, recordNpu } from "./events";
 import { msgBegin, msgText, raise } from "./fault";
 import { addContention, resetContention } from "./npu-contention";
-import { jobDetail, setNpuRegions, streamerCycles } from "./neureka-job";
+import { jobDetail, setNpuRegions, tcdmLoadQ16 } from "./neureka-job";
 import { npuMemoryAs } from "./neureka-memory";
 import {
   eventCleared, eventWake, queueFinish, queueRead, queueWrite, resetQueue, triggeredCycles, triggeredEnd, triggeredId,
   triggeredLayer, triggeredStart,
 } from "./neureka-queue";
-import { NPU_REG_CYCLES, NPU_STREAMER_BYTES, TCDM_BYTES_PER_CYCLE } from "./chips/siracusa";
+import { NPU_REG_CYCLES } from "./chips/siracusa";
 
 let enabled = false;
 
@@ -73,10 +73,7 @@ export function npu_write(offset: i32, value: u32): void {
   const a = caller("npu_write");
   spend(a, NPU_REG_CYCLES << Q);
   if (!queueWrite(offset, value, a, clockQ(a))) return;
-  // L1 load: the streamer's share of the job's cycles x the share of the TCDM bandwidth one access takes (Q16).
-  const cycles = triggeredCycles;
-  const load = cycles > 0 ? ((streamerCycles * NPU_STREAMER_BYTES) << Q) / (cycles * TCDM_BYTES_PER_CYCLE) : 0;
-  addContention(triggeredStart, triggeredEnd, load);
+  addContention(triggeredStart, triggeredEnd, tcdmLoadQ16(triggeredCycles));
   recordNpu(a, triggeredLayer, jobDetail(triggeredId), triggeredStart >> Q, triggeredEnd >> Q);
 }
 

@@ -139,6 +139,50 @@ ${program(TINY, second)}
   assert.is(n.m.emu.iss_npu_finish(), 2);
 });
 
+test('L1 contention: a cluster core\'s L1 accesses during a job wait the job\'s TCDM load, whole cycles as it adds up', async () => {
+  // docs/timing.md "L1 contention": load = streamer accesses x 32 / (job cycles x 64). TINY (1x1, one subtile of
+  // each, weights in L1): 36 pixels + 2 weight words (one per output channel), and the int32 stores, 4 words per
+  // output pixel: 1 x 1 x 3 x 4 = 12. Expected: 20 accesses x 50 x 32 / (88 x 64) = 5.68, 5 whole cycles.
+  const streamer = 36 + 2 + 12;
+  const job = documentedCycles(TINY);
+  const loadQ16 = Math.floor((streamer * 32 * 65536) / (job * 64));
+  const LOADS = 20; // all inside the job (they take 20 cycles of its 88)
+  const m = await machine();
+  const l1 = m.emu.iss_alloc(0x1_0000);
+  const l1Index = add(m, 'L1', L1, 0x1_0000, l1, 0, FLAG.read | FLAG.write | FLAG.timed, 0);
+  add(m, 'N-EUREKA', NPU, 0x400, 0, 0, FLAG.read | FLAG.write | FLAG.mmio, 4);
+  add(m, 'EU', EU, 0x400, 0, 0, FLAG.read | FLAG.write | FLAG.mmio, 2);
+  loadElf(m, assemble(`
+  li t0, ${NPU}
+  li t6, ${EU}
+  li a1, ${L1 + 0x4000}
+  lw t1, ${REG.ACQUIRE}(t0)
+${program(TINY)}
+  sw zero, ${REG.TRIGGER}(t0)
+  .rept ${LOADS}
+  lw t2, 0(a1)                     # one bank, this core alone: no core-core conflict
+  .endr
+  lw s1, ${EU_NPU_SLEEP}(t6)
+  .rept ${LOADS}
+  lw t2, 0(a1)                     # after the job: no contention
+  .endr
+  li a0, 0
+  EXIT
+`));
+  // Hart 0 is cluster core 0 (the fabric controller, hart 1, does not run): its L1 accesses go through the banks.
+  assert.is(m.emu.iss_cluster_config(1, 0, 1, l1Index, -1), 0);
+  m.emu.iss_npu_config(l1Index, -1, -1, NMS);
+  const bytes = new Uint8Array(m.emu.memory.buffer);
+  TINY.x.forEach((v, i) => { bytes[l1 + X_AT + i] = v; });
+  bytes.set(encodeWeights({ mode: TINY.mode, bits: TINY.bits, cout: TINY.cout, cin: TINY.cin, weight: TINY.weight }), l1 + W_AT);
+  const r = runToStop(m);
+  assert.is(r.stop, STOP.exit, r.fault);
+  assert.is(job, 88);
+  assert.is(m.emu.iss_stalls(0, STALL.memory), Math.floor((LOADS * loadQ16) / 65536), `${LOADS} accesses x load ${loadQ16 / 65536}`);
+  assert.is(m.emu.iss_stalls(0, STALL.memory), 5);
+  assert.is(m.emu.iss_bank_conflicts(), 0);
+});
+
 test('device faults are one line with the AS path\'s text and the hart', async () => {
   const reg = await npuMachine(`
   li t0, ${NPU}

@@ -8,24 +8,32 @@
 // Timing as the AS path (docs/neureka.md "Timing"): a register access is NPU_REG_CYCLES on the core (the load or
 // store itself); a job starts at max(its TRIGGER's cycle, the previous job's end) and lasts jobCycles(); its outputs
 // land at its end, when a core reads a register or wakes from the event wait at or after it. The event wait is the
-// event unit's NPU_SLEEP register (cluster-eu.ts), counted as its own stall kind (STALL_NPU). Not modelled here: the
-// NPU's share of the L1 banks (the AS path's npu-contention.ts stretches core compute during a job; the cores are
-// asleep in the event unit during the generated NPU layers, so it matters only when cores compute beside a job).
+// event unit's NPU_SLEEP register (cluster-eu.ts), counted as its own stall kind (STALL_NPU).
+// L1 contention: a running job takes its share of the TCDM bandwidth (the AS path's load, npu-contention.ts; the HCI
+// gives the NPU priority). ASSUMPTION: a cluster core's L1 access during a job waits that share of a cycle on average
+// (npuL1Wait: the fractions add up per hart and a whole cycle is charged when they pass one), where the AS path
+// stretches all of a core's compute by it; only accesses meet the NPU at the banks.
 // Faults trap with the AS path's one-line texts; the runtime names the hart (iss_device_hart).
 
 import { deviceSetNpuWait, deviceSetStatus, DEV_BAD_OFFSET } from "./mmio";
 import { Q } from "../cost";
 import { msgLayer } from "../events";
 import { msgBegin, msgText, raise } from "../fault";
-import { setNpuRegions } from "../neureka-job";
+import { setNpuRegions, tcdmLoadQ16 } from "../neureka-job";
 import { npuMemoryIss } from "../neureka-memory";
-import { eventCleared, eventWake, queueFinish, queueRead, queueWrite, resetQueue } from "../neureka-queue";
+import {
+  eventCleared, eventWake, queueFinish, queueRead, queueWrite, resetQueue, triggeredCycles, triggeredEnd, triggeredStart,
+} from "../neureka-queue";
+import { addContention, contentionExtra, npuBusyUntil, resetContention } from "../npu-contention";
+import { MAX_HARTS } from "./harts";
 import { NPU_REG_CYCLES } from "../chips/siracusa";
 
 export const NPU_BASE: u32 = 0x1020_1000;
 export const NPU_SIZE: u32 = 0x400;
 
 let enabled = false;
+/** Per hart: the Q16 fraction of a cycle of L1 contention not yet charged. */
+const OWED = memory.data(MAX_HARTS * 8);
 
 /**
  * Wires N-EUREKA to the core: `l1` the cluster's L1 region, `mram`/`sram` the neural memory's regions (-1: none,
@@ -34,6 +42,8 @@ let enabled = false;
 export function iss_npu_config(l1: i32, mram: i32, sram: i32, nms: u32): void {
   enabled = true;
   resetQueue();
+  resetContention();
+  memory.fill(OWED, 0, MAX_HARTS * 8);
   npuMemoryIss(l1, mram, sram);
   setNpuRegions(l1, mram, sram, <i64>nms);
 }
@@ -63,7 +73,19 @@ export function npuDevRead(hart: i32, offset: u32, size: i32, now: i64): i32 {
 export function npuDevWrite(hart: i32, offset: u32, size: i32, value: i32, now: i64): void {
   if (size != 4) { deviceSetStatus(DEV_BAD_OFFSET); return; }
   if (!enabled) noNpu("npu_write");
-  queueWrite(<i32>offset, <u32>value, hart, (now + NPU_REG_CYCLES) << Q);
+  if (queueWrite(<i32>offset, <u32>value, hart, (now + NPU_REG_CYCLES) << Q)) {
+    addContention(triggeredStart, triggeredEnd, tcdmLoadQ16(triggeredCycles));
+  }
+}
+
+/** Wait cycles of a cluster core's L1 access at cycle `now` from the NPU's share of the banks (see above). */
+export function npuL1Wait(hart: i32, now: i64): i32 {
+  const at = now << Q;
+  if (!enabled || npuBusyUntil <= at) return 0;
+  const p = OWED + (<usize>hart << 3);
+  const owed = load<i64>(p) + contentionExtra(at, <i64>1 << Q);
+  store<i64>(p, owed & ((<i64>1 << Q) - 1));
+  return <i32>(owed >> Q);
 }
 
 /** The event unit's NPU_SLEEP read: wait and clear on the completion event; the hart sleeps until a job's end. */
