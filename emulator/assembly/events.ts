@@ -74,6 +74,11 @@ export function currentLayer(): i32 {
   return own != NO_LAYER ? own : openLayerOf(0);
 }
 
+/** The layer open outside any agent (the RV32 core's layer marks, iss/cluster-eu.ts): the master's slot. */
+export function setOuterLayer(layer: i32): void {
+  store<i32>(OPEN_LAYER, layer < 0 ? NO_LAYER : layer);
+}
+
 /** The open layer of the agent running now (else the master's), -1 outside any: the runtime names a trap's layer. */
 export function current_layer(): i32 {
   return currentLayer();

@@ -72,8 +72,13 @@ function checkSide(name: string, region: i32, ptr: usize, bytes: i32, toL3: i32)
 
 /** Cycles of a copy of `bytes` (setup excluded): each burst's latency, then the data at the link's rate. */
 export function l3TransferCycles(bytes: i64): i64 {
-  const bursts = (bytes + <i64>burstBytes - 1) / <i64>burstBytes;
-  return bursts * burstLatency + (bytes * bytesDen + bytesNum - 1) / bytesNum;
+  return l3CopyCycles(bytes, burstLatency, burstBytes, bytesNum, bytesDen);
+}
+
+/** The same for given link figures (the RV32 core's HyperRAM DMA device, iss/l3.ts, passes chips/siracusa.ts's). */
+export function l3CopyCycles(bytes: i64, latency: i64, burst: i32, num: i64, den: i64): i64 {
+  const bursts = (bytes + <i64>burst - 1) / <i64>burst;
+  return bursts * latency + (bytes * den + num - 1) / num;
 }
 
 /**

@@ -1,13 +1,14 @@
 // One N-EUREKA job: its registers decoded and checked (faults name the register, the region and the layer) and its
 // length in cycles (docs/neureka.md, "Timing"). The convolution it computes is neureka-conv.ts, which reads the
-// decoded job from the globals below.
+// decoded job from the globals below. Pointers map to linear memory through neureka-memory.ts (the AS path's chip
+// regions or the RV32 core's), so the same checks and cycles serve both.
 
 import { msgLayer } from "./events";
 import { msgBegin, msgDec, msgHex, msgText, raise } from "./fault";
-import { region_chip_base, region_count, region_linear_base, region_size, regionNameOf } from "./regions";
+import { npuRegionBase, npuRegionLinear, npuRegionName, npuRegionOf, npuRegionSize } from "./neureka-memory";
 import {
   NPU_LOAD_SETUP, NPU_MV_1X1, NPU_MV_3X3, NPU_MV_DW, NPU_NORM_BASE, NPU_NORM_SCALE32, NPU_NORM_SCALE8, NPU_PIXELS_1X1,
-  NPU_PIXELS_3X3,
+  NPU_PIXELS_3X3, NPU_STREAMER_BYTES, TCDM_BYTES_PER_CYCLE,
 } from "./chips/siracusa";
 
 /** Job registers (docs/neureka.md): register i at byte offset 0x20 + 4 i. */
@@ -51,7 +52,11 @@ let l1Region: i32 = -1;
 let mramRegion: i32 = -1;
 let sramRegion: i32 = -1;
 
-export function setNpuRegions(l1: i32, mram: i32, sram: i32): void {
+/** Address of the neural memory's start (NMS_MRAM; NMS_SRAM follows at +0x40_0000): WMEM offsets count from it. */
+let nmsBase: i64 = 0;
+
+export function setNpuRegions(l1: i32, mram: i32, sram: i32, nms: i64 = -1): void {
+  nmsBase = nms >= 0 ? nms : npuRegionBase(mram);
   l1Region = l1;
   mramRegion = mram;
   sramRegion = sram;
@@ -121,24 +126,15 @@ function bad(name: string, why: string, value: i64): void {
   raise();
 }
 
-/** The region (index) holding chip address `a`, or -1. */
-function regionOfChip(a: i64): i32 {
-  for (let i = 0; i < region_count(); i++) {
-    const base = <i64>region_chip_base(i);
-    if (a >= base && a < base + <i64>region_size(i)) return i;
-  }
-  return -1;
-}
-
 /**
  * Chip bytes [first, last] the job touches through register `name` must lie in region `r1` (or `r2`); returns the
  * linear address of chip address `origin` in that region. An empty range (last < first) touches nothing.
  */
 function place(name: string, access: string, origin: i64, first: i64, last: i64, r1: i32, r2: i32, where: string): i64 {
   if (last < first) return 0;
-  const r = regionOfChip(first);
-  if (r >= 0 && (r == r1 || r == r2) && last < <i64>region_chip_base(r) + <i64>region_size(r)) {
-    return <i64>region_linear_base(r) + (origin - <i64>region_chip_base(r));
+  const r = npuRegionOf(first);
+  if (r >= 0 && (r == r1 || r == r2) && last < npuRegionBase(r) + npuRegionSize(r)) {
+    return npuRegionLinear(r) + (origin - npuRegionBase(r));
   }
   msgBegin("neureka TRIGGER: ");
   msgText(name);
@@ -153,7 +149,7 @@ function place(name: string, access: string, origin: i64, first: i64, last: i64,
   msgText(where);
   if (r >= 0) {
     msgText(" (it starts in region ");
-    msgText(regionNameOf(r));
+    msgText(npuRegionName(r));
     msgText(")");
   } else {
     msgText(" (it starts in no region)");
@@ -284,7 +280,7 @@ export function decode(regs: usize): void {
   const words = mode == MODE_1X1 ? nKi : mode == MODE_3X3 ? nKi * bits : nKo * bits;
   const wLast = wp0 + (mode == MODE_DW ? 0 : <i64>(ko - 1) * wD1) + <i64>(words - 1) * wD0 + WORD - 1;
   if (wmem) {
-    const nms = <i64>region_chip_base(mramRegion);
+    const nms = nmsBase;
     wBase = place("WEIGHTS_PTR", "reads weights at", nms + wp0, nms + wp0, nms + wLast, mramRegion, sramRegion,
       "the neural memory (WMEM: NMS_MRAM at offset 0, NMS_SRAM at 0x400000)");
   } else {
@@ -321,6 +317,14 @@ export function jobCycles(): i64 {
   const stores = <i64>nKo * <i64>ho * <i64>wo * (out32 ? 4 : 1);
   streamerCycles = <i64>nHo * <i64>nWo * streamPerHw + stores;
   return <i64>nHo * <i64>nWo * perHw + stores;
+}
+
+/**
+ * The L1 load of the job jobCycles() last timed (`cycles` long), Q16: the streamer's share of the job's cycles x the
+ * share of the TCDM bandwidth one access takes (npu-contention.ts; docs/timing.md "N-EUREKA").
+ */
+export function tcdmLoadQ16(cycles: i64): i64 {
+  return cycles > 0 ? ((streamerCycles * NPU_STREAMER_BYTES) << 16) / (cycles * TCDM_BYTES_PER_CYCLE) : 0;
 }
 
 /** Detail word of the event record (events.ts, kind npu). */

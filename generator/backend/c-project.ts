@@ -54,6 +54,7 @@ export function addCProject(files: Map<string, string | Uint8Array>, platform: P
   for (const name of boardFiles) files.set(`c/${name}`, renderFile(templatePath(platform.name, 'c', `${name}.mustache`), header));
   files.set('c/Makefile', renderFile(templatePath(platform.name, 'c', 'Makefile.mustache'), {
     ...header, hostCores: platform.cores, rv32: regions !== undefined, boardFiles, issHal: image?.issCluster?.hal ?? false,
+    issDevices: image?.issCluster?.devices ?? [],
   }));
   files.set('c/README.md', renderFile(templatePath(platform.name, 'c', 'README.md.mustache'), {
     ...header, rv32: regions !== undefined, budget: budget ?? false, boardFiles,

@@ -175,9 +175,11 @@ export interface CImage {
   /**
    * The rv32-xpulp build runs the board's cluster on the emulator's RV32 cores (`gen run --on iss`): hart 0 the
    * fabric controller, harts 1..cores the cluster cores, with this HAL (a path under c/hal/) in place of the one-hart
-   * rv32 HAL and its memcpy DMA; `l1` and `l2` name the memories the cluster reaches (rv32 keys).
+   * rv32 HAL and its memcpy DMA; `l1` and `l2` name the memories the cluster reaches (rv32 keys). `devices`: the HALs
+   * (paths under c/hal/) of the chip's other devices the emulator models for the ISS (N-EUREKA, the HyperRAM DMA), in
+   * place of the functional model and memcpy of the plain rv32 build.
    */
-  issCluster?: { hal: string; cores: number; l1: string; l2: string };
+  issCluster?: { hal: string; cores: number; l1: string; l2: string; devices?: string[] };
   /** Bare-metal images per PE role (SpiNNaker2's ARM build; generator/platforms/spinnaker2/pe-image.ts). */
   pe?: PeImages;
 }

@@ -7,7 +7,9 @@
  * On a platform whose image declares a cluster for the ISS (Siracusa: c/image.json rv32.cluster), the fabric
  * controller and every cluster core are harts, interleaved by their clocks (emulator/assembly/iss/cluster.ts): the
  * HAL (runtime/c/siracusa/hal_iss.c) forks through the event unit and copies through the cluster DMA by their
- * registers, L1 is banked (conflicts from the actual addresses) and L2 costs the cluster its latency. Elsewhere one
+ * registers, L1 is banked (conflicts from the actual addresses) and L2 costs the cluster its latency; N-EUREKA and the
+ * HyperRAM DMA are devices too (iss/npu.ts, iss/l3.ts: the AS path's models, driven by neureka_iss.c and l3_iss.c),
+ * with the neural memory and L3 mapped at the link script's addresses. Elsewhere one
  * hart runs everything: the rv32 HAL runs a cluster fork as a team of one and its DMA is a copy at issue.
  */
 import { readFileSync } from 'node:fs';
@@ -16,7 +18,7 @@ import type { NDArray } from '../../generator/ir/ndarray.js';
 import { buildC, readImageFile } from './c-build.js';
 import { emulatorModule } from './emulator.js';
 import { readElfSections, readElfSymbols, SHF_ALLOC, type ElfSymbol } from './elf.js';
-import { faultLine, FLAG, STALL_KINDS, STOP, type IssExports } from './iss.js';
+import { deviceFaultLine, faultLine, FLAG, STALL_KINDS, STOP, type IssExports } from './iss.js';
 import { readManifest } from './manifest.js';
 import { packInputs, unpackOutputs } from './raw-io.js';
 import { codeSpan, readHotspots, startProfile, type Hotspots } from './iss-hotspots.js';
@@ -43,7 +45,7 @@ export interface IssRun {
   /** Cycles from the first layer's begin to the last layer's end: the network itself. */
   networkCycles: number;
   layers: IssLayer[];
-  /** Stall cycles by kind: load-use, branch, multi-cycle, memory, misaligned, event-unit sleep, DMA sleep (summed
+  /** Stall cycles by kind: load-use, branch, multi-cycle, memory, misaligned, event-unit sleep, DMA sleep, NPU sleep (summed
    * over the cluster cores when there is a cluster, else of the one hart). */
   stalls: number[];
   /** Harts that ran: 1, or the fabric controller and the cluster cores. */
@@ -74,6 +76,10 @@ interface Mapped { base: number; size: number; linear: number }
 
 const EU = { base: 0x1020_4000, size: 0x400, device: 2 };
 const MCHAN = { base: 0x1020_4400, size: 0x400, device: 3 };
+const NPU = { base: 0x1020_1000, size: 0x400, device: 4 };
+const L3DMA = { base: 0x1a10_2000, size: 0x100, device: 5 };
+/** The neural memory as the rv32 link script places it (.fg_nms_mram, .fg_nms_sram; link_rv32.ld), 4 MiB each. */
+const NMS = { mram: 0x8400_0000, sram: 0x8440_0000, size: 0x40_0000 };
 
 /** The ELF's allocated sections merged into spans (gaps under 64 KiB joined), each mapped as one RAM region. */
 function spans(elf: string): { base: number; size: number }[] {
@@ -120,17 +126,30 @@ export async function runIss(outDir: string, inputs: NDArray[], options: IssOpti
   const ram = FLAG.read | FLAG.write | FLAG.exec;
   let l1 = -1;
   let l2 = -1;
+  let l3 = -1;
+  let mram = -1;
+  let sram = -1;
   if (cluster && image) {
     // The build's memories as a whole, L1 and L2 timed for the cluster; the NPU's and other sections as spans.
+    // L3 is reached only through the HyperRAM DMA when the build has its HAL (l3_iss.c): no core access.
+    const l3Device = symbols.has('hal_l3_read');
     for (const r of image.regions) {
-      const i = map(r.origin, r.length, ram | (r.name === cluster.l1 || r.name === cluster.l2 ? FLAG.timed : 0), r.name);
+      const flags = r.name === 'L3' && l3Device ? 0 : ram | (r.name === cluster.l1 || r.name === cluster.l2 ? FLAG.timed : 0);
+      const i = map(r.origin, r.length, flags, r.name);
       if (r.name === cluster.l1) l1 = i;
       if (r.name === cluster.l2) l2 = i;
+      if (r.name === 'L3' && l3Device) l3 = i;
+    }
+    // The neural memory, whole, when the image has NPU weights (a WMEM job's pointers are checked against it).
+    const sections = new Set(readElfSections(elf).map((x) => x.name));
+    if (sections.has('.fg_nms_mram') || sections.has('.fg_nms_sram')) {
+      mram = map(NMS.mram, NMS.size, FLAG.read, 'NMS_MRAM');
+      sram = map(NMS.sram, NMS.size, FLAG.read, 'NMS_SRAM');
     }
     for (const s of spans(elf)) {
-      if (!image.regions.some((r) => s.base < r.origin + r.length && r.origin < s.base + s.size)) map(s.base, s.size, ram, `RAM@0x${s.base.toString(16)}`);
+      if (!mapped.some((r) => s.base < r.base + r.size && r.base < s.base + s.size)) map(s.base, s.size, ram, `RAM@0x${s.base.toString(16)}`);
     }
-    for (const [d, name] of [[EU, 'event unit'], [MCHAN, 'cluster DMA']] as const) {
+    for (const [d, name] of [[EU, 'event unit'], [MCHAN, 'cluster DMA'], [NPU, 'N-EUREKA'], [L3DMA, 'HyperRAM DMA']] as const) {
       const i = emu.iss_region_add(d.base, d.size, 0, 0, FLAG.read | FLAG.write | FLAG.mmio, d.device);
       if (i < 0) throw new GenError('run', `cannot map the ${name}`, { file: elf });
       regions[i] = name;
@@ -154,6 +173,8 @@ export async function runIss(outDir: string, inputs: NDArray[], options: IssOpti
   if (cluster) {
     startClusterCores(emu, elf, symbols, cluster.cores, l1, l2);
     emu.iss_cluster_marks(marksPtr, markCapacity);
+    emu.iss_npu_config(l1, mram, sram, NMS.mram);
+    emu.iss_l3_config(l2, l3);
   }
 
   const span = options.hotspots ? codeSpan(elf) : undefined;
@@ -164,21 +185,27 @@ export async function runIss(outDir: string, inputs: NDArray[], options: IssOpti
   let stop: number;
   let stopHart = 0;
   const executed = (): number => Array.from({ length: harts }, (_, h) => emu.iss_instructions(h)).reduce((a, b) => a + b, 0);
-  for (;;) {
-    const left = maxInstructions - executed();
-    if (left <= 0) {
-      throw new GenError('run', `the rv32 firmware did not finish within ${maxInstructions} instructions (a loop that never ends?)`, { file: elf });
+  try {
+    for (;;) {
+      const left = maxInstructions - executed();
+      if (left <= 0) {
+        throw new GenError('run', `the rv32 firmware did not finish within ${maxInstructions} instructions (a loop that never ends?)`, { file: elf });
+      }
+      if (cluster) {
+        stop = emu.iss_cluster_run(harts, Math.min(left, 0x4000_0000));
+        stopHart = Math.max(0, emu.iss_cluster_stop_hart());
+      } else {
+        stop = emu.iss_run(0, Math.min(left, 0x4000_0000));
+      }
+      const n = emu.iss_console_length();
+      console += Buffer.from(new Uint8Array(emu.memory.buffer, emu.iss_console_ptr(), n)).toString('latin1');
+      emu.iss_console_clear();
+      if (stop !== STOP.output && stop !== STOP.budget) break;
     }
-    if (cluster) {
-      stop = emu.iss_cluster_run(harts, Math.min(left, 0x4000_0000));
-      stopHart = Math.max(0, emu.iss_cluster_stop_hart());
-    } else {
-      stop = emu.iss_run(0, Math.min(left, 0x4000_0000));
-    }
-    const n = emu.iss_console_length();
-    console += Buffer.from(new Uint8Array(emu.memory.buffer, emu.iss_console_ptr(), n)).toString('latin1');
-    emu.iss_console_clear();
-    if (stop !== STOP.output && stop !== STOP.budget) break;
+    // Every N-EUREKA job observed finished, else its outputs never landed (the AS path's npu_finish).
+    if (cluster && stop === STOP.exit) emu.iss_npu_finish();
+  } catch (e) {
+    throw new GenError('run', `fault: ${deviceFaultLine(emu, e)}`, { file: elf });
   }
   const ms = performance.now() - t0;
   if (stop === STOP.fault) throw new GenError('run', `fault: ${faultLine({ emu, regions })}`, { file: elf });
@@ -210,7 +237,7 @@ export async function runIss(outDir: string, inputs: NDArray[], options: IssOpti
   };
 }
 
-/** Words of one mark record (cluster.ts MARK_WORDS): tag, instructions, 7 stall kinds, bank-conflict cycles. */
+/** Words of one mark record (cluster.ts MARK_WORDS): tag, instructions, 8 stall kinds, bank-conflict cycles. */
 const MARK_WORDS = 3 + STALL_KINDS.length;
 
 /** Each layer's share of the cluster's counters: the record at its end minus the one at its begin. */
@@ -300,19 +327,19 @@ export function formatIssProfile(r: IssRun, clockHz?: number): string {
   const lines = [
     `Profile on the RV32 core (CV32E40P timing, ${cluster ? `fabric controller + ${r.harts - 1} cluster cores` : 'one hart'}; cycles measured on the rv32 ELF itself, docs/iss.md)`,
     `${'id'.padStart(3)}  ${'layer'.padEnd(24)}  ${'cycles'.padStart(10)}  ${'us'.padStart(9)}  ${'share'.padStart(6)}` +
-      (cluster ? `  ${['instr', 'ld-use', 'branch', 'memory', 'bank', 'sleep', 'dma'].map((h) => h.padStart(7)).join('')}` : ''),
+      (cluster ? `  ${['instr', 'ld-use', 'branch', 'memory', 'bank', 'sleep', 'dma', 'npu'].map((h) => h.padStart(7)).join('')}` : ''),
   ];
   for (const l of r.layers) {
     const extra = cluster
-      ? `  ${[l.instructions, l.stalls?.[0], l.stalls?.[1], l.stalls?.[3], l.bankConflicts, l.stalls?.[5], l.stalls?.[6]].map((v) => kilo(v).padStart(7)).join('')}`
+      ? `  ${[l.instructions, l.stalls?.[0], l.stalls?.[1], l.stalls?.[3], l.bankConflicts, l.stalls?.[5], l.stalls?.[6], l.stalls?.[7]].map((v) => kilo(v).padStart(7)).join('')}`
       : '';
     lines.push(`${String(l.layer).padStart(3)}  ${quoted(l.name).slice(1, -1).slice(0, 24).padEnd(24)}  ${String(l.cycles).padStart(10)}  ` +
       `${us(l.cycles).padStart(9)}  ${(100 * l.cycles / total).toFixed(1).padStart(5)}%${extra}`);
   }
-  if (cluster) lines.push('(instr and stall columns: the 8 cluster cores summed; memory includes bank; sleep: in the event unit at forks and barriers)');
+  if (cluster) lines.push('(instr and stall columns: the 8 cluster cores summed; memory includes bank; sleep: in the event unit at forks and barriers; dma: waiting for the cluster DMA or an L3 copy; npu: waiting for N-EUREKA jobs)');
   lines.push(`network ${r.networkCycles} cycles; whole program ${r.cycles} cycles, ${r.instructions} instructions ` +
     `(IPC ${(r.instructions / Math.max(1, r.cycles)).toFixed(2)}); stalls: load-use ${r.stalls[0]}, branch ${r.stalls[1]}, ` +
     `multi-cycle ${r.stalls[2]}, memory ${r.stalls[3]}${cluster ? ` (L1 bank conflicts ${r.bankConflicts})` : ''}, misaligned ${r.stalls[4]}` +
-    `${cluster ? `, event-unit sleep ${r.stalls[5]}, DMA sleep ${r.stalls[6]} (cluster cores summed)` : ''}; emulated in ${r.ms.toFixed(0)} ms`);
+    `${cluster ? `, event-unit sleep ${r.stalls[5]}, DMA sleep ${r.stalls[6]}, NPU sleep ${r.stalls[7]} (cluster cores summed)` : ''}; emulated in ${r.ms.toFixed(0)} ms`);
   return lines.join('\n');
 }

@@ -45,12 +45,20 @@ export interface IssExports {
   iss_profile(buf: number, base: number, size: number): void;
   iss_profile_flush(): void;
   iss_profile_hart(hart: number): void;
+  iss_npu_config(l1: number, mram: number, sram: number, nms: number): void;
+  iss_npu_finish(): number;
+  iss_l3_config(l2: number, l3: number): void;
+  iss_l3_copy_cycles(bytes: number): number;
+  iss_device_hart(): number;
+  /** The AS path's fault text, which the NPU and L3 devices write before they trap (emulator/assembly/fault.ts). */
+  fault_message(): number;
+  fault_message_length(): number;
 }
 
 export const FLAG = { read: 1, write: 2, exec: 4, mmio: 8, timed: 16 } as const;
 export const STOP = { budget: 0, exit: 1, ebreak: 2, fault: 3, ecall: 4, wfi: 5, output: 6 } as const;
-export const STALL = { loadUse: 0, branch: 1, multi: 2, memory: 3, misaligned: 4, sync: 5, dma: 6 } as const;
-export const STALL_KINDS = [0, 1, 2, 3, 4, 5, 6];
+export const STALL = { loadUse: 0, branch: 1, multi: 2, memory: 3, misaligned: 4, sync: 5, dma: 6, npu: 7 } as const;
+export const STALL_KINDS = [0, 1, 2, 3, 4, 5, 6, 7];
 
 const FAULT_TEXT: Record<number, string> = {
   1: 'illegal instruction',
@@ -78,6 +86,19 @@ const ELF_TEXT: Record<number, string> = {
   4: 'a segment lies outside every region',
   5: 'no code window for an executable segment',
 };
+
+/**
+ * A trap of the emulator during a run: the N-EUREKA and HyperRAM DMA devices (emulator/assembly/iss/npu.ts, l3.ts)
+ * fault as the AS path does, with a one-line message, naming the hart that made the access; anything else is a bug
+ * and is rethrown.
+ */
+export function deviceFaultLine(emu: IssExports, e: unknown): string {
+  const n = e instanceof WebAssembly.RuntimeError ? emu.fault_message_length() : 0;
+  if (n === 0) throw e;
+  const text = Buffer.from(new Uint8Array(emu.memory.buffer, emu.fault_message(), n)).toString('latin1');
+  const hart = emu.iss_device_hart();
+  return hart >= 0 ? `hart ${hart}: ${text}` : text;
+}
 
 const hex = (v: number): string => `0x${(v >>> 0).toString(16).padStart(8, '0')}`;
 

@@ -14,6 +14,13 @@ import { elfEntry, loadElf } from "./loader";
 import { hostOutputLength, setHostInput, setHostOutput } from "./semihost";
 import { configureCluster } from "./cluster-state";
 import { bankConflictCycles } from "./cluster-banks";
+import { resetIssNpu } from "./npu";
+import { resetIssL3 } from "./l3";
+import { resetEvents } from "../events";
+import { clearFault } from "../fault";
+export { iss_npu_config, iss_npu_finish } from "./npu";
+export { iss_device_hart } from "./mmio";
+export { iss_l3_config, iss_l3_copy_cycles } from "./l3";
 import { iss_profile, iss_profile_hart } from "./profile";
 export { iss_profile, iss_profile_hart };
 export { iss_cluster_config, iss_cluster_mark_count, iss_cluster_marks, iss_cluster_run, iss_cluster_stack, iss_cluster_stop_hart } from "./cluster";
@@ -29,6 +36,10 @@ export function iss_reset(): void {
   configureCluster(0, 1, 0, -1, -1, 0); // no cluster until iss_cluster_config
   iss_profile(0, 0, 0);
   iss_profile_hart(-1);
+  resetIssNpu();
+  resetIssL3();
+  clearFault(); // a trap with a message is a device fault (iss/npu.ts, iss/l3.ts)
+  resetEvents(); // no layer open: device faults say "outside any layer" until a layer mark
 }
 
 export function iss_max_harts(): i32 {

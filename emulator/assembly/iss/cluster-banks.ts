@@ -6,10 +6,12 @@
 // Arbitration: each bank remembers, for the last RING cycles, which hart it served. An access at cycle c to a bank
 // another hart holds at c waits a cycle and tries c + 1 (fixed priority to the hart that came first in emulation
 // order, an approximation of the round-robin arbiter). The scheduler (cluster.ts) runs harts in short slices ordered
-// by their clocks, so slices overlap by far fewer than RING cycles.
+// by their clocks, so slices overlap by far fewer than RING cycles. A running N-EUREKA job adds its share of the banks
+// to a cluster core's L1 accesses (iss/npu.ts npuL1Wait).
 
 import { clusterEnabled, coreOf, l1Region, l2ClusterWait, l2Region } from "./cluster-state";
 import { L1_BANKS, L1_WORD_LOG2 } from "../chips/siracusa-memory";
+import { npuL1Wait } from "./npu";
 
 const RING: i32 = 256;
 const SEEN = memory.data(L1_BANKS * RING * 8);
@@ -47,5 +49,6 @@ export function clusterAccessWait(region: i32, hart: i32, addr: u32, now: i64): 
   }
   store<i64>(e, (c << 5) | <i64>hart);
   conflicts += <i64>wait;
-  return wait;
+  // A running N-EUREKA job's share of the banks (iss/npu.ts): counted as memory wait, not as a core-core conflict.
+  return coreOf(hart) >= 0 ? wait + npuL1Wait(hart, c) : wait;
 }

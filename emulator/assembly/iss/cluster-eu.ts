@@ -13,6 +13,8 @@
 //   +0x18 W  TASK_END  cluster core 0: the cluster task is over; R (FC): sleep until it is
 //   +0x1c R  DMA_SLEEP sleep until the next cluster-DMA completion (the mchan event line), 0 at once if none pends
 //   +0x20 W  MARK      a layer mark (layer id x 2 + 1 at its end): the cluster's counters are recorded (cluster.ts)
+//   +0x24 R  NPU_SLEEP wait and clear on N-EUREKA's completion event (cluster event 12 on the chip): at once if one
+//                      is pending for this core, else asleep until the next job's end (iss/npu.ts, stall kind NPU)
 //
 // A sleeping read does not retire (DEV_BLOCK); the scheduler (cluster.ts) runs it again once the hart is woken.
 
@@ -23,6 +25,8 @@ import {
 import { MAX_HARTS } from "./harts";
 import { FAULT_EVENT_UNIT } from "./faults";
 import { mchanNextCompletion } from "./cluster-dma";
+import { npuEventWait } from "./npu";
+import { setOuterLayer } from "../events";
 
 export const EU_BASE: u32 = 0x1020_4000;
 export const EU_SIZE: u32 = 0x400;
@@ -35,6 +39,7 @@ const BARRIER: u32 = 0x14;
 const TASK_END: u32 = 0x18;
 const DMA_SLEEP: u32 = 0x1c;
 const MARK: u32 = 0x20;
+const NPU_SLEEP: u32 = 0x24;
 
 /** The last MARK written, taken by the scheduler when the core yields. */
 export let markTag: i32 = -1;
@@ -95,6 +100,10 @@ export function euRead(hart: i32, offset: u32, size: i32, now: i64): i32 {
   if (offset == DMA_SLEEP) {
     const t = mchanNextCompletion(now);
     if (t > now) deviceSetDmaWait(t - now);
+    return 0;
+  }
+  if (offset == NPU_SLEEP) {
+    npuEventWait(hart, now);
     return 0;
   }
   if (offset == TASK_END) {
@@ -168,6 +177,7 @@ export function euWrite(hart: i32, offset: u32, size: i32, value: i32, now: i64)
   }
   if (offset == MARK) {
     markTag = value;
+    setOuterLayer((value & 1) == 0 ? value >> 1 : -1); // device faults name the layer, as on the AS path
     deviceSetStatus(DEV_YIELD);
     return;
   }

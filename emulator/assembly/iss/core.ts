@@ -12,7 +12,7 @@ import {
   windowSize, windowSlots,
 } from "./memory";
 import {
-  DEV_BAD_OFFSET, DEV_BLOCK, DEV_EXIT, DEV_FAULT, DEV_NO_DEVICE, DEV_PUTCHAR, DEV_YIELD, deviceDmaWait, deviceFaultAddr, deviceFaultKind, deviceRead,
+  DEV_BAD_OFFSET, DEV_BLOCK, DEV_EXIT, DEV_FAULT, DEV_NO_DEVICE, DEV_PUTCHAR, DEV_YIELD, deviceDmaWait, deviceFaultAddr, deviceNpuWait, deviceFaultKind, deviceRead,
   deviceStatus, deviceValue, deviceWait, deviceWrite, timedAccessWait,
 } from "./mmio";
 import * as T from "./timing";
@@ -71,6 +71,7 @@ let stMemory: i64 = 0;
 let stMisaligned: i64 = 0;
 let stSync: i64 = 0;
 let stDma: i64 = 0;
+let stNpu: i64 = 0;
 /** Register offset the previous instruction loaded into (the load-use hazard), or NO_LOAD. */
 const NO_LOAD: u32 = 0xff;
 let pendingLoad: u32 = NO_LOAD;
@@ -99,12 +100,12 @@ const H_CSR: usize = 164; // mstatus, mtvec, mepc, mcause, mscratch, mtval, mie
 const H_EXIT: usize = 192;
 const H_STOP: usize = 196;
 const H_PENDING: usize = 200;
-const H_COUNT: usize = 208; // instret + 7 stalls, i64 each
-const H_JUMPED: usize = 272;
-const H_LAST_WRITE: usize = 276;
-const H_PROF_PC: usize = 280; // the profile's last instruction of this hart (1: none) and the cycle it started at
-const H_PROF_RETIRED: usize = 284; // 0 when that instruction blocked: it runs again and is counted then
-const H_PROF_CYC: usize = 288;
+const H_COUNT: usize = 208; // instret + 8 stalls, i64 each
+const H_JUMPED: usize = 280;
+const H_LAST_WRITE: usize = 284;
+const H_PROF_PC: usize = 288; // the profile's last instruction of this hart (1: none) and the cycle it started at
+const H_PROF_RETIRED: usize = 292; // 0 when that instruction blocked: it runs again and is counted then
+const H_PROF_CYC: usize = 296;
 
 // @ts-ignore: decorator
 @inline function hp(h: i32): usize {
@@ -161,6 +162,7 @@ function loadHart(h: i32): void {
   stMisaligned = load<i64>(p + H_COUNT + 40);
   stSync = load<i64>(p + H_COUNT + 48);
   stDma = load<i64>(p + H_COUNT + 56);
+  stNpu = load<i64>(p + H_COUNT + 64);
   hart = h;
 }
 
@@ -194,6 +196,7 @@ function saveHart(): void {
   store<i64>(p + H_COUNT + 40, stMisaligned);
   store<i64>(p + H_COUNT + 48, stSync);
   store<i64>(p + H_COUNT + 56, stDma);
+  store<i64>(p + H_COUNT + 64, stNpu);
 }
 
 // ---- host access to a hart's state (between runs) ----
@@ -253,7 +256,7 @@ export function hartLoopReg(h: i32, i: i32): u32 {
 
 /** Cycles so far, counting `retiredThisRun` instructions of this run (the current one not included by callers). */
 function cyclesAt(retiredThisRun: i32): i64 {
-  return instret + <i64>retiredThisRun + stLoadUse + stBranch + stMulti + stMemory + stMisaligned + stSync + stDma;
+  return instret + <i64>retiredThisRun + stLoadUse + stBranch + stMulti + stMemory + stMisaligned + stSync + stDma + stNpu;
 }
 
 function fault(kind: i32, pc: u32, addr: u32, size: i32, region: i32): void {
@@ -292,6 +295,7 @@ function slowAccess(addr: u32, size: i32, write: bool, value: i32, pc: u32, reti
     else slowValue = deviceRead(dev, hart, off, size, cyclesAt(retired - 1));
     stMemory += <i64>(regionWait(r) + deviceWait);
     stDma += deviceDmaWait;
+    stNpu += deviceNpuWait;
     const status = deviceStatus;
     if (status == DEV_NO_DEVICE) fault(F.FAULT_NO_DEVICE, pc, addr, size, r);
     else if (status == DEV_BAD_OFFSET) fault(F.FAULT_DEVICE_OFFSET, pc, addr, size, r);

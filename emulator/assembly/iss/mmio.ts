@@ -1,12 +1,15 @@
 // Device dispatch for MMIO regions and the access hook of TIMED regions. The chip wiring adds its devices here (a
 // device id per peripheral) as cases of the two switches: the simulation-control block the tests use, and the PULP
-// cluster's event unit and cluster DMA (iss/cluster-eu.ts, iss/cluster-dma.ts). A device reports extra wait cycles
-// through `deviceWait` (memory stalls) or `deviceDmaWait` (asleep until a DMA completion).
+// cluster's event unit and cluster DMA (iss/cluster-eu.ts, iss/cluster-dma.ts), N-EUREKA (iss/npu.ts) and the
+// HyperRAM DMA (iss/l3.ts). A device reports extra wait cycles through `deviceWait` (memory stalls),
+// `deviceDmaWait` (asleep until a DMA completion) or `deviceNpuWait` (asleep until an N-EUREKA job ends).
 
 import { regionWait } from "./memory";
 import { euRead, euWrite } from "./cluster-eu";
 import { mchanRead, mchanWrite } from "./cluster-dma";
 import { clusterAccessWait } from "./cluster-banks";
+import { npuDevRead, npuDevWrite } from "./npu";
+import { l3DevRead, l3DevWrite } from "./l3";
 
 /** No device: an access faults ("no device model"). */
 export const DEVICE_NONE: i32 = 0;
@@ -19,6 +22,10 @@ export const DEVICE_SIMCTRL: i32 = 1;
 export const DEVICE_EU: i32 = 2;
 /** The cluster DMA, mchan v7 protocol (iss/cluster-dma.ts). */
 export const DEVICE_MCHAN: i32 = 3;
+/** N-EUREKA's register file (iss/npu.ts). */
+export const DEVICE_NPU: i32 = 4;
+/** The HyperRAM DMA between L2 and L3 (iss/l3.ts). */
+export const DEVICE_L3: i32 = 5;
 
 export const SIM_PUTCHAR: u32 = 0;
 export const SIM_EXIT: u32 = 4;
@@ -29,6 +36,8 @@ export const SIM_CYCLES_HI: u32 = 12;
 export let deviceWait: i32 = 0;
 /** Cycles the last device access slept waiting for a DMA completion (added to the DMA-wait stalls). */
 export let deviceDmaWait: i64 = 0;
+/** Cycles the last device access slept waiting for an N-EUREKA job's end (added to the NPU-wait stalls). */
+export let deviceNpuWait: i64 = 0;
 /** With DEV_FAULT: the fault kind (faults.ts) and the address it names. */
 export let deviceFaultKind: i32 = 0;
 export let deviceFaultAddr: u32 = 0;
@@ -46,9 +55,14 @@ export const DEV_FAULT: i32 = 6;
 /** The access is done; the core stops after it so that the wiring can act on every hart (STOP_YIELD). */
 export const DEV_YIELD: i32 = 7;
 
+/** The hart of the last device access: the runtime names it when a device's fault traps (iss/npu.ts, iss/l3.ts). */
+let deviceHart: i32 = -1;
+export function iss_device_hart(): i32 { return deviceHart; }
+
 /** Devices report through these. */
 export function deviceSetWait(cycles: i32): void { deviceWait = cycles; }
 export function deviceSetDmaWait(cycles: i64): void { deviceDmaWait = cycles; }
+export function deviceSetNpuWait(cycles: i64): void { deviceNpuWait = cycles; }
 export function deviceSetStatus(status: i32): void { deviceStatus = status; }
 export function deviceSetFault(kind: i32, addr: u32): void {
   deviceStatus = DEV_FAULT;
@@ -61,12 +75,16 @@ export let deviceValue: i32 = 0;
 
 /** Reads `size` bytes at `offset` of device `device` (hart `hart`, whose cycle count is `cycles`). */
 export function deviceRead(device: i32, hart: i32, offset: u32, size: i32, cycles: i64): i32 {
+  deviceHart = hart;
   deviceWait = 0;
   deviceDmaWait = 0;
+  deviceNpuWait = 0;
   deviceStatus = DEV_OK;
   switch (device) {
     case DEVICE_EU: return euRead(hart, offset, size, cycles);
     case DEVICE_MCHAN: return mchanRead(hart, offset, size, cycles);
+    case DEVICE_NPU: return npuDevRead(hart, offset, size, cycles);
+    case DEVICE_L3: return l3DevRead(hart, offset, size, cycles);
     case DEVICE_SIMCTRL:
       if (offset == SIM_CYCLES_LO && size == 4) return <i32>cycles;
       if (offset == SIM_CYCLES_HI && size == 4) return <i32>(cycles >> 32);
@@ -79,12 +97,16 @@ export function deviceRead(device: i32, hart: i32, offset: u32, size: i32, cycle
 }
 
 export function deviceWrite(device: i32, hart: i32, offset: u32, size: i32, value: i32, cycles: i64): void {
+  deviceHart = hart;
   deviceWait = 0;
   deviceDmaWait = 0;
+  deviceNpuWait = 0;
   deviceStatus = DEV_OK;
   switch (device) {
     case DEVICE_EU: euWrite(hart, offset, size, value, cycles); return;
     case DEVICE_MCHAN: mchanWrite(hart, offset, size, value, cycles); return;
+    case DEVICE_NPU: npuDevWrite(hart, offset, size, value, cycles); return;
+    case DEVICE_L3: l3DevWrite(hart, offset, size, value, cycles); return;
     case DEVICE_SIMCTRL:
       if (offset == SIM_PUTCHAR) {
         deviceStatus = DEV_PUTCHAR;

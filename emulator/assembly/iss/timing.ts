@@ -45,7 +45,9 @@ export const STALL_MISALIGNED: i32 = 4;
 export const STALL_SYNC: i32 = 5;
 /** Asleep until a DMA transfer completes (iss/cluster.ts, the mchan model). */
 export const STALL_DMA: i32 = 6;
-export const STALL_KINDS: i32 = 7;
+/** Asleep in the event unit until an N-EUREKA job ends (iss/npu.ts). */
+export const STALL_NPU: i32 = 7;
+export const STALL_KINDS: i32 = 8;
 
 /** Division cycles beyond the first for divisor `b` (the cycle of the instruction itself is counted apart). */
 // @ts-ignore: decorator

@@ -56,7 +56,7 @@ export const siracusa: Platform = {
     // The cluster cores and the fabric controller are CV32E40P-class RI5CY cores with XpulpV2 (HARDWARE.md).
     xpulp: true,
     // `gen run --on iss`: the 8 cluster cores and the fabric controller as harts (runtime/c/siracusa/hal_iss.c).
-    issCluster: { hal: 'siracusa/hal_iss.c', cores: 8, l1: 'L1', l2: 'L2' },
+    issCluster: { hal: 'siracusa/hal_iss.c', cores: 8, l1: 'L1', l2: 'L2', devices: ['siracusa/neureka_iss.c', 'siracusa/l3_iss.c'] },
     boardFiles: ['Makefile.pulp', 'CMakeLists.txt'],
     rv32: { L2: 0x8000_0000, L1: 0x8020_0000, L3: 0x8480_0000 },
   },

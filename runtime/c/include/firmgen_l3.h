@@ -4,7 +4,9 @@
    - PULP SDK (Siracusa): l3_pulp.c opens the HyperRAM, loads l3.bin into it at start (fg_l3_open, from main_pulp.c)
      and copies with the cluster-side RAM driver (pi_cl_ram_read/write and their wait).
    - host and rv32: L3 is the array fg_l3 (network_data.c; on rv32 in its own section .fg_l3, link.ld), and a copy is
-     a memcpy: the same bytes land in the same place, so the results are the emulator's. */
+     a memcpy: the same bytes land in the same place, so the results are the emulator's.
+   - the ISS build of Siracusa (rv32-xpulp with -DFG_ISS_L3): the same array, copied by the emulator's HyperRAM DMA
+     device (siracusa/l3_iss.c), with its timing. */
 #ifndef FIRMGEN_L3_H
 #define FIRMGEN_L3_H
 #include <stdint.h>
@@ -13,6 +15,12 @@
 /* Opens the HyperRAM, takes `bytes` of it and loads l3.bin (`image` bytes: the constants) at its start; 0 on
    success. Nothing to do when bytes is 0. */
 int fg_l3_open(uint32_t bytes, uint32_t image);
+void hal_l3_read(void *l2, uint32_t l3, uint32_t bytes);
+void hal_l3_write(uint32_t l3, const void *l2, uint32_t bytes);
+#elif defined(FG_ISS_L3)
+#include <string.h>
+#define FG_L3_SECTION __attribute__((section(".fg_l3")))
+extern uint8_t fg_l3[];
 void hal_l3_read(void *l2, uint32_t l3, uint32_t bytes);
 void hal_l3_write(uint32_t l3, const void *l2, uint32_t bytes);
 #else

@@ -6,6 +6,8 @@
    - Siracusa (runtime/c/siracusa/neureka_pulp.c): volatile MMIO at the cluster-local alias 0x0020_1000 and the event
      unit's wait-and-clear on event 12; not built here (no PULP SDK).
    - host and rv32 (runtime/c/common/neureka_model.c): a functional model that runs a job when it is triggered.
+   - the ISS build of Siracusa (rv32-xpulp, runtime/c/siracusa/neureka_iss.c): volatile MMIO at 0x1020_1000, the
+     emulator's N-EUREKA device (docs/iss.md).
    Offsets of hal_npu_read/write are byte offsets in the register file; hal_neureka_set takes a job register index.
    A job's pointer registers hold chip addresses: hal_neureka_set_ptr(reg, p, back) / hal_neureka_addr(p) for data
    the cores see (L1); for weights in the neural memory (weight source WMEM) the offset inside it: the constant offset
