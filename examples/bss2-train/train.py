@@ -308,6 +308,9 @@ def main():
     model, float_acc = train_float(xs, ys, xt, yt, sizes, epochs, 0)
     log(f'float: {float_acc:.2f} % after {epochs} epochs')
     q = Int8Model(quantize(model, xs, xs.shape[1:], args.out))
+    # the held-out samples as the firmware's input bytes, for `gen run --inputs` (not inputs.npz: beside the models
+    # that name would set their input ranges)
+    np.savez(os.path.join(args.out, 'heldout.npz'), image=q.image_bytes(xt), label=yt)
     chip = Chip(args.out)
     try:
         _, int8_acc = chip_loss_acc(chip, q, q.path, xt, yt, {'analog': 'off'})
