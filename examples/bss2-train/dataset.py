@@ -1,11 +1,12 @@
 """The data set of the emulator-in-the-loop example: Fashion-MNIST when Debian's dataset-fashion-mnist is installed,
 else a synthetic image set made here with a fixed seed (so the example needs no network and no download).
 
-Synthetic set ("blobs16"): 16 x 16 grey images in [0, 1], 10 classes. Each class is a prototype made of three
-Gaussian blobs (centres, widths and brightnesses drawn once from the class seed); a sample is its class prototype
-shifted by up to one pixel, scaled by a contrast in [0.5, 1.0], mixed with a random other class's prototype at a weight
-in [0, 0.8] (what makes classes confusable) and with pixel noise (std 0.2), clipped to [0, 1]. The same (seed, n)
-always gives the same images and labels.
+Synthetic set ("blobs28"): 28 x 28 grey images in [0, 1] (Fashion-MNIST's shape: 784 inputs, 7 row blocks on the
+arrays), 10 classes. Each class is a prototype made of three Gaussian blobs (centres, widths and brightnesses drawn
+once from a fixed seed); a sample is its class prototype shifted by up to one pixel, scaled by a contrast in
+[0.5, 1.0], mixed with a random other class's prototype at a weight in [0, 0.8] (what makes classes confusable) and
+with pixel noise (std 0.2), clipped to [0, 1] and rounded to 8-bit pixels. The same (seed, n) always gives the same
+images and labels.
 """
 import gzip
 import os
@@ -13,7 +14,7 @@ import os
 import numpy as np
 
 FASHION = '/usr/share/datasets/fashion-mnist'
-SIDE = 16
+SIDE = 28
 CLASSES = 10
 
 
@@ -55,7 +56,7 @@ def _prototypes():
 
 
 def synthetic(n, seed):
-    """n samples of blobs16: images [n, 1, 16, 16] float32, quantized to multiples of 1/255 (8-bit pixels), labels."""
+    """n samples of blobs28: images [n, 1, 28, 28] float32, quantized to multiples of 1/255 (8-bit pixels), labels."""
     rng = np.random.default_rng(seed)
     protos = _prototypes()
     labels = rng.integers(0, CLASSES, n)
@@ -79,4 +80,4 @@ def load(kind, n_train, n_test):
         return (*fashion(n_train, n_test, 1), 'Fashion-MNIST')
     xs, ys = synthetic(n_train, 1)
     xt, yt = synthetic(n_test, 2)
-    return xs, ys, xt, yt, 'synthetic blobs16'
+    return xs, ys, xt, yt, 'synthetic blobs28'

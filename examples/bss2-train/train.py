@@ -282,7 +282,7 @@ def main():
     ap.add_argument('--hil-epochs', type=int, default=1, help='epochs with the chip in the loop')
     ap.add_argument('--steps', type=int, default=0, help='at most this many in-the-loop steps per chip (0: the epochs)')
     ap.add_argument('--batch', type=int, default=64)
-    ap.add_argument('--lr', type=float, default=0.1, help='Adam step, in int8 weight units')
+    ap.add_argument('--lr', type=float, default=0.3, help='Adam step, in int8 weight units')
     ap.add_argument('--hidden', default='128,64')
     ap.add_argument('--out', default=os.path.join(REPO, 'out', 'bss2-train'))
     ap.add_argument('--json', help='write the figures (and each step\'s loss) to this file')
@@ -343,7 +343,7 @@ def main():
     print('(a) trained in float, deployed; (b) + one epoch with this chip in the loop; (c) + the same epoch without the chip')
     print('chip seed |     (a) |     (b) |     (c) | (b)-(a) | (b)-(c) | (b) on the other chips')
     for r in results:
-        other = ', '.join(f'{a:.2f} %' for a in r['onOtherChips'].values())
+        other = ', '.join(f'chip {s}: {a:.2f} %' for s, a in r['onOtherChips'].items())
         print(f'{r["chipSeed"]:9d} | {r["before"]:5.2f} % | {r["after"]:5.2f} % | {r["control"]:5.2f} % | '
               f'{r["after"] - r["before"]:+7.2f} | {r["after"] - r["control"]:+7.2f} | {other}')
     log(f'done (chip forward passes {chip.ms / 1000:.1f} s)')

@@ -71,7 +71,7 @@ test('the steps changed the int8 weights', () => {
     if (a.dtype === 'int8') weights += a.data.length;
     for (let i = 0; i < a.data.length; i++) if (a.data[i] !== b.data[i]) changed++;
   }
-  assert.is(weights, 256 * 128 + 128 * 64 + 64 * 10);
+  assert.is(weights, 784 * 128 + 128 * 64 + 64 * 10);
   assert.ok(changed > 100, `${changed} values changed`);
 });
 
