@@ -171,7 +171,10 @@ class InTheLoop(nn.Module):
         ws, bs = [], []
         for i, layer in enumerate(self.q.layers):
             ws.append(np.clip(np.rint(self.w[i].detach().numpy()), -127, 127))
-            bs.append(np.rint(self.beta[i].detach().numpy() * layer['div'] / layer['mul_n'].numpy()))
+            mul = layer['mul_n'].numpy()
+            # a channel whose multiplier is 0 ignores its bias: keep the quantizer's
+            safe = np.where(mul != 0, mul, 1)
+            bs.append(np.where(mul != 0, np.rint(self.beta[i].detach().numpy() * layer['div'] / safe), self.q.inits[layer['b']]))
         return ws, bs
 
     def clamp_(self):
@@ -239,6 +242,7 @@ def train_in_the_loop(chip, q, xs, ys, seed, args, work, log, use_chip=True):
     step_model = os.path.join(work, f'{tag}-step.int8.onnx')
     X = q.image_bytes(xs)
     steps = 0
+    t0 = time.time()
     losses = []
     for _ in range(args.hil_epochs):
         perm = rng.permutation(len(X))
@@ -267,6 +271,8 @@ def train_in_the_loop(chip, q, xs, ys, seed, args, work, log, use_chip=True):
                 log(f'    chip {seed}: step {steps}, loss {np.mean(losses[-20:]):.3f}')
     trained = os.path.join(work, f'{tag}.int8.onnx')
     q.write(*net.rounded(), trained)
+    if use_chip:
+        log(f'    chip {seed}: {steps} steps in {time.time() - t0:.1f} s')
     return trained, steps, losses
 
 

@@ -83,7 +83,6 @@ test('the trained model: gen firmware --platform brainscales2 and gen run equal 
   const g = gen('firmware', '--platform', 'brainscales2', model, '--chip-seed', '1', '--noise-seed', '5', '-o', fw);
   assert.is(g.code, 0, g.stderr);
   const c = compileModel({ model, platform: 'brainscales2', ...options });
-  assert.is(c.graph.nodes.length > 0, true);
   const ref = referenceGraph(c.platform, c.graph);
   assert.is(ref.nodes.filter((x) => x.op === 'Bss2Matmul').length, 3, 'all three layers on the arrays');
   const heldout = readNpz(join(out, 'heldout.npz')).get('image')!;
