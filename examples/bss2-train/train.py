@@ -276,8 +276,15 @@ def train_in_the_loop(chip, q, xs, ys, seed, args, work, log, use_chip=True):
     return trained, steps, losses
 
 
+class Args(argparse.ArgumentParser):
+    def error(self, message):
+        """Bad input: one line, exit 2 (argparse's own prints the usage first)."""
+        print(f'train.py: {message}', file=sys.stderr)
+        sys.exit(2)
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap = Args(description=__doc__.split('\n')[0])
     ap.add_argument('--quick', action='store_true', help='fewer samples and epochs (about a minute per chip seed)')
     ap.add_argument('--data', choices=['auto', 'synthetic', 'fashion'], default='auto')
     ap.add_argument('--seeds', default='1,2,3', help='chip seeds (comma separated)')
@@ -303,6 +310,8 @@ def main():
     epochs = args.epochs or (4 if args.quick else 10)
     if n_train < 200 or n_test < 1 or args.batch < 1:
         ap.error('--train needs at least 200 samples (the calibration), --test and --batch at least 1')
+    if args.data == 'fashion' and not dataset.fashion_installed():
+        ap.error(f'--data fashion: Debian\'s dataset-fashion-mnist is not installed ({dataset.FASHION})')
     os.makedirs(args.out, exist_ok=True)
     torch.set_num_threads(2)
     t0 = time.time()

@@ -100,5 +100,14 @@ test('the trained model: gen firmware --platform brainscales2 and gen run equal 
   }
 });
 
+test('bad options: one line, exit 2', () => {
+  for (const args of [['--seeds', 'x'], ['--train', '10'], ['--data', 'mnist'], ['--lr']]) {
+    const r = spawnSync(python, [join(repoRoot, 'examples', 'bss2-train', 'train.py'), ...args, '--out', join(work, 'bad')], { encoding: 'utf8' });
+    assert.is(r.status, 2, args.join(' '));
+    assert.is(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, /^train\.py: /);
+  }
+});
+
 test.after(() => rmSync(work, { recursive: true, force: true }));
 test.run();
