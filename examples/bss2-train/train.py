@@ -1,14 +1,15 @@
 #!/usr/bin/python3
 """Emulator-in-the-loop training for BrainScaleS-2 (docs/brainscales2.md "Emulator-in-the-loop training").
 
-hxtorch's hardware-in-the-loop step (its docs: the forward pass runs on the chip, the backward pass in torch with
-the chip's values passed straight through) with firmgen's emulated chip as the hardware:
+hxtorch's hardware-in-the-loop step (the forward pass runs on the chip, the backward pass in torch with the chip's
+values passed straight through; issue 17) with firmgen's emulated chip as the hardware:
 
  1. a small MLP (Flatten, Linear, ReLU, Linear, ReLU, Linear) trained in float on dataset.py's data;
  2. quantized by `gen quantize` (200 training images as calibration): the int8 model firmgen maps onto the arrays;
  3. per chip seed: (a) the int8 model deployed on the emulated chip as it is; (b) the same model after one epoch
-    of training with the chip in the loop, deployed on the same chip. Held-out accuracy of both, float and int8
-    digital for reference, as a table.
+    of training with the chip in the loop, deployed on the same chip (and on the other chips); (c) the control: the
+    same epoch on the same batches without the chip. Held-out accuracy of each, float and int8 digital for
+    reference, as a table.
 
 The trained parameters are the int8 model's own weights (int8 units) and biases (in LSB of the layer's output), kept
 as floats and rounded when the model is written: every other number of the int8 model (scales, requantization
@@ -285,7 +286,7 @@ class Args(argparse.ArgumentParser):
 
 def main():
     ap = Args(description=__doc__.split('\n')[0])
-    ap.add_argument('--quick', action='store_true', help='fewer samples and epochs (about a minute per chip seed)')
+    ap.add_argument('--quick', action='store_true', help='2000 training and 1000 held-out samples, 4 float epochs (about a minute on two cores)')
     ap.add_argument('--data', choices=['auto', 'synthetic', 'fashion'], default='auto')
     ap.add_argument('--seeds', default='1,2,3', help='chip seeds (comma separated)')
     ap.add_argument('--noise-std', type=float, default=2.0, help='temporal noise in output LSB (hxtorch\'s mock: 2)')
