@@ -19,7 +19,8 @@ import { repoRoot } from '../helpers/paths.js';
  * samples goes down, that the steps changed the weights, and that the trained int8 model goes through
  * `gen firmware --platform brainscales2` and `gen run`, equal to the reference interpreter on the lowered graph (its
  * analog layers firmgen's reference model of the chip) bit for bit, with the chip seed it was trained for and the
- * temporal noise on.
+ * temporal noise on. Also: the forward server train.py talks to writes what `gen forward --layers` writes, and answers
+ * a bad request with one line; bad options of train.py are one line and exit 2.
  */
 
 const python = '/usr/bin/python3';
@@ -98,6 +99,31 @@ test('the trained model: gen firmware --platform brainscales2 and gen run equal 
     assert.is(res.code, 0, res.stdout + res.stderr);
     assert.match(res.stdout, /Errors: 0 out of 10\b/);
   }
+});
+
+test('the forward server answers what gen forward --layers writes', () => {
+  const r = JSON.parse(readFileSync(result, 'utf8')) as Result;
+  const model = r.results[0].model;
+  const heldout = readNpz(join(out, 'heldout.npz')).get('image')!;
+  const size = heldout.data.length / heldout.shape[0];
+  const batch = join(work, 'batch4.npz');
+  writeFileSync(batch, encodeNpz(new Map([['image', ndarray('uint8', [4, ...heldout.shape.slice(1)], heldout.data.subarray(0, 4 * size))]])));
+  const viaCli = join(work, 'cli.npz');
+  const viaServer = join(work, 'server.npz');
+  const c = gen('forward', model, '--platform', 'brainscales2', '--inputs', batch, '-o', viaCli, '--layers', '--chip-seed', '3', '--noise-seed', '9');
+  assert.is(c.code, 0, c.stderr);
+  const request = JSON.stringify({ model, inputs: batch, out: viaServer, options: { chipSeed: 3, noiseSeed: 9 }, layers: true });
+  const bad = JSON.stringify({ model, inputs: batch, out: viaServer, options: { chipSeed: -1 } });
+  const s = spawnSync(process.execPath, [join(repoRoot, 'dist', 'examples', 'bss2-train', 'forward-server.js')], { input: `${request}\n${bad}\n`, encoding: 'utf8' });
+  const answers = s.stdout.trim().split('\n').map((l) => JSON.parse(l) as { ok?: boolean; samples?: number; error?: string });
+  assert.is(answers[0].ok, true, s.stdout + s.stderr);
+  assert.is(answers[0].samples, 4);
+  assert.match(answers[1].error ?? '', /--chip-seed -1/);
+  const a = readNpz(viaCli);
+  const b = readNpz(viaServer);
+  assert.equal([...b.keys()].sort(), [...a.keys()].sort());
+  assert.ok(a.has('analog2_output'));
+  for (const [k, v] of a) assert.equal(Array.from(b.get(k)!.data), Array.from(v.data), k);
 });
 
 test('bad options: one line, exit 2', () => {
