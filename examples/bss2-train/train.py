@@ -49,6 +49,7 @@ except ImportError as e:
     sys.exit(2)
 
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # no __pycache__ left in the source tree by the import below
 import dataset  # noqa: E402  (beside this script)
 
 
