@@ -82,7 +82,8 @@ export function resetQueue(): void {
   lastStart = -1;
 }
 
-function fail(op: string, why: string): void {
+/** A fault of the NPU's register interface: `op: why` and the open layer (the AS API and the ISS device alike). */
+export function npuFail(op: string, why: string): void {
   msgBegin(op);
   msgText(": ");
   msgText(why);
@@ -182,7 +183,7 @@ export function queueWrite(offset: i32, value: u32, who: i32, now: i64): bool {
 
 /** The job starts at max(trigger, previous job's end) and lasts jobCycles(). */
 function trigger(who: i32, now: i64): void {
-  if (acquired < 0) fail("npu_write: TRIGGER", "no job was acquired (read ACQUIRE first)");
+  if (acquired < 0) npuFail("npu_write: TRIGGER", "no job was acquired (read ACQUIRE first)");
   const e = entry(acquired);
   const regs = ENTRIES + <usize>acquired * ENTRY_BYTES + REGS_AT;
   memory.copy(regs, REGS, JOB_REGS * 4);
@@ -240,7 +241,7 @@ export function eventWake(who: i32, now: i64): i64 {
     if (t > now && t < wake) wake = t;
   }
   if (wake == i64.MAX_VALUE) {
-    fail("npu_event_wait", "no N-EUREKA job is queued or running: the core would sleep forever");
+    npuFail("npu_event_wait", "no N-EUREKA job is queued or running: the core would sleep forever");
   }
   return wake;
 }

@@ -21,14 +21,13 @@
 
 import { clockQ, currentAgent, NO_AGENT, spend, waitUntil } from "./agents";
 import { Q } from "./cost";
-import { msgLayer, recordNpu } from "./events";
-import { msgBegin, msgText, raise } from "./fault";
+import { recordNpu } from "./events";
 import { addContention, resetContention } from "./npu-contention";
 import { jobDetail, setNpuRegions, tcdmLoadQ16 } from "./neureka-job";
 import { npuMemoryAs } from "./neureka-memory";
 import {
-  eventCleared, eventWake, queueFinish, queueRead, queueWrite, resetQueue, triggeredCycles, triggeredEnd, triggeredId,
-  triggeredLayer, triggeredStart,
+  eventCleared, eventWake, npuFail, queueFinish, queueRead, queueWrite, resetQueue, triggeredCycles, triggeredEnd,
+  triggeredId, triggeredLayer, triggeredStart,
 } from "./neureka-queue";
 import { NPU_REG_CYCLES } from "./chips/siracusa";
 
@@ -47,19 +46,12 @@ export function enableNpu(l1: i32, mram: i32, sram: i32): void {
   setNpuRegions(l1, mram, sram);
 }
 
-function fail(op: string, why: string): void {
-  msgBegin(op);
-  msgText(": ");
-  msgText(why);
-  msgLayer();
-  raise();
-}
 
 /** The core making the access; charges it the register access. */
 function caller(op: string): i32 {
-  if (!enabled) fail(op, "this chip has no N-EUREKA NPU (Siracusa only)");
+  if (!enabled) npuFail(op, "this chip has no N-EUREKA NPU (Siracusa only)");
   const a = currentAgent();
-  if (a == NO_AGENT) fail(op, "no agent runs this (call enter(core) after fork or barrier)");
+  if (a == NO_AGENT) npuFail(op, "no agent runs this (call enter(core) after fork or barrier)");
   return a;
 }
 

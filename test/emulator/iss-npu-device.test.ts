@@ -286,27 +286,19 @@ ${copy(back, 0x100, 1500, 0)}
 });
 
 test('L3 copy faults: the AS path\'s texts', async () => {
-  const outside = await l3Machine(`
+  const cases: [string, string][] = [
+    [copy(L1, 0, 64, 0), 'hart 0: l3_copy: 64 bytes L3 to L2: the L2 side must lie inside L2, got 0x90000000 outside any layer'],
+    [copy(RAM_BASE, 0xff00, 0x200, 1), 'hart 0: l3_copy: 512 bytes L2 to L3: the L3 side must lie inside L3, got 0x8480ff00 outside any layer'],
+    [copy(RAM_BASE, 0, 0, 1), 'hart 0: l3_copy: 0 bytes L2 to L3: the length must be 1 .. 16 MiB - 1 bytes outside any layer'],
+  ];
+  for (const [body, want] of cases) {
+    const run = await l3Machine(`
   li t0, ${L3DMA}
-${copy(L1, 0, 64, 0)}
+${body}
   EXIT
 `);
-  assert.is(faultOf(outside.m, () => runToStop(outside.m)),
-    'hart 0: l3_copy: 64 bytes L3 to L2: the L2 side must lie inside L2, got 0x90000000 outside any layer');
-  const past = await l3Machine(`
-  li t0, ${L3DMA}
-${copy(RAM_BASE, 0xff00, 0x200, 1)}
-  EXIT
-`);
-  assert.is(faultOf(past.m, () => runToStop(past.m)),
-    'hart 0: l3_copy: 512 bytes L2 to L3: the L3 side must lie inside L3, got 0x8480ff00 outside any layer');
-  const empty = await l3Machine(`
-  li t0, ${L3DMA}
-${copy(RAM_BASE, 0, 0, 1)}
-  EXIT
-`);
-  assert.is(faultOf(empty.m, () => runToStop(empty.m)),
-    'hart 0: l3_copy: 0 bytes L2 to L3: the length must be 1 .. 16 MiB - 1 bytes outside any layer');
+    assert.is(faultOf(run.m, () => runToStop(run.m)), want);
+  }
 });
 
 test.run();
