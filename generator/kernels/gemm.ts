@@ -164,6 +164,10 @@ export const gemmKernel: KernelDef = {
           fn1: `fg_dot1x2_${A.dtype === 'uint8' ? 'u' : 's'}${B.dtype === 'uint8' ? 'u' : 's'}`,
           rowPairs: split.chunks === 1 && K >= 4,
         } : false,
+        // B contiguous in n, both 8-bit, A contiguous in k: the C's transposed-B SIMD path (gemm.c.mustache kdot).
+        kdot: platform.image?.xpulp === true && !dotK && bytes8 && sAk === 1 && sBn === 1 && K >= 4 ? {
+          fn: `fg_dot4_${A.dtype === 'uint8' ? 'u' : 's'}${B.dtype === 'uint8' ? 'u' : 's'}`,
+        } : false,
         // A row the C takes alone goes through the two-row block twice over (the AS charges its products twice).
         lone: dotK && K >= 4 ? { pairs: split.chunks === 1 } : false,
         sCm: cStr[cStr.length - 2], sCn: cStr[cStr.length - 1],

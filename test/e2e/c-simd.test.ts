@@ -5,8 +5,10 @@
  * rv32imc build there), and portable rv32imc under qemu (on a subset).
  * Cases: every window geometry of the tiling sweep (kernel, stride, dilation, pads per side, 1-D and 2-D), untiled on
  * generic and tiled on Siracusa; channel counts whose filters span several gather chunks and end in a tail that is
- * not a multiple of four; every signedness of activations and weights; GEMMs with odd column counts and k tails.
+ * not a multiple of four; every signedness of activations and weights; GEMMs with odd column counts and k tails, with B
+ * contiguous in k (transB) and in n (a product of two activations, `kdot`).
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -97,6 +99,23 @@ test('GEMM with B contiguous in k (transB): odd columns, k tails, every signedne
       b.initializer('b', bt, [n, k], randomValues(rng, bt, [n, k], 50).data);
       b.node('Gemm', ['a', 'b'], ['y'], { transB: 1 }).output('y', 'int32');
       await check(`gemm-${at}-${bt}-${m}x${k}x${n}`, { builder: b, inputs: [randomValues(rng, at, [m, k], 50)] }, m === 5 ? 'generic' : 'siracusa');
+    }
+  }
+});
+
+test('MatMul of two activations (B contiguous in n: rows transposed in registers): odd columns, k tails, every signedness pair', async () => {
+  const types: [IntType, IntType][] = [['int8', 'int8'], ['uint8', 'int8'], ['int8', 'uint8'], ['uint8', 'uint8']];
+  let seed = 300;
+  for (const [at, bt] of types) {
+    // Columns in groups of four and left over (7, 13), k with and without a tail of 1..3 (37, 6, 64), several rows.
+    for (const [m, k, n] of [[3, 37, 7], [1, 64, 4], [9, 6, 13]]) {
+      const rng = new Rng(seed++);
+      const b = new OnnxBuilder('matmul').input('a', at, [m, k]).input('b', bt, [k, n]);
+      b.node('MatMul', ['a', 'b'], ['y']).output('y', 'int32');
+      const inputs = [randomValues(rng, at, [m, k]), randomValues(rng, bt, [k, n])];
+      const name = `matmul-${at}-${bt}-${m}x${k}x${n}`;
+      await check(name, { builder: b, inputs }, 'siracusa', {}, m === 1);
+      assert.ok(readFileSync(join(dir, name, 'out', 'c', 'network.c'), 'utf8').includes('fg_transpose4('), `${name}: the kdot path`);
     }
   }
 });

@@ -27,6 +27,20 @@ static inline uint32_t fg_load4(const void *p) {
 static inline void fg_store4(void *p, uint32_t v) { memcpy(p, &v, 4); }
 #endif
 
+/* fg_transpose4(w0..w3): four words read as a 4x4 byte matrix (byte j of word i) transposed in place (byte i of word
+   j): four rows k..k+3 of a B contiguous in n become four columns' words of k..k+3, the operand of a dot product
+   along k. Masks and shifts only (24 ALU instructions), the same on every build. */
+static inline void fg_transpose4(uint32_t *w0, uint32_t *w1, uint32_t *w2, uint32_t *w3) {
+  const uint32_t lo01 = (*w0 & 0x00ff00ffu) | ((*w1 & 0x00ff00ffu) << 8); /* w0.0 w1.0 w0.2 w1.2 */
+  const uint32_t hi01 = ((*w0 >> 8) & 0x00ff00ffu) | (*w1 & 0xff00ff00u); /* w0.1 w1.1 w0.3 w1.3 */
+  const uint32_t lo23 = (*w2 & 0x00ff00ffu) | ((*w3 & 0x00ff00ffu) << 8);
+  const uint32_t hi23 = ((*w2 >> 8) & 0x00ff00ffu) | (*w3 & 0xff00ff00u);
+  *w0 = (lo01 & 0xffffu) | (lo23 << 16);
+  *w1 = (hi01 & 0xffffu) | (hi23 << 16);
+  *w2 = (lo01 >> 16) | (lo23 & 0xffff0000u);
+  *w3 = (hi01 >> 16) | (hi23 & 0xffff0000u);
+}
+
 /* fg_zero(p, bytes): `bytes` zero bytes from p. On the cluster builds a word per store once p is aligned: a loop of
    element stores would become a call to the C library's memset, which picolibc's rv32 build (the ISS's) runs a byte
    at a time, 3 cycles per byte on the ISS; the empty asm statements keep the compiler from making that call. */
