@@ -39,7 +39,6 @@ function npzBound(m: Manifest, names: string[]): number {
   return Math.max(64 << 20, 16 * 8 * elements);
 }
 
-/** The first arrays of an .npz that match the graph inputs, in order (extra arrays are ignored, as in the peer's files). */
 /**
  * The arrays of an .npz for the given graph tensors: by name when the file has an array for every one of them (as
  * onnxruntime feeds a session, and as `--outputs` writes them: the exact name or its npz key), else in file order
@@ -52,6 +51,7 @@ function arraysFor(file: Map<string, NDArray>, names: string[]): NDArray[] {
   return [...file.values()];
 }
 
+/** The arrays of an .npz for the graph inputs (extra arrays are ignored, as in the peer's files). */
 function inputArrays(path: string, m: Manifest): NDArray[] {
   const count = m.inputs.length;
   const arrays = arraysFor(readNpz(path, npzBound(m, m.inputs)), m.inputs);

@@ -1,6 +1,6 @@
 import { GenError } from '../errors.js';
-import { attrInt, attrString } from '../ir/attrs.js';
-import { POSITION_BOUND_INPUT } from '../frontend/passes/bound-by-position.js';
+import { attrInt } from '../ir/attrs.js';
+import { POSITION_BOUND_INPUT, positionBoundOf } from '../frontend/passes/bound-by-position.js';
 import { broadcastStrides, requantParamShape, varyingAxes } from '../ir/broadcast.js';
 import { isIntType } from '../ir/dtype.js';
 import { tensorOf, type Tensor } from '../ir/graph.js';
@@ -65,7 +65,7 @@ export const gemmKernel: KernelDef = {
     const Y = tensorOf(graph, node.outputs[0]);
     // A decoder's attention (frontend/passes/bound-by-position.ts): columns ('n') or the k loop ('k') stop at the
     // run-time position.
-    const posBound = attrString(node, 'position_bound', '');
+    const posBound = positionBoundOf(node);
     const P = posBound ? tensorOf(graph, node.inputs[POSITION_BOUND_INPUT]) : undefined;
     if (posBound && posBound !== 'n' && posBound !== 'k') throw new GenError('internal', `position_bound '${posBound}' is neither n nor k`, site);
     const isGemm = node.op === 'Gemm';
@@ -130,6 +130,8 @@ export const gemmKernel: KernelDef = {
     const dotK = bytes8 && sAk === 1 && sBk === 1;
     const split = gemmSplit(nest.dims[0] * nest.dims[1] * M, N, platform.cores);
     const vecN = bytes8 && !dotK && sBn === 1;
+    // The C's dot products by the operands' signedness (firmgen_simd.h: fg_dot4_<a><b> and its blocks).
+    const signs = `${A.dtype === 'uint8' ? 'u' : 's'}${B.dtype === 'uint8' ? 'u' : 's'}`;
     return {
       args: [
         { field: 'a', tensor: A.name, dtype: A.dtype, write: false },
@@ -159,14 +161,14 @@ export const gemmKernel: KernelDef = {
         // The C kernel's SIMD path (gemm.c.mustache): the same condition as dotK; the dot product by signedness.
         // Whole rows per unit: two of a core's rows go through fg_dot4x2 together (4 columns x 2 rows per step).
         cdot: dotK ? {
-          fn: `fg_dot4_${A.dtype === 'uint8' ? 'u' : 's'}${B.dtype === 'uint8' ? 'u' : 's'}`,
-          fn4: `fg_dot4x2_${A.dtype === 'uint8' ? 'u' : 's'}${B.dtype === 'uint8' ? 'u' : 's'}`,
-          fn1: `fg_dot1x2_${A.dtype === 'uint8' ? 'u' : 's'}${B.dtype === 'uint8' ? 'u' : 's'}`,
+          fn: `fg_dot4_${signs}`,
+          fn4: `fg_dot4x2_${signs}`,
+          fn1: `fg_dot1x2_${signs}`,
           rowPairs: split.chunks === 1 && K >= 4,
         } : false,
         // B contiguous in n, both 8-bit, A contiguous in k: the C's transposed-B SIMD path (gemm.c.mustache kdot).
         kdot: platform.image?.xpulp === true && !dotK && bytes8 && sAk === 1 && sBn === 1 && K >= 4 ? {
-          fn: `fg_dot4_${A.dtype === 'uint8' ? 'u' : 's'}${B.dtype === 'uint8' ? 'u' : 's'}`,
+          fn: `fg_dot4_${signs}`,
         } : false,
         // A row the C takes alone goes through the two-row block twice over (the AS charges its products twice).
         lone: dotK && K >= 4 ? { pairs: split.chunks === 1 } : false,

@@ -9,7 +9,7 @@ import { stepRoles } from '../../generator/ir/state.js';
 import { loadOnnxBytes } from '../../generator/onnx/load.js';
 import { encodeModel } from '../../generator/onnx/save.js';
 import { compileModel, generateFirmware } from '../../generator/pipeline.js';
-import { attrString } from '../../generator/ir/attrs.js';
+import { positionBoundOf } from '../../generator/frontend/passes/bound-by-position.js';
 import { quantizeGraph } from '../../generator/quantize/index.js';
 import { foldConstants } from '../../generator/quantize/fold.js';
 import { makeStateful, runSequences } from '../../generator/quantize/stateful.js';
@@ -72,7 +72,7 @@ test('the attention MatMuls stop at the position too: the scores\' columns, the 
   const roles = stepRoles(intGraph)!;
   for (const platform of ['generic', 'siracusa']) {
     const { lowered } = compileModel({ model, platform });
-    const bound = (axis: string) => lowered.nodes.filter((n) => n.op === 'MatMul' && attrString(n, 'position_bound', '') === axis);
+    const bound = (axis: string) => lowered.nodes.filter((n) => n.op === 'MatMul' && positionBoundOf(n) === axis);
     for (const axis of ['n', 'k']) {
       assert.is(bound(axis).length, S.layers, `${platform}: one MatMul bounded along ${axis} per layer`);
       for (const n of bound(axis)) assert.is(n.inputs[3], roles.position, `${platform}: ${n.name} reads the position`);

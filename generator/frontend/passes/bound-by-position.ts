@@ -17,6 +17,11 @@ import { soleConsumer } from '../edit.js';
  */
 export const POSITION_BOUND_INPUT = 3;
 
+/** The axis a MatMul stops at the position along ('n' columns, 'k' the reduction), or '' when it spans its extent. */
+export function positionBoundOf(node: Node): '' | 'n' | 'k' {
+  return attrString(node, 'position_bound', '') as '' | 'n' | 'k';
+}
+
 function bounded(mm: Node, pos: string, axis: 'n' | 'k'): Node {
   const inputs = [...mm.inputs];
   while (inputs.length < POSITION_BOUND_INPUT) inputs.push('');
@@ -26,7 +31,7 @@ function bounded(mm: Node, pos: string, axis: 'n' | 'k'): Node {
 
 /** A MatMul the bound fits: 2-D or batched operands (so n and k are the last axes), no bound yet. */
 function plainMatMul(n: Node | undefined, g: Graph): n is Node {
-  if (!n || n.op !== 'MatMul' || n.inputs.length > POSITION_BOUND_INPUT || attrString(n, 'position_bound', '') !== '') return false;
+  if (!n || n.op !== 'MatMul' || n.inputs.length > POSITION_BOUND_INPUT || positionBoundOf(n) !== '') return false;
   return tensorOf(g, n.inputs[0]).shape.length >= 2 && tensorOf(g, n.inputs[1]).shape.length >= 2;
 }
 

@@ -1,4 +1,5 @@
-import { attrInt, attrInts, attrString } from '../../ir/attrs.js';
+import { attrInt, attrInts } from '../../ir/attrs.js';
+import { POSITION_BOUND_INPUT, positionBoundOf } from '../../frontend/passes/bound-by-position.js';
 import { requantParamShape, varyingAxes } from '../../ir/broadcast.js';
 import type { AttrValue, Graph, Node } from '../../ir/graph.js';
 import { tensorOf } from '../../ir/graph.js';
@@ -114,7 +115,7 @@ const gemmSpec: TilingSpec = {
   axes: (node, g) => {
     const r = tensorOf(g, node.outputs[0]).shape.length;
     // Columns bounded by a decoder's position count from the tensor's first column: whole rows per tile.
-    const n = attrString(node, 'position_bound', '') === 'n' ? r - 1 : r;
+    const n = positionBoundOf(node) === 'n' ? r - 1 : r;
     return Array.from({ length: n }, (_, i) => i);
   },
   geometry: (node, g, out) => {
@@ -136,7 +137,8 @@ const gemmSpec: TilingSpec = {
     boxes.set(node.inputs[1], transB ? matBox(B.shape, n, 'all') : matBox(B.shape, 'all', n));
     if (node.inputs[2]) boxes.set(node.inputs[2], broadcastBox(tensorOf(g, node.inputs[2]).shape, out));
     // A decoder's position (frontend/passes/bound-by-position.ts): the whole scalar in every tile.
-    if (node.inputs[3]) boxes.set(node.inputs[3], fullBox(tensorOf(g, node.inputs[3]).shape));
+    const pos = node.inputs[POSITION_BOUND_INPUT];
+    if (pos) boxes.set(pos, fullBox(tensorOf(g, pos).shape));
     withRequant(node, g, out, boxes, (p) => varyingAxes(requantParamShape(tensorOf(g, p).shape, y.shape), y.shape)[0]);
     boxes.set(node.outputs[0], out);
     return { boxes, attrs: {} };
