@@ -10,6 +10,12 @@
 #define FG_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define FG_ABS(a) ((a) < 0 ? -(a) : (a))
 
+/* A decoder's rows written so far: entries 0..pos of an extent of n, at least one, at most n. The one rule of the
+   position-bounded iSoftmax and of the attention products around it (frontend/passes/bound-by-position.ts), which
+   must agree for those products to be exact; the AS twin is fg_entries_to in runtime/as/support.ts. A macro: the
+   kernels' loops then compile as they did with the expression written out. */
+#define FG_ENTRIES_TO(pos, n) FG_MIN(FG_MAX((int32_t)(pos) + 1, 1), (n))
+
 /* Linker sections, chosen by the build target (-DFG_TARGET_...), so one network_data.c serves every build. The arena
    (constants, inputs, outputs, activations) goes to the platform's home memory, tile buffers to the cluster's L1:
    - PULP SDK (Siracusa): .l2_data is PI_L2, the shared L2 banks from 0x1C01_0000 where the emulator's arena starts
