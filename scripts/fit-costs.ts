@@ -7,7 +7,8 @@
  * generator/platforms/<name>/measured-costs.ts and emulator/assembly/chips/<name>-measured.ts) and its rows in
  * docs/timing.md; then `npm run build` and run it again until nothing changes (the tiles and the
  * DMA overlap of the calibration runs follow the table in use, so a fit may move by a rounding step once).
- * Options: --only <regex on layer names> (not with --write), --keep <class,class> (held at their hand count).
+ * Options: --only <regex on layer names> (not with --write), --keep <class,class> (held at their hand count),
+ * --no-skew (leave out the sweep of the L1 bank replay's start skew on the whole team, cost-fit/skew.ts).
  * CALL, one per kernel call and tile on each core, takes all the per-tile work of the C that the AS path does not
  * count elsewhere (the tile loop's bookkeeping, the DMA programming, the share computation, the barriers' own code).
  */
@@ -18,6 +19,7 @@ import { COST_CLASSES, type CostClass } from '../generator/platforms/types.js';
 import { fitCosts } from './cost-fit/fit.js';
 import { CALIBRATION } from './cost-fit/layers.js';
 import { measure } from './cost-fit/measure.js';
+import { fitSkew, type SkewFit } from './cost-fit/skew.js';
 import { DOC_FILE, docWithTable, renderDocTable, renderEmulator, renderGenerator } from './cost-fit/render.js';
 import { FIT_TARGETS, fitTarget } from './cost-fit/targets.js';
 import { REPO } from '../test/helpers/deeploy.js';
@@ -30,6 +32,9 @@ const arg = (flag: string): string | undefined => {
 const only = arg('--only') ? new RegExp(arg('--only')!) : undefined;
 const keep = (arg('--keep') ?? '').split(',').filter((c): c is CostClass => (COST_CLASSES as readonly string[]).includes(c));
 const write = process.argv.includes('--write');
+// --no-skew: the per-unit classes only (the skew sweep runs every calibration layer on the whole team, 25 AS runs each).
+const noSkew = process.argv.includes('--no-skew');
+if (write && noSkew) throw new Error('--write writes the skew too: drop --no-skew');
 if (write && only) throw new Error('--write fits on every calibration layer: drop --only');
 const targets = arg('--platform') ? [fitTarget(arg('--platform')!)] : FIT_TARGETS;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-fit-costs-'));
@@ -43,9 +48,15 @@ try {
     console.log(['calibration layer'.padEnd(w), 'ISS'.padStart(9), 'AS fitted'.padStart(9), 'AS/ISS'.padStart(7)].join('  '));
     for (const r of fit.ratios) console.log([r.name.padEnd(w), String(r.iss).padStart(9), String(r.predicted).padStart(9), r.ratio.toFixed(2).padStart(7)].join('  '));
     for (const c of fit.fitted) console.log(`${c.padEnd(12)} ${fit.costs[c].toFixed(4)} (hand count ${t.hand[c]})`);
+    let skew: SkewFit | undefined;
+    if (t.bankSkewConst && !noSkew) {
+      skew = await fitSkew(CALIBRATION.filter((l) => !only || only.test(l.name)), work, t);
+      console.log(`${t.platform}, whole team: bank replay start skew ${skew.skew} cycles (score per skew: ${[...skew.score].map(([s, v]) => `${s}:${v.toFixed(3)}`).join(' ')})`);
+      for (const r of skew.rows) console.log([r.name.padEnd(w), String(r.iss).padStart(9), String(r.as).padStart(9), (r.as / r.iss).toFixed(2).padStart(7)].join('  '));
+    }
     if (write) {
       writeFileSync(join(REPO, t.generatorFile), renderGenerator(fit, rows, t));
-      writeFileSync(join(REPO, t.emulatorFile), renderEmulator(fit, rows, t));
+      writeFileSync(join(REPO, t.emulatorFile), renderEmulator(fit, rows, t, skew));
       writeFileSync(join(REPO, DOC_FILE), docWithTable(REPO, t, renderDocTable(fit, t)));
       console.log(`written: ${t.generatorFile}, ${t.emulatorFile}, ${DOC_FILE} (npm run build, then fit again until nothing changes)`);
     }

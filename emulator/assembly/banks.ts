@@ -39,6 +39,8 @@ let l2Region: i32 = -1;
 let bankMask: u32 = 0;
 let wordShift: u32 = 2;
 let window: i32 = 64;
+/** Cycles between the loop starts of consecutive cores in the replay (core c starts at c x startSkew). */
+let startSkew: i32 = 0;
 /** Extra cycles per access to L2 over the 1 cycle the cost tables charge for every access. */
 let l2ExtraCycles: i64 = 0;
 /** Cores that declared streams in the current phase (bit per core); 0: nothing to simulate. */
@@ -50,9 +52,9 @@ let l2StallTotal: i64 = 0;
 /**
  * The chip's model (chips/siracusa-memory.ts): `banks` word-interleaved banks of 2^`wordLog2` bytes in region `l1`;
  * each access to region `l2` (-1: none) costs `l2Extra` cycles more than an L1 access; `windowIters` iterations are
- * simulated exactly before the steady state is extrapolated.
+ * simulated exactly before the steady state is extrapolated; core c's loop starts `skew` x c cycles into the phase.
  */
-export function enableBanks(l1: i32, banks: i32, wordLog2: i32, l2: i32, l2Extra: i64, windowIters: i32): void {
+export function enableBanks(l1: i32, banks: i32, wordLog2: i32, l2: i32, l2Extra: i64, windowIters: i32, skew: i32 = 0): void {
   assert(banks > 0 && banks <= MAX_BANKS && (banks & (banks - 1)) == 0 && windowIters >= 2);
   enabled = true;
   l1Region = l1;
@@ -61,6 +63,17 @@ export function enableBanks(l1: i32, banks: i32, wordLog2: i32, l2: i32, l2Extra
   wordShift = <u32>wordLog2;
   l2ExtraCycles = l2Extra;
   window = windowIters;
+  setStartSkew(skew);
+}
+
+/**
+ * The replay's start skew (docs/timing.md "L1 bank conflicts"): the chip's value at configure, another one for the
+ * cost fit's sweep (scripts/cost-fit/skew.ts). Forgets the cached replays, which were made with the old one.
+ */
+export function setStartSkew(cycles: i32): void {
+  assert(cycles >= 0);
+  startSkew = cycles;
+  memory.fill(CACHE_LEN, 0, ENTRIES * 4);
 }
 
 export function resetBanks(): void {
@@ -139,7 +152,7 @@ export function stallOf(core: i32): i64 {
  * The phase of `team` cores ends: replays their declared loops in lockstep and leaves each core's stalls in RESULT
  * (stallOf); clears the declarations.
  *
- * Every core starts its loop at cycle 0 of the phase. An iteration is `period` cycles: its streams' accesses in
+ * Core c starts its loop c x startSkew cycles into the phase (0: all in lockstep). An iteration is `period` cycles: its streams' accesses in
  * slots 0, 1, ... (one per cycle, in declaration order), then compute. In each cycle every core at an access slot
  * requests the bank of its address; each bank grants one request, round robin from the core after the one it
  * granted last; a core not granted stalls a cycle and requests again, its later slots waiting. The first `window`
@@ -189,13 +202,16 @@ export function simulate(team: i32): void {
 /** The lockstep replay itself (see simulate): leaves STALL and HALF per core. */
 function replay(team: i32, running: i32, half: i32): void {
   memory.fill(RR, 0, MAX_BANKS * 4);
+  let cycle: i32 = 0;
   while (running > 0) {
+    cycle++;
     // Requests of this cycle, one bit per core per bank.
     memory.fill(REQ, 0, MAX_BANKS * 4);
     for (let c = 0; c < team; c++) {
       const off = <usize>c << 2;
       const it = load<i32>(ITER + off);
       if (it >= load<i32>(LIMIT + off)) continue;
+      if (cycle <= c * startSkew) continue; // not started yet
       const slot = load<i32>(SLOT + off);
       if (slot >= load<i32>(NSTREAMS + off)) continue;
       const s = (<usize>(c * MAX_STREAMS + slot)) << 2;
@@ -220,6 +236,7 @@ function replay(team: i32, running: i32, half: i32): void {
       const it = load<i32>(ITER + off);
       const lim = load<i32>(LIMIT + off);
       if (it >= lim) continue;
+      if (cycle <= c * startSkew) continue;
       const slot = load<i32>(SLOT + off);
       if (slot < load<i32>(NSTREAMS + off) && (granted & (1 << <u32>c)) == 0) {
         store<i32>(STALL + off, load<i32>(STALL + off) + 1);

@@ -128,7 +128,7 @@ export {
 } from "./agents";
 export { check } from "./check";
 export { mem_stream } from "./agents";
-export { l1_stall_cycles, l2_stall_cycles, l2_access_cycles, l1_banks } from "./banks";
+export { l1_stall_cycles, l2_stall_cycles, l2_access_cycles, l1_banks, setStartSkew as set_bank_skew } from "./banks";
 export {
   layer_begin, layer_end, current_layer, events_ptr, events_capacity, events_count, events_first, events_total,
 } from "./events";

@@ -29,6 +29,11 @@ export interface RunOptions {
   onStage?: (stage: string) => void;
   /** The watchdog: a fault when any agent's clock passes this many cycles (0 or absent: no limit). */
   maxCycles?: number;
+  /**
+   * The L1 bank replay's start skew in cycles (docs/timing.md "L1 bank conflicts"), instead of the chip's measured
+   * one: the cost fit's sweep and hand-worked tests (0: the cores in lockstep).
+   */
+  bankSkew?: number;
 }
 
 export interface LayerTiming {
@@ -169,6 +174,7 @@ export async function loadFirmware(outDir: string, opts: RunOptions = {}): Promi
   const linear = new Map(manifest.tensors.map((t) => [t.name, linearAddress(t, regions)]));
   loadImages(outDir, manifest, emu, regions);
   if (opts.maxCycles) emu.set_cycle_limit(BigInt(Math.floor(opts.maxCycles)));
+  if (opts.bankSkew !== undefined) emu.set_bank_skew(opts.bankSkew);
   const layerNames = new Map(manifest.layers.map((l) => [l.id, l.name]));
   const nameOf = (layer: number): string => quoted(layerNames.get(layer) ?? '');
   return { manifest, build, module, emu, regions, linear, layerNames, nameOf, t0 };

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { COST_CLASSES } from '../../generator/platforms/types.js';
 import type { Fit } from './fit.js';
 import type { CalibrationRow } from './measure.js';
+import type { SkewFit } from './skew.js';
 import type { FitTarget } from './targets.js';
 
 export const DOC_FILE = 'docs/timing.md';
@@ -38,15 +39,27 @@ export function renderGenerator(fit: Fit, rows: CalibrationRow[], t: FitTarget):
   ].join('\n');
 }
 
-/** 1/64ths of a cycle per class in the emulator's numbering, -1 where the hand count stands. */
-export function renderEmulator(fit: Fit, rows: CalibrationRow[], t: FitTarget): string {
+/**
+ * 1/64ths of a cycle per class in the emulator's numbering, -1 where the hand count stands; and, for a chip with a
+ * bank model, the bank replay's start skew (`skew`, scripts/cost-fit/skew.ts).
+ */
+export function renderEmulator(fit: Fit, rows: CalibrationRow[], t: FitTarget, skew?: SkewFit): string {
   const values = COST_CLASSES.map((c) => (fit.fitted.includes(c) ? String(Math.round(fit.costs[c] * 64)) : '-1'));
+  const skewLines = t.bankSkewConst && skew
+    ? [
+      '',
+      `/** Cycles between consecutive cores' loop starts in the L1 bank replay (banks.ts): the skew of the sweep whose AS`,
+      ` * cycles of the ${skew.rows.length} calibration layers on the whole team come closest to the ISS's (scripts/cost-fit/skew.ts). */`,
+      `export const ${t.bankSkewConst}: i32 = ${skew.skew};`,
+    ]
+    : [];
   return [
     HEADER,
     ...provenance(fit, rows, t.platform),
     '',
     `/** Cycles x 64 per unit of each cost class (runtime/as/cost.ts ids: ${COST_CLASSES.join(', ')}); -1: the hand count stands. */`,
     `export const ${t.emulatorConst}: StaticArray<i32> = [${values.join(', ')}];`,
+    ...skewLines,
     '',
   ].join('\n');
 }

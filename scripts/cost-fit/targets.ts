@@ -17,6 +17,8 @@ export interface FitTarget {
   emulatorFile: string;
   /** The AS constant the emulator file defines. */
   emulatorConst: string;
+  /** The AS constant of the L1 bank replay's start skew, for a chip with a bank model (scripts/cost-fit/skew.ts). */
+  bankSkewConst?: string;
 }
 
 export const FIT_TARGETS: FitTarget[] = [
@@ -27,6 +29,7 @@ export const FIT_TARGETS: FitTarget[] = [
     generatorFile: 'generator/platforms/siracusa/measured-costs.ts',
     emulatorFile: 'emulator/assembly/chips/siracusa-measured.ts',
     emulatorConst: 'SIRACUSA_MEASURED_64THS',
+    bankSkewConst: 'SIRACUSA_BANK_SKEW',
   },
   {
     platform: 'generic',

@@ -8,6 +8,9 @@ import { ndarray } from '../../generator/ir/ndarray.js';
 import { createEmulator } from '../../runtime/node/emulator.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import { makeFirmware } from './fixture.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO } from '../helpers/deeploy.js';
 
 const CALL = 9;
 
@@ -51,8 +54,9 @@ store<i8>(region_base(1) + 0x100, load<i8>(region_base(1)));
 
 const x = ndarray('int8', [1], [5]);
 
-async function coreExtra(o: Parameters<typeof firmware>[0]): Promise<{ extra: number[]; cycles: number }> {
-  const r = await runFirmware(firmware(o), [x]);
+/** The hand-worked examples replay the cores in lockstep (skew 0) unless they say otherwise; the chip's is measured. */
+async function coreExtra(o: Parameters<typeof firmware>[0], bankSkew = 0): Promise<{ extra: number[]; cycles: number }> {
+  const r = await runFirmware(firmware(o), [x], { bankSkew });
   assert.equal([...r.outputs[0].data], [5]);
   const emu = await createEmulator('siracusa');
   const base = emu.fork_cycles() + emu.cost_cycles(CALL);
@@ -101,6 +105,30 @@ test('a loop of period 2 with one access per iteration: cores pair up on the fre
   // last at 8 x 15 + k, then 1 compute cycle: 8 x 15 + k + 2 = 122 + k cycles for 32 cycles of work, 90 + k stalls.
   const r = await coreExtra({ region: 0, coreStride: 64, step: 64, count: 16, period: 2 });
   assert.equal(r.extra, [90, 91, 92, 93, 94, 95, 96, 97]);
+});
+
+test('cores whose loops start apart (the skew) do not meet where the lockstep replay makes them wait', async () => {
+  // The first example with core c starting c x 1 cycles later: core c reaches bank 0 at cycle c, when core c - 1 has
+  // moved to bank 1: no two cores ever want one bank in one cycle, no stall (lockstep: 0..7).
+  const rows = await coreExtra({ region: 0, coreStride: 64, step: 4, count: 16, period: 1 }, 1);
+  assert.equal(rows.extra, [0, 0, 0, 0, 0, 0, 0, 0]);
+  // The column walk (every access in bank 0) with the cores 16 cycles apart: each core's 16 accesses are over before
+  // the next core starts, no stall (lockstep: 105..112).
+  const column = await coreExtra({ region: 0, coreStride: 64, step: 64, count: 16, period: 1 }, 16);
+  assert.equal(column.extra, [0, 0, 0, 0, 0, 0, 0, 0]);
+});
+
+test('the chip\'s skew is the measured one (chips/siracusa-measured.ts, written by the cost fit), not lockstep', async () => {
+  const measured = readFileSync(join(REPO, 'emulator/assembly/chips/siracusa-measured.ts'), 'utf8');
+  const skew = Number(/SIRACUSA_BANK_SKEW: i32 = (\d+);/.exec(measured)?.[1]);
+  assert.ok(skew > 0);
+  // Rows 64 bytes apart with a period longer than the skew x 7: the cores never overlap on a bank in the replay.
+  const r = await runFirmware(firmware({ region: 0, coreStride: 64, step: 64, count: 1, period: 1 }), [x]);
+  const emu = await createEmulator('siracusa');
+  const base = emu.fork_cycles() + emu.cost_cycles(CALL);
+  assert.equal(r.coreCycles.map((c) => c - base), [0, 0, 0, 0, 0, 0, 0, 0]);
+  const lockstep = await coreExtra({ region: 0, coreStride: 64, step: 64, count: 1, period: 1 });
+  assert.equal(lockstep.extra, [0, 1, 2, 3, 4, 5, 6, 7]);
 });
 
 test('a core reading L2 pays the assumed L2 access on every access, at once', async () => {

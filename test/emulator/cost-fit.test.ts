@@ -13,6 +13,9 @@ import { fitCosts } from '../../scripts/cost-fit/fit.js';
 import { CALIBRATION } from '../../scripts/cost-fit/layers.js';
 import { measure, type CalibrationRow } from '../../scripts/cost-fit/measure.js';
 import { nnls } from '../../scripts/cost-fit/nnls.js';
+import { fitSkew, SKEWS } from '../../scripts/cost-fit/skew.js';
+import { readFileSync } from 'node:fs';
+import { REPO } from '../helpers/deeploy.js';
 
 /*
  * The cost fit (scripts/fit-costs.ts): the solver, the fit on rows whose answer is known, and the measurement on real
@@ -86,5 +89,21 @@ for (const t of FIT_TARGETS) {
     }
   });
 }
+
+test('siracusa: the measured bank replay skew brings the AS closer to the ISS on the whole team than lockstep', async () => {
+  // Four calibration layers whose streams the lockstep replay makes collide (a GEMM's A rows 256 bytes apart, an Add's
+  // and a transpose's operands, a conv's filters): the committed skew must score better (scripts/cost-fit/skew.ts)
+  // than 0 (lockstep) by half.
+  const names = ['gemm 64x256x128', 'add 1x32x16x16', 'transpose 4x64x32 [0,2,1]', 'conv3x3/1 16->32 16x16'];
+  const work = mkdtempSync(join(tmpdir(), 'firmgen-costfit-skew-'));
+  try {
+    const fit = await fitSkew(CALIBRATION.filter((l) => names.includes(l.name)), work, fitTarget('siracusa'));
+    const measured = Number(/SIRACUSA_BANK_SKEW: i32 = (\d+);/.exec(readFileSync(join(REPO, 'emulator/assembly/chips/siracusa-measured.ts'), 'utf8'))?.[1]);
+    assert.ok(SKEWS.includes(measured), `skew ${measured}`);
+    assert.ok(fit.score.get(measured)! < fit.score.get(0)! / 2, `score at ${measured}: ${fit.score.get(measured)}, lockstep ${fit.score.get(0)}`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
 
 test.run();

@@ -4,3 +4,7 @@
 
 /** Cycles x 64 per unit of each cost class (runtime/as/cost.ts ids: MAC_CONV, MAC_DW, MAC_GEMM, ELEMENT, REQUANT, COPY_BYTE, SOFTMAX_ELEM, NORM_ELEM, DIV, CALL, MOVE_ELEM, POOL_TAP); -1: the hand count stands. */
 export const SIRACUSA_MEASURED_64THS: StaticArray<i32> = [26, 80, 24, 917, 1363, 201, 1177, -1, -1, 56320, 287, 125];
+
+/** Cycles between consecutive cores' loop starts in the L1 bank replay (banks.ts): the skew of the sweep whose AS
+ * cycles of the 25 calibration layers on the whole team come closest to the ISS's (scripts/cost-fit/skew.ts). */
+export const SIRACUSA_BANK_SKEW: i32 = 17;
