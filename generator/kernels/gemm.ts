@@ -164,6 +164,8 @@ export const gemmKernel: KernelDef = {
           fn: `fg_dot4_${signs}`,
           fn4: `fg_dot4x2_${signs}`,
           fn1: `fg_dot1x2_${signs}`,
+          // One A row against two B rows: the 1x2 loop with B's rows as its two rows (signedness B first).
+          fn1swap: `fg_dot1x2_${signs[1]}${signs[0]}`,
           rowPairs: split.chunks === 1 && K >= 4,
         } : false,
         // B contiguous in n, both 8-bit, A contiguous in k: the C's transposed-B SIMD path (gemm.c.mustache kdot).

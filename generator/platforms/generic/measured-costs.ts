@@ -9,7 +9,7 @@ export const MEASURED: Partial<CoreCosts> = {
   MAC_DW: 4.75, // hand count 5.25
   MAC_GEMM: 6.25, // hand count 5.25
   ELEMENT: 14.734375, // hand count 5.5
-  REQUANT: 43.953125, // hand count 9.25
+  REQUANT: 43.65625, // hand count 9.25
   COPY_BYTE: 5.28125, // hand count 0.8125
   SOFTMAX_ELEM: 19.890625, // hand count 23.75
   CALL: 160, // hand count 32
