@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Platform } from '../platforms/types.js';
+import type { IssCluster, Platform } from '../platforms/types.js';
 import { memoryOf } from '../platforms/types.js';
 import type { CImageBudget } from './c-image.js';
 import { RUNTIME, templatePath } from './paths.js';
@@ -16,7 +16,7 @@ export interface BuildRegion {
 /** out/c/image.json: the generator's budget and the rv32 map, read back by `gen build` (runtime/node/c-build.ts). */
 export interface ImageFile {
   budget?: CImageBudget;
-  rv32?: { regions: BuildRegion[]; xpulp?: boolean; cluster?: { cores: number; l1: string; l2: string } };
+  rv32?: { regions: BuildRegion[]; xpulp?: boolean; cluster?: Omit<IssCluster, 'hal' | 'devices'> };
 }
 
 const hex = (v: number): string => `0x${v.toString(16)}`;
@@ -59,7 +59,8 @@ export function addCProject(files: Map<string, string | Uint8Array>, platform: P
   files.set('c/README.md', renderFile(templatePath(platform.name, 'c', 'README.md.mustache'), {
     ...header, rv32: regions !== undefined, budget: budget ?? false, boardFiles,
   }));
-  const cluster = image?.issCluster ? { cores: image.issCluster.cores, l1: image.issCluster.l1, l2: image.issCluster.l2 } : undefined;
+  // What the ISS runner needs of the cluster (its C files are the Makefile's business).
+  const cluster = image?.issCluster ? (({ hal: _h, devices: _d, ...rest }) => rest)(image.issCluster) : undefined;
   const imageFile: ImageFile = {
     budget, rv32: regions ? { regions, ...(image?.xpulp ? { xpulp: true } : {}), ...(cluster ? { cluster } : {}) } : undefined,
   };

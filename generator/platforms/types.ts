@@ -179,9 +179,37 @@ export interface CImage {
    * (paths under c/hal/) of the chip's other devices the emulator models for the ISS (N-EUREKA, the HyperRAM DMA), in
    * place of the functional model and memcpy of the plain rv32 build.
    */
-  issCluster?: { hal: string; cores: number; l1: string; l2: string; devices?: string[] };
+  issCluster?: IssCluster;
   /** Bare-metal images per PE role (SpiNNaker2's ARM build; generator/platforms/spinnaker2/pe-image.ts). */
   pe?: PeImages;
+}
+
+/**
+ * The chip's cluster as the ISS runs it (`gen run --on iss`): the HAL and device C files of its rv32-xpulp build, its
+ * cores and timed memories, and its memory-mapped devices at the chip's addresses, each one of the ISS's device models
+ * (emulator/assembly/iss/: event unit, cluster DMA, N-EUREKA, the blocking far-memory DMA). The ISS runner names no chip:
+ * it maps what this record says (image.json carries it).
+ */
+export interface IssCluster {
+  hal: string;
+  cores: number;
+  l1: string;
+  l2: string;
+  /** C files of the devices' HALs (runtime/c/<platform>/...), built into the ISS image. */
+  devices?: string[];
+  mmio: IssDevice[];
+  /** A memory the cores cannot load from, reached only through the `far-dma` device when its HAL is built. */
+  far?: string;
+  /** The NPU's neural memory at the rv32 link script's addresses (mapped when the image has weights there). */
+  neural?: { mram: number; sram: number; size: number };
+}
+
+export interface IssDevice {
+  kind: 'event-unit' | 'cluster-dma' | 'npu' | 'far-dma';
+  /** For faults and the region table. */
+  name: string;
+  base: number;
+  size: number;
 }
 
 /**

@@ -15,6 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { GenError, quoted } from '../../generator/errors.js';
 import type { NDArray } from '../../generator/ir/ndarray.js';
+import type { IssDevice } from '../../generator/platforms/types.js';
 import { buildC, readImageFile } from './c-build.js';
 import { emulatorModule } from './emulator.js';
 import { readElfSections, readElfSymbols, SHF_ALLOC, type ElfSymbol } from './elf.js';
@@ -74,12 +75,8 @@ export interface IssOptions {
 
 interface Mapped { base: number; size: number; linear: number }
 
-const EU = { base: 0x1020_4000, size: 0x400, device: 2 };
-const MCHAN = { base: 0x1020_4400, size: 0x400, device: 3 };
-const NPU = { base: 0x1020_1000, size: 0x400, device: 4 };
-const L3DMA = { base: 0x1a10_2000, size: 0x100, device: 5 };
-/** The neural memory as the rv32 link script places it (.fg_nms_mram, .fg_nms_sram; link_rv32.ld), 4 MiB each. */
-const NMS = { mram: 0x8400_0000, sram: 0x8440_0000, size: 0x40_0000 };
+/** The ISS's device models by kind (iss/mmio.ts dispatch numbers); where each sits is the platform's (IssCluster.mmio). */
+const DEVICE: Record<IssDevice['kind'], number> = { 'event-unit': 2, 'cluster-dma': 3, npu: 4, 'far-dma': 5 };
 
 /** The ELF's allocated sections merged into spans (gaps under 64 KiB joined), each mapped as one RAM region. */
 function spans(elf: string): { base: number; size: number }[] {
@@ -129,30 +126,34 @@ export async function runIss(outDir: string, inputs: NDArray[], options: IssOpti
   let l3 = -1;
   let mram = -1;
   let sram = -1;
+  if (cluster && !Array.isArray(cluster.mmio)) {
+    throw new GenError('run', 'c/image.json names no cluster devices (written by an older firmgen): run gen firmware again', { file: outDir });
+  }
   if (cluster && image) {
     // The build's memories as a whole, L1 and L2 timed for the cluster; the NPU's and other sections as spans.
     // L3 is reached only through the HyperRAM DMA when the build has its HAL (l3_iss.c): no core access.
-    const l3Device = symbols.has('hal_l3_read');
+    const farDevice = cluster.far !== undefined && symbols.has('hal_l3_read');
     for (const r of image.regions) {
-      const flags = r.name === 'L3' && l3Device ? 0 : ram | (r.name === cluster.l1 || r.name === cluster.l2 ? FLAG.timed : 0);
+      const far = farDevice && r.name === cluster.far;
+      const flags = far ? 0 : ram | (r.name === cluster.l1 || r.name === cluster.l2 ? FLAG.timed : 0);
       const i = map(r.origin, r.length, flags, r.name);
       if (r.name === cluster.l1) l1 = i;
       if (r.name === cluster.l2) l2 = i;
-      if (r.name === 'L3' && l3Device) l3 = i;
+      if (far) l3 = i;
     }
     // The neural memory, whole, when the image has NPU weights (a WMEM job's pointers are checked against it).
     const sections = new Set(readElfSections(elf).map((x) => x.name));
-    if (sections.has('.fg_nms_mram') || sections.has('.fg_nms_sram')) {
-      mram = map(NMS.mram, NMS.size, FLAG.read, 'NMS_MRAM');
-      sram = map(NMS.sram, NMS.size, FLAG.read, 'NMS_SRAM');
+    if (cluster.neural && (sections.has('.fg_nms_mram') || sections.has('.fg_nms_sram'))) {
+      mram = map(cluster.neural.mram, cluster.neural.size, FLAG.read, 'NMS_MRAM');
+      sram = map(cluster.neural.sram, cluster.neural.size, FLAG.read, 'NMS_SRAM');
     }
     for (const s of spans(elf)) {
       if (!mapped.some((r) => s.base < r.base + r.size && r.base < s.base + s.size)) map(s.base, s.size, ram, `RAM@0x${s.base.toString(16)}`);
     }
-    for (const [d, name] of [[EU, 'event unit'], [MCHAN, 'cluster DMA'], [NPU, 'N-EUREKA'], [L3DMA, 'HyperRAM DMA']] as const) {
-      const i = emu.iss_region_add(d.base, d.size, 0, 0, FLAG.read | FLAG.write | FLAG.mmio, d.device);
-      if (i < 0) throw new GenError('run', `cannot map the ${name}`, { file: elf });
-      regions[i] = name;
+    for (const d of cluster.mmio) {
+      const i = emu.iss_region_add(d.base >>> 0, d.size, 0, 0, FLAG.read | FLAG.write | FLAG.mmio, DEVICE[d.kind]);
+      if (i < 0) throw new GenError('run', `cannot map the ${d.name}`, { file: elf });
+      regions[i] = d.name;
     }
   } else {
     for (const s of spans(elf)) map(s.base, s.size, ram, `RAM@0x${s.base.toString(16)}`);
@@ -173,7 +174,7 @@ export async function runIss(outDir: string, inputs: NDArray[], options: IssOpti
   if (cluster) {
     startClusterCores(emu, elf, symbols, cluster.cores, l1, l2);
     emu.iss_cluster_marks(marksPtr, markCapacity);
-    emu.iss_npu_config(l1, mram, sram, NMS.mram);
+    emu.iss_npu_config(l1, mram, sram, cluster.neural?.mram ?? 0);
     emu.iss_l3_config(l2, l3);
   }
 

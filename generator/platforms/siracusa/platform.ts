@@ -56,7 +56,21 @@ export const siracusa: Platform = {
     // The cluster cores and the fabric controller are CV32E40P-class RI5CY cores with XpulpV2 (HARDWARE.md).
     xpulp: true,
     // `gen run --on iss`: the 8 cluster cores and the fabric controller as harts (runtime/c/siracusa/hal_iss.c).
-    issCluster: { hal: 'siracusa/hal_iss.c', cores: 8, l1: 'L1', l2: 'L2', devices: ['siracusa/neureka_iss.c', 'siracusa/l3_iss.c'] },
+    issCluster: {
+      hal: 'siracusa/hal_iss.c', cores: 8, l1: 'L1', l2: 'L2', devices: ['siracusa/neureka_iss.c', 'siracusa/l3_iss.c'],
+      // The cluster's peripherals at their chip addresses (hal_iss.c, neureka_iss.c, l3_iss.c use the same): event
+      // unit and mchan (pulp-sdk archi/chips/siracusa memory map), N-EUREKA (HARDWARE.md), and the HyperRAM DMA,
+      // whose register block and address are firmgen's own (HARDWARE.md gives none; docs/iss.md).
+      mmio: [
+        { kind: 'event-unit', name: 'event unit', base: 0x1020_4000, size: 0x400 },
+        { kind: 'cluster-dma', name: 'cluster DMA', base: 0x1020_4400, size: 0x400 },
+        { kind: 'npu', name: 'N-EUREKA', base: 0x1020_1000, size: 0x400 },
+        { kind: 'far-dma', name: 'HyperRAM DMA', base: 0x1a10_2000, size: 0x100 },
+      ],
+      far: 'L3',
+      // .fg_nms_mram and .fg_nms_sram of the rv32 link script (link_rv32.ld), 4 MiB each.
+      neural: { mram: 0x8400_0000, sram: 0x8440_0000, size: 0x40_0000 },
+    },
     boardFiles: ['Makefile.pulp', 'CMakeLists.txt'],
     rv32: { L2: 0x8000_0000, L1: 0x8020_0000, L3: 0x8480_0000 },
   },
