@@ -24,18 +24,22 @@ export interface CalibrationRow {
   issCycles: number;
 }
 
+/** A calibration layer's model and sample inputs written into `dir`, and where its firmware goes. */
+export function writeLayer(l: CalibrationLayer, dir: string): { model: string; sample: string; out: string } {
+  mkdirSync(dir, { recursive: true });
+  const model = join(dir, 'model.onnx');
+  const sample = join(dir, 'in.npz');
+  writeFileSync(model, l.builder.bytes());
+  writeFileSync(sample, encodeNpz(new Map(l.inputs.map((a, k) => [`in${k}`, a]))));
+  return { model, sample, out: join(dir, 'out') };
+}
+
 export async function measure(layers: CalibrationLayer[], work: string, target: FitTarget): Promise<CalibrationRow[]> {
   // The table the AS firmware charges now (the platform's, equal to the emulator's), to take compute() out of its cycles.
   const costs = platformByName(target.platform).costs;
   const rows: CalibrationRow[] = [];
   for (const [i, l] of layers.entries()) {
-    const dir = join(work, `layer${i}`);
-    mkdirSync(dir, { recursive: true });
-    const model = join(dir, 'model.onnx');
-    const sample = join(dir, 'in.npz');
-    writeFileSync(model, l.builder.bytes());
-    writeFileSync(sample, encodeNpz(new Map(l.inputs.map((a, k) => [`in${k}`, a]))));
-    const out = join(dir, 'out');
+    const { model, sample, out } = writeLayer(l, join(work, `layer${i}`));
     // Planned with the hand counts: the tiles (and so the units per class) do not follow the table being fitted.
     generateFirmware({ model, platform: target.platform, out, ...target.options, sampleInputs: sample, planCosts: target.hand });
     const as = await runFirmware(out, l.inputs);

@@ -6,13 +6,12 @@
  * with the platform's team, and the AS with each candidate skew; the skew whose AS cycles are closest to the ISS's
  * (least squares on log ratios, the smaller skew on a tie) is the chip's.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodeNpz } from '../../generator/onnx/npy.js';
 import { generateFirmware } from '../../generator/pipeline.js';
 import { runIss } from '../../runtime/node/iss-run.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import type { CalibrationLayer } from './layers.js';
+import { writeLayer } from './measure.js';
 import type { FitTarget } from './targets.js';
 
 /** Skews tried, in cycles: up to a little over the longest declared loop period (20). */
@@ -29,13 +28,7 @@ export interface SkewFit {
 export async function fitSkew(layers: CalibrationLayer[], work: string, target: FitTarget): Promise<SkewFit> {
   const runs: { name: string; iss: number; as: Map<number, number> }[] = [];
   for (const [i, l] of layers.entries()) {
-    const dir = join(work, `team${i}`);
-    mkdirSync(dir, { recursive: true });
-    const model = join(dir, 'model.onnx');
-    const sample = join(dir, 'in.npz');
-    writeFileSync(model, l.builder.bytes());
-    writeFileSync(sample, encodeNpz(new Map(l.inputs.map((a, k) => [`in${k}`, a]))));
-    const out = join(dir, 'out');
+    const { model, sample, out } = writeLayer(l, join(work, `team${i}`));
     // The platform's whole team, planned with the hand counts like the one-core runs (tiles do not follow the fit).
     generateFirmware({ model, platform: target.platform, out, sampleInputs: sample, planCosts: target.hand });
     const iss = await runIss(out, l.inputs);
