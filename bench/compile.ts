@@ -5,6 +5,10 @@
  * median of 5 runs after a warm-up, and the whole CLI as a user runs it (a new Node process each time, module
  * loading included). One JSON line per figure {name, figure, unit, reference}, then a table.
  *
+ * With FIRMGEN_DEEPLOY set (bench/peer-deeploy.ts), the peer compiler's generation step is timed the same way on
+ * each Models folder of ../shared/deeploy-tests at the same settings (Siracusa, tiled, L1 64000, double buffering),
+ * and the ratio peer wall / CLI wall is printed; without it the bench says the peer is not available.
+ *
  * Options: --runs N (default 5), --only <regex on the model name>.
  */
 import { spawnSync } from 'node:child_process';
@@ -14,6 +18,7 @@ import { join } from 'node:path';
 import { generateFirmware, type FirmwareOptions } from '../generator/pipeline.js';
 import { integerFolders, REPO } from '../test/helpers/deeploy.js';
 import { TINY_MODEL_NAMES, writeTinyModel } from '../test/helpers/tiny-models.js';
+import { deeployPeer } from './peer-deeploy.js';
 
 const arg = (flag: string): string | undefined => {
   const i = process.argv.indexOf(flag);
@@ -48,7 +53,8 @@ function timed(opts: FirmwareOptions): Map<string, number> {
   return ms;
 }
 
-const folders = [
+/** A model to time; dir: its deeploy-tests folder (the peer reads the folder), absent for the models the bench builds. */
+const folders: { name: string; model: string; dir?: string }[] = [
   ...integerFolders().filter((f) => f.name.startsWith('Models/') || f.name === 'Kernels/Integer/Attention'),
   ...TINY_MODEL_NAMES.filter((name) => !only || only.test(name)).map((name) => ({ name: `Models/${name}`, model: writeTinyModel(name, join(work, 'models')) })),
 ];
@@ -58,6 +64,12 @@ const cases = folders
     { name: `${f.name.replace(/^(Models|Kernels\/Integer)\//, '')}.generic`, args: ['--platform', 'generic'], opts: { platform: 'generic' }, f },
   ])
   .filter((c) => !only || only.test(c.name));
+
+const peer = deeployPeer();
+if (typeof peer === 'string') console.log(peer);
+/** The peer runs the folders it ships (Models/ of deeploy-tests), on Siracusa only. */
+const peerFolder = (c: (typeof cases)[number]): string | undefined =>
+  c.opts.platform === 'siracusa' && c.f.name.startsWith('Models/') ? c.f.dir : undefined;
 
 const rows: string[][] = [];
 let i = 0;
@@ -76,11 +88,19 @@ for (const c of cases) {
     return performance.now() - t0;
   });
   emit(`${c.name}.cli_wall`, median(cli), 'ms', `new Node process per run, median of ${RUNS} (min ${min(cli).toFixed(0)})`);
-  rows.push([c.name, ...[...STAGES, 'total'].map((s) => median(runs.map((r) => r.get(s) ?? 0)).toFixed(1)), median(cli).toFixed(0)]);
+  let ratio = '';
+  const dir = peerFolder(c);
+  if (dir !== undefined && typeof peer !== 'string') {
+    const walls = Array.from({ length: RUNS }, () => peer.wallMs(dir, out()));
+    emit(`${c.name}.peer_wall`, median(walls), 'ms', `${peer.describe}, new process per run, median of ${RUNS} (min ${min(walls).toFixed(0)})`);
+    emit(`${c.name}.peer_ratio`, median(walls) / median(cli), 'x', 'peer wall / gen firmware CLI wall, medians');
+    ratio = (median(walls) / median(cli)).toFixed(1);
+  }
+  rows.push([c.name, ...[...STAGES, 'total'].map((s) => median(runs.map((r) => r.get(s) ?? 0)).toFixed(1)), median(cli).toFixed(0), ratio]);
 }
 rmSync(work, { recursive: true, force: true });
 
-const head = ['model', ...STAGES, 'total', 'CLI wall'];
+const head = ['model', ...STAGES, 'total', 'CLI wall', 'peer/CLI'];
 const width = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
 const line = (r: string[]): string => r.map((v, c) => (c === 0 ? v.padEnd(width[c]) : v.padStart(width[c]))).join('  ');
 console.log(['', `gen firmware, ms (in-process stages: median of ${RUNS} after a warm-up; CLI: whole process)`, line(head), ...rows.map(line)].join('\n'));

@@ -12,9 +12,9 @@ export interface Token {
 }
 
 // Character classes by code (a regular expression per character was most of the check's time).
-const isDigit = (c: number): boolean => c >= 48 && c <= 57;
-const isIdentStart = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36;
-const isIdentPart = (c: number): boolean => isIdentStart(c) || isDigit(c);
+export const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+export const isIdentStart = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36;
+export const isIdentPart = (c: number): boolean => isIdentStart(c) || isDigit(c);
 
 /** Tokens of AS source: comments and white space dropped; strings, numbers, identifiers and one-character punctuation. */
 export function tokenize(source: string): Token[] {

@@ -6,8 +6,8 @@ import { printable } from '../errors.js';
 import { checkOutputFolder } from '../backend/output-folder.js';
 import { safeFileName } from '../backend/sanitize.js';
 import type { MemoryPlan } from '../midend/plan.js';
-import { generateFirmware } from '../pipeline.js';
-import { PLATFORMS } from '../platforms/index.js';
+import { generateFor } from '../compile.js';
+import { CATALOG, loadPlatform } from '../platforms/catalog.js';
 import { addPlatformOptions, platformValues } from './platform-options.js';
 import { spinner } from './progress.js';
 import { addQuantizeOptions, type QuantizeFlags } from './quantize-options.js';
@@ -60,7 +60,7 @@ export function firmwareCommand(program: Command): void {
     .command('firmware')
     .description('generate firmware for a platform: out/c (C for the board + host build), out/as (AssemblyScript for the emulator), firmware.json, memory images')
     .argument('<model>', 'quantized ONNX model (integer dialect, or standard QDQ / QOperator: docs/quantized-onnx.md)')
-    .requiredOption('-p, --platform <name>', `target platform: ${Object.keys(PLATFORMS).join(', ')}`)
+    .requiredOption('-p, --platform <name>', `target platform: ${CATALOG.map((p) => p.name).join(', ')}`)
     .option('-o, --out <dir>', 'output folder: new, empty, or an earlier firmgen output, replaced atomically (default: out/<model>-<platform>)')
     .option('--inputs <npz>', 'sample inputs whose value ranges set the input types (default: inputs.npz beside the model)')
     .option('--l1 <bytes>', 'bytes of the tile memory (L1) for tile buffers, on platforms that tile (default: what the board SDK leaves; suffix k or KiB allowed)', parseBytes)
@@ -85,7 +85,8 @@ export function firmwareCommand(program: Command): void {
       let r;
       try {
         const { platform, inputs, l1, l2, l3, untiled, singleBuffer, out, ...rest } = o;
-        r = generateFirmware({
+        // Only this platform's modules are loaded (platforms/catalog.ts).
+        r = generateFor(await loadPlatform(platform), {
           ...platformValues(rest), model, platform, out: out!, sampleInputs: inputs, onStage: progress.stage,
           l1, l2, l3, buffering: singleBuffer ? 'single' : 'double', untiled,
         });

@@ -5,7 +5,7 @@ import type { NDArray } from '../ir/ndarray.js';
 import { readNpz, encodeNpz } from '../onnx/npy.js';
 import { loadOnnxFile } from '../onnx/load.js';
 import { configurePlatform } from '../platforms/options.js';
-import { platformByName, PLATFORMS } from '../platforms/index.js';
+import { CATALOG, describePlatform } from '../platforms/catalog.js';
 import { addPlatformOptions, platformValues } from './platform-options.js';
 
 interface ForwardFlags {
@@ -22,7 +22,7 @@ interface ForwardFlags {
  * output, likewise). What the generated firmware gives for each sample (docs/brainscales2.md "A batch forward pass").
  */
 export function forwardCommand(program: Command): void {
-  const takers = Object.values(PLATFORMS).filter((p) => p.forward).map((p) => p.name);
+  const takers = CATALOG.filter((p) => p.forward).map((p) => p.name);
   const c = program
     .command('forward')
     .description(`a batch through the chip's own model, for scripts: the outputs the firmware would give for each sample (${takers.join(', ')})`)
@@ -32,11 +32,13 @@ export function forwardCommand(program: Command): void {
     .requiredOption('-o, --out <npz>', 'the outputs: one array per graph output, the samples along the first axis')
     .option('--layers', 'also each layer of the chip\'s own: its inputs, raw outputs and outputs (brainscales2: analog<i>_input, analog<i>_analog, analog<i>_output)');
   addPlatformOptions(c).action(async (model: string, o: ForwardFlags) => {
-    const platform = platformByName(o.platform);
-    if (!platform.forward) throw new GenError('input', `${platform.name} has no forward pass of its own (gen forward takes ${takers.join(', ')}); gen run runs its firmware`);
+    const described = describePlatform(o.platform);
+    if (!described.forward) throw new GenError('input', `${described.name} has no forward pass of its own (gen forward takes ${takers.join(', ')}); gen run runs its firmware`);
     const given = platformValues(o);
     // the options are checked as `gen firmware` checks them (one line for a bad value or another platform's flag)
-    configurePlatform(platform, given, { untiled: false }, Object.values(PLATFORMS));
+    const platform = await described.load();
+    configurePlatform(platform, given, { untiled: false }, CATALOG);
+    if (!platform.forward) throw new GenError('internal', `${platform.name}: its description says it has a forward pass, the platform has none`);
     const batches = [...readNpz(o.inputs).values()];
     const t0 = performance.now();
     const r = await platform.forward(model, batches, given, o.layers === true);

@@ -1,4 +1,4 @@
-import { GenError } from '../errors.js';
+import { describePlatform } from './catalog.js';
 import { brainscales2 } from './brainscales2/platform.js';
 import { gemmini } from './gemmini/platform.js';
 import { generic } from './generic/platform.js';
@@ -9,8 +9,10 @@ import type { Platform } from './types.js';
 
 export const PLATFORMS: Record<string, Platform> = { generic, siracusa, spinnaker2, gemmini, tangram, brainscales2 };
 
+/**
+ * Every platform, its modules loaded with this file: for code that works on many (tests, benches, scripts). The
+ * command line loads only the platform it is asked for (catalog.ts).
+ */
 export function platformByName(name: string): Platform {
-  const p = PLATFORMS[name];
-  if (!p) throw new GenError('input', `unknown platform '${name}' (known: ${Object.keys(PLATFORMS).join(', ')})`);
-  return p;
+  return PLATFORMS[describePlatform(name).name];
 }

@@ -24,7 +24,7 @@ export interface ConfigureContext {
  * The platform as the given options configure it. An option another platform declares but this one does not is an
  * error naming the platforms that take it; a platform without options, given none, is returned as it is.
  */
-export function configurePlatform(p: Platform, given: Record<string, unknown>, context: ConfigureContext, all: Platform[]): Platform {
+export function configurePlatform(p: Platform, given: Record<string, unknown>, context: ConfigureContext, all: Pick<Platform, 'name' | 'options'>[]): Platform {
   const own = new Set((p.options ?? []).map((o) => o.key));
   for (const other of all) {
     for (const o of other.options ?? []) {

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkClosures, closureFault, type ClosureSource } from '../../generator/backend/closure-check.js';
+import { checkClosures, closureFault, closureKey, type ClosureSource } from '../../generator/backend/closure-check.js';
 import { lintClosure } from '../helpers/closure-lint.js';
 import { generateFirmware } from '../../generator/pipeline.js';
 import { integerFolders } from '../helpers/deeploy.js';
@@ -69,6 +69,26 @@ test('labels, ternaries, typed locals and casts read as the syntax tree reads th
   assert.is(lintClosure(c), null);
   const arrow = { fn: 'L_0_Test', fields: ['x', 'y'], source: closure('  const f = (q: i32): i32 => q;\n  store<i8>(a.y, <i8>f(1));') };
   assert.match(closureFault(arrow)!, /arrow function/, 'what the token reader does not follow is refused');
+});
+
+test('closures that differ only in name, numbers and comments share one verdict; any other difference is read again', () => {
+  const at = (fn: string, n: number, note: string, extra = ''): ClosureSource => ({
+    fn, fields: ['x', 'y'],
+    source: closure(`  // ${note}\n  for (let i = 0; i < ${n}; i++) store<i8>(a.y + i, load<i8>(a.x + i${extra}));\n  compute(ELEMENT, ${n});`).replaceAll('L_0_Test', fn),
+  });
+  const first = at('L_0_Test', 16, 'layer 0');
+  assert.is(closureKey(first), closureKey(at('L_7_Test_t1', 0x40, 'layer 7, tile 1')));
+  checkClosures([first]);
+  // The same template capturing a buffer: another key, so it is read, and refused, though its sibling passed.
+  const capturing = at('L_8_Test', 16, 'layer 8', ' + t_z');
+  assert.is.not(closureKey(capturing), closureKey(first));
+  assert.match(failure(() => checkClosures([capturing])).message, /closure L_8_Test: captures 't_z'/);
+  // Other declared fields: another key.
+  assert.is.not(closureKey({ ...first, fields: ['x', 'w'] }), closureKey(first));
+  // A quote in a comment is comment; a '//' inside a string is string, kept in the key.
+  assert.is(closureKey(at('L_9_Test', 16, "the layer's")), closureKey(first));
+  const str = (text: string): ClosureSource => ({ ...first, source: first.source.replace('compute(ELEMENT', `abort("${text}"); compute(ELEMENT`) });
+  assert.is.not(closureKey(str('// t_z')), closureKey(str('// t_y')));
 });
 
 /** Every closure the test models produce: the fast check and the ts-morph lint agree, on it and on its mutants. */

@@ -19,7 +19,7 @@ const model = join(DEEPLOY, 'Kernels', 'Integer', 'Add', 'Regular', 'network.onn
 
 test('the pipeline and the CLI name no platform in their logic', () => {
   const names = Object.keys(PLATFORMS);
-  const files = [join(REPO, 'generator', 'pipeline.ts'), ...readdirSync(join(REPO, 'generator', 'cli')).filter((f) => f !== 'run.ts').map((f) => join(REPO, 'generator', 'cli', f))];
+  const files = [join(REPO, 'generator', 'pipeline.ts'), join(REPO, 'generator', 'compile.ts'), ...readdirSync(join(REPO, 'generator', 'cli')).filter((f) => f !== 'run.ts').map((f) => join(REPO, 'generator', 'cli', f))];
   for (const f of files) {
     const code = readFileSync(f, 'utf8');
     for (const n of names) {

@@ -2,7 +2,7 @@ import { broadcastShapes, } from '../../ir/broadcast.js';
 import type { Graph, Node } from '../../ir/graph.js';
 import { consumersOf, producerOf, tensorOf } from '../../ir/graph.js';
 import { shapeEquals } from '../../ir/ndarray.js';
-import { fusedNames, replaceNodes, soleConsumer } from '../edit.js';
+import { fusedNames, replaceGroups, soleConsumer, type Replacement } from '../edit.js';
 
 /*
  * MatMul followed by Add of a constant becomes a MatMul with a bias input (a third input, added to the int32
@@ -10,24 +10,22 @@ import { fusedNames, replaceNodes, soleConsumer } from '../edit.js';
  * that usually follows fuse into the same kernel.
  */
 export function foldBiasAdd(g: Graph): Graph {
-  let out = g;
-  for (;;) {
-    const producers = producerOf(out);
-    const consumers = consumersOf(out);
-    const hit = out.nodes.find((add) => {
-      if (add.op !== 'Add') return false;
-      const constIdx = add.inputs.findIndex((i) => tensorOf(out, i).data !== undefined);
-      if (constIdx < 0) return false;
-      const mm = producers.get(add.inputs[1 - constIdx]);
-      if (!mm || mm.op !== 'MatMul' || mm.inputs.length !== 2 || soleConsumer(out, mm.outputs[0], consumers) !== add) return false;
-      const mmShape = tensorOf(out, mm.outputs[0]).shape;
-      const biasShape = tensorOf(out, add.inputs[constIdx]).shape;
-      return shapeEquals(broadcastShapes([mmShape, biasShape]), mmShape);
-    });
-    if (!hit) return out;
-    const constIdx = hit.inputs.findIndex((i) => tensorOf(out, i).data !== undefined);
-    const mm = producers.get(hit.inputs[1 - constIdx]) as Node;
-    const fused: Node = { ...mm, inputs: [...mm.inputs, hit.inputs[constIdx]], outputs: [...hit.outputs], fusedFrom: fusedNames(mm, hit) };
-    out = replaceNodes(out, [mm, hit], fused);
+  // One walk: a fold never makes or unmakes another (the folded MatMul has three inputs, which no other fold takes,
+  // and keeps every other node's producer and readers), so all are found on the graph as given and applied at once.
+  const producers = producerOf(g);
+  const consumers = consumersOf(g);
+  const folds: Replacement[] = [];
+  for (const add of g.nodes) {
+    if (add.op !== 'Add') continue;
+    const constIdx = add.inputs.findIndex((i) => tensorOf(g, i).data !== undefined);
+    if (constIdx < 0) continue;
+    const mm = producers.get(add.inputs[1 - constIdx]);
+    if (!mm || mm.op !== 'MatMul' || mm.inputs.length !== 2 || soleConsumer(g, mm.outputs[0], consumers) !== add) continue;
+    const mmShape = tensorOf(g, mm.outputs[0]).shape;
+    const biasShape = tensorOf(g, add.inputs[constIdx]).shape;
+    if (!shapeEquals(broadcastShapes([mmShape, biasShape]), mmShape)) continue;
+    const fused: Node = { ...mm, inputs: [...mm.inputs, add.inputs[constIdx]], outputs: [...add.outputs], fusedFrom: fusedNames(mm, add) };
+    folds.push({ remove: [mm, add], add: fused });
   }
+  return replaceGroups(g, folds);
 }

@@ -6,7 +6,7 @@ import { consumersOf, producerOf, tensorOf } from '../../ir/graph.js';
 import { isIntType, rangeOf } from '../../ir/dtype.js';
 import { shapeEquals } from '../../ir/ndarray.js';
 import { requantExpr } from '../../backend/expr.js';
-import { fusedNames, replaceNodes, soleConsumer } from '../edit.js';
+import { fusedNames, referencedTensors, soleConsumer } from '../edit.js';
 import { requantOf } from '../requant.js';
 import { clipBounds } from '../../reference/ops/elementwise.js';
 
@@ -132,46 +132,71 @@ export function fuseElementwise(g: Graph, maxLeaves = Infinity): Graph {
     for (const [k, t] of tensors) out.tensors.set(k, t);
     return { name: n.name, op: 'Elementwise', domain: 'firmgen', inputs, outputs: [...n.outputs], attrs: {}, expr, fusedFrom: fusedNames(n) };
   });
-  // 2. Merge a producer into its sole consumer when its result has the consumer's output shape.
-  for (;;) {
-    const producers = producerOf(out);
-    const consumers = consumersOf(out);
-    let merged = false;
-    for (const c of out.nodes) {
-      if (c.op !== 'Elementwise' || !c.expr) continue;
-      const outShape = tensorOf(out, c.outputs[0]).shape;
-      const idx = c.inputs.findIndex((i) => {
-        const p = producers.get(i);
-        return p && p.op === 'Elementwise' && soleConsumer(out, i, consumers) === c && shapeEquals(tensorOf(out, i).shape, outShape) &&
-          new Set([...c.inputs.filter((x) => x !== i), ...p.inputs]).size <= maxLeaves;
-      });
-      if (idx < 0) continue;
-      const p = producers.get(c.inputs[idx]) as Node;
-      const inputs = [...c.inputs];
-      const pLeaf = new Map<number, number>();
-      p.inputs.forEach((name, j) => {
-        let at = inputs.indexOf(name);
-        if (at < 0 || at === idx) {
-          inputs.push(name);
-          at = inputs.length - 1;
-        }
-        pLeaf.set(j, at);
-      });
-      const pExpr = remap(p.expr as Expr, (j) => inp(pLeaf.get(j) as number));
-      const expr = remap(c.expr, (i) => (i === idx ? pExpr : inp(i)));
-      // Drop the consumed leaf and renumber.
-      const keep = inputs.map((_, i) => i).filter((i) => i !== idx);
-      const renum = new Map(keep.map((old, neu) => [old, neu]));
-      const fused: Node = {
-        ...c,
-        inputs: keep.map((i) => inputs[i]),
-        expr: remap(expr, (i) => inp(renum.get(i) as number)),
-        fusedFrom: fusedNames(p, c),
-      };
-      out = replaceNodes(out, [p, c], fused);
-      merged = true;
-      break;
+  // 2. Merge a producer into its sole consumer when its result has the consumer's output shape. The merges are the
+  // ones a restart from the first node after each merge would make, in the same order (a chain merges link by link,
+  // which fixes the leaf order of its expression), but the graph is edited in place: nodes before the merged one
+  // cannot merge after it (they precede both nodes, in topological order, and no reader count they see falls to
+  // one), so the scan goes on from the merged node, and the tensors are pruned once at the end.
+  const nodes = [...out.nodes];
+  const producers = producerOf(out);
+  const consumers = consumersOf(out);
+  const graph = out;
+  const mergeable = (c: Node, outShape: number[]): number => c.inputs.findIndex((i) => {
+    const p = producers.get(i);
+    return p && p.op === 'Elementwise' && soleConsumer(graph, i, consumers) === c && shapeEquals(tensorOf(graph, i).shape, outShape) &&
+      new Set([...c.inputs.filter((x) => x !== i), ...p.inputs]).size <= maxLeaves;
+  });
+  let merges = 0;
+  for (let at = 0; at < nodes.length;) {
+    const c = nodes[at];
+    const idx = c.op === 'Elementwise' && c.expr ? mergeable(c, tensorOf(out, c.outputs[0]).shape) : -1;
+    if (idx < 0) {
+      at++;
+      continue;
     }
-    if (!merged) return out;
+    const p = producers.get(c.inputs[idx]) as Node;
+    const inputs = [...c.inputs];
+    const pLeaf = new Map<number, number>();
+    p.inputs.forEach((name, j) => {
+      let leaf = inputs.indexOf(name);
+      if (leaf < 0 || leaf === idx) {
+        inputs.push(name);
+        leaf = inputs.length - 1;
+      }
+      pLeaf.set(j, leaf);
+    });
+    const pExpr = remap(p.expr as Expr, (j) => inp(pLeaf.get(j) as number));
+    const expr = remap(c.expr as Expr, (i) => (i === idx ? pExpr : inp(i)));
+    // Drop the consumed leaf and renumber.
+    const keep = inputs.map((_, i) => i).filter((i) => i !== idx);
+    const renum = new Map(keep.map((old, neu) => [old, neu]));
+    const fused: Node = {
+      ...c,
+      inputs: keep.map((i) => inputs[i]),
+      expr: remap(expr, (i) => inp(renum.get(i) as number)),
+      fusedFrom: fusedNames(p, c),
+    };
+    // As replaceNodes places it: where the later of the two was, both gone.
+    const pAt = nodes.indexOf(p);
+    nodes[Math.max(pAt, at)] = fused;
+    nodes.splice(Math.min(pAt, at), 1);
+    for (const o of p.outputs) if (producers.get(o) === p) producers.delete(o);
+    for (const o of fused.outputs) producers.set(o, fused);
+    for (const [n, names] of [[p, p.inputs], [c, c.inputs]] as const) {
+      for (const name of names) {
+        const list = consumers.get(name);
+        if (list) consumers.set(name, list.filter((x) => x !== n));
+      }
+    }
+    for (const name of fused.inputs) {
+      if (!name) continue; // (as consumersOf: an absent optional input)
+      const list = consumers.get(name);
+      if (list) list.push(fused);
+      else consumers.set(name, [fused]);
+    }
+    merges++;
+    // A producer after its consumer would break the argument above: then scan from the start, as before.
+    at = pAt < at ? at - 1 : 0;
   }
+  return merges === 0 ? out : { ...out, nodes, tensors: referencedTensors(out, nodes) };
 }

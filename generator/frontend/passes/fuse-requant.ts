@@ -1,7 +1,7 @@
 import { broadcastShapes, requantParamShape, varyingAxes } from '../../ir/broadcast.js';
-import type { Graph, Node } from '../../ir/graph.js';
+import type { Graph } from '../../ir/graph.js';
 import { consumersOf, producerOf, tensorOf } from '../../ir/graph.js';
-import { fusedNames, replaceNodes, soleConsumer } from '../edit.js';
+import { fusedNames, replaceGroups, soleConsumer, type Replacement } from '../edit.js';
 import { requantOf } from '../requant.js';
 
 /*
@@ -19,30 +19,26 @@ function paramAxesAllowed(op: string, axes: number[], rank: number): boolean {
 }
 
 export function fuseRequant(g: Graph): Graph {
-  let out = g;
-  for (;;) {
-    const producers = producerOf(out);
-    const consumers = consumersOf(out);
-    let changed = false;
-    for (const rq of out.nodes) {
-      if (rq.op !== 'RequantShift') continue;
-      const p = producers.get(rq.inputs[0]);
-      if (!p || !FUSABLE.has(p.op) || p.requant || soleConsumer(out, rq.inputs[0], consumers) !== rq) continue;
-      const outShape = tensorOf(out, rq.outputs[0]).shape;
-      const xShape = tensorOf(out, rq.inputs[0]).shape;
-      const requant = requantOf(out, rq);
-      const axes = [requant.mul, requant.add].map((t) => {
-        const ps = requantParamShape(tensorOf(out, t).shape, xShape);
-        if (broadcastShapes([ps, outShape]).length !== outShape.length) return [-1, -2];
-        return varyingAxes(ps, outShape);
-      });
-      if (!axes.every((a) => paramAxesAllowed(p.op, a, outShape.length))) continue;
-      if (axes[0].length && axes[1].length && axes[0][0] !== axes[1][0]) continue;
-      const fused: Node = { ...p, outputs: [...rq.outputs], requant, fusedFrom: fusedNames(p, rq) };
-      out = replaceNodes(out, [p, rq], fused);
-      changed = true;
-      break;
-    }
-    if (!changed) return out;
+  // One walk: a fusion never makes or unmakes another (the fused node carries a requantization, which no other
+  // fusion takes, and keeps every other node's producer and readers), so all are found on the graph as given.
+  const producers = producerOf(g);
+  const consumers = consumersOf(g);
+  const fusions: Replacement[] = [];
+  for (const rq of g.nodes) {
+    if (rq.op !== 'RequantShift') continue;
+    const p = producers.get(rq.inputs[0]);
+    if (!p || !FUSABLE.has(p.op) || p.requant || soleConsumer(g, rq.inputs[0], consumers) !== rq) continue;
+    const outShape = tensorOf(g, rq.outputs[0]).shape;
+    const xShape = tensorOf(g, rq.inputs[0]).shape;
+    const requant = requantOf(g, rq);
+    const axes = [requant.mul, requant.add].map((t) => {
+      const ps = requantParamShape(tensorOf(g, t).shape, xShape);
+      if (broadcastShapes([ps, outShape]).length !== outShape.length) return [-1, -2];
+      return varyingAxes(ps, outShape);
+    });
+    if (!axes.every((a) => paramAxesAllowed(p.op, a, outShape.length))) continue;
+    if (axes[0].length && axes[1].length && axes[0][0] !== axes[1][0]) continue;
+    fusions.push({ remove: [p, rq], add: { ...p, outputs: [...rq.outputs], requant, fusedFrom: fusedNames(p, rq) } });
   }
+  return replaceGroups(g, fusions);
 }

@@ -6,7 +6,8 @@ import { fuseElementwise } from '../../frontend/passes/fuse-elementwise.js';
 import { lowerQuantizedPass } from '../../frontend/passes/lower-quantized.js';
 import { SCALAR_CORE_COSTS } from '../generic/platform.js';
 import { CORE_KERNELS } from '../kernel-table.js';
-import { oneOf, wholeNumber, type PlatformOption } from '../options.js';
+import { oneOf, wholeNumber } from '../options.js';
+import { BSS2_OPTIONS } from './description.js';
 import type { Graph } from '../../ir/graph.js';
 import type { Pass, Platform } from '../types.js';
 import { DEFAULT_NOISE_STD } from './analog/constants.js';
@@ -16,15 +17,6 @@ import { bss2MatmulKernel } from './matmul-kernel.js';
 
 /** The emulated chip by default: chip 1, its fixed pattern on, hxtorch's default temporal noise from seed 1. */
 export const DEFAULT_ANALOG: AnalogOptions = { analog: true, chipSeed: 1, fixedPattern: true, noiseSeed: 1, noiseStd: DEFAULT_NOISE_STD };
-
-export const BSS2_OPTIONS: PlatformOption[] = [
-  { flag: '--analog <on|off>', key: 'analog', help: 'on (default): int8 products with constant weights on the analog arrays; off: every layer on the digital core, exactly the int8 model' },
-  { flag: '--chip-seed <n>', key: 'chipSeed', help: 'the emulated chip: seed of its fixed-pattern noise (0..4294967295; default 1)' },
-  { flag: '--fixed-pattern <on|off>', key: 'fixedPattern', help: 'the chip\'s fixed-pattern noise (synapse and neuron gains, neuron offsets; default on)' },
-  { flag: '--noise-seed <n>', key: 'noiseSeed', help: 'seed of the temporal noise (0..4294967295; default 1)' },
-  { flag: '--noise-std <x>', key: 'noiseStd', help: 'temporal noise in output LSB (default 2, hxtorch\'s mock; 0 switches it off)' },
-  { flag: '--analog-calibration <file>', key: 'analogCalibration', help: 'per analog layer and column, the correction a * v + b of the analog outputs (JSON, [{"a": [...], "b": [...]}, ...]; calibrate.ts makes it on the emulated chip)' },
-];
 
 /** The corrections of --analog-calibration: a JSON file, or from code the array itself. */
 function corrections(value: unknown): Correction[] {

@@ -11,7 +11,7 @@ import { GenError } from '../../errors.js';
 import { planNms } from './npu/nms.js';
 import { neurekaKernel } from './npu/kernel.js';
 import { CORE_KERNELS } from '../kernel-table.js';
-import { oneOf, wholeNumber, type ConfigureContext, type PlatformOption } from '../options.js';
+import { oneOf, wholeNumber, type ConfigureContext } from '../options.js';
 import type { Platform } from '../types.js';
 
 /** What runs the layers of a Siracusa firmware (gen firmware --engines, --weights-in, --cores). */
@@ -29,12 +29,6 @@ export interface EngineOptions {
 export const ENGINE_CHOICES = ['cluster', 'cluster+npu', 'npu'] as const;
 
 /** gen firmware --engines, --weights-in, --cores: Siracusa's options (generator/platforms/options.ts). */
-export const SIRACUSA_OPTIONS: PlatformOption[] = [
-  { flag: '--engines <list>', key: 'engines', help: 'cluster (default), cluster+npu (N-EUREKA where estimated faster) or npu (N-EUREKA wherever it can run)' },
-  { flag: '--weights-in <memory>', key: 'weightsIn', help: 'with the NPU: nms (neural memory, read in place; default) or l2 (moved to L1 with the tiles)' },
-  { flag: '--cores <n>', key: 'cores', help: 'cluster cores to use (1..8; default 8)' },
-];
-
 /** Siracusa as its options configure it: unchanged when none is given. */
 export function configureSiracusa(self: Platform, given: Record<string, unknown>, context: ConfigureContext): Platform {
   if (given.engines === undefined && given.weightsIn === undefined && given.cores === undefined) return self;

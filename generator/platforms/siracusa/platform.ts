@@ -5,7 +5,8 @@ import type { Platform } from '../types.js';
 import { HAND_COUNTS } from './hand-costs.js';
 import { MEASURED } from './measured-costs.js';
 import { nMajorWeights } from './passes/n-major-weights.js';
-import { configureSiracusa, SIRACUSA_OPTIONS } from './engines.js';
+import { configureSiracusa } from './engines.js';
+import { SIRACUSA_OPTIONS } from './description.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

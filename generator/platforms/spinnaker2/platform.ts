@@ -13,6 +13,7 @@ import { transposeReductions } from './transpose-reductions.js';
 import { lowerWideMaxPool } from './wide-maxpool.js';
 import { S2_KINDS } from './kinds.js';
 import { S2 } from './timing.js';
+import { SPINNAKER2_OPTIONS } from './description.js';
 
 import { spinnaker2Memories } from './memories.js';
 import { SRAM } from './layout.js';
@@ -49,7 +50,7 @@ export const spinnaker2: Platform = {
     SOFTMAX_ELEM: 26, NORM_ELEM: 21, DIV: 12, CALL: 31, fork: 0, barrier: 0, join: 0,
   },
   backend: spinnaker2Backend,
-  options: [{ flag: '--pes <n>', key: 'pes', help: `processing elements of the chip to use, the scheduler included (2..${S2.pes}; default ${S2.pes})` }],
+  options: SPINNAKER2_OPTIONS,
   configure(self, given) {
     if (given.pes === undefined) return self;
     const pes = wholeNumber('--pes', given.pes, 2, S2.pes, `SpiNNaker2 has 2 to ${S2.pes} PEs (one scheduler, the rest workers)`);

@@ -12,10 +12,9 @@ import { PROGRAM_BUDGET_BYTES, tangramEngineKernels } from './engine-kernel.js';
 import { engineCount, pesPerEngine, TANGRAM_DEFAULT, type TangramHardware } from './hardware.js';
 import type { Objective } from './partition.js';
 import { searchDataflow } from './search.js';
+import { DEFAULT_OBJECTIVE, MAX_BATCH, OBJECTIVES, tangramOptions } from './description.js';
 import type { Strategy } from './segment.js';
 
-const OBJECTIVES = ['time', 'energy', 'edp'] as const;
-const MAX_BATCH = 4096;
 
 /**
  * The Tangram-style tiled accelerator (docs/tangram.md). What a generation gives today:
@@ -53,11 +52,7 @@ function tangramPlatform(hw: TangramHardware, strategy: Strategy, batch: number)
       boardFiles: [],
       rv32: { DRAM: 0x8000_0000 },
     },
-    options: [
-      { flag: '--tangram-config <file>', key: 'tangramConfig', help: 'JSON file changing the engine grid and the buffer per engine, e.g. {"grid":{"rows":8,"cols":8},"bufferBytes":65536}' },
-      { flag: '--dataflow-objective <goal>', key: 'dataflowObjective', help: `what the dataflow search minimises: ${OBJECTIVES.join(', ')} (default ${strategy.objective})` },
-      { flag: '--dataflow-batch <n>', key: 'dataflowBatch', help: `batch size the dataflow is searched for (1..${MAX_BATCH}; default 1: the model's own batch is folded into its maps)` },
-    ],
+    options: tangramOptions(strategy.objective),
     configure(self, given) {
       const nextHw = given.tangramConfig === undefined ? hw : readTangramConfig(String(given.tangramConfig), TANGRAM_DEFAULT);
       const objective: Objective = given.dataflowObjective === undefined ? strategy.objective : oneOf('--dataflow-objective', given.dataflowObjective, OBJECTIVES);
@@ -102,4 +97,4 @@ function checkProgramBudget(layers: Layer[], programBytes: Map<string, number>):
 }
 
 /** Tangram's optimised dataflows (buffer sharing, alternate-loop pipelining), searched for the least energy. */
-export const tangram: Platform = tangramPlatform(TANGRAM_DEFAULT, { sharing: true, pipelining: 'allo', objective: 'energy' }, 1);
+export const tangram: Platform = tangramPlatform(TANGRAM_DEFAULT, { sharing: true, pipelining: 'allo', objective: DEFAULT_OBJECTIVE }, 1);
