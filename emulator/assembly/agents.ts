@@ -3,6 +3,7 @@
 // team's clocks, then for each core enter(core) and that core's share of the work; barrier() ends a phase (every
 // share of the phase has run) and join() ends the team. Clocks are Q16 cycles (see cost.ts).
 
+import { verifyGuards } from "./check";
 import { NUM_CLASSES } from "../../runtime/as/cost";
 import { barrierCycles, costAt, forkCycles, joinCycles, Q } from "./cost";
 import { msgBegin, msgDec, msgText, raise } from "./fault";
@@ -170,6 +171,7 @@ export function enter(core: i32): void {
     raise();
     return;
   }
+  verifyGuards(); // the core that ran until now: its stores past its tile buffers (check.ts)
   current = agentOf(core);
 }
 

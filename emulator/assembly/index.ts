@@ -126,7 +126,7 @@ export {
   fork, enter, barrier, join, compute, cycles, core_count, agent_count, total_cycles, agent_cycles, agent_busy, units_of,
   set_cycle_limit,
 } from "./agents";
-export { check } from "./check";
+export { check, tile_guard, tile_guard_end } from "./check";
 export { mem_stream } from "./agents";
 export { l1_stall_cycles, l2_stall_cycles, l2_access_cycles, l1_banks, setStartSkew as set_bank_skew } from "./banks";
 export {

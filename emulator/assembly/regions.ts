@@ -13,6 +13,8 @@ const CHIP = memory.data(MAX_REGIONS * 4);
 const SIZE = memory.data(MAX_REGIONS * 4);
 const ALIGN = memory.data(MAX_REGIONS * 4);
 const LINEAR = memory.data(MAX_REGIONS * sizeof<usize>());
+/** 1: only a DMA engine reaches the region (Siracusa's L3): no core loads or stores there. */
+const DMA_ONLY = memory.data(MAX_REGIONS);
 let count: i32 = 0;
 
 // Names made at configure time ("PE17") live in this static table as AssemblyScript strings: a 20-byte object
@@ -39,7 +41,17 @@ export function addRegion(name: string, chipBase: u32, size: u32, align: u32 = <
   store<u32>(CHIP + (<usize>count << 2), chipBase);
   store<u32>(SIZE + (<usize>count << 2), size);
   store<u32>(ALIGN + (<usize>count << 2), align);
+  store<u8>(DMA_ONLY + <usize>count, 0);
   count++;
+}
+
+/** The region added last is reached only through a DMA engine (its chip description says which). */
+export function markLastDmaOnly(): void {
+  if (count > 0) store<u8>(DMA_ONLY + <usize>(count - 1), 1);
+}
+
+export function regionDmaOnly(i: i32): bool {
+  return <u32>i < <u32>count && load<u8>(DMA_ONLY + <usize>i) != 0;
 }
 
 /** "<prefix><index>" as a string in the static name table, for region `count` (the next one added). */

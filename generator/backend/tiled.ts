@@ -57,6 +57,7 @@ export function renderTiledLayer(
       cptr: `${a.write ? '' : 'const '}${cType(a.dtype)} *`,
     })),
     instances: instances.map((i) => ({ index: i.index, fn: i.fn })),
+    ...tileChecks(fields, tl),
   };
   const loopAs = renderFile(templatePath(platform.name, 'as', 'tiled-layer.ts.mustache'), view);
   const loopC = renderFile(templatePath(platform.name, 'c', 'tiled-layer.c.mustache'), view);
@@ -64,5 +65,19 @@ export function renderTiledLayer(
     as: [...instances.map((i) => i.r.as), loopAs].join('\n'),
     c: [...instances.map((i) => i.r.c), loopC].join('\n'),
     closures: instances.map((i) => ({ fn: i.fn, fields: i.r.view.args.map((a) => a.field), source: i.r.as })),
+  };
+}
+
+/**
+ * The emulator's per-tile checks (AS only): every input buffer lies in L1 (check), every output buffer too and is
+ * guarded while the cores compute (tile_guard; emulator/assembly/check.ts), at its slot's size (the largest tile).
+ */
+function tileChecks(fields: { field: string; tensor: string; write: boolean }[], tl: TiledLayer) {
+  const sized = fields.map((a) => ({ a, o: tl.operands.find((o) => o.tensor === a.tensor) })).filter((x) => x.o !== undefined);
+  const writes = sized.filter((x) => x.a.write);
+  return {
+    checks: sized.filter((x) => !x.a.write).map((x) => ({ field: x.a.field, bytes: x.o!.bytes })),
+    guards: writes.map((x, i) => ({ field: x.a.field, bytes: x.o!.bytes, first: i === 0 ? 1 : 0 })),
+    guarded: writes.length > 0,
   };
 }

@@ -21,6 +21,9 @@ export const cacheWriteKernel: KernelDef = {
   inPlace: true,
   accepts(node, g) {
     if (node.op !== 'CacheWrite') return 'not a CacheWrite';
+    const rank = tensorOf(g, node.inputs[0]).shape.length;
+    const axis = attrInt(node, 'axis');
+    if (axis < -rank || axis >= rank) return `axis ${axis} lies outside the cache's rank ${rank}`;
     return deviceTypesReason(g, [...node.inputs, ...node.outputs]);
   },
   view({ node, graph }) {
@@ -28,7 +31,9 @@ export const cacheWriteKernel: KernelDef = {
     const v = tensorOf(graph, node.inputs[1]);
     const p = tensorOf(graph, node.inputs[2]);
     const y = tensorOf(graph, node.outputs[0]);
-    const axis = attrInt(node, 'axis');
+    // A negative axis counts from the end (ONNX; the reference's normAxis): a fuzz finding, the view read shape[-1].
+    const a0 = attrInt(node, 'axis');
+    const axis = a0 < 0 ? a0 + c.shape.length : a0;
     const inner = sizeOf(c.shape.slice(axis + 1));
     return {
       args: [

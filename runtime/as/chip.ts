@@ -30,6 +30,17 @@ export declare function layer_end(layer: i32): void;
 @external("chip", "check")
 export declare function check(ptr: usize, bytes: i32, write: i32): void;
 
+/**
+ * A tile's output buffer [ptr, ptr + bytes) before its cores compute (first: the tile's first one, which disarms the
+ * previous tile's): checked like check(), and guarded; tile_guard_end() after the compute faults if a core stored
+ * just before or past it (emulator/assembly/check.ts). Not charged.
+ */
+@external("chip", "tile_guard")
+export declare function tile_guard(ptr: usize, bytes: i32, first: i32): void;
+
+@external("chip", "tile_guard_end")
+export declare function tile_guard_end(): void;
+
 /** The master starts a team of `cores` cluster cores (0: all); returns the team size. */
 @external("chip", "fork")
 export declare function fork(cores: i32): i32;

@@ -3,7 +3,7 @@
  * every .ts file under asDir, the compiler version and the options: a second build of the same sources is a copy-free
  * cache hit.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { GenError } from '../../generator/errors.js';
@@ -11,6 +11,7 @@ import { ASC_VERSION } from './asc.js';
 import { compileAsInWorker } from './asc-thread.js';
 import { hashFiles, listFiles } from './hash.js';
 import { firmwareCacheDir, REPO_ROOT } from './paths.js';
+import { staticDataEnd } from './wasm-data.js';
 
 export interface FirmwareBuild {
   wasmPath: string;
@@ -21,6 +22,8 @@ export interface FirmwareBuild {
 
 /** Linear address where the firmware's window starts (docs/firmware-abi.md). */
 export const FIRMWARE_MEMORY_BASE = 0x40_0000;
+/** The window's size: static data and stub heap in [4 MiB, 8 MiB); the chip's regions follow (docs/firmware-abi.md). */
+export const FIRMWARE_WINDOW_BYTES = 4 * 1024 * 1024;
 
 /**
  * Firmware compiler options (docs/firmware-abi.md): the stub runtime (a bump allocator, fine for a module that runs
@@ -64,6 +67,20 @@ export async function buildFirmware(asDir: string): Promise<FirmwareBuild> {
     '--baseDir', REPO_ROOT, '--config', SHIM_CONFIG,
     ...FIRMWARE_OPTIONS,
   ], entry);
+  checkStaticData(tmp, asDir);
   renameSync(tmp, wasmPath);
   return { wasmPath, cached: false, ms: performance.now() - t0 };
+}
+
+/**
+ * Static data past the window would lie over the chip's first region (tables and programs written over the model's
+ * tensors): refused at build, before anything runs, and the module is not cached. Every platform's tables, engine
+ * programs and constants count (Tangram's programs have their own, earlier budget: engine-kernel.ts).
+ */
+function checkStaticData(wasmPath: string, asDir: string): void {
+  const end = staticDataEnd(readFileSync(wasmPath));
+  const used = Math.max(0, end - FIRMWARE_MEMORY_BASE);
+  if (end <= FIRMWARE_MEMORY_BASE + FIRMWARE_WINDOW_BYTES) return;
+  rmSync(wasmPath, { force: true });
+  throw new GenError('capacity', `the AS firmware's static data take ${used} bytes (${(used / 2 ** 20).toFixed(2)} MiB), more than its window of ${FIRMWARE_WINDOW_BYTES} bytes (4 MiB, docs/firmware-abi.md)`, { file: asDir });
 }

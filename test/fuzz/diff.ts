@@ -36,6 +36,8 @@ export interface DiffOptions {
   maxSteps?: number;
   /** Stretches input sizes (bigger tensors tile into more pieces). */
   scale?: number;
+  /** Step kinds the recipes draw from (default: every kind). */
+  kinds?: readonly string[];
   shrinkAttempts?: number;
   /** Also log every clean rejection. */
   verbose?: boolean;
@@ -95,7 +97,7 @@ export async function runDifferential(opts: DiffOptions): Promise<DiffResult> {
   await inLanes(runners.length, opts.count, stop, async (i, lane) => {
     const caseSeed = (opts.seed * 100003 + i) >>> 0;
     const rng = new Rng(caseSeedOf(opts.seed, 0x5eed, i));
-    const recipe = randomRecipe(caseSeed, opts.maxSteps ?? 6, opts.scale ?? 1);
+    const recipe = randomRecipe(caseSeed, opts.maxSteps ?? 6, opts.scale ?? 1, opts.kinds);
     for (const config of pickConfigs(rng, opts.configs, opts.allConfigs ?? false)) {
       const hostC = rng.next() < opts.hostShare;
       const outcome = await attempt(recipe, config, hostC, `c${caseSeed}-${config.id}`, lane);

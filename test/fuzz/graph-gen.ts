@@ -1,11 +1,12 @@
 import type { IntType } from '../../generator/ir/dtype.js';
 import { inferGraph } from '../../generator/ir/infer.js';
-import type { NDArray } from '../../generator/ir/ndarray.js';
+import { ndarray, type NDArray } from '../../generator/ir/ndarray.js';
 import type { OnnxBuilder } from '../helpers/onnx-builder.js';
 import { Rng } from '../helpers/random.js';
 import { randomValues } from '../helpers/typed-values.js';
 import { GraphState } from './graph-state.js';
 import * as C from './ops-compute.js';
+import * as P from './ops-position.js';
 import * as S from './ops-shape.js';
 import { Draws, type InputSpec, type Recipe, type Step } from './recipe.js';
 
@@ -34,6 +35,8 @@ const BUILDERS: Record<string, { build: C.StepBuilder; weight: number }> = {
   norm: { build: S.norm, weight: 2 },
   requant: { build: S.requantStep, weight: 1 },
   fork: { build: C.fork, weight: 2 },
+  cacheWrite: { build: P.cacheWrite, weight: 1 },
+  attention: { build: P.attention, weight: 2 },
 };
 
 export const STEP_KINDS = Object.keys(BUILDERS);
@@ -49,14 +52,14 @@ function randomInput(rng: Rng, scale: number): InputSpec {
   return { dtype, shape: [rng.int(1, 2), n(8), n(32)] };
 }
 
-function pickKind(rng: Rng): string {
-  const total = STEP_KINDS.reduce((s, k) => s + BUILDERS[k].weight, 0);
+function pickKind(rng: Rng, kinds: readonly string[]): string {
+  const total = kinds.reduce((s, k) => s + BUILDERS[k].weight, 0);
   let x = rng.next() * total;
-  for (const k of STEP_KINDS) {
+  for (const k of kinds) {
     x -= BUILDERS[k].weight;
     if (x < 0) return k;
   }
-  return STEP_KINDS[0];
+  return kinds[0];
 }
 
 export interface BuiltCase {
@@ -67,7 +70,7 @@ export interface BuiltCase {
 }
 
 function start(recipe: Recipe, seed: number): GraphState {
-  const st = new GraphState(seed);
+  const st = new GraphState(seed, recipe.inputs.length);
   recipe.inputs.forEach((inp, i) => {
     const name = `in${i}`;
     st.b.input(name, inp.dtype, inp.shape);
@@ -79,12 +82,18 @@ function start(recipe: Recipe, seed: number): GraphState {
 }
 
 function finish(st: GraphState, recipe: Recipe, seed: number, applied: number): BuiltCase {
-  const names = new Set(recipe.inputs.map((_, i) => `in${i}`));
+  const names = new Set([...recipe.inputs.map((_, i) => `in${i}`), ...st.extraInputs.map((x) => x.name)]);
   const outs = st.vals.filter((v) => !names.has(v.name) && !st.consumed.has(v.name));
   for (const v of outs) st.b.output(v.name, 'float32');
   checkShapes(st);
   const rng = new Rng(seed);
   const inputs = recipe.inputs.map((inp) => randomValues(rng, inp.dtype, inp.shape));
+  // Inputs steps added come from their own generator, so the recipe's inputs stay what they were before.
+  const extra = new Rng(seed ^ 0x2c1b3c6d);
+  for (const x of st.extraInputs) {
+    if (x.name === st.pos) inputs.push(ndarray('int32', [1], [extra.int(0, Math.min(st.posLimit, 64) - 1)]));
+    else inputs.push(randomValues(extra, x.dtype as IntType, x.shape));
+  }
   return { builder: st.b, inputs, applied };
 }
 
@@ -103,8 +112,11 @@ function checkShapes(st: GraphState): void {
   }
 }
 
-/** A random recipe of 1..maxSteps steps on one or two graph inputs (sizes stretched by `scale`). */
-export function randomRecipe(seed: number, maxSteps = 6, scale = 1): Recipe & { seed: number } {
+/**
+ * A random recipe of 1..maxSteps steps on one or two graph inputs (sizes stretched by `scale`), its steps drawn
+ * from `kinds` (every kind by default).
+ */
+export function randomRecipe(seed: number, maxSteps = 6, scale = 1, kinds: readonly string[] = STEP_KINDS): Recipe & { seed: number } {
   const rng = new Rng(seed);
   const first = randomInput(rng, scale);
   const inputs = [first];
@@ -113,7 +125,7 @@ export function randomRecipe(seed: number, maxSteps = 6, scale = 1): Recipe & { 
   const st = start(recipe, seed);
   const want = rng.int(1, maxSteps);
   for (let tries = 0; recipe.steps.length < want && tries < 50; tries++) {
-    const op = pickKind(rng);
+    const op = pickKind(rng, kinds);
     const d = new Draws(undefined, rng);
     if (BUILDERS[op].build(st, d)) recipe.steps.push({ op, draws: d.used });
   }

@@ -25,8 +25,16 @@ export class GraphState {
   private count = 0;
   /** Names of values some node reads (the rest become graph outputs). */
   readonly consumed = new Set<string>();
+  /** Graph inputs steps added (caches, the position), after the recipe's and named like them: in<k>. */
+  readonly extraInputs: { name: string; dtype: DType; shape: number[] }[] = [];
+  /** The run-time position input (a decoder step's), made by the first step that reads it. */
+  pos?: string;
+  /** Every reader's bound on the position: it is drawn in [0, posLimit) so that every reader accepts it. */
+  posLimit = Infinity;
+  /** Values a CacheWrite produced (an attention step may read its keys from one). */
+  readonly cacheOutputs = new Set<string>();
 
-  constructor(private readonly dataSeed: number) {}
+  constructor(private readonly dataSeed: number, private readonly firstInputs = 0) {}
 
   fresh(prefix = 't'): string {
     return `${prefix}${this.count++}`;
@@ -39,6 +47,21 @@ export class GraphState {
     const name = this.fresh('c');
     this.b.initializer(name, dtype, shape, rng.ints(n, lo, hi));
     return name;
+  }
+
+  /** A new graph input of random values (a cache a CacheWrite updates, as a decoder step's graph has). */
+  graphInput(dtype: DType, shape: number[]): string {
+    const name = `in${this.firstInputs + this.extraInputs.length}`;
+    this.b.input(name, dtype, shape);
+    this.extraInputs.push({ name, dtype, shape: [...shape] });
+    return name;
+  }
+
+  /** The int32 position input, shared by every reader; `limit` is this reader's bound (pos < limit). */
+  position(limit: number): string {
+    this.pos ??= this.graphInput('int32', [1]);
+    this.posLimit = Math.min(this.posLimit, limit);
+    return this.pos;
   }
 
   constOf(dtype: DType, shape: number[], values: number[]): string {
@@ -71,7 +94,7 @@ export class GraphState {
  * RequantShift to 8 bits: per-tensor or per-channel mul/add, a shift that maps the value's spread onto the output
  * range (with jitter, so some outputs saturate and some use few levels), signed or not.
  */
-export function requant(st: GraphState, d: Draws, x: Val, channelAxis?: number): Val {
+export function requant(st: GraphState, d: Draws, x: Val, channelAxis?: number, forceSigned?: boolean): Val {
   const perChannel = channelAxis !== undefined && d.chance(0.4);
   const C = channelAxis !== undefined ? x.shape[channelAxis] : 1;
   const pshape = perChannel ? x.shape.map((s, i) => (i === channelAxis ? s : 1)) : x.shape.length === 0 ? [] : [1];
@@ -79,7 +102,8 @@ export function requant(st: GraphState, d: Draws, x: Val, channelAxis?: number):
   const mulMax = d.pick([1, 7, 127, 255, 4096]);
   const mul = st.constInts(d, 'int32', pshape, d.chance(0.1) ? -mulMax : 1, mulMax);
   const add = st.constInts(d, 'int32', pshape, -1000 * n, 1000 * n);
-  const signed = d.chance(0.6);
+  const drawn = d.chance(0.6); // taken even when forced, so the later draws stay where they were
+  const signed = forceSigned ?? drawn;
   const nLevels = d.pick([256, 256, 256, 128, 16, 2]);
   const shift = Math.max(0, Math.min(30, Math.round(Math.log2(Math.max(1, x.spread * mulMax / 48))) + d.int(-2, 2)));
   return st.node('RequantShift', [x.name, mul, add], { div: 2 ** shift, n_levels: nLevels, signed: signed ? 1 : 0 }, {

@@ -35,7 +35,8 @@ export function classifyGenerationError(e: unknown): { verdict: Verdict; message
     const where = e instanceof Error ? (e.stack ?? '').split('\n').find((l) => l.includes('/generator/'))?.trim() : undefined;
     return { verdict: 'crash', message: `${e instanceof Error ? e.name : 'throw'}: ${first}${where ? ` (${where.replace(/^at /, '').replace(/.*\/dist\//, '')})` : ''}` };
   }
-  if (e.kind === 'internal' || /internal error/i.test(raw)) return { verdict: 'crash', message: `GenError(${e.kind}): ${first}` };
+  // A template or closure error is the generator's own (a view without a field the template reads), never the model's.
+  if (e.kind === 'internal' || e.kind === 'template' || e.kind === 'closure' || /internal error/i.test(raw)) return { verdict: 'crash', message: `GenError(${e.kind}): ${first}` };
   if (raw.includes('\n') || CONTROL.test(raw)) return { verdict: 'unclear-error', message: JSON.stringify(raw.slice(0, 300)) };
   return { verdict: 'rejected', message: first };
 }

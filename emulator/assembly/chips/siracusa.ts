@@ -1,6 +1,6 @@
 // Siracusa memory map (HARDWARE.md, Siracusa table) and cluster size.
 
-import { addRegion } from "../regions";
+import { addRegion, markLastDmaOnly } from "../regions";
 import { enableDma } from "../dma";
 import { enableNpu } from "../neureka";
 import { enableL3Dma } from "../l3-dma";
@@ -15,6 +15,7 @@ export function siracusaRegions(): void {
   // ASSUMPTION: L3 is off-chip HyperRAM behind a blocking DMA; it has no address in the cores' map, so we give it
   // the chip address 0x8000_0000 (free in the PULP map) and the 16 MiB size class of the Deeploy tutorial.
   addRegion("L3", 0x8000_0000, 16 * MiB);
+  markLastDmaOnly(); // the cores reach it only through the HyperRAM DMA (l3-dma.ts)
   addRegion("NMS_MRAM", 0x1040_0000, 4 * MiB); // NPU weight memory, non-volatile
   addRegion("NMS_SRAM", 0x1080_0000, 4 * MiB);
 }

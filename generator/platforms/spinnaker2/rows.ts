@@ -52,6 +52,9 @@ const TILE_BYTES = 64;
 export function rowsAccepts(node: Node, g: Graph): string | null {
   const v = VARIANTS[node.op];
   if (!v) return 'not an iSoftmax, ITAMax, ITAPartialMax, iRMSNorm or iLayerNorm';
+  // The PE firmware's row loop spans the whole row: it has no run-time position to stop at (a fuzz finding: the
+  // position operand was dropped and every row softmaxed over all L entries).
+  if (node.inputs[1] && v.id === 0) return 'an iSoftmax bounded by a run-time position (a decoder step) has no PE kernel';
   const why = v.kernel.accepts(node, g);
   if (why) return why;
   for (const i of PER_COLUMN[v.id] ?? []) {
