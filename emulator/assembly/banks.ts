@@ -149,11 +149,11 @@ export function stallOf(core: i32): i64 {
 }
 
 /**
- * The phase of `team` cores ends: replays their declared loops in lockstep and leaves each core's stalls in RESULT
+ * The phase of `team` cores ends: replays their declared loops together and leaves each core's stalls in RESULT
  * (stallOf); clears the declarations.
  *
- * Core c starts its loop c x startSkew cycles into the phase (0: all in lockstep). An iteration is `period` cycles: its streams' accesses in
- * slots 0, 1, ... (one per cycle, in declaration order), then compute. In each cycle every core at an access slot
+ * Core c starts its loop c x startSkew cycles into the phase (0: all in lockstep). An iteration is `period` cycles:
+ * its streams' accesses in slots 0, 1, ... (one per cycle, in declaration order), then compute. In each cycle every core at an access slot
  * requests the bank of its address; each bank grants one request, round robin from the core after the one it
  * granted last; a core not granted stalls a cycle and requests again, its later slots waiting. The first `window`
  * iterations of each core are simulated exactly; a longer loop adds, per further iteration, the mean stalls of the
@@ -199,7 +199,7 @@ export function simulate(team: i32): void {
   declared = 0;
 }
 
-/** The lockstep replay itself (see simulate): leaves STALL and HALF per core. */
+/** The replay itself (see simulate): leaves STALL and HALF per core. */
 function replay(team: i32, running: i32, half: i32): void {
   memory.fill(RR, 0, MAX_BANKS * 4);
   let cycle: i32 = 0;
