@@ -11,6 +11,7 @@ import { platformByName } from '../../generator/platforms/index.js';
 import { COST_CLASSES } from '../../generator/platforms/types.js';
 import { runIss } from '../../runtime/node/iss-run.js';
 import { runFirmware } from '../../runtime/node/run.js';
+import type { NDArray } from '../../generator/ir/ndarray.js';
 import type { CalibrationLayer } from './layers.js';
 import type { FitTarget } from './targets.js';
 
@@ -22,6 +23,13 @@ export interface CalibrationRow {
   asCycles: number;
   asOther: number;
   issCycles: number;
+}
+
+/** A row counts only when the AS firmware and the C on the ISS computed the same bytes. */
+export function checkSameOutputs(l: CalibrationLayer, as: NDArray[], iss: NDArray[], what: string): void {
+  if (as.some((o, k) => Buffer.compare(Buffer.from(o.data.buffer), Buffer.from(iss[k].data.buffer)) !== 0)) {
+    throw new Error(`calibration layer ${l.name}: the ISS outputs differ from the AS firmware's${what}`);
+  }
 }
 
 /** A calibration layer's model and sample inputs written into `dir`, and where its firmware goes. */
@@ -44,11 +52,7 @@ export async function measure(layers: CalibrationLayer[], work: string, target: 
     generateFirmware({ model, platform: target.platform, out, ...target.options, sampleInputs: sample, planCosts: target.hand });
     const as = await runFirmware(out, l.inputs);
     const iss = await runIss(out, l.inputs);
-    as.outputs.forEach((o, k) => {
-      if (Buffer.compare(Buffer.from(o.data.buffer), Buffer.from(iss.outputs[k].data.buffer)) !== 0) {
-        throw new Error(`calibration layer ${l.name}: the ISS outputs differ from the AS firmware's`);
-      }
-    });
+    checkSameOutputs(l, as.outputs, iss.outputs, '');
     // One core: every unit is on the critical path, so compute() accounts for units x cost of the AS cycles.
     const compute = COST_CLASSES.reduce((s, c, k) => s + as.units[k] * costs[c], 0);
     rows.push({ name: l.name, units: as.units, asCycles: as.cycles, asOther: as.cycles - compute, issCycles: iss.networkCycles });

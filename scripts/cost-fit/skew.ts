@@ -11,7 +11,7 @@ import { generateFirmware } from '../../generator/pipeline.js';
 import { runIss } from '../../runtime/node/iss-run.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import type { CalibrationLayer } from './layers.js';
-import { writeLayer } from './measure.js';
+import { checkSameOutputs, writeLayer } from './measure.js';
 import type { FitTarget } from './targets.js';
 
 /** Skews tried, in cycles: up to a little over the longest declared loop period (20). */
@@ -35,9 +35,7 @@ export async function fitSkew(layers: CalibrationLayer[], work: string, target: 
     const as = new Map<number, number>();
     for (const s of SKEWS) {
       const r = await runFirmware(out, l.inputs, { bankSkew: s });
-      if (s === 0 && r.outputs.some((o, k) => Buffer.compare(Buffer.from(o.data.buffer), Buffer.from(iss.outputs[k].data.buffer)) !== 0)) {
-        throw new Error(`calibration layer ${l.name}: the ISS outputs differ from the AS firmware's (whole team)`);
-      }
+      if (s === 0) checkSameOutputs(l, r.outputs, iss.outputs, ' (whole team)');
       as.set(s, r.cycles);
     }
     runs.push({ name: l.name, iss: iss.networkCycles, as });
