@@ -7,11 +7,12 @@
  *
  *   npm run build && node dist/scripts/record-plan-baseline.js > test/midend/plan-baseline.json
  *
- * The figures in the repository were produced this way from the planner before issue 15's speed work (greedy offsets
- * with HiGHS behind it, the tile search without pruning: commit 6b95082) with the measured cost tables of the
- * current tree (this script, its two helpers and generator/platforms/<name>/measured-costs.ts copied into that tree). A
- * refit of the tables moves every tiled layer's estimate: record again then, the same way (the first recording, at
- * df3e04e, predates the measured tables). Rerun it only to record a plan that is meant to change.
+ * Until the cost classes of the kernels' units (CONV_UNIT .. POOL_ROW, runtime/as/cost.ts) the figures came from the
+ * planner before issue 15's speed work (commit 6b95082) with the current measured tables copied into that tree; the
+ * merged planner was no worse on every pair. That planner cannot price the new classes (a tile's gather rows and
+ * units, an expression's operations), so the figures are now this tree's own planner's, recorded when those classes
+ * came: the test holds later planners to them. A refit of the tables moves every tiled layer's estimate: record
+ * again then. Rerun it only to record a plan that is meant to change.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

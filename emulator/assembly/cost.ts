@@ -5,8 +5,8 @@
 // accumulates exactly instead of rounding on every compute() call.
 
 import {
-  CALL, COPY_BYTE, DIV, ELEMENT, MAC_CONV, MAC_DW, MAC_GEMM, MOVE_ELEM, NORM_ELEM, NUM_CLASSES, POOL_TAP, REQUANT,
-  SOFTMAX_ELEM,
+  CALL, CONV_ROW, CONV_UNIT, COPY_BYTE, DIV, ELEM_OP, ELEMENT, GATHER_ROW, GEMM_UNIT, MAC_SCALAR, POOL_ROW, REDUCE_ELEM, REQUANT_WIDE, MAC_CONV, MAC_DW, MAC_GEMM, MOVE_ELEM, NORM_ELEM, NUM_CLASSES, POOL_TAP,
+  REQUANT, SOFTMAX_ELEM,
 } from "../../runtime/as/cost";
 import { GENERIC_MEASURED_64THS } from "./chips/generic-measured";
 import { SIRACUSA_MEASURED_64THS } from "./chips/siracusa-measured";
@@ -39,7 +39,7 @@ const SIRACUSA_JOIN: i64 = 20;
 
 /** The classes measured on the C (npm run fit:costs; docs/timing.md "The fit") replace their hand counts. */
 function applyMeasured(m: StaticArray<i32>): void {
-  for (let c = 0; c < NUM_CLASSES; c++) {
+  for (let c = 0; c < min(NUM_CLASSES, m.length); c++) {
     const v = m[c];
     if (v >= 0) set(c, per(<i64>v, 64));
   }
@@ -49,6 +49,15 @@ function applyMeasured(m: StaticArray<i32>): void {
 function setElementLike(): void {
   set(MOVE_ELEM, costAt(ELEMENT));
   set(POOL_TAP, costAt(ELEMENT));
+  // Not hand-counted: the per-MAC, per-output and per-element counts carry them (0), the fit measures them where a
+  // platform's C runs on the ISS (generator/platforms/*/hand-costs: the same zeros).
+  set(CONV_UNIT, 0);
+  set(ELEM_OP, 0);
+  set(CONV_ROW, 0);
+  set(GATHER_ROW, 0);
+  set(REQUANT_WIDE, 0);
+  set(GEMM_UNIT, 0);
+  set(POOL_ROW, 0);
 }
 
 /** cycles / units as Q16. */
@@ -99,6 +108,12 @@ export function siracusaCosts(): void {
   set(REQUANT, per(7 * INSTR, 1));
   // lw + sw per 32-bit word, unrolled so the store never waits on its load.
   set(COPY_BYTE, per(2 * INSTR, 4));
+  // A 3-wide window row of the paired gather: its 6 bytes as COPY_BYTE (generator/platforms/siracusa/hand-costs.ts).
+  set(GATHER_ROW, per(2 * INSTR * 6, 4));
+  // The scalar conv loop per tap: column, bound test (compare, branch), address, two loads, p.mac; a reduction's
+  // value: a load and an add.
+  set(MAC_SCALAR, per(7 * INSTR, 1));
+  set(REDUCE_ELEM, per(2 * INSTR, 1));
   // iSoftmax, three passes: max (lb, p.max) 2; exp (lb, sub, neg, p.clip, mul, add, add, mul, mul, add, sra, sw,
   // add) 13; normalise (lw, mul, sb) 3. Divisions are charged as DIV.
   set(SOFTMAX_ELEM, per(18 * INSTR, 1));
@@ -142,6 +157,9 @@ export function genericCosts(measured: bool): void {
   set(DIV, per(DIV_WORST, 1));
   // As on Siracusa minus the hardware-loop setup.
   set(CALL, per(2 * JUMP + 16 * INSTR + 6 * INSTR + 6 * INSTR, 1));
+  // The scalar conv loop as Siracusa's with mul and add apart; a reduction's value: lb, add, and the loop over 4.
+  set(MAC_SCALAR, per(8 * INSTR, 1));
+  set(REDUCE_ELEM, per(4 * 2 * INSTR + 2 * INSTR + BRANCH_TAKEN, 4));
   // The generic platform's own core is measured on its C; Gemmini's host core keeps the hand counts.
   if (measured) applyMeasured(GENERIC_MEASURED_64THS);
   forkCycles = 0;
@@ -185,6 +203,8 @@ export function spinnaker2Costs(): void {
   set(DIV, per(M4_DIV_WORST, 1));
   // BL + BX (2 x 3), PUSH/POP of 8 registers (2 x 9), 6 argument loads (7) = 31.
   set(CALL, per(2 * M4_BRANCH_TAKEN + 2 * (1 + 8) + 7, 1));
+  set(MAC_SCALAR, mac);
+  set(REDUCE_ELEM, costAt(ELEMENT));
   forkCycles = 0;
   barrierCycles = 0;
   joinCycles = 0;

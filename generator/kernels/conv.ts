@@ -25,8 +25,8 @@ export const convKernel: KernelDef = {
     if (autoPad?.kind === 'string' && autoPad.value !== 'NOTSET') return `auto_pad ${autoPad.value} is not supported (give pads)`;
     return null;
   },
-  copyBytes(node, g, out, cores) {
-    return gatherBytes(node, g, out, cores);
+  extraWork(node, g, out, cores) {
+    return gatherWork(node, g, out, cores);
   },
   view({ node, graph, platform }) {
     const x = tensorOf(graph, node.inputs[0]);
@@ -71,12 +71,12 @@ export const convKernel: KernelDef = {
     const OX0 = PL;
     const OX1 = Math.min(WO, W - (KW - 1) * DX + PL);
     const simd = byteWide(x.dtype) && byteWide(w.dtype) && SX === 1 && OX1 - OX0 >= 8;
-    // The C kernel's SIMD path: 8-bit operands, one group, filters of at least MIN_TAPS (shorter ones gain little
-    // and every tile shape of a layer carries its own copy of the code).
+    // The C kernel's SIMD path: 8-bit operands, one group, filters of at least MIN_TAPS.
     const cdot = takesDot(group, x.dtype, w.dtype, KH * KW, per)
       ? {
         ...dotPlan(per, KH * KW, N * HO, Math.ceil(WO / 2), CO, platform.cores, x.dtype, w.dtype), pairRows: SX === 1 && DX === 1 && KW <= 3, pairShift: W >= 4,
-        gather: gatherBytes(node, graph, y.shape, platform.cores),
+        // Named apart from the view's own `units` (the AS rows): a section's names shadow the outer ones.
+        ...((w) => ({ cunits: w.units, grows: w.rows, gbytes: w.bytes }))(gatherWork(node, graph, y.shape, platform.cores)),
       } : false;
     // The C kernel's row path for one input channel per output (depthwise, or a single input channel): a window row
     // of up to 3 taps is one word of the input row, its filter row one word, a pair of pixels two dot products (one
@@ -96,7 +96,10 @@ export const convKernel: KernelDef = {
         N, C, H, W, CO, CIG, KH, KW, WS, HO, WO, PT, PL, SY, SX, DY, DX, simd, OX0, OX1, xExt: extOf(x.dtype), cdot, rowdot,
         COG: CO / group,
         // Depthwise convs cannot use the SIMD dot product across input channels: a different cost class.
-        macClass: CIG === 1 && group > 1 ? 'MAC_DW' : 'MAC_CONV',
+        // The C's scalar loop (neither the SIMD nor the row path: a window past a row of 4 bytes, a filter shorter
+        // than a word, operands wider than a byte) is priced per MAC of its own (MAC_SCALAR).
+        macWO: cdot || rowdot ? 2 * Math.ceil(WO / 2) : WO,
+        macClass: !cdot && !rowdot ? 'MAC_SCALAR' : CIG === 1 && group > 1 ? 'MAC_DW' : 'MAC_CONV',
         loop: CIG === 1 && group > 1 ? { ...loopOf(DW_LOOP, platform.costs.MAC_DW), dense: false } : { ...loopOf(CONV_LOOP, platform.costs.MAC_CONV), dense: true },
         units: N * CO * HO,
         x: typeNames(x.dtype), w: typeNames(w.dtype), y: typeNames(y.dtype),
@@ -110,24 +113,32 @@ export const convKernel: KernelDef = {
 
 /** Whether the C kernel takes its SIMD (im2col) path: 8-bit operands, one group, filters of MIN_TAPS or more. */
 function takesDot(group: number, xt: DType, wt: DType, window: number, per: number): boolean {
-  return group === 1 && byteWide(xt) && byteWide(wt) && window <= CHUNK && per >= MIN_TAPS;
+  return group === 1 && byteWide(xt) && byteWide(wt) && window <= CHUNK && per >= (window === 1 ? MIN_TAPS_1X1 : MIN_TAPS);
 }
 
 /**
- * Bytes the C kernel's im2col gathers for an output of shape `out` ([N, CO, HO, WO] or [N, CO, L]): every pixel pair
- * gathers its two columns of K taps once per block of channels (dotPlan). 0 when the kernel does not gather.
+ * The C's SIMD conv loop's work besides its MACs and outputs, for an output of shape `out` (the tiler and the AS
+ * firmware charge the same): its units (pixel pairs x channel blocks, CONV_UNIT), the window rows its paired gather
+ * reads (GATHER_ROW: stride and dilation 1 along x, windows at most 3 wide; an odd row's last pair is unpaired) and
+ * the bytes its unpaired gather moves (COPY_BYTE: two pixels' taps per unit). All 0 off the SIMD path.
  */
-export function gatherBytes(node: Node, g: Graph, out: readonly number[], cores: number): number {
+export function gatherWork(node: Node, g: Graph, out: readonly number[], cores: number): { units: number; rows: number; bytes: number } {
   const x = tensorOf(g, node.inputs[0]);
   const w = tensorOf(g, node.inputs[1]);
   const is1d = w.shape.length === 3;
   const [CIG, KH, KW] = is1d ? [w.shape[1], 1, w.shape[2]] : [w.shape[1], w.shape[2], w.shape[3]];
   const per = CIG * KH * KW;
-  if (!takesDot(attrInt(node, 'group', 1), x.dtype, w.dtype, KH * KW, per)) return 0;
+  if (!takesDot(attrInt(node, 'group', 1), x.dtype, w.dtype, KH * KW, per)) return { units: 0, rows: 0, bytes: 0 };
   const [N, CO, HO, WO] = is1d ? [out[0], out[1], 1, out[2]] : out;
   const pairs = Math.ceil(WO / 2);
   const plan = dotPlan(per, KH * KW, N * HO, pairs, CO, cores, x.dtype, w.dtype);
-  return N * HO * pairs * plan.blocks * 2 * per;
+  const units = N * HO * pairs * plan.blocks;
+  const sx = is1d ? attrInts(node, 'strides', [1])[0] : attrInts(node, 'strides', [1, 1])[1];
+  const dx = is1d ? attrInts(node, 'dilations', [1])[0] : attrInts(node, 'dilations', [1, 1])[1];
+  const paired = sx === 1 && dx === 1 && KW <= 3;
+  // An odd row's last pair holds one pixel: it gathers unpaired, that pixel twice (conv.c).
+  const lone = paired && WO % 2 === 1 ? N * HO * plan.blocks : 0;
+  return { units, rows: (paired ? units - lone : 0) * CIG * KH, bytes: (paired ? lone : units) * 2 * per };
 }
 
 /** Bytes of taps gathered per chunk: two columns of this size and the block's accumulators (BLOCK x 2 words) live on
@@ -136,8 +147,15 @@ export function gatherBytes(node: Node, g: Graph, out: readonly number[], cores:
  * frame is 704 bytes (gcc -fstack-usage, rv32-xpulp). With 256 the frame (848 and more) and the tile loop's passed
  * 1 KiB once tiles held 32 channels (found on the ISS); 216 and 144 run CNN_Linear1/2 in the same cycles. */
 const CHUNK = 144;
-/** Shortest filter (taps) the SIMD path takes: four words. */
+/**
+ * Shortest filter (taps) the SIMD path takes: four words; a 1x1 conv's, one word (it gathers nothing: its taps are
+ * the channels). The scalar loop costs about ten times the SIMD path's cycles a MAC (MobileNetV1-0.25's 1x1 conv of 8
+ * input channels on 8 ISS cores: 561,742 -> 220,994 cycles once it took the SIMD path). Each tile shape of a layer
+ * carries its own copy of the SIMD code, so short windowed filters (3 channels x 2x2) keep the smaller loops: with
+ * hundreds of tile shapes (an L1 of 300 bytes) their copies passed the 2 MiB of L2.
+ */
 const MIN_TAPS = 16;
+const MIN_TAPS_1X1 = 4;
 /** Output channels per unit at most: the gathered columns serve this many filters before the next pair of pixels. */
 const BLOCK = 32;
 

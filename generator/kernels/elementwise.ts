@@ -1,10 +1,26 @@
 import { broadcastStrides } from '../ir/broadcast.js';
 import { isIntType } from '../ir/dtype.js';
-import { tensorOf } from '../ir/graph.js';
+import { tensorOf, type Expr } from '../ir/graph.js';
 import { stridesOf } from '../ir/ndarray.js';
 import { valueRange } from './common.js';
 import { renderPart } from './parts.js';
 import type { KernelDef } from './types.js';
+
+/**
+ * ELEM_OP units of one element of a fused expression (runtime/as/cost.ts): its operations (a clip, a shift, ...) and
+ * its operands that vary over the loop (a load each; one that is the same for every element is loaded once).
+ */
+export function elementOps(e: Expr, leafStrides: readonly number[][]): number {
+  const ops = (x: Expr): number => {
+    switch (x.k) {
+      case 'in': case 'const': return 0;
+      case 'shr': return x.s === 0 ? ops(x.a) : 1 + ops(x.a);
+      case 'clip': case 'abs': case 'sign': case 'signp': case 'wrap8': return 1 + ops(x.a);
+      default: return 1 + ops(x.a) + ops(x.b);
+    }
+  };
+  return ops(e) + leafStrides.filter((s) => s.some((v) => v !== 0)).length;
+}
 
 /** Any fused elementwise expression over broadcast operands (frontend/passes/fuse-elementwise.ts). */
 export const elementwiseKernel: KernelDef = {
@@ -21,6 +37,7 @@ export const elementwiseKernel: KernelDef = {
     const out = tensorOf(graph, node.outputs[0]);
     const leaves = node.inputs.map((n) => tensorOf(graph, n));
     const fields = leaves.map((_, k) => `in${k}`);
+    const ops = elementOps(node.expr!, leaves.map((t) => broadcastStrides(t.shape, out.shape)));
     const part = renderPart(
       {
         dims: out.shape,
@@ -29,14 +46,14 @@ export const elementwiseKernel: KernelDef = {
         expr: node.expr!,
       },
       { node: node.name, op: node.op },
-      Math.ceil(platform.costs.ELEMENT),
+      Math.ceil(platform.costs.ELEMENT + ops * platform.costs.ELEM_OP),
     );
     return {
       args: [
         ...leaves.map((t, k) => ({ field: fields[k], tensor: t.name, dtype: t.dtype, write: false })),
         { field: 'y', tensor: out.name, dtype: out.dtype, write: true },
       ],
-      params: { parts: [part], cost: 'ELEMENT' },
+      params: { parts: [part], cost: 'ELEMENT', ops },
       macs: 0,
     };
   },

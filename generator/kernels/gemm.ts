@@ -171,6 +171,10 @@ export const gemmKernel: KernelDef = {
         // B contiguous in n, both 8-bit, A contiguous in k: the C's transposed-B SIMD path (gemm.c.mustache kdot).
         kdot: platform.image?.xpulp === true && !dotK && bytes8 && sAk === 1 && sBn === 1 && K >= 4 ? {
           fn: `fg_dot4_${signs}`,
+          // Columns left over by the 4-column step (N or the unit's width not a multiple of 4, or a run-time bound)
+          // take the 1x2 loop from a copy of B's pair of columns on the core's stack: 2 x K bytes, so K at most 256.
+          cols: K <= 256 && (N % 4 !== 0 || split.width % 4 !== 0 || posBound === 'n') ? { kPad: Math.ceil(K / 4) * 4 } : false,
+          fn1swap: `fg_dot1x2_${signs[1]}${signs[0]}`,
         } : false,
         // A row the C takes alone goes through the two-row block twice over (the AS charges its products twice).
         lone: dotK && K >= 4 ? { pairs: split.chunks === 1 } : false,

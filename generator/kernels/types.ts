@@ -28,6 +28,13 @@ export interface KernelContext {
   platform: Platform;
 }
 
+/** A kernel's work besides MACs and outputs (KernelDef.extraWork), in units of three cost classes. */
+export interface ExtraWork {
+  units: number;
+  rows: number;
+  bytes: number;
+}
+
 export interface KernelDef {
   name: string;
   /** Template base name: firmware-templates/common/{c/<t>.c,as/<t>.ts}.mustache. */
@@ -52,10 +59,11 @@ export interface KernelDef {
    */
   tileCycles?(tile: { node: Node; graph: Graph }): number;
   /**
-   * Bytes the C kernel moves on the cores for a tile of output shape `out` (the convolution's im2col gather), over
-   * and above its MACs and outputs: the tiler charges them as COPY_BYTE, as the AS firmware does.
+   * Work the C kernel does on the cores for a tile of output shape `out` over and above its MACs and outputs (the
+   * convolution's SIMD units and im2col gather, kernels/conv.ts gatherWork): the tiler charges it as CONV_UNIT,
+   * GATHER_ROW and COPY_BYTE, as the AS firmware does.
    */
-  copyBytes?(node: Node, g: Graph, out: readonly number[], cores: number): number;
+  extraWork?(node: Node, g: Graph, out: readonly number[], cores: number): ExtraWork;
   /**
    * An accelerator's kernel has no closure body: it renders its whole layer (job set-up and tile loop) from the tile
    * plan. Such a kernel runs in tiles only.

@@ -24,8 +24,8 @@ export type Pass = (g: Graph) => Graph;
  * Cycles per unit of each cost class the emulator charges (emulator/assembly/cost.ts, derivations in
  * docs/timing.md). The generator's cost model uses the same figures to choose tiles; a test keeps them equal.
  */
-/** The cost classes in the emulator's numbering (runtime/as/cost.ts: MAC_CONV = 0 .. POOL_TAP = 11). */
-export const COST_CLASSES = ['MAC_CONV', 'MAC_DW', 'MAC_GEMM', 'ELEMENT', 'REQUANT', 'COPY_BYTE', 'SOFTMAX_ELEM', 'NORM_ELEM', 'DIV', 'CALL', 'MOVE_ELEM', 'POOL_TAP'] as const;
+/** The cost classes in the emulator's numbering (runtime/as/cost.ts: MAC_CONV = 0 .. REDUCE_ELEM = 20). */
+export const COST_CLASSES = ['MAC_CONV', 'MAC_DW', 'MAC_GEMM', 'ELEMENT', 'REQUANT', 'COPY_BYTE', 'SOFTMAX_ELEM', 'NORM_ELEM', 'DIV', 'CALL', 'MOVE_ELEM', 'POOL_TAP', 'CONV_UNIT', 'ELEM_OP', 'CONV_ROW', 'GATHER_ROW', 'REQUANT_WIDE', 'GEMM_UNIT', 'POOL_ROW', 'MAC_SCALAR', 'REDUCE_ELEM'] as const;
 export type CostClass = (typeof COST_CLASSES)[number];
 
 export interface CoreCosts {
@@ -41,6 +41,15 @@ export interface CoreCosts {
   CALL: number;
   MOVE_ELEM: number;
   POOL_TAP: number;
+  CONV_UNIT: number;
+  ELEM_OP: number;
+  CONV_ROW: number;
+  GATHER_ROW: number;
+  REQUANT_WIDE: number;
+  GEMM_UNIT: number;
+  POOL_ROW: number;
+  MAC_SCALAR: number;
+  REDUCE_ELEM: number;
   fork: number;
   barrier: number;
   join: number;

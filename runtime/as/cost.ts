@@ -28,5 +28,40 @@ export const MOVE_ELEM: i32 = 10;
 /** One window tap of a pooling output (MaxPool: a load and a max). */
 export const POOL_TAP: i32 = 11;
 
+/**
+ * One unit of the cores' SIMD conv loop (a pixel pair x a block of output channels, conv.c's `cdot`): its indices,
+ * the gather's set-up and the accumulators' start, whatever the unit's MACs and outputs.
+ */
+export const CONV_UNIT: i32 = 12;
+/**
+ * One operation or streamed operand of a fused elementwise expression, per element (an add, a multiply, a shift, a
+ * clip; a load of an operand that varies over the loop): ELEMENT is the element's store and loop.
+ */
+export const ELEM_OP: i32 = 13;
+/**
+ * One output row of the cores' conv row path (conv.c's `rowdot`: one input channel per output, depthwise or a single
+ * input channel): its filter rows assembled as words, its pixel pairs' loop; the MACs and outputs are charged apart.
+ */
+export const CONV_ROW: i32 = 14;
+/**
+ * One window row gathered by the cores' SIMD conv loop on its paired path (conv.c `pairRows`: one word of the input
+ * row serves both pixels of a pair, a load and two stores whatever the window's width); the unpaired path's taps
+ * are COPY_BYTE.
+ */
+export const GATHER_ROW: i32 = 15;
+/**
+ * The extra of a requantization whose product needs 64 bits (acc * mul past int32: a high multiply, carries, a
+ * two-word shift), on top of its REQUANT.
+ */
+export const REQUANT_WIDE: i32 = 16;
+/** One unit of the cores' GEMM loop (an output row, or a row's column chunk): its indices and pointers, the choice of path. */
+export const GEMM_UNIT: i32 = 17;
+/** One output row of one plane of the cores' pooling loop: its indices and window bounds. */
+export const POOL_ROW: i32 = 18;
+/** One MAC of the cores' scalar conv loop (neither the SIMD nor the row path): a tap checked against the borders. */
+export const MAC_SCALAR: i32 = 19;
+/** One value summed by the cores' reduction loop (ReduceSum, ReduceMean, GlobalAveragePool): a load and an add. */
+export const REDUCE_ELEM: i32 = 20;
+
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 12;
+export const NUM_CLASSES: i32 = 21;

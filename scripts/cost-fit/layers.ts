@@ -15,10 +15,11 @@ export interface CalibrationLayer {
 
 const prod = (s: number[]): number => s.reduce((a, b) => a * b, 1);
 
-function requant(b: OnnxBuilder, x: string, y: string): void {
-  b.initializer(`${y}_mul`, 'int32', [1], [37]);
-  b.initializer(`${y}_add`, 'int32', [1], [1 << 13]);
-  b.node('RequantShift', [x, `${y}_mul`, `${y}_add`], [y], { div: float(2 ** 14), n_levels: float(256), signed: float(1) });
+/** `wide`: a multiplier whose product with the accumulator needs 64 bits (REQUANT_WIDE), as BN-folded layers have. */
+function requant(b: OnnxBuilder, x: string, y: string, wide = false): void {
+  b.initializer(`${y}_mul`, 'int32', [1], [wide ? 5000 : 37]);
+  b.initializer(`${y}_add`, 'int32', [1], [wide ? 1 << 23 : 1 << 13]);
+  b.node('RequantShift', [x, `${y}_mul`, `${y}_add`], [y], { div: float(wide ? 2 ** 24 : 2 ** 14), n_levels: float(256), signed: float(1) });
 }
 
 function layer(name: string, inputs: { name: string; shape: number[] }[], body: (b: OnnxBuilder, rng: Rng) => string): CalibrationLayer {
@@ -30,23 +31,23 @@ function layer(name: string, inputs: { name: string; shape: number[] }[], body: 
   return { name, builder: b, inputs: inputs.map((i) => ndarray('int8', i.shape, rng.ints(prod(i.shape), -128, 127))) };
 }
 
-function conv(c: number, co: number, hw: number, k: number, stride = 1, dw = false): CalibrationLayer {
+function conv(c: number, co: number, hw: number, k: number, stride = 1, dw = false, wide = false): CalibrationLayer {
   const g = dw ? c : 1;
-  return layer(`${dw ? 'dw' : 'conv'}${k}x${k}/${stride} ${c}->${co} ${hw}x${hw}`, [{ name: 'x', shape: [1, c, hw, hw] }], (b, rng) => {
+  return layer(`${dw ? 'dw' : 'conv'}${k}x${k}/${stride} ${c}->${co} ${hw}x${hw}${wide ? ' wide' : ''}`, [{ name: 'x', shape: [1, c, hw, hw] }], (b, rng) => {
     const w = [co, c / g, k, k];
     b.initializer('w', 'int8', w, rng.ints(prod(w), -128, 127));
     const p = (k - 1) >> 1;
     b.node('Conv', ['x', 'w'], ['p'], { kernel_shape: [k, k], pads: [p, p, p, p], strides: [stride, stride], group: g });
-    requant(b, 'p', 'y');
+    requant(b, 'p', 'y', wide);
     return 'y';
   });
 }
 
-function gemm(m: number, k: number, n: number): CalibrationLayer {
-  return layer(`gemm ${m}x${k}x${n}`, [{ name: 'x', shape: [m, k] }], (b, rng) => {
+function gemm(m: number, k: number, n: number, wide = false): CalibrationLayer {
+  return layer(`gemm ${m}x${k}x${n}${wide ? ' wide' : ''}`, [{ name: 'x', shape: [m, k] }], (b, rng) => {
     b.initializer('w', 'int8', [n, k], rng.ints(n * k, -128, 127));
     b.node('Gemm', ['x', 'w'], ['p'], { transB: 1 });
-    requant(b, 'p', 'y');
+    requant(b, 'p', 'y', wide);
     return 'y';
   });
 }
@@ -65,6 +66,28 @@ function add(shape: number[]): CalibrationLayer {
   return layer(`add ${shape.join('x')}`, [{ name: 'a', shape }, { name: 'b', shape }], (b) => {
     b.node('Add', ['a', 'b'], ['p']);
     requant(b, 'p', 'y');
+    return 'y';
+  });
+}
+
+/**
+ * A residual join as MobileNetV2-class networks write it: each branch requantized, added, the sum requantized; one
+ * fused expression of three requantizations (ELEM_OP: its operations apart from the element's store and loop).
+ */
+function residualAdd(shape: number[]): CalibrationLayer {
+  return layer(`residual add ${shape.join('x')}`, [{ name: 'a', shape }, { name: 'b', shape }], (b) => {
+    requant(b, 'a', 'ra');
+    requant(b, 'b', 'rb');
+    b.node('Add', ['ra', 'rb'], ['p']);
+    requant(b, 'p', 'y');
+    return 'y';
+  });
+}
+
+/** The mean over each channel's plane (a global average pool): its sum is REDUCE_ELEM per value. */
+function reduceSum(c: number, hw: number): CalibrationLayer {
+  return layer(`reducemean ${c} ${hw}x${hw}`, [{ name: 'x', shape: [1, c, hw, hw] }], (b) => {
+    b.node('ReduceMean', ['x'], ['y'], { axes: [2, 3], keepdims: 1 });
     return 'y';
   });
 }
@@ -106,9 +129,23 @@ export const CALIBRATION: CalibrationLayer[] = [
   conv(16, 128, 8, 3),
   conv(32, 32, 16, 1),
   conv(64, 128, 8, 1),
+  // Requantization in 64 bits (REQUANT_WIDE), on a conv and a GEMM.
+  conv(16, 32, 16, 3, 1, false, true),
+  gemm(16, 64, 64, true),
+  // Short filters (CONV_UNIT: the SIMD loop's units apart from their MACs and outputs): 3 channels at stride 2.
+  conv(3, 16, 16, 3, 2),
+  // The row path (CONV_ROW: per output row): depthwise at several widths, and a single input channel.
   conv(32, 32, 16, 3, 1, true),
   conv(64, 64, 8, 3, 1, true),
   conv(16, 16, 32, 3, 2, true),
+  conv(32, 32, 8, 3, 2, true),
+  conv(1, 16, 32, 3),
+  // The scalar loop (MAC_SCALAR): a filter shorter than a word, a depthwise window past a row of 4.
+  conv(2, 16, 16, 1),
+  conv(64, 64, 3, 3, 1, true),
+  // Odd widths: a row's last pixel pair holds one pixel (the SIMD path computes it twice, gathers it unpaired).
+  conv(16, 32, 5, 3),
+  conv(64, 64, 5, 3, 1, true),
   gemm(64, 256, 128),
   gemm(16, 64, 64),
   gemm(1, 1024, 64),
@@ -116,8 +153,14 @@ export const CALIBRATION: CalibrationLayer[] = [
   matmulQK(4, 32, 16),
   add([1, 32, 16, 16]),
   add([1, 8, 8, 8]),
+  residualAdd([1, 32, 16, 16]),
+  residualAdd([1, 16, 4, 4]),
   maxpool(32, 16),
   maxpool(8, 32),
+  // Rows of two outputs (a CNN's last pool): POOL_ROW apart from POOL_TAP.
+  maxpool(128, 4),
+  reduceSum(64, 8),
+  reduceSum(256, 3),
   transpose([1, 32, 16, 16], [0, 2, 3, 1]),
   transpose([4, 64, 32], [0, 2, 1]),
   softmax(16, 64),

@@ -12,26 +12,44 @@ import { DEEPLOY } from '../helpers/deeploy.js';
 
 /*
  * The AS path's cycles (the measured cost tables, docs/timing.md "The fit") against the ISS's on the C a user flashes,
- * every Models folder, on Siracusa's 8 cluster cores and on the generic core: the whole network within a quarter
- * either way (measured on this version: 0.84 .. 1.15 and 0.85 .. 1.09; `npm run bench:iss-vs-as` prints every layer). The per-layer bound the issue asks for (10 %) is not
- * met yet: the lockstep bank model over-charges large convs and GEMMs, a one-column MatMul is priced as a block.
+ * every Models folder, on Siracusa's 8 cluster cores and on the generic core, both exact: the whole network within
+ * 0.83 .. 1.2 either way (measured on this version: AS/ISS 0.89 .. 1.01 on Siracusa, 0.95 .. 1.06 generic), and per
+ * layer a ratchet on the issue's bound (10 %): at least as many layers within it as this version reaches (Siracusa 27
+ * of 45, generic 27 of 45; `npm run bench:iss-vs-as` prints every layer, the MLPerf-class models too). Not every layer
+ * is within it yet: small GEMMs and pools, the 1-channel first conv, a 2-column MatMul (docs/timing.md "The fit").
  */
 const MODELS = ['CNN_Linear1', 'CNN_Linear2', 'miniMobileNet', 'miniMobileNetv2', 'EEGFormer'];
+const WITHIN_10 = { siracusa: 27, generic: 27 } as Record<string, number>;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-'));
 
-for (const platform of ['siracusa', 'generic']) for (const model of MODELS) {
-  test(`${model} on ${platform}: AS cycles within 0.75 .. 1.33 of the ISS's, both exact`, async () => {
-    const src = join(DEEPLOY, 'Models', model);
-    const out = join(work, `${model}-${platform}`);
-    generateFirmware({ model: join(src, 'network.onnx'), platform, out });
-    const inputs = [...readNpz(join(src, 'inputs.npz')).values()];
-    const expected = [...readNpz(join(src, 'outputs.npz')).values()];
-    const as = await runFirmware(out, inputs);
-    const iss = await runIss(out, inputs);
-    assert.is(compareOutputs(as.outputNames, as.outputs, expected).errors, 0);
-    assert.is(compareOutputs(as.outputNames, iss.outputs, expected).errors, 0);
-    const ratio = as.cycles / iss.networkCycles;
-    assert.ok(ratio >= 0.75 && ratio <= 1.33, `AS ${as.cycles} / ISS ${iss.networkCycles} = ${ratio.toFixed(2)}`);
+for (const platform of ['siracusa', 'generic']) {
+  let layers = 0;
+  let within = 0;
+  for (const model of MODELS) {
+    test(`${model} on ${platform}: AS cycles within 0.83 .. 1.2 of the ISS's, both exact`, async () => {
+      const src = join(DEEPLOY, 'Models', model);
+      const out = join(work, `${model}-${platform}`);
+      generateFirmware({ model: join(src, 'network.onnx'), platform, out });
+      const inputs = [...readNpz(join(src, 'inputs.npz')).values()];
+      const expected = [...readNpz(join(src, 'outputs.npz')).values()];
+      const as = await runFirmware(out, inputs);
+      const iss = await runIss(out, inputs);
+      assert.is(compareOutputs(as.outputNames, as.outputs, expected).errors, 0);
+      assert.is(compareOutputs(as.outputNames, iss.outputs, expected).errors, 0);
+      const ratio = as.cycles / iss.networkCycles;
+      assert.ok(ratio >= 0.83 && ratio <= 1.2, `AS ${as.cycles} / ISS ${iss.networkCycles} = ${ratio.toFixed(2)}`);
+      // A one-hart ISS run (generic) does the work of the platform's one core: the AS layer cycles compare directly.
+      const asByLayer = new Map(as.layers.map((l) => [l.layer, l.cycles]));
+      for (const l of iss.layers) {
+        const r = l.cycles / (asByLayer.get(l.layer) ?? Infinity);
+        layers++;
+        if (r >= 1 / 1.1 && r <= 1.1) within++;
+      }
+    });
+  }
+  test(`${platform}: at least ${WITHIN_10[platform]} layers of the Models within 10 %`, () => {
+    assert.is(layers, 45, 'every Models layer compared');
+    assert.ok(within >= WITHIN_10[platform], `${within} of ${layers} layers within 10 %`);
   });
 }
 

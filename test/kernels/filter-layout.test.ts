@@ -44,7 +44,7 @@ test('stride: hand-worked cases, each checked against the bank formula', () => {
     [36, 36], // 9 words: b, b+9, b+2, b+11 already
     [48, 48], // 12 words: b, b+12, b+8, b+4
     [16, 16], // 4 words: b, b+4, b+8, b+12
-    [27, 27], // 3 x 3 x 3: offsets 0, 27, 54, 81 bytes: words 0, 6, 13, 20 (bank 4), apart at every alignment
+    [27, 28], // 3 x 3 x 3: not a whole number of words, padded to one (aligned loads); 7 words: b, b+7, b+14, b+5
     [63, 68], // 7 x 3 x 3: 63 bytes is one byte short of a 64-byte round: channel 1's word shares channel 0's bank
     [3, 4], // 3 x 1 x 1: two channels' bytes in one word
   ];

@@ -2,7 +2,7 @@
  * The planner guarded by function, not time (issue 15): on every integer folder, the MLPerf-class models of
  * tiny-models.ts and every configuration of
  * test/helpers/plan-figures.ts, the home memory's peak (and the far memory's) is no higher than in
- * plan-baseline.json (recorded by scripts/record-plan-baseline.ts from the planner before its speed work) and
+ * plan-baseline.json (recorded by scripts/record-plan-baseline.ts, which says from which planner) and
  * every tiled layer's estimated cycles no higher; and a generation run twice writes the same bytes, every file.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';

@@ -1,7 +1,8 @@
 import { attrInt, attrInts } from '../../ir/attrs.js';
 import type { Graph, Node } from '../../ir/graph.js';
-import type { KernelDef } from '../../kernels/types.js';
+import type { ExtraWork, KernelDef } from '../../kernels/types.js';
 import { gemmBusiestColumns } from '../../kernels/gemm.js';
+import { elementOps } from '../../kernels/elementwise.js';
 import type { Platform } from '../../platforms/types.js';
 
 /**
@@ -13,8 +14,8 @@ export interface TileWork {
   outputs: number;
   /** The busiest core's fraction of the work (busiestShare): it sets the tile's time. */
   busiest: number;
-  /** Bytes the kernel moves besides (KernelDef.copyBytes: a convolution's im2col gather), charged as COPY_BYTE. */
-  copied?: number;
+  /** Work besides (KernelDef.extraWork: a convolution's SIMD units and im2col gather). */
+  extra?: ExtraWork;
 }
 
 /**
@@ -59,11 +60,18 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
     case 'copy':
       perOut = c.MOVE_ELEM;
       break;
+    case 'elementwise':
+      // The planner has no operand shapes here: every operand counts as streamed (the emulator's charge counts
+      // only the ones that vary, kernels/elementwise.ts elementOps).
+      perOut = c.ELEMENT + (node.expr ? elementOps(node.expr, node.inputs.map(() => [1])) : 0) * c.ELEM_OP;
+      break;
     default:
       perOut = c.ELEMENT;
   }
   if (node.requant) perOut += c.REQUANT;
-  return c.CALL + (work.macs * perMac + work.outputs * perOut + (work.copied ?? 0) * c.COPY_BYTE) * work.busiest + 2 * c.barrier;
+  const x = work.extra;
+  const extra = x ? x.bytes * c.COPY_BYTE + x.rows * c.GATHER_ROW + x.units * c.CONV_UNIT : 0;
+  return c.CALL + (work.macs * perMac + work.outputs * perOut + extra) * work.busiest + 2 * c.barrier;
 }
 
 /**
