@@ -1,19 +1,21 @@
 import Mustache from 'mustache';
 import { readFileSync } from 'node:fs';
 import { GenError } from '../errors.js';
+import { TAGS, type Token, parseTokens, tokensOf } from './template-tokens.js';
 
 /*
  * The one way templates are rendered. Custom tags because `{{ }}` collides with C initialisers, no HTML escaping,
  * and a name the view does not define is an error before rendering: mustache would silently print ''.
  */
-export const TAGS: [string, string] = ['<%', '%>'];
+export { TAGS };
 
-type Token = [string, string, number, number, Token[]?, number?];
+const writer = new Mustache.Writer();
 
-export function renderTemplate(source: string, view: object, templateName: string): string {
-  const tokens = Mustache.parse(source, TAGS) as unknown as Token[];
+/** Renders `source` (the template called `templateName`); `tokens` are its parse when the caller has them. */
+export function renderTemplate(source: string, view: object, templateName: string, tokens = parseTokens(source)): string {
   checkNames(tokens, [view], templateName);
-  return Mustache.render(source, view, {}, { tags: TAGS, escape: String });
+  // What Mustache.render does after its parse (mustache 4.2 Writer.render), from tokens parsed once.
+  return writer.renderTokens(tokens as never, new Mustache.Context(view), {}, source, { tags: TAGS, escape: String });
 }
 
 const cache = new Map<string, string>();
@@ -24,7 +26,7 @@ export function renderFile(path: string, view: object): string {
     src = readFileSync(path, 'utf8');
     cache.set(path, src);
   }
-  return renderTemplate(src, view, path);
+  return renderTemplate(src, view, path, tokensOf(path, src));
 }
 
 /** Walks the template as mustache would render it and fails on the first name no context defines. */
