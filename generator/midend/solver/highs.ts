@@ -5,6 +5,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../../backend/paths.js';
 
 export interface SolveRequest {
   /** The model in CPLEX LP format. */
@@ -29,7 +32,9 @@ export interface SolveResult {
   message?: string;
 }
 
-const CHILD = fileURLToPath(new URL('./highs-child.js', import.meta.url));
+/** The child beside this module; from the CLI's one-file bundle (dist/generator/cli/) it is found under the root. */
+const BESIDE = fileURLToPath(new URL('./highs-child.js', import.meta.url));
+const CHILD = existsSync(BESIDE) ? BESIDE : join(ROOT, 'dist', 'generator', 'midend', 'solver', 'highs-child.js');
 /** Loading the wasm and starting Node take well under this; the rest of the wall limit is the solve itself. */
 const STARTUP_S = 10;
 
