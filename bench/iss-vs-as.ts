@@ -20,6 +20,7 @@ import { compareOutputs } from '../runtime/node/compare.js';
 import { runIss } from '../runtime/node/iss-run.js';
 import { runFirmware } from '../runtime/node/run.js';
 import { DEEPLOY } from '../test/helpers/deeploy.js';
+import { layerRatios, WITHIN } from '../test/helpers/layer-ratios.js';
 import { TINY_MODELS, writeTinyModel } from '../test/helpers/tiny-models.js';
 
 const FOLDERS = ['CNN_Linear1', 'CNN_Linear2', 'miniMobileNet', 'miniMobileNetv2', 'EEGFormer'];
@@ -53,18 +54,16 @@ for (const { model, src } of models) {
       throw new Error(`${model} ${c.platform}: the ISS outputs differ from the AS firmware's`);
     }
     const macs = as.profile.layers.reduce((n, l) => n + (l.macs ?? 0), 0);
-    const asByLayer = new Map(as.layers.map((l) => [l.layer, l.cycles]));
     // Both runs use the platform's cores when the ISS runs the cluster; a one-hart ISS run does all the work alone.
     const scale = iss.harts > 1 ? 1 : c.cores;
     const w = within.get(c.platform) ?? { n: 0, in: 0 };
     within.set(c.platform, w);
-    for (const l of iss.layers) {
-      const asCycles = asByLayer.get(l.layer) ?? 0;
-      const r = asCycles > 0 ? l.cycles / (asCycles * scale) : 0;
-      w.n++;
-      if (r >= 1 / 1.1 && r <= 1.1) w.in++;
-      console.log(JSON.stringify({ model, platform: c.platform, layer: l.layer, name: l.name, asCycles, issCycles: l.cycles,
-        ratio: asCycles > 0 ? Number((l.cycles / (asCycles * scale)).toFixed(2)) : null }));
+    const per = layerRatios(as.layers, iss.layers, scale);
+    w.n += per.layers.length;
+    w.in += per.within;
+    for (const l of per.layers) {
+      console.log(JSON.stringify({ model, platform: c.platform, layer: l.layer, name: l.name, asCycles: l.asCycles, issCycles: l.issCycles,
+        ratio: l.asCycles > 0 ? Number(l.ratio.toFixed(2)) : null }));
     }
     const ratio = iss.networkCycles / (as.cycles * scale);
     console.log(JSON.stringify({ model, platform: c.platform, macs, asCycles: as.cycles, cores: c.cores, harts: iss.harts, issCycles: iss.networkCycles,
@@ -78,4 +77,4 @@ rmSync(work, { recursive: true, force: true });
 const head = ['model', 'platform', 'MACs', 'AS cycles', 'ISS harts', 'ISS cycles', 'ISS cyc/MAC', 'ISS/AS'];
 const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
 console.log([head, ...rows].map((r) => r.map((x, i) => (i < 2 ? x.padEnd(width[i]) : x.padStart(width[i]))).join('  ')).join('\n'));
-for (const [platform, w] of within) console.log(`${platform}: ${w.in} of ${w.n} layers with ISS/AS within 1/1.1 .. 1.1`);
+for (const [platform, w] of within) console.log(`${platform}: ${w.in} of ${w.n} layers with ISS/AS within 1/${WITHIN} .. ${WITHIN}`);

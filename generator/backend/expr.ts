@@ -29,7 +29,15 @@ function hull(...vals: number[]): IntRange {
   return { min: Math.min(...vals), max: Math.max(...vals) };
 }
 
+/*
+ * Counts the steps that compute in 64 bits: every 64-bit value starts at a widening cast or a wide literal, so a
+ * change of this count over one emission says whether any step of it is 64-bit (a result narrowed back to int32 by
+ * its range still paid for the 64-bit step).
+ */
+let widenings = 0;
+
 function toWide(e: Emitted): { c: string; as: string } {
+  if (!e.wide) widenings++;
   return e.wide ? { c: e.c, as: e.as } : { c: `(int64_t)${e.c}`, as: `<i64>${e.as}` };
 }
 
@@ -56,6 +64,7 @@ function minmax(fn: 'min' | 'max', a: Emitted, b: Emitted, range: IntRange): Emi
 
 function literal(v: number): Emitted {
   const wide = !fits32({ min: v, max: v });
+  if (wide) widenings++;
   return {
     c: wide ? `((int64_t)${v}LL)` : v < 0 ? `(${v})` : `${v}`,
     as: wide ? `(<i64>${v})` : v < 0 ? `(${v})` : `${v}`,
@@ -64,7 +73,14 @@ function literal(v: number): Emitted {
   };
 }
 
-export function emitExpr(e: Expr, leaves: Leaf[]): Emitted {
+/** The expression in both languages; `used64` when any step of it computes in 64 bits (the cost model's wide class). */
+export function emitExpr(e: Expr, leaves: Leaf[]): Emitted & { used64: boolean } {
+  const before = widenings;
+  const r = emitNode(e, leaves);
+  return { ...r, used64: widenings !== before };
+}
+
+function emitNode(e: Expr, leaves: Leaf[]): Emitted {
   switch (e.k) {
     case 'in': {
       const l = leaves[e.i];
@@ -73,8 +89,8 @@ export function emitExpr(e: Expr, leaves: Leaf[]): Emitted {
     case 'const':
       return literal(e.v);
     case 'add': case 'sub': case 'mul': {
-      const a = emitExpr(e.a, leaves);
-      const b = emitExpr(e.b, leaves);
+      const a = emitNode(e.a, leaves);
+      const b = emitNode(e.b, leaves);
       const { min: a0, max: a1 } = a.range;
       const { min: b0, max: b1 } = b.range;
       const r = e.k === 'add' ? hull(a0 + b0, a1 + b1)
@@ -83,27 +99,27 @@ export function emitExpr(e: Expr, leaves: Leaf[]): Emitted {
       return binary(e.k === 'add' ? '+' : e.k === 'sub' ? '-' : '*', a, b, r);
     }
     case 'tdiv': {
-      const a = emitExpr(e.a, leaves);
-      const b = emitExpr(e.b, leaves);
+      const a = emitNode(e.a, leaves);
+      const b = emitNode(e.b, leaves);
       const m = Math.max(Math.abs(a.range.min), Math.abs(a.range.max));
       return binary('/', a, b, { min: -m, max: m });
     }
     case 'min': case 'max': {
-      const a = emitExpr(e.a, leaves);
-      const b = emitExpr(e.b, leaves);
+      const a = emitNode(e.a, leaves);
+      const b = emitNode(e.b, leaves);
       const r = e.k === 'min'
         ? { min: Math.min(a.range.min, b.range.min), max: Math.min(a.range.max, b.range.max) }
         : { min: Math.max(a.range.min, b.range.min), max: Math.max(a.range.max, b.range.max) };
       return minmax(e.k, a, b, r);
     }
     case 'shr': {
-      const a = emitExpr(e.a, leaves);
+      const a = emitNode(e.a, leaves);
       const r = { min: Math.floor(a.range.min / 2 ** e.s), max: Math.floor(a.range.max / 2 ** e.s) };
       if (e.s === 0) return a;
       return narrowIfFits(`(${a.c} >> ${e.s})`, `(${a.as} >> ${e.s})`, r, a.wide);
     }
     case 'clip': {
-      const a = emitExpr(e.a, leaves);
+      const a = emitNode(e.a, leaves);
       const r = { min: Math.min(Math.max(a.range.min, e.lo), e.hi), max: Math.max(Math.min(a.range.max, e.hi), e.lo) };
       if (a.range.min >= e.lo && a.range.max <= e.hi) return a;
       const lo = literal(e.lo);
@@ -115,7 +131,7 @@ export function emitExpr(e: Expr, leaves: Leaf[]): Emitted {
       return { ...both, c: `FG_CLIP(${a.c}, ${lo.c}, ${hi.c})` };
     }
     case 'abs': {
-      const a = emitExpr(e.a, leaves);
+      const a = emitNode(e.a, leaves);
       const m = Math.max(Math.abs(a.range.min), Math.abs(a.range.max));
       const lo = a.range.min >= 0 ? a.range.min : a.range.max <= 0 ? -a.range.max : 0;
       const r = { min: lo, max: m };
@@ -124,17 +140,17 @@ export function emitExpr(e: Expr, leaves: Leaf[]): Emitted {
       return narrowIfFits(`FG_ABS(${w.c})`, `abs(${w.as})`, r, wide);
     }
     case 'sign': {
-      const a = emitExpr(e.a, leaves);
+      const a = emitNode(e.a, leaves);
       const z = a.wide ? '<i64>0' : '0';
       return { c: `((${a.c} > 0) - (${a.c} < 0))`, as: `(<i32>(${a.as} > ${z}) - <i32>(${a.as} < ${z}))`, range: { min: -1, max: 1 }, wide: false };
     }
     case 'signp': {
-      const a = emitExpr(e.a, leaves);
+      const a = emitNode(e.a, leaves);
       const z = a.wide ? '<i64>0' : '0';
       return { c: `(${a.c} >= 0 ? 1 : -1)`, as: `(${a.as} >= ${z} ? 1 : -1)`, range: { min: -1, max: 1 }, wide: false };
     }
     case 'wrap8': {
-      const a = emitExpr(e.a, leaves);
+      const a = emitNode(e.a, leaves);
       return { c: `(int32_t)(int8_t)${a.c}`, as: `<i32><i8>${a.as}`, range: { min: -128, max: 127 }, wide: false };
     }
   }

@@ -72,11 +72,13 @@ export const convKernel: KernelDef = {
     const OX1 = Math.min(WO, W - (KW - 1) * DX + PL);
     const simd = byteWide(x.dtype) && byteWide(w.dtype) && SX === 1 && OX1 - OX0 >= 8;
     // The C kernel's SIMD path: 8-bit operands, one group, filters of at least MIN_TAPS.
-    const cdot = takesDot(group, x.dtype, w.dtype, KH * KW, per)
+    const plan = takesDot(group, x.dtype, w.dtype, KH * KW, per)
+      ? dotPlan(per, KH * KW, N * HO, Math.ceil(WO / 2), CO, platform.cores, x.dtype, w.dtype) : undefined;
+    const cdot = plan
       ? {
-        ...dotPlan(per, KH * KW, N * HO, Math.ceil(WO / 2), CO, platform.cores, x.dtype, w.dtype), pairRows: SX === 1 && DX === 1 && KW <= 3, pairShift: W >= 4,
+        ...plan, pairRows: SX === 1 && DX === 1 && KW <= 3, pairShift: W >= 4,
         // Named apart from the view's own `units` (the AS rows): a section's names shadow the outer ones.
-        ...((w) => ({ cunits: w.units, grows: w.rows, gbytes: w.bytes }))(gatherWork(node, graph, y.shape, platform.cores)),
+        ...((w) => ({ cunits: w.units, grows: w.rows, gbytes: w.bytes }))(gatherWork(node, graph, y.shape, platform.cores, plan)),
       } : false;
     // The C kernel's row path for one input channel per output (depthwise, or a single input channel): a window row
     // of up to 3 taps is one word of the input row, its filter row one word, a pair of pixels two dot products (one
@@ -122,7 +124,7 @@ function takesDot(group: number, xt: DType, wt: DType, window: number, per: numb
  * reads (GATHER_ROW: stride and dilation 1 along x, windows at most 3 wide; an odd row's last pair is unpaired) and
  * the bytes its unpaired gather moves (COPY_BYTE: two pixels' taps per unit). All 0 off the SIMD path.
  */
-export function gatherWork(node: Node, g: Graph, out: readonly number[], cores: number): { units: number; rows: number; bytes: number } {
+export function gatherWork(node: Node, g: Graph, out: readonly number[], cores: number, known?: DotPlan): { units: number; rows: number; bytes: number } {
   const x = tensorOf(g, node.inputs[0]);
   const w = tensorOf(g, node.inputs[1]);
   const is1d = w.shape.length === 3;
@@ -131,7 +133,8 @@ export function gatherWork(node: Node, g: Graph, out: readonly number[], cores: 
   if (!takesDot(attrInt(node, 'group', 1), x.dtype, w.dtype, KH * KW, per)) return { units: 0, rows: 0, bytes: 0 };
   const [N, CO, HO, WO] = is1d ? [out[0], out[1], 1, out[2]] : out;
   const pairs = Math.ceil(WO / 2);
-  const plan = dotPlan(per, KH * KW, N * HO, pairs, CO, cores, x.dtype, w.dtype);
+  // The view passes the plan it already made for this output (the same arguments).
+  const plan = known ?? dotPlan(per, KH * KW, N * HO, pairs, CO, cores, x.dtype, w.dtype);
   const units = N * HO * pairs * plan.blocks;
   const sx = is1d ? attrInts(node, 'strides', [1])[0] : attrInts(node, 'strides', [1, 1])[1];
   const dx = is1d ? attrInts(node, 'dilations', [1])[0] : attrInts(node, 'dilations', [1, 1])[1];
@@ -166,6 +169,8 @@ const BLOCK = 32;
  * overlap in one word of the input row, gathered with one load and two stores; `pairShift` (rows of 4 or more): the
  * word is read inside the row and shifted, so pairs at the left and right padding and at the row's end take it too.
  */
+type DotPlan = ReturnType<typeof dotPlan>;
+
 function dotPlan(K: number, window: number, rows: number, pairs: number, CO: number, cores: number, xt: string, wt: string) {
   let block = Math.min(CO, BLOCK);
   while (block > 2 && rows * pairs * Math.ceil(CO / block) < cores) block = Math.ceil(block / 2);

@@ -43,9 +43,8 @@ export function epilogueOf(node: Node, g: Graph, acc: IntRange, indexOf: (param:
         addAs: typeNames(add.dtype).as, addC: typeNames(add.dtype).c, addShift: typeNames(add.dtype).shift,
         mulIdx: sizeOf(mul.shape) > 1 ? indexOf(mul) : '0',
         addIdx: sizeOf(add.shape) > 1 ? indexOf(add) : '0',
-        // Some step needs 64 bits (the product acc * mul past int32; the emitted C widens it): the AS charges
-        // REQUANT_WIDE on top of REQUANT.
-        wide: e.c.includes('int64_t'),
+        // Some step needs 64 bits (the product acc * mul past int32): the AS charges REQUANT_WIDE on top of REQUANT.
+        wide: e.used64,
       },
       exprAs: e.wide ? `<i32>(${e.as})` : e.as,
       exprC: e.c,

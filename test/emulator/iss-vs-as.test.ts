@@ -9,6 +9,7 @@ import { compareOutputs } from '../../runtime/node/compare.js';
 import { runIss } from '../../runtime/node/iss-run.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import { DEEPLOY } from '../helpers/deeploy.js';
+import { layerRatios } from '../helpers/layer-ratios.js';
 
 /*
  * The AS path's cycles (the measured cost tables, docs/timing.md "The fit") against the ISS's on the C a user flashes,
@@ -39,12 +40,9 @@ for (const platform of ['siracusa', 'generic']) {
       const ratio = as.cycles / iss.networkCycles;
       assert.ok(ratio >= 0.83 && ratio <= 1.2, `AS ${as.cycles} / ISS ${iss.networkCycles} = ${ratio.toFixed(2)}`);
       // A one-hart ISS run (generic) does the work of the platform's one core: the AS layer cycles compare directly.
-      const asByLayer = new Map(as.layers.map((l) => [l.layer, l.cycles]));
-      for (const l of iss.layers) {
-        const r = l.cycles / (asByLayer.get(l.layer) ?? Infinity);
-        layers++;
-        if (r >= 1 / 1.1 && r <= 1.1) within++;
-      }
+      const per = layerRatios(as.layers, iss.layers);
+      layers += per.layers.length;
+      within += per.within;
     });
   }
   test(`${platform}: at least ${WITHIN_10[platform]} layers of the Models within 10 %`, () => {
