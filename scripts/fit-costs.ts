@@ -5,8 +5,8 @@
  * calibration layer with the AS prediction under the fitted table over the ISS cycles, then the fitted cost of each
  * class beside its hand count. With --write: regenerates the measured table both sides read (per platform,
  * generator/platforms/<name>/measured-costs.ts and emulator/assembly/chips/<name>-measured.ts) and its rows in
- * docs/timing.md; then `npm run build` and run it again until nothing changes (the tiles and the
- * DMA overlap of the calibration runs follow the table in use, so a fit may move by a rounding step once).
+ * docs/timing.md; then `npm run build` (the calibration is planned with and run against the hand counts, so a fit
+ * does not depend on the table it replaces: a second run gives the same table).
  * Options: --only <regex on layer names> (not with --write), --keep <class,class> (held at their hand count),
  * --no-skew (leave out the sweep of the L1 bank replay's start skew on the whole team, cost-fit/skew.ts).
  * CALL, one per kernel call and tile on each core, takes all the per-tile work of the C that the AS path does not
@@ -58,7 +58,7 @@ try {
       writeFileSync(join(REPO, t.generatorFile), renderGenerator(fit, rows, t));
       writeFileSync(join(REPO, t.emulatorFile), renderEmulator(fit, rows, t, skew));
       writeFileSync(join(REPO, DOC_FILE), docWithTable(REPO, t, renderDocTable(fit, t)));
-      console.log(`written: ${t.generatorFile}, ${t.emulatorFile}, ${DOC_FILE} (npm run build, then fit again until nothing changes)`);
+      console.log(`written: ${t.generatorFile}, ${t.emulatorFile}, ${DOC_FILE} (then npm run build)`);
     }
   }
 } finally {

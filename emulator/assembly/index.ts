@@ -132,7 +132,7 @@ export { l1_stall_cycles, l2_stall_cycles, l2_access_cycles, l1_banks, setStartS
 export {
   layer_begin, layer_end, current_layer, events_ptr, events_capacity, events_count, events_first, events_total,
 } from "./events";
-export { cost_cycles, fork_cycles, barrier_cycles, join_cycles } from "./cost";
+export { cost_cycles, set_cost_64ths, fork_cycles, barrier_cycles, join_cycles } from "./cost";
 export { fault_message, fault_message_length } from "./fault";
 export {
   dma_alloc, dma_free, dma_copy, dma_wait, dma_finish, dma_channels, dma_max_bytes, dma_latency_cycles,

@@ -86,6 +86,11 @@ export const convKernel: KernelDef = {
     const sign = (t: string): string => (t === 'uint8' ? 'u' : 's');
     const rowdot = !cdot && CIG === 1 && byteWide(x.dtype) && byteWide(w.dtype) && DX === 1 && KW <= 3 && W >= 4
       ? { fn: `fg_dot4_${sign(x.dtype)}${sign(w.dtype)}`, shared: SX === 1 } : false;
+    // The MACs the C computes: its SIMD loops take pixels in pairs (an odd row's last pair computes its one pixel
+    // twice); the row and scalar paths skip a window row in the padding (conv.c `continue`), where the SIMD path
+    // multiplies the gathered zeros. The scalar path's taps in a padding column still pay their bound test: counted.
+    // ISS, one core: 3x3 depthwise at 3x3 (scalar) 0.77 AS/ISS with those columns left out.
+    const macWO = cdot || rowdot ? 2 * Math.ceil(WO / 2) : WO;
     return {
       args: [
         { field: 'x', tensor: x.name, dtype: x.dtype, write: false },
@@ -100,10 +105,14 @@ export const convKernel: KernelDef = {
         // Depthwise convs cannot use the SIMD dot product across input channels: a different cost class.
         // The C's scalar loop (neither the SIMD nor the row path: a window past a row of 4 bytes, a filter shorter
         // than a word, operands wider than a byte) is priced per MAC of its own (MAC_SCALAR).
-        macWO: cdot || rowdot ? 2 * Math.ceil(WO / 2) : WO,
-        macClass: !cdot && !rowdot ? 'MAC_SCALAR' : CIG === 1 && group > 1 ? 'MAC_DW' : 'MAC_CONV',
-        loop: CIG === 1 && group > 1 ? { ...loopOf(DW_LOOP, platform.costs.MAC_DW), dense: false } : { ...loopOf(CONV_LOOP, platform.costs.MAC_CONV), dense: true },
+        macTotal: cdot ? N * CO * HO * macWO * per
+          : rowdot ? N * CO * tapsInside(HO, SY, PT, KH, DY, H) * macWO * KW
+          : N * CO * CIG * tapsInside(HO, SY, PT, KH, DY, H) * WO * KW,
+        // The row path's MACs cost the same whether the one input channel is depthwise or the layer's only one.
+        macClass: cdot ? 'MAC_CONV' : rowdot ? 'MAC_DW' : 'MAC_SCALAR',
+        loop: rowdot || (!cdot && CIG === 1 && group > 1) ? { ...loopOf(DW_LOOP, platform.costs.MAC_DW), dense: false } : { ...loopOf(CONV_LOOP, platform.costs.MAC_CONV), dense: true },
         units: N * CO * HO,
+        pairs: Math.ceil(WO / 2),
         x: typeNames(x.dtype), w: typeNames(w.dtype), y: typeNames(y.dtype),
         bias: bias ? typeNames(bias.dtype) : false,
         ...ep.params,
@@ -112,6 +121,18 @@ export const convKernel: KernelDef = {
     };
   },
 };
+
+/** Window taps along one axis that fall inside the input (0 <= o*S - P + t*D < L), summed over the O outputs. */
+function tapsInside(O: number, S: number, P: number, K: number, D: number, L: number): number {
+  let n = 0;
+  for (let o = 0; o < O; o++) {
+    for (let t = 0; t < K; t++) {
+      const i = o * S - P + t * D;
+      if (i >= 0 && i < L) n++;
+    }
+  }
+  return n;
+}
 
 /** Whether the C kernel takes its SIMD (im2col) path: 8-bit operands, one group, filters of MIN_TAPS or more. */
 function takesDot(group: number, xt: DType, wt: DType, window: number, per: number): boolean {

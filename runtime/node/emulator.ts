@@ -37,6 +37,7 @@ export interface EmulatorExports {
   /** The watchdog (`gen run --max-cycles`): no agent's clock may pass this; 0 = no limit. */
   set_cycle_limit(cycles: bigint): void;
   set_bank_skew(cycles: number): void;
+  set_cost_64ths(cls: number, v: number): void;
   /** The layer open when a trap happened (-1: none). */
   current_layer(): number;
   // The device API; the firmware imports these as module "chip".

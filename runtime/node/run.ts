@@ -34,6 +34,11 @@ export interface RunOptions {
    * one: the cost fit's sweep and hand-worked tests (0: the cores in lockstep).
    */
   bankSkew?: number;
+  /**
+   * Cycles per unit of cost classes (COST_CLASSES order, whole 64ths) that replace the chip's table for this run:
+   * the cost fit measures against a fixed table (scripts/cost-fit/measure.ts).
+   */
+  costs?: readonly number[];
 }
 
 export interface LayerTiming {
@@ -175,6 +180,7 @@ export async function loadFirmware(outDir: string, opts: RunOptions = {}): Promi
   loadImages(outDir, manifest, emu, regions);
   if (opts.maxCycles) emu.set_cycle_limit(BigInt(Math.floor(opts.maxCycles)));
   if (opts.bankSkew !== undefined) emu.set_bank_skew(opts.bankSkew);
+  opts.costs?.forEach((v, cls) => emu.set_cost_64ths(cls, Math.round(v * 64)));
   const layerNames = new Map(manifest.layers.map((l) => [l.id, l.name]));
   const nameOf = (layer: number): string => quoted(layerNames.get(layer) ?? '');
   return { manifest, build, module, emu, regions, linear, layerNames, nameOf, t0 };

@@ -43,10 +43,22 @@ function conv(c: number, co: number, hw: number, k: number, stride = 1, dw = fal
   });
 }
 
-function gemm(m: number, k: number, n: number, wide = false): CalibrationLayer {
-  return layer(`gemm ${m}x${k}x${n}${wide ? ' wide' : ''}`, [{ name: 'x', shape: [m, k] }], (b, rng) => {
+/** `bias`: a C term (Gemm's third input), the output stage's load and add (ELEM_OP, kernels/gemm.ts gemmOutputOps). */
+/** A depthwise 1x3 window (one window row per output row): the row path's MACs apart from its pixel pairs. */
+function dwRow(c: number, hw: number): CalibrationLayer {
+  return layer(`dw1x3/1 ${c}->${c} ${hw}x${hw}`, [{ name: 'x', shape: [1, c, hw, hw] }], (b, rng) => {
+    b.initializer('w', 'int8', [c, 1, 1, 3], rng.ints(c * 3, -128, 127));
+    b.node('Conv', ['x', 'w'], ['p'], { kernel_shape: [1, 3], pads: [0, 1, 0, 1], strides: [1, 1], group: c });
+    requant(b, 'p', 'y');
+    return 'y';
+  });
+}
+
+function gemm(m: number, k: number, n: number, wide = false, bias = false): CalibrationLayer {
+  return layer(`gemm ${m}x${k}x${n}${wide ? ' wide' : ''}${bias ? ' bias' : ''}`, [{ name: 'x', shape: [m, k] }], (b, rng) => {
     b.initializer('w', 'int8', [n, k], rng.ints(n * k, -128, 127));
-    b.node('Gemm', ['x', 'w'], ['p'], { transB: 1 });
+    if (bias) b.initializer('c', 'int32', [n], rng.ints(n, -4000, 4000));
+    b.node('Gemm', bias ? ['x', 'w', 'c'] : ['x', 'w'], ['p'], { transB: 1 });
     requant(b, 'p', 'y', wide);
     return 'y';
   });
@@ -134,8 +146,11 @@ export const CALIBRATION: CalibrationLayer[] = [
   gemm(16, 64, 64, true),
   // Short filters (CONV_UNIT: the SIMD loop's units apart from their MACs and outputs): 3 channels at stride 2.
   conv(3, 16, 16, 3, 2),
-  // The row path (CONV_ROW: per output row): depthwise at several widths, and a single input channel.
+  // The row path (CONV_ROW per output row, ROW_PAIR per pixel pair): depthwise at several widths (2 to 16 pairs a
+  // row; at 4x4 a third of the window rows fall in the padding and are skipped), and a single input channel.
   conv(32, 32, 16, 3, 1, true),
+  conv(64, 64, 4, 3, 1, true),
+  dwRow(32, 16),
   conv(64, 64, 8, 3, 1, true),
   conv(16, 16, 32, 3, 2, true),
   conv(32, 32, 8, 3, 2, true),
@@ -150,7 +165,10 @@ export const CALIBRATION: CalibrationLayer[] = [
   gemm(16, 64, 64),
   gemm(1, 1024, 64),
   gemm(128, 16, 16),
+  gemm(64, 32, 32, false, true),
   matmulQK(4, 32, 16),
+  // k = 2 (attention with a head dimension of 2): the scalar GEMM loop (MAC_GEMM_SCALAR).
+  matmulQK(4, 32, 2),
   add([1, 32, 16, 16]),
   add([1, 8, 8, 8]),
   residualAdd([1, 32, 16, 16]),

@@ -7,7 +7,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeNpz } from '../../generator/onnx/npy.js';
 import { generateFirmware } from '../../generator/pipeline.js';
-import { platformByName } from '../../generator/platforms/index.js';
 import { COST_CLASSES } from '../../generator/platforms/types.js';
 import { runIss } from '../../runtime/node/iss-run.js';
 import { runFirmware } from '../../runtime/node/run.js';
@@ -43,14 +42,17 @@ export function writeLayer(l: CalibrationLayer, dir: string): { model: string; s
 }
 
 export async function measure(layers: CalibrationLayer[], work: string, target: FitTarget): Promise<CalibrationRow[]> {
-  // The table the AS firmware charges now (the platform's, equal to the emulator's), to take compute() out of its cycles.
-  const costs = platformByName(target.platform).costs;
+  // The AS firmware runs against the hand counts, a table fixed in the code: compute() taken out of its cycles
+  // leaves what does not depend on the table, so the fit is a function of the code alone (not of the table it last
+  // wrote: against that, rounding of the clock made a class alternate by 1/64 from one fit to the next).
+  const costs = target.hand;
+  const table = COST_CLASSES.map((c) => costs[c]);
   const rows: CalibrationRow[] = [];
   for (const [i, l] of layers.entries()) {
     const { model, sample, out } = writeLayer(l, join(work, `layer${i}`));
     // Planned with the hand counts: the tiles (and so the units per class) do not follow the table being fitted.
     generateFirmware({ model, platform: target.platform, out, ...target.options, sampleInputs: sample, planCosts: target.hand });
-    const as = await runFirmware(out, l.inputs);
+    const as = await runFirmware(out, l.inputs, { costs: table });
     const iss = await runIss(out, l.inputs);
     checkSameOutputs(l, as.outputs, iss.outputs, '');
     // One core: every unit is on the critical path, so compute() accounts for units x cost of the AS cycles.

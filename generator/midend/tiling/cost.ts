@@ -1,7 +1,7 @@
 import { attrInt, attrInts } from '../../ir/attrs.js';
 import type { Graph, Node } from '../../ir/graph.js';
 import type { ExtraWork, KernelDef } from '../../kernels/types.js';
-import { gemmBusiestColumns } from '../../kernels/gemm.js';
+import { gemmBusiestColumns, gemmOutputOps } from '../../kernels/gemm.js';
 import { elementOps } from '../../kernels/elementwise.js';
 import type { Platform } from '../../platforms/types.js';
 
@@ -44,6 +44,7 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
       break;
     case 'gemm':
       perMac = c.MAC_GEMM;
+      perOut = gemmOutputOps(node) * c.ELEM_OP;
       break;
     case 'maxpool':
       perOut = c.POOL_TAP * attrInts(node, 'kernel_shape', [1]).reduce((a, b) => a * b, 1);
