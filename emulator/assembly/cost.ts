@@ -123,6 +123,8 @@ export function siracusaCosts(): void {
   // The scalar conv loop per tap: column, bound test (compare, branch), address, two loads, p.mac; a reduction's
   // value: a load and an add.
   set(MAC_SCALAR, per(7 * INSTR, 1));
+  // The scalar GEMM loop per MAC: two loads and p.mac in a hardware loop.
+  set(MAC_GEMM_SCALAR, per(3 * INSTR, 1));
   set(REDUCE_ELEM, per(2 * INSTR, 1));
   // iSoftmax, three passes: max (lb, p.max) 2; exp (lb, sub, neg, p.clip, mul, add, add, mul, mul, add, sra, sw,
   // add) 13; normalise (lw, mul, sb) 3. Divisions are charged as DIV.
@@ -169,6 +171,8 @@ export function genericCosts(measured: bool): void {
   set(CALL, per(2 * JUMP + 16 * INSTR + 6 * INSTR + 6 * INSTR, 1));
   // The scalar conv loop as Siracusa's with mul and add apart; a reduction's value: lb, add, and the loop over 4.
   set(MAC_SCALAR, per(8 * INSTR, 1));
+  // The scalar GEMM loop per MAC: lb, lb, mul, add, and the loop over 4 unrolled MACs.
+  set(MAC_GEMM_SCALAR, per(4 * 4 * INSTR + 2 * INSTR + BRANCH_TAKEN, 4));
   set(REDUCE_ELEM, per(4 * 2 * INSTR + 2 * INSTR + BRANCH_TAKEN, 4));
   // The generic platform's own core is measured on its C; Gemmini's host core keeps the hand counts.
   if (measured) applyMeasured(GENERIC_MEASURED_64THS);
@@ -214,6 +218,7 @@ export function spinnaker2Costs(): void {
   // BL + BX (2 x 3), PUSH/POP of 8 registers (2 x 9), 6 argument loads (7) = 31.
   set(CALL, per(2 * M4_BRANCH_TAKEN + 2 * (1 + 8) + 7, 1));
   set(MAC_SCALAR, mac);
+  set(MAC_GEMM_SCALAR, mac);
   set(REDUCE_ELEM, costAt(ELEMENT));
   forkCycles = 0;
   barrierCycles = 0;

@@ -48,8 +48,8 @@ function gemmCase(seed: number, op: 'MatMul' | 'Gemm'): KernelCase {
 
 interface Layer { op: string; engine: string; engineNote?: string }
 
-/** Runs the case with each engine option; returns firmware.json's layers per option. */
-async function runEngines(name: string, c: KernelCase, outType: IntType, l1?: number): Promise<Map<string, Layer[]>> {
+/** Runs the case with each engine option; returns firmware.json's layers per option (and the emulated cycles). */
+async function runEngines(name: string, c: KernelCase, outType: IntType, l1?: number, cycles?: Map<string, number>): Promise<Map<string, Layer[]>> {
   const { model, sample, expected } = writeCase(join(dir, name), c);
   const layers = new Map<string, Layer[]>();
   for (const engines of ['cluster', 'npu', 'cluster+npu'] as const) {
@@ -59,6 +59,7 @@ async function runEngines(name: string, c: KernelCase, outType: IntType, l1?: nu
     const r = await runFirmware(out, c.inputs);
     const cmp = compareOutputs(g.manifest.outputs, r.outputs, expected);
     assert.is(cmp.errors, 0, `${name} ${engines}: ${cmp.details.join('; ')}`);
+    cycles?.set(engines, r.cycles);
     const json = JSON.parse(readFileSync(join(out, 'firmware.json'), 'utf8')) as { layers: Layer[] };
     layers.set(engines, json.layers);
   }
@@ -73,13 +74,20 @@ for (const [name, c, type] of [
   ['MatMul int16', gemmCase(3, 'MatMul'), 'int16'],
   ['Gemm int16', gemmCase(4, 'Gemm'), 'int16'],
 ] as const) {
-  test(`${name} without requantization: runs on N-EUREKA with npu and cluster+npu, exact`, async () => {
-    const layers = await runEngines(name.replace(/ /g, '_'), c, type);
-    for (const engines of ['npu', 'cluster+npu']) {
-      const npu = onNpu(layers.get(engines)!);
-      assert.ok(npu, `${engines}: the layer ran on the NPU`);
-      assert.match(npu!.engineNote ?? '', /^npu: /);
-    }
+  test(`${name} without requantization: runs on N-EUREKA with npu, with cluster+npu where it is faster, exact`, async () => {
+    const cycles = new Map<string, number>();
+    const layers = await runEngines(name.replace(/ /g, '_'), c, type, undefined, cycles);
+    const npu = onNpu(layers.get('npu')!);
+    assert.ok(npu, 'npu: the layer ran on the NPU');
+    assert.match(npu!.engineNote ?? '', /^npu: /);
+    // cluster+npu chooses by the cost model's estimate (passes/lower-npu.ts): the engine the emulator measured
+    // faster when one takes less than two thirds of the other's cycles (a single-channel 1x1 conv: ~1,400 cycles on
+    // the cluster, ~2,900 on N-EUREKA with its layout changes). Closer calls are the estimate's to get wrong: the
+    // 12x16x8 GEMMs run in 1,282 cycles on the cluster and 1,675 on N-EUREKA, which it picks.
+    const [cl, np] = [cycles.get('cluster')!, cycles.get('npu')!];
+    const chosen = onNpu(layers.get('cluster+npu')!) ? 'npu' : 'cluster';
+    if (np < cl / 1.5) assert.is(chosen, 'npu', `NPU ${np} vs cluster ${cl} cycles`);
+    if (cl < np / 1.5) assert.is(chosen, 'cluster', `cluster ${cl} vs NPU ${np} cycles`);
   });
 }
 

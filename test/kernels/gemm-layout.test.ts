@@ -188,10 +188,11 @@ test('Deeploy GEMM and MatMul folders: outputs.npz bit for bit, emulated and hos
       assert.is(host.errors, 0, `${f.name} host C: ${host.details.join('; ')}`);
       if (f.name === 'Kernels/Integer/GEMM/Regular_RQPerColumn') {
         // B^T [10, 1024]: rows padded to 1028; the cores (4 rows x 2 column slices) on rows 0 and 5 no longer
-        // share a bank: 63379 cycles dense (the bank model's stalls) -> under 30000.
+        // share a bank: dense, the bank model's stalls were over half the layer's cycles (63379 cycles, padded under
+        // 30000 with that version's costs); padded, 5790 of 33361 with this version's.
         const w = g.manifest.layers[0].tiling!.operands[1];
         assert.is(w.bytes % 1028, 0, `${w.bytes} bytes: rows 1028 apart`);
-        assert.ok(r.cycles < 30000, `${r.cycles} cycles`);
+        assert.ok(r.l1StallCycles * 4 < r.cycles, `${r.l1StallCycles} stall cycles of ${r.cycles}`);
       }
     } finally {
       cleanup();
