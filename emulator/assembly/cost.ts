@@ -6,7 +6,7 @@
 
 import {
   CALL, CONV_ROW, CONV_UNIT, COPY_BYTE, DIV, ELEM_OP, ELEMENT, GATHER_ROW, GEMM_UNIT, MAC_SCALAR, POOL_ROW, REDUCE_ELEM, REQUANT_WIDE, MAC_CONV, MAC_DW, MAC_GEMM, MOVE_ELEM, NORM_ELEM, NUM_CLASSES, POOL_TAP,
-  MAC_GEMM_SCALAR, REQUANT, ROW_PAIR, SOFTMAX_ELEM,
+  GEMM_BLOCK, MAC_GEMM_KDOT, MAC_GEMM_SCALAR, REQUANT, ROW_PAIR, SOFTMAX_ELEM,
 } from "../../runtime/as/cost";
 import { GENERIC_MEASURED_64THS } from "./chips/generic-measured";
 import { SIRACUSA_MEASURED_64THS } from "./chips/siracusa-measured";
@@ -59,6 +59,7 @@ function setElementLike(): void {
   set(GEMM_UNIT, 0);
   set(POOL_ROW, 0);
   set(ROW_PAIR, 0);
+  set(GEMM_BLOCK, 0);
 }
 
 /** cycles / units as Q16. */
@@ -125,6 +126,9 @@ export function siracusaCosts(): void {
   set(MAC_SCALAR, per(7 * INSTR, 1));
   // The scalar GEMM loop per MAC: two loads and p.mac in a hardware loop.
   set(MAC_GEMM_SCALAR, per(3 * INSTR, 1));
+  // The GEMM loop for a B contiguous in n per 16 MACs: 5 loads, fg_transpose4's 24 ALU instructions, 4 pv.sdotsp.b,
+  // 2 pointer bumps, the loop's branch.
+  set(MAC_GEMM_KDOT, per(36 * INSTR, 16));
   set(REDUCE_ELEM, per(2 * INSTR, 1));
   // iSoftmax, three passes: max (lb, p.max) 2; exp (lb, sub, neg, p.clip, mul, add, add, mul, mul, add, sra, sw,
   // add) 13; normalise (lw, mul, sb) 3. Divisions are charged as DIV.
@@ -173,6 +177,8 @@ export function genericCosts(measured: bool): void {
   set(MAC_SCALAR, per(8 * INSTR, 1));
   // The scalar GEMM loop per MAC: lb, lb, mul, add, and the loop over 4 unrolled MACs.
   set(MAC_GEMM_SCALAR, per(4 * 4 * INSTR + 2 * INSTR + BRANCH_TAKEN, 4));
+  // No transposed-B SIMD path without XpulpV2: the scalar loop's count.
+  set(MAC_GEMM_KDOT, costAt(MAC_GEMM_SCALAR));
   set(REDUCE_ELEM, per(4 * 2 * INSTR + 2 * INSTR + BRANCH_TAKEN, 4));
   // The generic platform's own core is measured on its C; Gemmini's host core keeps the hand counts.
   if (measured) applyMeasured(GENERIC_MEASURED_64THS);
@@ -219,6 +225,7 @@ export function spinnaker2Costs(): void {
   set(CALL, per(2 * M4_BRANCH_TAKEN + 2 * (1 + 8) + 7, 1));
   set(MAC_SCALAR, mac);
   set(MAC_GEMM_SCALAR, mac);
+  set(MAC_GEMM_KDOT, mac);
   set(REDUCE_ELEM, costAt(ELEMENT));
   forkCycles = 0;
   barrierCycles = 0;

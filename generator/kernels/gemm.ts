@@ -169,7 +169,7 @@ export const gemmKernel: KernelDef = {
         // words of 4 columns each per k.
         loop: dotK
           ? { ...loopOf(GEMM_LOOP, platform.costs.MAC_GEMM), block: { nextRowA: split.chunks === 1 && K >= 4 ? (transA ? 1 : K) : 0, nextRowB: sBn } }
-          : { ...loopOf(GEMM_KMAJOR_LOOP, platform.costs.MAC_GEMM), block: false, aStep: sAk, bStep: sBk },
+          : { ...loopOf(GEMM_KMAJOR_LOOP, kdotOn ? platform.costs.MAC_GEMM_KDOT : platform.costs.MAC_GEMM_SCALAR), block: false, aStep: sAk, bStep: sBk },
         dotK, vecN, scalarK: !dotK && !vecN, aExt: extOf(A.dtype), bExt: extOf(B.dtype),
         // The C kernel's SIMD path (gemm.c.mustache): the same condition as dotK; the dot product by signedness.
         // Whole rows per unit: two of a core's rows go through fg_dot4x2 together (4 columns x 2 rows per step).
@@ -194,7 +194,7 @@ export const gemmKernel: KernelDef = {
         sCm: cStr[cStr.length - 2], sCn: cStr[cStr.length - 1],
         alpha, beta, scaled: alpha !== 1, outOps: gemmOutputOps(node),
         // Neither SIMD path (k below 4, operands wider than a byte): the C's scalar loop, priced per MAC of its own.
-        macClass: (dotK || kdotOn) && K >= 4 ? 'MAC_GEMM' : 'MAC_GEMM_SCALAR',
+        macClass: dotK && K >= 4 ? 'MAC_GEMM' : 'MAC_GEMM_SCALAR',
         a: typeNames(A.dtype), b: typeNames(B.dtype), y: typeNames(Y.dtype),
         c: C ? typeNames(C.dtype) : false,
         ...ep.params,

@@ -73,6 +73,17 @@ export const ROW_PAIR: i32 = 21;
  * a multiply-add, no bound test (the conv's scalar loop is MAC_SCALAR).
  */
 export const MAC_GEMM_SCALAR: i32 = 22;
+/**
+ * One MAC of the cores' GEMM loop for a B contiguous in n (gemm.c `kdot`: an A word against four B rows transposed
+ * in registers, four dot products per 16 MACs): attention's value product.
+ */
+export const MAC_GEMM_KDOT: i32 = 23;
+/**
+ * One call of the GEMM's 4x2 register block (firmgen_simd.h fg_dot4x2: four columns of two rows, or of one row taken
+ * as both): its hardware loop's set-up, the eight accumulators zeroed, stored and read back; the MACs and outputs are
+ * charged apart. Short k (a 16-wide projection) spends as much here as in the loop.
+ */
+export const GEMM_BLOCK: i32 = 24;
 
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 23;
+export const NUM_CLASSES: i32 = 25;

@@ -74,6 +74,18 @@ function matmulQK(h: number, s: number, d: number): CalibrationLayer {
   });
 }
 
+/**
+ * Attention's value product: probabilities [h, s, s] times V [h, s, d] as it comes (B contiguous in n: the C's
+ * transposed-B path, MAC_GEMM_KDOT; with d below 4 its columns go through the 1x2 loop from copies of V's columns).
+ */
+function matmulPV(h: number, s: number, d: number): CalibrationLayer {
+  return layer(`matmul p.v ${h}x${s}x${d}`, [{ name: 'p', shape: [1, h, s, s] }, { name: 'v', shape: [1, h, s, d] }], (b) => {
+    b.node('MatMul', ['p', 'v'], ['o']);
+    requant(b, 'o', 'y');
+    return 'y';
+  });
+}
+
 function add(shape: number[]): CalibrationLayer {
   return layer(`add ${shape.join('x')}`, [{ name: 'a', shape }, { name: 'b', shape }], (b) => {
     b.node('Add', ['a', 'b'], ['p']);
@@ -169,6 +181,8 @@ export const CALIBRATION: CalibrationLayer[] = [
   matmulQK(4, 32, 16),
   // k = 2 (attention with a head dimension of 2): the scalar GEMM loop (MAC_GEMM_SCALAR).
   matmulQK(4, 32, 2),
+  matmulPV(4, 32, 16),
+  matmulPV(8, 32, 2),
   add([1, 32, 16, 16]),
   add([1, 8, 8, 8]),
   residualAdd([1, 32, 16, 16]),
