@@ -148,7 +148,10 @@ function estimate(c: NpuCandidate, p: NodePlan, policy: NpuPolicy, inputOnNpu: b
   const k = policy.costs;
   const perMac = c.kind === 'gemm' ? k.MAC_GEMM : c.mode === '3x3dw' ? k.MAC_DW : k.MAC_CONV;
   const outElems = c.ho * c.wo * c.cout;
-  const cluster = Math.round((c.macs * perMac + outElems * k.REQUANT) / policy.cores + k.fork + k.join);
+  // Each side pays a kernel call on every core (CALL: the measured per-tile work of the C, docs/timing.md); a layout
+  // change on the cores (a Transpose or a narrowing copy, its own layer) a call and an element move per element.
+  const layout = (elems: number): number => Math.round(k.CALL + (elems * k.MOVE_ELEM) / policy.cores + k.fork + k.join);
+  const cluster = Math.round(k.CALL + (c.macs * perMac + outElems * k.REQUANT) / policy.cores + k.fork + k.join);
   const shape = {
     ...p.job, ho: c.ho, wo: c.wo, inPixel: c.cin, inRow: c.cin * c.wo,
     outPixel: c.cout, outRow: c.cout * c.wo,
@@ -157,13 +160,12 @@ function estimate(c: NpuCandidate, p: NodePlan, policy: NpuPolicy, inputOnNpu: b
   if (c.kind === 'conv') {
     const halo = c.mode === '1x1' ? 0 : 2;
     const inElems = (c.ho + halo - c.pads.top - c.pads.bottom) * (c.wo + halo - c.pads.left - c.pads.right) * c.cin;
-    const moved = (inputOnNpu ? 0 : inElems) + outElems;
-    npu += Math.round((moved * k.COPY_BYTE) / policy.cores + k.fork + k.join);
+    npu += (inputOnNpu ? 0 : layout(inElems)) + layout(outElems);
   }
-  if (p.fallback) npu += Math.round((outElems * k.REQUANT) / policy.cores + k.fork + k.join);
+  if (p.fallback) npu += Math.round(k.CALL + (outElems * k.REQUANT) / policy.cores + k.fork + k.join);
   // A GEMM's Reshape back is free only when the engine writes the output's own type; int32 accumulators narrowed
   // to an int16 (or int8) output are copied by the cores.
-  else if (c.kind === 'gemm' && !p.job.stage.normQuant && outType !== 'int32') npu += Math.round((outElems * k.COPY_BYTE) / policy.cores + k.fork + k.join);
+  else if (c.kind === 'gemm' && !p.job.stage.normQuant && outType !== 'int32') npu += layout(outElems);
   return { npu, cluster };
 }
 
