@@ -369,10 +369,15 @@ function loadKind(addr: u32, kind: i32, pc: u32, retired: i32): i32 {
   if (size == 4) { if ((addr & 3) != 0) stMisaligned += T.MISALIGNED_ACCESS_EXTRA; }
   else if (size == 2 && (addr & 3) == 3) stMisaligned += T.MISALIGNED_ACCESS_EXTRA;
   const off = addr - dBase;
+  const toff = addr - tBase;
   let lin: usize;
   if (off < dSizeM3) {
     lin = dLin + <usize>off;
     stMemory += <i64>dWait;
+  } else if (toff < tSizeM3) {
+    // the cached TIMED region (slowAccess's first case, inline): the bank model's wait, then the load below
+    stMemory += <i64>timedAccessWait(tRegion, hart, addr, size, false, cyclesAt(retired - 1));
+    lin = tLin + <usize>toff;
   } else {
     lin = slowAccess(addr, size, false, 0, pc, retired);
     if (lin == 0) {
@@ -396,10 +401,16 @@ function storeSized(addr: u32, size: i32, value: i32, pc: u32, retired: i32): vo
   if (size == 4) { if ((addr & 3) != 0) stMisaligned += T.MISALIGNED_ACCESS_EXTRA; }
   else if (size == 2 && (addr & 3) == 3) stMisaligned += T.MISALIGNED_ACCESS_EXTRA;
   const off = addr - dBase;
+  const toff = addr - tBase;
   let lin: usize;
   if (off < dSizeM3) {
     lin = dLin + <usize>off;
     stMemory += <i64>dWait;
+  } else if (toff < tSizeM3) {
+    // the cached TIMED region (slowAccess's first case, inline; like it, no code-cache check: TIMED is data)
+    stMemory += <i64>timedAccessWait(tRegion, hart, addr, size, true, cyclesAt(retired - 1));
+    timedMove(tLin + <usize>toff, size, true, value);
+    return;
   } else {
     lin = slowAccess(addr, size, true, value, pc, retired);
     if (lin == 0) return;
