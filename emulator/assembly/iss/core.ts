@@ -86,6 +86,13 @@ let dSizeM3: u32 = 0;
 let dLin: usize = 0;
 let dWait: i32 = 0;
 // The code window pc is in.
+// The last TIMED region an access went to (L1 or L2 of the cluster), cached like the data region above so that an L1
+// access skips the region search; its wait still comes from timedAccessWait (the bank model) on every access.
+let tBase: u32 = 0;
+let tSizeM3: u32 = 0;
+let tLin: usize = 0;
+let tRegion: i32 = -1;
+
 let cBase: u32 = 0;
 let cSize: u32 = 0;
 let cSlots: usize = 0;
@@ -107,6 +114,10 @@ const H_PROF_PC: usize = 288; // the profile's last instruction of this hart (1:
 const H_PROF_RETIRED: usize = 292; // 0 when that instruction blocked: it runs again and is counted then
 const H_PROF_CYC: usize = 296;
 
+/** Each hart's cycle count as of its last save (instructions + all stalls), kept so that the cluster scheduler reads
+ * one word per hart instead of summing nine counters (written only by saveHart, addHartStall, resetHarts). */
+const CYCLES = memory.data(MAX_HARTS * 8, 16);
+
 // @ts-ignore: decorator
 @inline function hp(h: i32): usize {
   return HARTS + <usize>h * H_BYTES;
@@ -119,14 +130,17 @@ export function resetHarts(): void {
     store<u32>(hp(h) + H_LAST_WRITE, <u32>SINK);
     store<u32>(hp(h) + H_PROF_PC, 1);
   }
+  memory.fill(CYCLES, 0, MAX_HARTS * 8);
   hart = -1;
   dSizeM3 = 0;
+  tSizeM3 = 0;
   cSize = 0;
 }
 
 /** Forgets the cached data region and code window (after the region table or windows change). */
 export function flushCaches(): void {
   dSizeM3 = 0;
+  tSizeM3 = 0;
   cSize = 0;
 }
 
@@ -197,6 +211,7 @@ function saveHart(): void {
   store<i64>(p + H_COUNT + 48, stSync);
   store<i64>(p + H_COUNT + 56, stDma);
   store<i64>(p + H_COUNT + 64, stNpu);
+  store<i64>(CYCLES + (<usize>hart << 3), cyclesAt(0));
 }
 
 // ---- host access to a hart's state (between runs) ----
@@ -220,6 +235,8 @@ export function addHartStall(h: i32, kind: i32, cycles: i64): void {
   if (kind < 0 || kind >= T.STALL_KINDS) return; // run() reloads the hart from its save area: safe between runs
   const at = hp(h) + H_COUNT + 8 + (<usize>kind << 3);
   store<i64>(at, load<i64>(at) + cycles);
+  const c = CYCLES + (<usize>h << 3);
+  store<i64>(c, load<i64>(c) + cycles);
 }
 /** Charges each hart's last instruction up to its final cycle count (call once, when the run is over). */
 export function flushProfile(): void {
@@ -234,9 +251,7 @@ export function flushProfile(): void {
 }
 
 export function hartCycles(h: i32): i64 {
-  let c = hartInstret(h);
-  for (let k = 0; k < T.STALL_KINDS; k++) c += hartStall(h, k);
-  return c;
+  return load<i64>(CYCLES + (<usize>h << 3));
 }
 /** Hardware-loop registers: 0 start0, 1 end0, 2 count0, 3 start1, 4 end1, 5 count1. */
 export function hartLoopReg(h: i32, i: i32): u32 {
@@ -278,6 +293,12 @@ function fetchWord(pc: u32): u32 {
  * address for plain memory, 0 when the access was done here (value in slowValue) or faulted (stop set). */
 let slowValue: i32 = 0;
 function slowAccess(addr: u32, size: i32, write: bool, value: i32, pc: u32, retired: i32): usize {
+  const toff = addr - tBase;
+  if (toff < tSizeM3) {
+    stMemory += <i64>timedAccessWait(tRegion, hart, addr, size, write, cyclesAt(retired - 1));
+    timedMove(tLin + <usize>toff, size, write, value);
+    return 0;
+  }
   const r = findRegion(addr, <u32>size);
   if (r < 0) {
     fault(write ? F.FAULT_STORE_OUTSIDE : F.FAULT_LOAD_OUTSIDE, pc, addr, size, findRegion(addr, 1));
@@ -309,12 +330,13 @@ function slowAccess(addr: u32, size: i32, write: bool, value: i32, pc: u32, reti
   const lin = regionLinear(r) + <usize>off;
   if ((flags & FLAG_TIMED) != 0) {
     stMemory += <i64>timedAccessWait(r, hart, addr, size, write, cyclesAt(retired - 1));
-    if (write) {
-      if (size == 1) store<u8>(lin, <u8>value);
-      else if (size == 2) store<u16>(lin, <u16>value);
-      else store<i32>(lin, value);
-    } else {
-      slowValue = size == 1 ? <i32>load<u8>(lin) : size == 2 ? <i32>load<u16>(lin) : load<i32>(lin);
+    timedMove(lin, size, write, value);
+    const tsize = regionSize(r);
+    if ((flags & (FLAG_READ | FLAG_WRITE)) == (FLAG_READ | FLAG_WRITE) && tsize >= 4) {
+      tBase = regionBase(r);
+      tSizeM3 = tsize - 3;
+      tLin = regionLinear(r);
+      tRegion = r;
     }
     return 0;
   }
@@ -329,16 +351,33 @@ function slowAccess(addr: u32, size: i32, write: bool, value: i32, pc: u32, reti
   return lin;
 }
 
+/** The data move of a TIMED access: a store, or a load into slowValue. */
+// @ts-ignore: decorator
+@inline function timedMove(lin: usize, size: i32, write: bool, value: i32): void {
+  if (write) {
+    if (size == 1) store<u8>(lin, <u8>value);
+    else if (size == 2) store<u16>(lin, <u16>value);
+    else store<i32>(lin, value);
+  } else {
+    slowValue = size == 1 ? <i32>load<u8>(lin) : size == 2 ? <i32>load<u16>(lin) : load<i32>(lin);
+  }
+}
+
 /** Loads `kind` (0 lb, 1 lh, 2 lw, 4 lbu, 5 lhu) from addr; on a fault returns 0 with stop set. */
 function loadKind(addr: u32, kind: i32, pc: u32, retired: i32): i32 {
   const size = kind == 2 ? 4 : (kind & 1) != 0 ? 2 : 1;
   if (size == 4) { if ((addr & 3) != 0) stMisaligned += T.MISALIGNED_ACCESS_EXTRA; }
   else if (size == 2 && (addr & 3) == 3) stMisaligned += T.MISALIGNED_ACCESS_EXTRA;
   const off = addr - dBase;
+  const toff = addr - tBase;
   let lin: usize;
   if (off < dSizeM3) {
     lin = dLin + <usize>off;
     stMemory += <i64>dWait;
+  } else if (toff < tSizeM3) {
+    // the cached TIMED region (slowAccess's first case, inline): the bank model's wait, then the load below
+    stMemory += <i64>timedAccessWait(tRegion, hart, addr, size, false, cyclesAt(retired - 1));
+    lin = tLin + <usize>toff;
   } else {
     lin = slowAccess(addr, size, false, 0, pc, retired);
     if (lin == 0) {
@@ -362,10 +401,16 @@ function storeSized(addr: u32, size: i32, value: i32, pc: u32, retired: i32): vo
   if (size == 4) { if ((addr & 3) != 0) stMisaligned += T.MISALIGNED_ACCESS_EXTRA; }
   else if (size == 2 && (addr & 3) == 3) stMisaligned += T.MISALIGNED_ACCESS_EXTRA;
   const off = addr - dBase;
+  const toff = addr - tBase;
   let lin: usize;
   if (off < dSizeM3) {
     lin = dLin + <usize>off;
     stMemory += <i64>dWait;
+  } else if (toff < tSizeM3) {
+    // the cached TIMED region (slowAccess's first case, inline; like it, no code-cache check: TIMED is data)
+    stMemory += <i64>timedAccessWait(tRegion, hart, addr, size, true, cyclesAt(retired - 1));
+    timedMove(tLin + <usize>toff, size, true, value);
+    return;
   } else {
     lin = slowAccess(addr, size, true, value, pc, retired);
     if (lin == 0) return;
