@@ -118,4 +118,32 @@ test('loop_ws 64x256x128 (512 blocks): loads overlap the array; it stays busy at
   console.log(`loop_ws 64x256x128: ${total} cycles, array busy ${arrayBusy} (${(100 * arrayBusy / total).toFixed(1)}% of the 16x16 peak)`);
 });
 
+test('two loop_ws back to back (double-buffered halves): the array does not wait for the next loop loads', async () => {
+  const c = await gemmini();
+  const [M, K, N] = [64, 256, 128];
+  putI8(c, DRAM, int8s(M * K, 2));
+  putI8(c, DRAM + 0x10_0000, int8s(K * N, 3));
+  configEx(c, { dataflow: WS });
+  configLd(c, K, 1, 0, 16, 0);
+  configLd(c, N, 1, 0, 16, 1);
+  configSt(c, N, 0, 0.001);
+  // the two column halves of C = A.B, each a loop of 4 x 4 x 16 blocks
+  for (const j of [0, 1]) {
+    loopWs(c, { I: 4, J: 4, K: 16, padI: 0, padJ: 0, padK: 0, A: DRAM, B: DRAM + 0x10_0000 + 64 * j, D: 0,
+      C: DRAM + 0x20_0000 + 64 * j, strideA: K, strideB: N, strideD: 0, strideC: N, exAccumulate: 0 });
+  }
+  c.emu.gemmini_fence();
+  const ev = readEvents(c.emu).events.filter((e) => e.kind === 'gemmini');
+  const ex = ev.filter((e) => gemminiDetail(e.detail).unit === 'execute');
+  const loads = ev.filter((e) => gemminiDetail(e.detail).unit === 'load');
+  assert.is(ex.length, 2 * 4 * 4 * 16);
+  assert.is(loads.length, 2 * (4 * 4 + 16));
+  // the array idles between the loops for less than one DMA read latency (80): the second loop's operands were
+  // moved in while the first loop computed (serialized, its first mvin would start after the first loop's stores)
+  const streams = ex.map((e) => [e.start, e.end]).sort((a, b) => a[0] - b[0]);
+  const gap = streams[256][0] - streams[255][1];
+  console.log(`two loops: array idle ${gap} cycles between them`);
+  assert.ok(gap < 80, `array idle ${gap} cycles between the loops`);
+});
+
 test.run();

@@ -30,8 +30,15 @@ let strideA: u64 = 0;
 let strideB: u64 = 0;
 let strideD: u64 = 0;
 let strideC: u64 = 0;
+// Which half of the scratchpad and of the accumulator the loop works in. LoopMatmul.scala runs concurrent_loops = 2
+// loops, each with its own scratchpad and accumulator half, so the next loop's mvins do not wait for this loop's
+// computes and mvouts (the double-buffering tiles.ts sizes the tiles for). A loop that continues the previous loop's
+// sums (ex_accumulate and no D) stays in its accumulator half.
+let spadHalf: i32 = 0;
+let accHalf: i32 = 0;
 
 export function resetGemminiLoop(): void {
+  spadHalf = accHalf = 0;
   bI = bJ = bK = padI = padJ = padK = 0;
   addrA = addrB = addrD = addrC = 0;
   strideA = strideB = strideD = strideC = 0;
@@ -90,6 +97,10 @@ export function loopWs(rs1: u64, rs2: u64): void {
   const spadRows = (bI * bK + bK * bJ) * DIM;
   const accRows = bI * bJ * DIM;
   if (spadRows > SPAD_ROWS / 2 || accRows > ACC_ROWS / 2) tooLarge(resadd ? 0 : spadRows, accRows);
+  if (!resadd && aId == 0 && bId == 0) {
+    spadHalf ^= 1;
+    if (!exAccumulate || addrD != 0) accHalf ^= 1;
+  }
   beginUnroll();
   if (resadd) residualAdd(fullC);
   else matmul(exAccumulate, fullC, lowD, aT, bT, aId, bId);
@@ -142,15 +153,17 @@ let cWide: i32 = WIDE;
  */
 function matmul(exAccumulate: bool, fullC: u32, lowD: u64, aTranspose: bool, bTranspose: bool, aId: i32, bId: i32): void {
   const half = SPAD_ROWS / 2;
-  aStart = aId == 2 ? <u32>half : 0;
-  bStart = <u32>((bId == 2 ? SPAD_ROWS : half) - bK * bJ * DIM);
-  cStart = 0xc000_0000 | (fullC << 29);
+  const own = aId == 0 && bId == 0;
+  aStart = aId == 2 || (own && spadHalf == 1) ? <u32>half : 0;
+  bStart = <u32>((bId == 2 || (own && spadHalf == 1) ? SPAD_ROWS : half) - bK * bJ * DIM);
+  const accStart = <u32>(own ? accHalf * (ACC_ROWS / 2) : 0);
+  cStart = (0xc000_0000 | (fullC << 29)) + accStart;
   aT = aTranspose;
   bT = bTranspose;
   exAcc = exAccumulate;
   sizeofC = fullC != 0 ? 4 : 1;
   cWide = fullC != 0 ? 1 : WIDE;
-  const dStart: u32 = 0x8000_0000;
+  const dStart: u32 = 0x8000_0000 + accStart;
   const sizeofD: u64 = lowD != 0 ? 1 : 4;
   const dWide = lowD != 0 ? WIDE : 1;
   if (addrD != 0) {

@@ -90,8 +90,14 @@ export function arrayStreams(stream: i64): void {
 
 export function beginUnroll(): void {
   unrolling = true;
-  unroller = max(unroller, hostNow());
-  for (let u = 0; u < UNITS; u++) store<i64>(UNROLL_AT + (<usize>u << 3), unroller);
+  // Each unit's stream goes on from where the previous loop's left it (not from that loop's last store): the
+  // unroller holds concurrent_loops = 2 loops (LoopMatmul.scala, LoopConv.scala), so the next loop's loads overlap
+  // this one's computes and stores. The per-row hazards keep a loop from overwriting rows an earlier one still reads.
+  const now = hostNow();
+  for (let u = 0; u < UNITS; u++) {
+    const at = UNROLL_AT + (<usize>u << 3);
+    store<i64>(at, max(load<i64>(at), now));
+  }
 }
 
 export function endUnroll(): void {
