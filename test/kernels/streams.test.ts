@@ -14,7 +14,9 @@ const SHAPES = [
   ['MAC_CONV', CONV_LOOP],
   ['MAC_DW', DW_LOOP],
   ['MAC_GEMM', GEMM_LOOP],
-  ['MAC_GEMM', GEMM_KMAJOR_LOOP],
+  // The k-major loop's streams are declared at the class of the path that runs it (kernels/gemm.ts).
+  ['MAC_GEMM_KDOT', GEMM_KMAJOR_LOOP],
+  ['MAC_GEMM_SCALAR', GEMM_KMAJOR_LOOP],
 ] as const;
 
 for (const [name, platform] of Object.entries(PLATFORMS)) {
