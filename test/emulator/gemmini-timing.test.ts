@@ -88,15 +88,20 @@ test('mvin A, mvin B, preload, compute, mvout: hazards chain the units; the fenc
   assert.ok(ev.every((e) => e.agent === 0 && e.layer === -1 && !gemminiDetail(e.detail).unrolled));
 });
 
-test('loop_ws 64x256x128 (512 blocks): loads overlap the array; it stays busy at least 512 x 16 cycles', async () => {
-  const c = await gemmini();
-  const [M, K, N] = [64, 256, 128];
+/** A (M x K) at DRAM and B (K x N) at DRAM + 1 MiB, int8, and the weight-stationary configuration for C = A.B. */
+function loadMatmul(c: Awaited<ReturnType<typeof gemmini>>, M: number, K: number, N: number): void {
   putI8(c, DRAM, int8s(M * K, 2));
   putI8(c, DRAM + 0x10_0000, int8s(K * N, 3));
   configEx(c, { dataflow: WS });
   configLd(c, K, 1, 0, 16, 0);
   configLd(c, N, 1, 0, 16, 1);
   configSt(c, N, 0, 0.001);
+}
+
+test('loop_ws 64x256x128 (512 blocks): loads overlap the array; it stays busy at least 512 x 16 cycles', async () => {
+  const c = await gemmini();
+  const [M, K, N] = [64, 256, 128];
+  loadMatmul(c, M, K, N);
   loopWs(c, { I: 4, J: 8, K: 16, padI: 0, padJ: 0, padK: 0, A: DRAM, B: DRAM + 0x10_0000, D: 0, C: DRAM + 0x20_0000,
     strideA: K, strideB: N, strideD: 0, strideC: N, exAccumulate: 0 });
   c.emu.gemmini_fence();
@@ -121,12 +126,7 @@ test('loop_ws 64x256x128 (512 blocks): loads overlap the array; it stays busy at
 test('two loop_ws back to back (double-buffered halves): the array does not wait for the next loop loads', async () => {
   const c = await gemmini();
   const [M, K, N] = [64, 256, 128];
-  putI8(c, DRAM, int8s(M * K, 2));
-  putI8(c, DRAM + 0x10_0000, int8s(K * N, 3));
-  configEx(c, { dataflow: WS });
-  configLd(c, K, 1, 0, 16, 0);
-  configLd(c, N, 1, 0, 16, 1);
-  configSt(c, N, 0, 0.001);
+  loadMatmul(c, M, K, N);
   // the two column halves of C = A.B, each a loop of 4 x 4 x 16 blocks
   for (const j of [0, 1]) {
     loopWs(c, { I: 4, J: 4, K: 16, padI: 0, padJ: 0, padK: 0, A: DRAM, B: DRAM + 0x10_0000 + 64 * j, D: 0,
