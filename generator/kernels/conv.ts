@@ -75,13 +75,13 @@ export const convKernel: KernelDef = {
     // The C kernel's SIMD path: 8-bit operands, one group, filters of at least MIN_TAPS.
     const plan = takesDot(group, x.dtype, w.dtype, KH * KW, per)
       ? dotPlan(per, KH * KW, N * HO, Math.ceil(WO / 2), CO, platform.cores, x.dtype, w.dtype) : undefined;
+    // The SIMD loop's units (pixel pairs x channel blocks): the AS deals them to its cores as the C does and charges
+    // each core its own units' MACs, outputs and gather (gatherWork gives the tiler the totals).
+    const cunits = plan ? N * HO * plan.pairs * plan.blocks : 0;
     const cdot = plan
       ? {
-        ...plan, div: unitDivisions(N * HO * plan.pairs * plan.blocks, plan.blocks, plan.pairs, HO), pairRows: SX === 1 && DX === 1 && KW <= 3, pairShift: W >= 4,
-        // The SIMD loop's units (pixel pairs x channel blocks; the AS deals them to its cores as the C does and charges
-        // each core its own units' gather, kernels/conv.ts gatherWork the totals). Named apart from the view's own
-        // `units` (the AS rows): a section's names shadow the outer ones.
-        cunits: N * HO * plan.pairs * plan.blocks,
+        // `cunits` is named apart from the view's own `units` (the AS rows): a section's names shadow the outer ones.
+        ...plan, cunits, div: unitDivisions(cunits, plan.blocks, plan.pairs, HO), pairRows: SX === 1 && DX === 1 && KW <= 3, pairShift: W >= 4,
       } : false;
     // The C kernel's row path for one input channel per output (depthwise, or a single input channel): a window row
     // of up to 3 taps is one word of the input row, its filter row one word, a pair of pixels two dot products (one
@@ -89,11 +89,12 @@ export const convKernel: KernelDef = {
     const sign = (t: string): string => (t === 'uint8' ? 'u' : 's');
     const rowdot = !cdot && CIG === 1 && byteWide(x.dtype) && byteWide(w.dtype) && DX === 1 && KW <= 3 && W >= 4
       ? { fn: `fg_dot4_${sign(x.dtype)}${sign(w.dtype)}`, shared: SX === 1 } : false;
-    // The MACs the C computes: its SIMD loops take pixels in pairs (an odd row's last pair computes its one pixel
-    // twice); the row and scalar paths skip a window row in the padding (conv.c `continue`), where the SIMD path
-    // multiplies the gathered zeros. The scalar path's taps in a padding column still pay their bound test: counted.
-    // ISS, one core: 3x3 depthwise at 3x3 (scalar) 0.77 AS/ISS with those columns left out.
-    const macWO = cdot || rowdot ? 2 * Math.ceil(WO / 2) : WO;
+    // The MACs the row and scalar paths compute (the SIMD path's are counted per core by the AS from its units): they
+    // skip a window row in the padding (conv.c `continue`), where the SIMD path multiplies the gathered zeros; the
+    // row path takes pixels in pairs (an odd row's last pair computes its one pixel twice); the scalar path's taps in
+    // a padding column still pay their bound test: counted (ISS, one core: 3x3 depthwise at 3x3 (scalar) 0.77 AS/ISS
+    // with those columns left out).
+    const rowsInside = tapsInside(HO, SY, PT, KH, DY, H);
     return {
       args: [
         { field: 'x', tensor: x.name, dtype: x.dtype, write: false },
@@ -108,9 +109,7 @@ export const convKernel: KernelDef = {
         // Depthwise convs cannot use the SIMD dot product across input channels: a different cost class.
         // The C's scalar loop (neither the SIMD nor the row path: a window past a row of 4 bytes, a filter shorter
         // than a word, operands wider than a byte) is priced per MAC of its own (MAC_SCALAR).
-        macTotal: cdot ? N * CO * HO * macWO * per
-          : rowdot ? N * CO * tapsInside(HO, SY, PT, KH, DY, H) * macWO * KW
-          : N * CO * CIG * tapsInside(HO, SY, PT, KH, DY, H) * WO * KW,
+        macTotal: rowdot ? N * CO * rowsInside * 2 * Math.ceil(WO / 2) * KW : N * CO * CIG * rowsInside * WO * KW,
         // The row path's MACs cost the same whether the one input channel is depthwise or the layer's only one.
         macClass: cdot ? 'MAC_CONV' : rowdot ? 'MAC_DW' : 'MAC_SCALAR',
         loop: rowdot || (!cdot && CIG === 1 && group > 1) ? { ...loopOf(DW_LOOP, platform.costs.MAC_DW), dense: false } : { ...loopOf(CONV_LOOP, platform.costs.MAC_CONV), dense: true },

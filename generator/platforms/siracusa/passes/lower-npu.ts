@@ -148,10 +148,12 @@ function estimate(c: NpuCandidate, p: NodePlan, policy: NpuPolicy, inputOnNpu: b
   const k = policy.costs;
   const perMac = c.kind === 'gemm' ? k.MAC_GEMM : c.mode === '3x3dw' ? k.MAC_DW : k.MAC_CONV;
   const outElems = c.ho * c.wo * c.cout;
-  // Each side pays a kernel call on every core (CALL: the measured per-tile work of the C, docs/timing.md); a layout
-  // change on the cores (a Transpose or a narrowing copy, its own layer) a call and an element move per element.
-  const layout = (elems: number): number => Math.round(k.CALL + (elems * k.MOVE_ELEM) / policy.cores + k.fork + k.join);
-  const cluster = Math.round(k.CALL + (c.macs * perMac + outElems * k.REQUANT) / policy.cores + k.fork + k.join);
+  // A layer on the cores: a kernel call on every core (CALL: the measured per-tile work of the C, docs/timing.md),
+  // its work split over them, the fork and join. Each side pays one; a layout change on the cores (a Transpose or a
+  // narrowing copy) is a layer of its own, an element move per element.
+  const onCores = (work: number): number => Math.round(k.CALL + work / policy.cores + k.fork + k.join);
+  const layout = (elems: number): number => onCores(elems * k.MOVE_ELEM);
+  const cluster = onCores(c.macs * perMac + outElems * k.REQUANT);
   const shape = {
     ...p.job, ho: c.ho, wo: c.wo, inPixel: c.cin, inRow: c.cin * c.wo,
     outPixel: c.cout, outRow: c.cout * c.wo,
@@ -162,7 +164,7 @@ function estimate(c: NpuCandidate, p: NodePlan, policy: NpuPolicy, inputOnNpu: b
     const inElems = (c.ho + halo - c.pads.top - c.pads.bottom) * (c.wo + halo - c.pads.left - c.pads.right) * c.cin;
     npu += (inputOnNpu ? 0 : layout(inElems)) + layout(outElems);
   }
-  if (p.fallback) npu += Math.round(k.CALL + (outElems * k.REQUANT) / policy.cores + k.fork + k.join);
+  if (p.fallback) npu += onCores(outElems * k.REQUANT);
   // A GEMM's Reshape back is free only when the engine writes the output's own type; int32 accumulators narrowed
   // to an int16 (or int8) output are copied by the cores.
   else if (c.kind === 'gemm' && !p.job.stage.normQuant && outType !== 'int32') npu += layout(outElems);
