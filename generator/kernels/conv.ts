@@ -118,7 +118,9 @@ export const convKernel: KernelDef = {
         // a power of two: a 64-channel depthwise conv at 5x5, 94,099 -> 73,940 ISS cycles on one core); by powers of
         // two the shifts are cheaper than the odometer's compare and branch (a 1x1 conv 2->16 at 16x16: +9 %).
         odometer: !(isPowerOfTwo(HO) && isPowerOfTwo(CO)),
-        pairs: Math.ceil(WO / 2),
+        // The row path's input-row words (fg_row_word): per window row inside the input, one for a pixel pair at
+        // stride 1, one per pixel above (an odd row's lone last pixel reads its own only).
+        rowWords: rowdot ? N * CO * rowsInside * (rowdot.shared ? Math.ceil(WO / 2) : WO) : 0,
         x: typeNames(x.dtype), w: typeNames(w.dtype), y: typeNames(y.dtype),
         bias: bias ? typeNames(bias.dtype) : false,
         ...ep.params,

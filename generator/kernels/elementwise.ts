@@ -3,7 +3,7 @@ import { isIntType } from '../ir/dtype.js';
 import { tensorOf, type Expr } from '../ir/graph.js';
 import { stridesOf } from '../ir/ndarray.js';
 import { valueRange } from './common.js';
-import { renderPart } from './parts.js';
+import { partNest, renderPart } from './parts.js';
 import type { KernelDef } from './types.js';
 
 /**
@@ -37,17 +37,16 @@ export const elementwiseKernel: KernelDef = {
     const out = tensorOf(graph, node.outputs[0]);
     const leaves = node.inputs.map((n) => tensorOf(graph, n));
     const fields = leaves.map((_, k) => `in${k}`);
-    const ops = elementOps(node.expr!, leaves.map((t) => broadcastStrides(t.shape, out.shape)));
-    const part = renderPart(
-      {
-        dims: out.shape,
-        leaves: leaves.map((t, k) => ({ field: fields[k], dtype: t.dtype, strides: broadcastStrides(t.shape, out.shape), offset: 0, range: valueRange(t) })),
-        out: { field: 'y', dtype: out.dtype, strides: stridesOf(out.shape), offset: 0 },
-        expr: node.expr!,
-      },
-      { node: node.name, op: node.op },
-      Math.ceil(platform.costs.ELEMENT + ops * platform.costs.ELEM_OP),
-    );
+    const spec = {
+      dims: out.shape,
+      leaves: leaves.map((t, k) => ({ field: fields[k], dtype: t.dtype, strides: broadcastStrides(t.shape, out.shape), offset: 0, range: valueRange(t) })),
+      out: { field: 'y', dtype: out.dtype, strides: stridesOf(out.shape), offset: 0 },
+      expr: node.expr!,
+    };
+    const site = { node: node.name, op: node.op };
+    // A leaf loads per element only where the inner loop moves along it: the C loads the others once per run.
+    const ops = elementOps(node.expr!, partNest(spec, site).strides.slice(0, leaves.length).map((s) => [s[3]]));
+    const part = renderPart(spec, site, Math.ceil(platform.costs.ELEMENT + ops * platform.costs.ELEM_OP));
     return {
       args: [
         ...leaves.map((t, k) => ({ field: fields[k], tensor: t.name, dtype: t.dtype, write: false })),

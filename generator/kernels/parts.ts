@@ -43,6 +43,11 @@ function longestInside(n: LoopNest): LoopNest {
   return { dims: swap(n.dims), strides: n.strides.map(swap) };
 }
 
+/** The part's four loops as the templates run them: strides of the leaves, then of the output (innermost last). */
+export function partNest(p: PartSpec, site: { node: string; op: string }): { dims: number[]; strides: number[][] } {
+  return longestInside(toRank({ dims: p.dims, strides: [...p.leaves.map((l) => l.strides), p.out.strides] }, 4, site));
+}
+
 /** Streams one inner loop may declare to the emulator (emulator/assembly/banks.ts MAX_STREAMS). */
 const MAX_STREAMS = 6;
 
@@ -53,7 +58,7 @@ const MAX_STREAMS = 6;
  * undeclared (the cost table's element time is already short for such expressions).
  */
 export function renderPart(p: PartSpec, site: { node: string; op: string }, period = 4): Record<string, unknown> {
-  const nest = longestInside(toRank({ dims: p.dims, strides: [...p.leaves.map((l) => l.strides), p.out.strides] }, 4, site));
+  const nest = partNest(p, site);
   const emitted = emitExpr(p.expr, p.leaves.map((l, k) => ({ name: `v${k}`, range: l.range })));
   if (!isIntType(p.out.dtype)) throw new GenError('unsupported', `output type ${p.out.dtype} is not an integer type`, site);
   const r = rangeOf(p.out.dtype);
@@ -65,7 +70,9 @@ export function renderPart(p: PartSpec, site: { node: string; op: string }, peri
     total: nest.dims.reduce((a, b) => a * b, 1),
     d1: nest.dims[1], d2: nest.dims[2], d3: nest.dims[3],
     operands: nest.strides.map((s, k) => ({ k, s0: s[0], s1: s[1], s2: s[2], s3: s[3], off: offsets[k] })),
-    leaves: p.leaves.map((l, k) => ({ k, field: l.field, ...typeNames(l.dtype) })),
+    // A leaf the inner loop does not move along (a per-channel scale, a broadcast constant) is loaded once per run:
+    // the C hoists it, as the cost model assumes (kernels/elementwise.ts elementOps counts no load for it).
+    leaves: p.leaves.map((l, k) => ({ k, field: l.field, invariant: nest.strides[k][3] === 0, ...typeNames(l.dtype) })),
     outField: p.out.field,
     outK: p.leaves.length,
     period,

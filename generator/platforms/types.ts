@@ -25,7 +25,7 @@ export type Pass = (g: Graph) => Graph;
  * docs/timing.md). The generator's cost model uses the same figures to choose tiles; a test keeps them equal.
  */
 /** The cost classes in the emulator's numbering (runtime/as/cost.ts: MAC_CONV = 0 .. GEMM_BLOCK = 24). */
-export const COST_CLASSES = ['MAC_CONV', 'MAC_DW', 'MAC_GEMM', 'ELEMENT', 'REQUANT', 'COPY_BYTE', 'SOFTMAX_ELEM', 'NORM_ELEM', 'DIV', 'CALL', 'MOVE_ELEM', 'POOL_TAP', 'CONV_UNIT', 'ELEM_OP', 'CONV_ROW', 'GATHER_ROW', 'REQUANT_WIDE', 'GEMM_UNIT', 'POOL_ROW', 'MAC_SCALAR', 'REDUCE_ELEM', 'ROW_PAIR', 'MAC_GEMM_SCALAR', 'MAC_GEMM_KDOT', 'GEMM_BLOCK'] as const;
+export const COST_CLASSES = ['MAC_CONV', 'MAC_DW', 'MAC_GEMM', 'ELEMENT', 'REQUANT', 'COPY_BYTE', 'SOFTMAX_ELEM', 'NORM_ELEM', 'DIV', 'CALL', 'MOVE_ELEM', 'POOL_TAP', 'CONV_UNIT', 'ELEM_OP', 'CONV_ROW', 'GATHER_ROW', 'REQUANT_WIDE', 'GEMM_UNIT', 'POOL_ROW', 'MAC_SCALAR', 'REDUCE_ELEM', 'ROW_WORD', 'MAC_GEMM_SCALAR', 'MAC_GEMM_KDOT', 'GEMM_BLOCK'] as const;
 export type CostClass = (typeof COST_CLASSES)[number];
 
 export interface CoreCosts {
@@ -50,7 +50,7 @@ export interface CoreCosts {
   POOL_ROW: number;
   MAC_SCALAR: number;
   REDUCE_ELEM: number;
-  ROW_PAIR: number;
+  ROW_WORD: number;
   MAC_GEMM_SCALAR: number;
   MAC_GEMM_KDOT: number;
   GEMM_BLOCK: number;

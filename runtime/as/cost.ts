@@ -67,7 +67,7 @@ export const REDUCE_ELEM: i32 = 20;
  * One pixel pair of the cores' conv row path (conv.c `rowdot`): the pair's window position, its row words' loop
  * set-up and its two outputs' loop step; the MACs and outputs are charged apart, the row's filter words as CONV_ROW.
  */
-export const ROW_PAIR: i32 = 21;
+export const ROW_WORD: i32 = 21;
 /**
  * One MAC of the cores' scalar GEMM loop (neither SIMD path: k below 4, operands wider than a byte): two loads and
  * a multiply-add, no bound test (the conv's scalar loop is MAC_SCALAR).

@@ -158,8 +158,8 @@ export const CALIBRATION: CalibrationLayer[] = [
   gemm(16, 64, 64, true),
   // Short filters (CONV_UNIT: the SIMD loop's units apart from their MACs and outputs): 3 channels at stride 2.
   conv(3, 16, 16, 3, 2),
-  // The row path (CONV_ROW per output row, ROW_PAIR per pixel pair): depthwise at several widths (2 to 16 pairs a
-  // row; at 4x4 a third of the window rows fall in the padding and are skipped), and a single input channel.
+  // The row path (CONV_ROW per output row, ROW_WORD per word of an input row read): depthwise at several widths (2 to
+  // 16 pairs a row; at stride 2 a word per pixel, at stride 1 one for both; at 4x4 a third of the window rows fall in the padding and are skipped), and a single input channel.
   conv(32, 32, 16, 3, 1, true),
   conv(64, 64, 4, 3, 1, true),
   dwRow(32, 16),
