@@ -6,7 +6,7 @@
 
 import {
   CALL, CONV_ROW, CONV_UNIT, COPY_BYTE, DIV, ELEM_OP, ELEMENT, GATHER_ROW, GEMM_UNIT, MAC_SCALAR, POOL_ROW, REDUCE_ELEM, REQUANT_WIDE, MAC_CONV, MAC_DW, MAC_GEMM, MOVE_ELEM, NORM_ELEM, NUM_CLASSES, POOL_TAP,
-  GEMM_BLOCK, MAC_GEMM_KDOT, MAC_GEMM_SCALAR, REQUANT, ROW_WORD, SOFTMAX_ELEM,
+  GEMM_BLOCK, MAC_GEMM_KDOT, MAC_GEMM_LONE, MAC_GEMM_SCALAR, REQUANT, ROW_WORD, SOFTMAX_ELEM,
 } from "../../runtime/as/cost";
 import { GENERIC_MEASURED_64THS } from "./chips/generic-measured";
 import { SIRACUSA_MEASURED_64THS } from "./chips/siracusa-measured";
@@ -129,6 +129,7 @@ export function siracusaCosts(): void {
   // The GEMM loop for a B contiguous in n per 16 MACs: 5 loads, fg_transpose4's 24 ALU instructions, 4 pv.sdotsp.b,
   // 2 pointer bumps, the loop's branch.
   set(MAC_GEMM_KDOT, per(36 * INSTR, 16));
+  set(MAC_GEMM_LONE, 2 * costAt(MAC_GEMM));
   set(REDUCE_ELEM, per(2 * INSTR, 1));
   // iSoftmax, three passes: max (lb, p.max) 2; exp (lb, sub, neg, p.clip, mul, add, add, mul, mul, add, sra, sw,
   // add) 13; normalise (lw, mul, sb) 3. Divisions are charged as DIV.
@@ -179,6 +180,7 @@ export function genericCosts(measured: bool): void {
   set(MAC_GEMM_SCALAR, per(4 * 4 * INSTR + 2 * INSTR + BRANCH_TAKEN, 4));
   // No transposed-B SIMD path without XpulpV2: the scalar loop's count.
   set(MAC_GEMM_KDOT, costAt(MAC_GEMM_SCALAR));
+  set(MAC_GEMM_LONE, 2 * costAt(MAC_GEMM));
   set(REDUCE_ELEM, per(4 * 2 * INSTR + 2 * INSTR + BRANCH_TAKEN, 4));
   // The generic platform's own core is measured on its C; Gemmini's host core keeps the hand counts.
   if (measured) applyMeasured(GENERIC_MEASURED_64THS);
@@ -226,6 +228,7 @@ export function spinnaker2Costs(): void {
   set(MAC_SCALAR, mac);
   set(MAC_GEMM_SCALAR, mac);
   set(MAC_GEMM_KDOT, mac);
+  set(MAC_GEMM_LONE, 2 * costAt(MAC_GEMM));
   set(REDUCE_ELEM, costAt(ELEMENT));
   forkCycles = 0;
   barrierCycles = 0;

@@ -189,7 +189,7 @@ export const gemmKernel: KernelDef = {
           cols: K <= 256 && (N % 4 !== 0 || split.width % 4 !== 0 || posBound === 'n') ? { kPad: Math.ceil(K / 4) * 4 } : false,
           fn1swap: `fg_dot1x2_${signs[1]}${signs[0]}`,
         } : false,
-        // A row the C takes alone goes through the two-row block twice over (the AS charges its products twice).
+        // A row the C takes alone goes through the two-row block with itself as both rows (MAC_GEMM_LONE).
         lone: dotK && K >= 4 ? { pairs: split.chunks === 1 } : false,
         sCm: cStr[cStr.length - 2], sCn: cStr[cStr.length - 1],
         alpha, beta, scaled: alpha !== 1, outOps: gemmOutputOps(node),

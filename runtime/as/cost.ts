@@ -64,8 +64,9 @@ export const MAC_SCALAR: i32 = 19;
 export const REDUCE_ELEM: i32 = 20;
 
 /**
- * One pixel pair of the cores' conv row path (conv.c `rowdot`): the pair's window position, its row words' loop
- * set-up and its two outputs' loop step; the MACs and outputs are charged apart, the row's filter words as CONV_ROW.
+ * One word of an input row read by the cores' conv row path (conv.c `rowdot`, fg_row_word): one per window row for a
+ * pixel pair at stride 1, one per pixel above; the MACs and outputs are charged apart, the row's filter words as
+ * CONV_ROW.
  */
 export const ROW_WORD: i32 = 21;
 /**
@@ -84,6 +85,12 @@ export const MAC_GEMM_KDOT: i32 = 23;
  * charged apart. Short k (a 16-wide projection) spends as much here as in the loop.
  */
 export const GEMM_BLOCK: i32 = 24;
+/**
+ * One MAC of a GEMM row the cores take alone (a classifier's single row, a core's odd last row) through the 4x2
+ * register block with the row as both of its rows: the XpulpV2 loop computes every product twice, the plain C
+ * inlined shares the loads and some of the work between the equal halves (measured per platform by the fit).
+ */
+export const MAC_GEMM_LONE: i32 = 25;
 
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 25;
+export const NUM_CLASSES: i32 = 26;

@@ -16,12 +16,12 @@ import { layerRatios } from '../helpers/layer-ratios.js';
  * every Models folder, on Siracusa's 8 cluster cores and on the generic core, both exact: the whole network within
  * 0.83 .. 1.2 either way (measured on this version: AS/ISS 0.89 .. 0.97 on Siracusa, 0.89 .. 1.01 generic), and per
  * layer a ratchet on the issue's bound (10 %): at least as many layers within it as this version reaches (Siracusa 39
- * of 45, generic 33 of 45; `npm run bench:iss-vs-as` prints every layer, the MLPerf-class models too). Not every layer
+ * of 45, generic 38 of 45; `npm run bench:iss-vs-as` prints every layer, the MLPerf-class models too). Not every layer
  * is within it yet: small pools, a standalone requantization, GEMMs on the team (EEGFormer's 66-row projections
  * 1.12), attention's value product with a head dimension of 2 (docs/timing.md "The fit").
  */
 const MODELS = ['CNN_Linear1', 'CNN_Linear2', 'miniMobileNet', 'miniMobileNetv2', 'EEGFormer'];
-const WITHIN_10 = { siracusa: 39, generic: 33 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 39, generic: 38 } as Record<string, number>;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-'));
 
 for (const platform of ['siracusa', 'generic']) {

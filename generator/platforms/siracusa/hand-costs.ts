@@ -19,6 +19,8 @@ export const HAND_COUNTS: CoreCosts = {
   // The GEMM loop for a B contiguous in n per 16 MACs: an A word and four B words, fg_transpose4's 24 ALU
   // instructions, 4 pv.sdotsp.b, 2 pointer bumps, the loop's branch: 36 / 16 (firmgen_simd.h).
   MAC_GEMM_KDOT: 2.25,
+  // The 4x2 block's loop with one row as both: MAC_GEMM's count, each product twice.
+  MAC_GEMM_LONE: 1.25,
   // A 3-wide window row of the paired gather: its 6 bytes at COPY_BYTE's hand count (what the tiler charged the
   // gather before it was counted in rows).
   GATHER_ROW: 3,

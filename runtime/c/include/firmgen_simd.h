@@ -223,9 +223,10 @@ FG_DOT4X2_DEF(fg_dot4x2_uu, FG_SD, "0x50")
 FG_DOT4X2_DEF(fg_dot4x2_su, FG_SD_SWAP, "0x54")
 #else
 /* Accumulators in registers and one pointer per filter, so that a compiler without the XpulpV2 instructions keeps
-   the loop to its loads and multiply-adds. */
+   the loop to its loads and multiply-adds. Always inlined: gcc called it out of line from the conv (the block's
+   accumulators then went through memory, and a call and return per block of 4 channels x 2 pixels). */
 #define FG_DOT4X2_DEF(NAME, DOT)                                                                                       \
-  static inline void NAME(int32_t words, const void *x0, const void *x1, const void *w0, int32_t ws, int32_t *acc) {  \
+  static inline __attribute__((always_inline)) void NAME(int32_t words, const void *x0, const void *x1, const void *w0, int32_t ws, int32_t *acc) {  \
     const uint8_t *p0 = (const uint8_t *)x0, *p1 = (const uint8_t *)x1;                                              \
     const uint8_t *q0 = (const uint8_t *)w0, *q1 = q0 + ws, *q2 = q1 + ws, *q3 = q2 + ws;                             \
     int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3], a20 = acc[4], a21 = acc[5], a30 = acc[6],       \
@@ -280,7 +281,7 @@ FG_DOT1X2_DEF(fg_dot1x2_uu, FG_SD, "0x50")
 FG_DOT1X2_DEF(fg_dot1x2_su, FG_SD_SWAP, "0x54")
 #else
 #define FG_DOT1X2_DEF(NAME, DOT)                                                                                       \
-  static inline void NAME(int32_t words, const void *x0, const void *x1, const void *w, int32_t *acc) {           \
+  static inline __attribute__((always_inline)) void NAME(int32_t words, const void *x0, const void *x1, const void *w, int32_t *acc) {           \
     const uint8_t *p0 = (const uint8_t *)x0, *p1 = (const uint8_t *)x1, *q = (const uint8_t *)w;                  \
     int32_t a0 = acc[0], a1 = acc[1];                                                                                \
     for (int32_t i = 0; i < 4 * words; i += 4) {                                                                       \
