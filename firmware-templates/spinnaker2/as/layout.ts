@@ -49,6 +49,7 @@ export const LAYER_ELEMENTWISE: u32 = 2;
 export const LAYER_ROWS: u32 = 3;
 export const LAYER_CONV: u32 = 4;
 export const LAYER_MOVE: u32 = 5;
+export const LAYER_INDEXED: u32 = 6;
 
 // DMA descriptor in a worker block.
 export const DMA_DRAM: u32 = 0;

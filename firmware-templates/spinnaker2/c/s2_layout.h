@@ -51,6 +51,7 @@
 #define LAYER_ROWS 3u
 #define LAYER_CONV 4u
 #define LAYER_MOVE 5u
+#define LAYER_INDEXED 6u
 
 /* DMA descriptor in a worker block. */
 #define DMA_DRAM 0u

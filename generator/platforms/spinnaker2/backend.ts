@@ -18,6 +18,8 @@ import { encodeElementwise } from './elementwise.js';
 import { encodeRows } from './rows.js';
 import { encodeMovement } from './movement.js';
 import { encodeReduce } from './reduce.js';
+import { encodeIndexed } from './indexed.js';
+import { sharesInput } from '../../frontend/select.js';
 import { convGeometry, poolGeometry } from './conv-geometry.js';
 import { encodeConv } from './conv-plan.js';
 import { describeImage, type LayerSummary } from './describe.js';
@@ -35,7 +37,9 @@ import { SRAM } from './layout.js';
 function plan(g: Graph, layers: Layer[], platform: Platform, opts: { arenaSize?: number }): MemoryPlan {
   const isConst = (t: string): boolean => g.tensors.get(t)?.data !== undefined;
   const stripped: Graph = { ...g, nodes: g.nodes.map((n) => ({ ...n, inputs: n.inputs.map((i) => (i && isConst(i) ? '' : i)) })) };
-  return planMemory(stripped, platform, (i) => layers[i].kernel === 'alias', opts);
+  // An alias, or an in-place CacheWrite whose cache nothing else reads, shares its input's buffer (decided on the
+  // graph with its constants: a constant cache is never shared).
+  return planMemory(stripped, platform, (i) => sharesInput(g, layers, i), opts);
 }
 
 interface Planned {
@@ -102,8 +106,16 @@ function planLayer(l: Layer, g: Graph, platform: Platform, workers: number): Pla
         summary: { kind: 'rows', engine: 'core', macs: 0, tiles: e.tiles, tileShape: [e.rows], sramBytes: e.sram, estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker },
       };
     }
+    if (l.kernel.name === 's2-indexed') {
+      const e = encodeIndexed(node, g, workers, { element: platform.costs.ELEMENT, copyByte: platform.costs.COPY_BYTE });
+      return {
+        layer: l,
+        enc: e.enc,
+        summary: { kind: 'movement', engine: 'core', macs: 0, tiles: e.tiles, tileShape: [e.rows], sramBytes: e.sram, estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker },
+      };
+    }
     if (l.kernel.name === 's2-rows') {
-      const e = encodeRows(node, g, workers, { softmax: platform.costs.SOFTMAX_ELEM, norm: platform.costs.NORM_ELEM, div: platform.costs.DIV });
+      const e = encodeRows(node, g, workers, { softmax: platform.costs.SOFTMAX_ELEM, norm: platform.costs.NORM_ELEM, div: platform.costs.DIV, tap: platform.costs.POOL_TAP });
       return {
         layer: l,
         enc: e.enc,

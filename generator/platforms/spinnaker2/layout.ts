@@ -74,6 +74,8 @@ export const LAYER_ELEMENTWISE = 2;
 export const LAYER_ROWS = 3;
 export const LAYER_CONV = 4;
 export const LAYER_MOVE = 5;
+/** Copies whose place is read at run time: Gather by run-time indices, CacheWrite at a run-time position (indexed.ts). */
+export const LAYER_INDEXED = 6;
 
 /** A DMA descriptor in a worker block: DRAM address, SRAM offset (from the PE's SRAM base), bytes, rows (0: 1-D). */
 export const DMA = { dram: 0, sram: 4, bytes: 8, rowLength: 12, rowStride: 16, size: 20 } as const;
