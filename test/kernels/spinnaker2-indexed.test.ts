@@ -89,6 +89,14 @@ for (const cache of ['input', 'constant', 'shared'] as const) {
   }
 }
 
+test('CacheWrite of an int8 value into a uint8 cache (values in both ranges: stored as their bytes)', async () => {
+  const rng = new Rng(5);
+  const b = new OnnxBuilder('mixed').input('c', 'uint8', [3, 7, 4]).input('v', 'int8', [3, 2, 4]).input('p', 'int32', [1]);
+  b.node('CacheWrite', ['c', 'v', 'p'], ['y'], { axis: 1 }).output('y', 'float32');
+  const inputs = [randomValues(rng, 'uint8', [3, 7, 4]), ndarray('int8', [3, 2, 4], rng.ints(24, 0, 127)), ndarray('int32', [1], [5])];
+  await checkS2Case(join(dir, 'mixed'), { builder: b, inputs }, { op: 'CacheWrite', layer: 's2-indexed' });
+});
+
 test('iSoftmax bounded by a run-time position: every position of the row', async () => {
   const rng = new Rng(4242);
   const L = 9;

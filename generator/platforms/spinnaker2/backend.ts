@@ -166,6 +166,10 @@ function emit({ graph, layers, plan: data, platform }: { graph: Graph; layers: L
   const manifest = buildManifest({
     graph, layers, plan: placed, platform, kernels, symbolOf: (t) => symbols.symbol(t, 't_'), version: GENERATOR_VERSION,
   });
+  // The fixed firmware runs the layer chain once per start: it has no generation loop of its own (the core
+  // platforms' network.ts/network.c run every step on the chip). Without `control` the runtime drives the steps from
+  // the host, one start per token; with it, `gen run --prompt` read tokens the firmware never wrote (all 0).
+  if (manifest.generation?.control) delete manifest.generation.control;
   const summaries = new Map(planned.map((p) => [p.layer.id, p.summary]));
   for (const l of manifest.layers) if (summaries.has(l.id)) l.engine = summaries.get(l.id)!.engine;
   const files = new Map<string, string | Uint8Array>();

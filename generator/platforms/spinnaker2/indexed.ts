@@ -58,7 +58,9 @@ export function indexedReason(node: Node, g: Graph): string | null {
   if (TYPE_CODES[index.dtype] === undefined) return `${quoted(index.name)} is ${index.dtype}`;
   if (node.op === 'CacheWrite') {
     const [c, v] = [0, 1].map((i) => tensorOf(g, node.inputs[i]));
-    if (c.dtype !== v.dtype) return `the value ${quoted(v.name)} is ${v.dtype}, the cache ${c.dtype}`;
+    // Rows move as bytes: a value of another type of the same width is stored as its low bytes, as the core
+    // platforms' kernel stores it (exact wherever the value lies in the cache's range, as the reference needs).
+    if (bytesOf(c.dtype) !== bytesOf(v.dtype)) return `the value ${quoted(v.name)} is ${v.dtype}, the cache ${c.dtype} (another width)`;
     if (v.data) return `the value ${quoted(v.name)} is a constant`;
   }
   return null;
