@@ -40,11 +40,12 @@ function expected(): Record<string, number> {
     MAGIC: L.MAGIC, VERSION: L.VERSION, TIME_SLOT: L.TIME_SLOT,
     ...prefixed('G_', L.GLOBAL, ['dataBase', 'dataBytes', 'inputs', 'outputs', 'ioTable', 'imageBytes']),
     ...prefixed('RUN_', L.TIME_RUN), ...prefixed('SCHED_', L.TIME_SCHED), ...prefixed('WORKER_', L.TIME_WORKER),
-    ...prefixed('H_', L.HEADER), ...prefixed('DMA_', L.DMA), DMA_BATCH: L.DMA_BATCH,
+    ...prefixed('H_', L.HEADER), ...prefixed('GEN_', L.GENERATION), ...prefixed('DMA_', L.DMA), DMA_BATCH: L.DMA_BATCH,
     LAYER_FINISH: L.LAYER_FINISH, LAYER_GEMM: L.LAYER_GEMM, LAYER_ELEMENTWISE: L.LAYER_ELEMENTWISE, LAYER_ROWS: L.LAYER_ROWS, LAYER_CONV: L.LAYER_CONV, LAYER_MOVE: L.LAYER_MOVE, LAYER_INDEXED: L.LAYER_INDEXED,
     WORKER_TILES: L.WORKER.tiles, WORKER_FIRST: L.WORKER.first,
     SRAM_STAMPS: L.SRAM.stamps, SRAM_RUN_STAMPS: L.SRAM.runStamps, SRAM_HEADER: L.SRAM.header, SRAM_PARAMS: L.SRAM.params,
     SRAM_GLOBAL: L.SRAM.global, SRAM_SCHED_HEADER: L.SRAM.schedHeader, SRAM_SCHED_BLOCK: L.SRAM.schedBlock,
+    SRAM_GENERATION: L.SRAM.generation, SRAM_GEN_SCRATCH: L.SRAM.genScratch,
   };
 }
 

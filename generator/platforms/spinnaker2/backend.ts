@@ -2,7 +2,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GenError } from '../../errors.js';
 import type { Layer } from '../../frontend/select.js';
-import type { Graph } from '../../ir/graph.js';
+import { tensorOf, type Graph } from '../../ir/graph.js';
+import { stepRoles } from '../../ir/state.js';
 import { planMemory, type MemoryPlan } from '../../midend/plan.js';
 import { GENERATOR_VERSION, type Emitted } from '../../backend/emit.js';
 import { buildManifest } from '../../backend/manifest.js';
@@ -146,6 +147,7 @@ function emit({ graph, layers, plan: data, platform }: { graph: Graph; layers: L
     dramBase: dram.chipBase, dramBytes: dram.size, pes,
     layers: planned.map((p) => ({ id: p.layer.id, enc: p.enc })),
     dataBytes: data.used, tensorOffset: offsetOf, inputs: io(graph.inputs), outputs: io(graph.outputs),
+    generation: generationOf(graph),
   });
   // The plan was made relative to data memory; the manifest gives absolute addresses.
   const dataOffset = image.data.address - dram.chipBase;
@@ -166,10 +168,9 @@ function emit({ graph, layers, plan: data, platform }: { graph: Graph; layers: L
   const manifest = buildManifest({
     graph, layers, plan: placed, platform, kernels, symbolOf: (t) => symbols.symbol(t, 't_'), version: GENERATOR_VERSION,
   });
-  // The fixed firmware runs the layer chain once per start: it has no generation loop of its own (the core
-  // platforms' network.ts/network.c run every step on the chip). Without `control` the runtime drives the steps from
-  // the host, one start per token; with it, `gen run --prompt` read tokens the firmware never wrote (all 0).
-  if (manifest.generation?.control) delete manifest.generation.control;
+  // Without the scheduler's loop (generationOf) the runtime must drive the steps from the host, one start per token:
+  // with `control` in the manifest, `gen run --prompt` would read tokens the firmware never wrote.
+  if (manifest.generation?.control && !generationOf(graph)) delete manifest.generation.control;
   const summaries = new Map(planned.map((p) => [p.layer.id, p.summary]));
   for (const l of manifest.layers) if (summaries.has(l.id)) l.engine = summaries.get(l.id)!.engine;
   const files = new Map<string, string | Uint8Array>();
@@ -196,6 +197,23 @@ function peBuffers(planned: Planned[], pes: number): Record<string, PeBuffers> {
   const sched = SRAM.schedBlock + 4 * (pes - 1);
   return { worker, scheduler: { end: sched, what: `the layer header and a scheduler block of ${pes - 1} workers up to ${sched}` } };
 }
+
+/**
+ * A decoder step graph with a control block and the cores' next token (ir/state.ts): the scheduler loops over its
+ * steps as the core platforms' network.ts does (token t at position t, the next token appended after the prompt).
+ * The loop writes ids and position as int32 and reads the next token of any 1- to 4-byte type.
+ */
+function generationOf(g: Graph) {
+  const roles = stepRoles(g);
+  if (!roles?.control || !roles.next) return undefined;
+  if ([roles.ids, roles.position, roles.control].some((n) => tensorOf(g, n).dtype !== 'int32')) return undefined;
+  const nextType = TYPE_CODES[tensorOf(g, roles.next).dtype];
+  if (nextType === undefined) return undefined;
+  return { control: roles.control, ids: roles.ids, position: roles.position, next: roles.next, nextType, context: roles.context };
+}
+
+/** Element type codes of the image (the elementwise layer's). */
+const TYPE_CODES: Partial<Record<string, number>> = { uint8: 0, int8: 1, uint16: 2, int16: 3, uint32: 4, int32: 5 };
 
 /** Copies a folder of fixed files; templates (*.mustache) are rendered by their users instead. */
 function copyDir(src: string, dest: string, files: Map<string, string | Uint8Array>): void {
