@@ -49,10 +49,22 @@ interface Planned {
   summary: LayerSummary;
 }
 
+/** What the encoders of the cores' layers report. */
+interface CoreEncoded { enc: LayerEncoding; tiles: number; rows?: number; shape?: number[]; estimate: number; perWorker: number[]; sram: number }
+
 function planLayer(l: Layer, g: Graph, platform: Platform, workers: number): Planned {
   const node = l.node;
   const site = { node: node.name, op: node.op };
   if (l.kernel === 'alias') throw new GenError('internal', 'an alias has no layer', site);
+  // A layer the PEs' cores run: its summary from what its encoder reports (tiles of `rows`, or of `shape`).
+  const core = (kind: LayerSummary['kind'], e: CoreEncoded): Planned => ({
+    layer: l,
+    enc: e.enc,
+    summary: {
+      kind, engine: 'core', macs: 0, tiles: e.tiles, tileShape: e.shape ?? [e.rows!], sramBytes: e.sram,
+      estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker,
+    },
+  });
   try {
     if (l.kernel.name === 's2-gemm') {
       const geo = gemmGeometry(node, g);
@@ -67,17 +79,7 @@ function planLayer(l: Layer, g: Graph, platform: Platform, workers: number): Pla
         },
       };
     }
-    if (l.kernel.name === 's2-elementwise') {
-      const e = encodeElementwise(node, g, workers, platform.costs.ELEMENT);
-      return {
-        layer: l,
-        enc: e.enc,
-        summary: {
-          kind: 'elementwise', engine: 'core', macs: 0, tiles: e.tiles, tileShape: [e.rows], sramBytes: e.sram,
-          estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker,
-        },
-      };
-    }
+    if (l.kernel.name === 's2-elementwise') return core('elementwise', encodeElementwise(node, g, workers, platform.costs.ELEMENT));
     if (l.kernel.name === 's2-conv' || l.kernel.name === 's2-pool') {
       const geo = l.kernel.name === 's2-conv' ? convGeometry(node, g) : poolGeometry(node, g);
       const e = encodeConv(geo, node, workers, { requant: platform.costs.REQUANT, element: platform.costs.ELEMENT, copy: platform.costs.COPY_BYTE });
@@ -91,40 +93,11 @@ function planLayer(l: Layer, g: Graph, platform: Platform, workers: number): Pla
         },
       };
     }
-    if (l.kernel.name === 's2-move') {
-      const e = encodeMovement(node, g, workers, platform.costs.ELEMENT);
-      return {
-        layer: l,
-        enc: e.enc,
-        summary: { kind: 'movement', engine: 'core', macs: 0, tiles: e.tiles, tileShape: [], sramBytes: e.sram, estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker },
-      };
-    }
-    if (l.kernel.name === 's2-reduce') {
-      const e = encodeReduce(node, g, workers, { element: platform.costs.ELEMENT, div: platform.costs.DIV });
-      return {
-        layer: l,
-        enc: e.enc,
-        summary: { kind: 'rows', engine: 'core', macs: 0, tiles: e.tiles, tileShape: [e.rows], sramBytes: e.sram, estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker },
-      };
-    }
-    if (l.kernel.name === 's2-indexed') {
-      const e = encodeIndexed(node, g, workers, { element: platform.costs.ELEMENT, copyByte: platform.costs.COPY_BYTE });
-      return {
-        layer: l,
-        enc: e.enc,
-        summary: { kind: 'movement', engine: 'core', macs: 0, tiles: e.tiles, tileShape: [e.rows], sramBytes: e.sram, estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker },
-      };
-    }
+    if (l.kernel.name === 's2-move') return core('movement', { ...encodeMovement(node, g, workers, platform.costs.ELEMENT), shape: [] });
+    if (l.kernel.name === 's2-reduce') return core('rows', encodeReduce(node, g, workers, { element: platform.costs.ELEMENT, div: platform.costs.DIV }));
+    if (l.kernel.name === 's2-indexed') return core('movement', encodeIndexed(node, g, workers, { element: platform.costs.ELEMENT, copyByte: platform.costs.COPY_BYTE }));
     if (l.kernel.name === 's2-rows') {
-      const e = encodeRows(node, g, workers, { softmax: platform.costs.SOFTMAX_ELEM, norm: platform.costs.NORM_ELEM, div: platform.costs.DIV, tap: platform.costs.POOL_TAP });
-      return {
-        layer: l,
-        enc: e.enc,
-        summary: {
-          kind: 'rows', engine: 'core', macs: 0, tiles: e.tiles, tileShape: [e.rows], sramBytes: e.sram,
-          estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker,
-        },
-      };
+      return core('rows', encodeRows(node, g, workers, { softmax: platform.costs.SOFTMAX_ELEM, norm: platform.costs.NORM_ELEM, div: platform.costs.DIV, tap: platform.costs.POOL_TAP }));
     }
   } catch (e) {
     throw e instanceof GenError ? e.withSite(site) : e;

@@ -81,16 +81,27 @@ export function encodeIndexed(node: Node, g: Graph, maxWorkers: number, costs: {
     return { blob: consts.length - 1 };
   };
   const at = (addr: Addresses, s: Source): number => ('tensor' in s ? addr.tensor(s.tensor) : addr.constant(s.blob));
-  return node.op === 'Gather' ? encodeGather(node, g, maxWorkers, costs, site, sourceOf, at, consts) : encodeCacheWrite(node, g, maxWorkers, costs, site, sourceOf, at, consts);
+  const c: Context = { node, g, maxWorkers, costs, site, sourceOf, at, consts };
+  return node.op === 'Gather' ? encodeGather(c) : encodeCacheWrite(c);
+}
+
+/** What both variants' encoders share: the node, the cost model's inputs, and the layer's constants as they grow. */
+interface Context {
+  node: Node;
+  g: Graph;
+  maxWorkers: number;
+  costs: { element: number; copyByte: number };
+  site: Site;
+  /** A source's place: a tensor of data memory, or (a constant) a blob added to `consts`. */
+  sourceOf: (name: string) => Source;
+  at: (addr: Addresses, s: Source) => number;
+  consts: Uint8Array[];
 }
 
 /** A DMA descriptor's five words (1-D). */
 const dma = (dram: number, sram: number, bytes: number): number[] => [dram, sram, bytes, 0, 0];
 
-function encodeGather(
-  node: Node, g: Graph, maxWorkers: number, costs: { element: number; copyByte: number }, site: Site,
-  sourceOf: (n: string) => Source, at: (a: Addresses, s: Source) => number, consts: Uint8Array[],
-) {
+function encodeGather({ node, g, maxWorkers, costs, site, sourceOf, at, consts }: Context) {
   const x = tensorOf(g, node.inputs[0]);
   const idx = tensorOf(g, node.inputs[1]);
   const y = tensorOf(g, node.outputs[0]);
@@ -165,10 +176,7 @@ function encodeGather(
   return { enc, tiles: tiles.length, rows: cnt, estimate: best.cycles, perWorker: assignment.map((a) => a.length), sram: end };
 }
 
-function encodeCacheWrite(
-  node: Node, g: Graph, maxWorkers: number, costs: { element: number; copyByte: number }, site: Site,
-  sourceOf: (n: string) => Source, at: (a: Addresses, s: Source) => number, consts: Uint8Array[],
-) {
+function encodeCacheWrite({ node, g, maxWorkers, costs, site, sourceOf, at, consts }: Context) {
   const c = tensorOf(g, node.inputs[0]);
   const v = tensorOf(g, node.inputs[1]);
   const pos = tensorOf(g, node.inputs[2]);
