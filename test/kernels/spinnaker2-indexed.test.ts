@@ -62,6 +62,16 @@ for (let seed = 1; seed <= 2; seed++) {
   });
 }
 
+test('ArgMax of a 1-D input to a scalar, int32 values', async () => {
+  const rng = new Rng(3);
+  const b = new OnnxBuilder('argmax1d').input('x', 'int32', [300]);
+  b.node('ArgMax', ['x'], ['y'], { axis: 0, keepdims: 0 }).output('y', 'float32');
+  const x = randomValues(rng, 'int32', [300], 1000);
+  x.data[0] = -1000; // the extremes pinned by randomValues sit at 0 and 1; the largest twice, the first wins
+  x.data[250] = 1000;
+  await checkS2Case(join(dir, 'argmax1d'), { builder: b, inputs: [x] }, { op: 'ArgMax', layer: 's2-rows' });
+});
+
 /** CacheWrite(cache, value, pos) of a [O, R, I]-like cache along `axis`, the position drawn in [0, R - n]. */
 function cacheCase(rng: Rng, axis: number, cache: 'input' | 'constant' | 'shared') {
   const shape = [rng.int(1, 5), rng.int(2, 9), rng.int(1, 6)];
