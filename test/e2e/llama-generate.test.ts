@@ -80,13 +80,16 @@ test('the attention MatMuls stop at the position too: the scores\' columns, the 
   }
 });
 
-for (const platform of ['generic', 'siracusa']) {
+// SpiNNaker2 runs the step as layers of its DRAM image (ArgMax a row layer, CacheWrite and the embedding an indexed
+// layer); its scheduler loops over the steps from the image's generation block.
+for (const platform of ['generic', 'siracusa', 'spinnaker2']) {
   test(`${platform}: the firmware generates the reference's tokens, every step's logits equal, caches written in place`, async () => {
     const out = join(work, platform);
     const { manifest } = generateFirmware({ model, platform, out });
     const roles = manifest.generation!;
+    const s2 = platform === 'spinnaker2';
     assert.ok(roles.next, 'the next token is chosen on chip (ArgMax)');
-    assert.ok(manifest.layers.some((l) => l.kernel === 'argmax'), 'an argmax layer on the cores');
+    assert.ok(manifest.layers.some((l) => l.op === 'ArgMax' && l.kernel === (s2 ? 's2-rows' : 'argmax')), 'an argmax layer on the cores');
     for (const p of roles.state) {
       const [a, b] = [p.input, p.output].map((n) => manifest.tensors.find((t) => t.name === n)!.address);
       assert.is(a, b, `${p.input} and ${p.output} share one buffer`);
@@ -136,8 +139,8 @@ test('sampling with a temperature: the emulated firmware draws the reference\'s 
   assert.not.equal(want, generateReference(intGraph, prompt, NEW), 'sampled tokens differ from the greedy ones here');
 });
 
-test('siracusa host C: the firmware\'s own loop generates the reference\'s tokens in one run', () => {
-  const out = join(work, 'siracusa');
+for (const platform of ['siracusa', 'spinnaker2']) test(`${platform} host C: the firmware's own loop generates the reference's tokens in one run`, () => {
+  const out = join(work, platform);
   const roles = stepRoles(intGraph)!;
   const want = generateReference(intGraph, prompt, NEW);
   const inputs = new DecoderSteps(intGraph).inputs(0, 0); // zero caches; the control block below drives the steps

@@ -15,7 +15,7 @@ import { PASSES } from './verdict.js';
 /**
  * Random graphs of a decoder step's ops (ops-position.ts): CacheWrite at a run-time position, attention whose
  * iSoftmax reads it and whose MatMuls the planners bound by it. On every configuration each case is exact against
- * the reference interpreter, or refused in one clean line (spinnaker2 has neither kernel).
+ * the reference interpreter, or refused in one clean line.
  */
 const KINDS = ['cacheWrite', 'attention', 'attention', 'requant', 'matmul', 'transpose', 'reshape', 'argmax'];
 const work = mkdtempSync(join(tmpdir(), 'firmgen-fuzz-position-'));

@@ -5,8 +5,10 @@
  * reductions, iRMSNorm and iLayerNorm, each
  * emulated and host-built C equal to the reference interpreter. Two PEs force one worker with many tiles.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
+import * as assert from 'uvu/assert';
 import type { IntType } from '../../generator/ir/dtype.js';
 import { float, OnnxBuilder } from '../helpers/onnx-builder.js';
 import { workDir } from '../helpers/kernel-check.js';
@@ -214,6 +216,18 @@ for (let seed = 1; seed <= 4; seed++) {
     await checkS2Case(join(dir, `reduce-gap${seed}`), { builder: b, inputs: [randomValues(rng, dtype, shape, limit)] }, { op: 'ReduceSum', layer: 's2-reduce', pes: seed === 1 ? 2 : undefined });
   });
 }
+
+test('a copy that fits one tile is cut for the idle workers: a decoder key cache transposed, exact', async () => {
+  const rng = new Rng(16);
+  const shape = [16, 256, 4];
+  const b = new OnnxBuilder('keys').input('x', 'int8', shape);
+  b.node('Transpose', ['x'], ['y'], { perm: [0, 2, 1] }).output('y', 'float32');
+  const out = join(dir, 'keys');
+  await checkS2Case(out, { builder: b, inputs: [randomValues(rng, 'int8', shape)] }, { op: 'Transpose', layer: 's2-move' });
+  const fw = JSON.parse(readFileSync(join(out, 'spinnaker2', 'firmware.json'), 'utf8'));
+  const layer = fw.spinnaker2.layers.find((l: { workers: number }) => l.workers > 0);
+  assert.ok(layer.workers >= 8, `${layer.workers} workers for 16 rows of 1024 elements`);
+});
 
 test.after(cleanup);
 test.run();

@@ -15,7 +15,17 @@ export const G_LAYERS: u32 = 20;
 export const G_FIRST_LAYER: u32 = 24;
 export const G_TIME_AREA: u32 = 28;
 export const G_TIME_LAYER_BYTES: u32 = 32;
+export const G_GENERATION: u32 = 60;
 export const G_BYTES: u32 = 64;
+
+// The generation block (the scheduler's loop over a decoder's steps).
+export const GEN_CONTROL: u32 = 0;
+export const GEN_IDS: u32 = 4;
+export const GEN_POSITION: u32 = 8;
+export const GEN_NEXT: u32 = 12;
+export const GEN_NEXT_TYPE: u32 = 16;
+export const GEN_CONTEXT: u32 = 20;
+export const GEN_BYTES: u32 = 24;
 
 // Time stamps: slots of four u32.
 export const TIME_SLOT: u32 = 16;
@@ -49,6 +59,7 @@ export const LAYER_ELEMENTWISE: u32 = 2;
 export const LAYER_ROWS: u32 = 3;
 export const LAYER_CONV: u32 = 4;
 export const LAYER_MOVE: u32 = 5;
+export const LAYER_INDEXED: u32 = 6;
 
 // DMA descriptor in a worker block.
 export const DMA_DRAM: u32 = 0;
@@ -70,4 +81,6 @@ export const SRAM_HEADER: u32 = 0x8020;
 export const SRAM_PARAMS: u32 = 0x8040;
 export const SRAM_GLOBAL: u32 = 0x8020;
 export const SRAM_SCHED_HEADER: u32 = 0x8080;
+export const SRAM_GENERATION: u32 = 0x8060;
+export const SRAM_GEN_SCRATCH: u32 = 0x8078;
 export const SRAM_SCHED_BLOCK: u32 = 0x80a0;

@@ -1,11 +1,11 @@
 // The row layer on a worker: the integer softmaxes of SEMANTICS.md over rows of the last axis (iSoftmax, ITAMax,
-// ITAPartialMax), iRMSNorm and iLayerNorm, and the column reductions; tiles of whole rows, double-buffered as in
-// gemm.ts. It computes in 64 bits (the generator checked every intermediate fits). Format: generator/platforms/spinnaker2/rows.ts.
+// ITAPartialMax; an iSoftmax bounded by a run-time position too), iRMSNorm, iLayerNorm, ArgMax, and the column
+// reductions; tiles of whole rows, double-buffered as in gemm.ts. It computes in 64 bits (the generator checked every intermediate fits). Format: generator/platforms/spinnaker2/rows.ts.
 
 import { compute } from "./hal/chip";
-import { DIV, ELEMENT, NORM_ELEM, SOFTMAX_ELEM } from "./hal/cost";
+import { DIV, ELEMENT, MOVE_ELEM, NORM_ELEM, POOL_TAP, SOFTMAX_ELEM } from "./hal/cost";
 import { fg_isqrt64 } from "./hal/support";
-import { dma_in, dma_out } from "./s2";
+import { dma_in, dma_out, dma_wait } from "./s2";
 import { DMA_BYTES, DMA_DRAM, DMA_ROW_LENGTH, DMA_ROW_STRIDE, DMA_SRAM } from "./layout";
 import { loadElement, storeElement, typeBytes, word } from "./elements";
 import { tile_loop, wait } from "./tiles";
@@ -16,17 +16,18 @@ const TILE_BYTES: u32 = 64;
   return v < 31 ? v : 31;
 }
 
-function iSoftmax(x: usize, y: usize, L: i32, xt: u32, yt: u32, p: usize): void {
+/** iSoftmax over entries 0..n-1 of a row of L (n < L: a row bounded by a position); entries n.. are written 0. */
+function iSoftmax(x: usize, y: usize, L: i32, n: i32, xt: u32, yt: u32, p: usize): void {
   const A = <i64><i32>word(p, 16);
   const B = <i64><i32>word(p, 20);
   const C = <i64><i32>word(p, 24);
   const log2 = <i64><i32>word(p, 28);
   const nm1 = <i64><i32>word(p, 32) - 1;
   let mx = loadElement(xt, x, 0);
-  for (let j = 1; j < L; j++) mx = max(mx, loadElement(xt, x, j));
+  for (let j = 1; j < n; j++) mx = max(mx, loadElement(xt, x, j));
   let sum: i64 = 0;
   for (let pass = 0; pass < 2; pass++) {
-    for (let j = 0; j < L; j++) {
+    for (let j = 0; j < n; j++) {
       const d = loadElement(xt, x, j) - mx;
       let z = -d / log2;
       z = z < 0 ? 0 : z > 31 ? 31 : z;
@@ -42,6 +43,32 @@ function iSoftmax(x: usize, y: usize, L: i32, xt: u32, yt: u32, p: usize): void 
       }
     }
   }
+  for (let j = n; j < L; j++) storeElement(yt, y, 0, j);
+}
+
+/** ArgMax: the first index of the largest entry of a row, stored as the row's one output (element r of y). */
+function argMax(x: usize, y: usize, L: i32, xt: u32, yt: u32, r: i32): void {
+  let best = 0;
+  let top = loadElement(xt, x, 0);
+  for (let j = 1; j < L; j++) {
+    const v = loadElement(xt, x, j);
+    if (v > top) {
+      top = v;
+      best = j;
+    }
+  }
+  storeElement(yt, y, <i64>best, r);
+}
+
+/**
+ * The entries of a row an iSoftmax spans: L, or with a position (params +40: its type code + 1) entries 0..pos,
+ * pos clamped into the row (fg_entries_to, runtime/as/support.ts). rows_run fetched it into the slot at params +48.
+ */
+function span(me: usize, p: usize, L: i32): i32 {
+  const t = word(p, 40);
+  if (word(p, 0) != 0 || t == 0) return L;
+  const pos = loadElement(t - 1, me + <usize>word(p, 48));
+  return pos < 0 ? 1 : pos >= <i64>L ? L : <i32>pos + 1;
 }
 
 function itaMax(x: usize, y: usize, L: i32, xt: u32, yt: u32, p: usize): void {
@@ -159,21 +186,33 @@ function run_tile(me: usize, p: usize, tile: usize, slotWriteBack: i32): i32 {
     reduceColumns(x, y, rows, xt, yt, p);
     return transfer(me, tile + 36, false);
   }
+  if (variant == 6) {
+    for (let r = 0; r < rows; r++) argMax(x + <usize>(<u32>(r * L) * xb), y, L, xt, yt, r);
+    // ASSUMPTION: a compare-and-select per entry costs one pooling tap (a max over a window), as on the core platforms.
+    compute(POOL_TAP, rows * L);
+    return transfer(me, tile + 36, false);
+  }
+  const n = span(me, p, L);
   for (let r = 0; r < rows; r++) {
     const xr = x + <usize>(<u32>(r * L) * xb);
     const yr = y + <usize>(<u32>(r * L) * yb);
-    if (variant == 0) iSoftmax(xr, yr, L, xt, yt, p);
+    if (variant == 0) iSoftmax(xr, yr, L, n, xt, yt, p);
     else if (variant == 1) itaMax(xr, yr, L, xt, yt, p);
     else if (variant == 3) rmsNorm(xr, yr, L, xt, yt, p);
     else if (variant == 5) layerNorm(xr, yr, L, xt, yt, p);
     else itaPartialMax(xr, yr, L, xt, yt, p);
   }
   const norm = variant == 3 || variant == 5;
-  compute(norm ? NORM_ELEM : SOFTMAX_ELEM, rows * L);
-  compute(DIV, variant == 0 ? 2 * rows * L : norm ? rows * (2 + L) : rows);
+  // A bounded iSoftmax works on its n entries and writes 0 to the rest, a moved element each (as the core platforms'
+  // kernel charges them).
+  compute(norm ? NORM_ELEM : SOFTMAX_ELEM, rows * n);
+  compute(DIV, variant == 0 ? 2 * rows * n : norm ? rows * (2 + L) : rows);
+  if (n < L) compute(MOVE_ELEM, rows * (L - n));
   return transfer(me, tile + 36, false);
 }
 
 export function rows_run(me: usize, p: usize, block: usize): void {
+  // A bounded iSoftmax's position, before any tile: every row of the layer stops there.
+  if (word(p, 0) == 0 && word(p, 40) != 0) dma_wait(dma_in(me + <usize>word(p, 48), word(p, 44), typeBytes(word(p, 40) - 1)));
   tile_loop(me, p, block, TILE_BYTES, fetch, run_tile);
 }

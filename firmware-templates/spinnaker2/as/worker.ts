@@ -6,13 +6,14 @@ import { layer_begin, layer_end } from "./hal/chip";
 import { dma_in, dma_wait, irq_key, irq_payload, pe_signal, sram, stamp, write_stamps } from "./s2";
 import {
   H_BYTES, H_ID, H_PARAM_BYTES, H_SCHED_BYTES, H_TIME, H_TYPE, H_WORKER_BYTES, LAYER_ELEMENTWISE, LAYER_FINISH,
-  LAYER_CONV, LAYER_GEMM, LAYER_MOVE, LAYER_ROWS, SRAM_HEADER, SRAM_PARAMS, SRAM_STAMPS, TIME_SLOT, WORKER_COMPUTED, WORKER_CONFIGURED, WORKER_SIGNAL,
+  LAYER_CONV, LAYER_GEMM, LAYER_INDEXED, LAYER_MOVE, LAYER_ROWS, SRAM_HEADER, SRAM_PARAMS, SRAM_STAMPS, TIME_SLOT, WORKER_COMPUTED, WORKER_CONFIGURED, WORKER_SIGNAL,
   WORKER_WAKE,
 } from "./layout";
 import { conv_run, gemm_run } from "./gemm";
 import { elementwise_run } from "./elementwise";
 import { rows_run } from "./rows";
 import { move_run } from "./movement";
+import { indexed_run } from "./indexed";
 import { word } from "./elements";
 
 export function worker_on_irq(): void {
@@ -45,6 +46,7 @@ export function worker_on_irq(): void {
     else if (type == LAYER_ROWS) rows_run(me, params, block);
     else if (type == LAYER_CONV) conv_run(me, params, block);
     else if (type == LAYER_MOVE) move_run(me, params, block);
+    else if (type == LAYER_INDEXED) indexed_run(me, params, block);
     else abort("worker: unknown layer type in the DRAM image");
     stamp(slot, WORKER_COMPUTED);
     layer_end(id);

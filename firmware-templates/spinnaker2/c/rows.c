@@ -1,18 +1,19 @@
-/* The row layer on a worker (AS twin: as/rows.ts): iSoftmax (64-bit), ITAMax, ITAPartialMax, iRMSNorm, iLayerNorm
-   over rows of the last axis, and the column reductions, tiles of whole rows, double-buffered. Format: generator/platforms/spinnaker2/rows.ts. */
+/* The row layer on a worker (AS twin: as/rows.ts): iSoftmax (64-bit; bounded by a run-time position too), ITAMax,
+   ITAPartialMax, iRMSNorm, iLayerNorm, ArgMax over rows of the last axis, and the column reductions, tiles of whole rows, double-buffered. Format: generator/platforms/spinnaker2/rows.ts. */
 #include "s2_firmware.h"
 
 #define TILE_BYTES 64u
 
 static inline int64_t shift(int64_t v) { return v < 31 ? v : 31; }
 
-static void isoftmax(const uint8_t *x, uint8_t *y, int32_t L, uint32_t xt, uint32_t yt, const uint8_t *p) {
+/* iSoftmax over entries 0..n-1 of a row of L (n < L: a row bounded by a position); entries n.. are written 0. */
+static void isoftmax(const uint8_t *x, uint8_t *y, int32_t L, int32_t n, uint32_t xt, uint32_t yt, const uint8_t *p) {
   const int64_t A = (int32_t)s2_word(p, 16), B = (int32_t)s2_word(p, 20), C = (int32_t)s2_word(p, 24);
   const int64_t log2 = (int32_t)s2_word(p, 28), nm1 = (int64_t)(int32_t)s2_word(p, 32) - 1;
   int64_t mx = s2_load(xt, x, 0), sum = 0;
-  for (int32_t j = 1; j < L; j++) mx = s2_load(xt, x, j) > mx ? s2_load(xt, x, j) : mx;
+  for (int32_t j = 1; j < n; j++) mx = s2_load(xt, x, j) > mx ? s2_load(xt, x, j) : mx;
   for (int pass = 0; pass < 2; pass++) {
-    for (int32_t j = 0; j < L; j++) {
+    for (int32_t j = 0; j < n; j++) {
       const int64_t d = s2_load(xt, x, j) - mx;
       int64_t z = -d / log2;
       z = z < 0 ? 0 : z > 31 ? 31 : z;
@@ -27,6 +28,27 @@ static void isoftmax(const uint8_t *x, uint8_t *y, int32_t L, uint32_t xt, uint3
       }
     }
   }
+  for (int32_t j = n; j < L; j++) s2_store(yt, y, j, 0);
+}
+
+/* ArgMax: the first index of the largest entry of a row, stored as the row's one output (element r of y). */
+static void argmax(const uint8_t *x, uint8_t *y, int32_t L, uint32_t xt, uint32_t yt, int32_t r) {
+  int32_t best = 0;
+  int64_t top = s2_load(xt, x, 0);
+  for (int32_t j = 1; j < L; j++) {
+    const int64_t v = s2_load(xt, x, j);
+    if (v > top) { top = v; best = j; }
+  }
+  s2_store(yt, y, r, best);
+}
+
+/* The entries of a row an iSoftmax spans: L, or with a position (params +40: its type code + 1) entries 0..pos,
+   pos clamped into the row (FG_ENTRIES_TO of the core platforms). rows_run fetched it into the slot at params +48. */
+static int32_t span(const uint8_t *me, const uint8_t *p, int32_t L) {
+  const uint32_t t = s2_word(p, 40);
+  if (s2_word(p, 0) != 0 || t == 0) return L;
+  const int64_t pos = s2_load(t - 1, me + s2_word(p, 48), 0);
+  return pos < 0 ? 1 : pos >= L ? L : (int32_t)pos + 1;
 }
 
 static void itamax(const uint8_t *x, uint8_t *y, int32_t L, uint32_t xt, uint32_t yt, const uint8_t *p) {
@@ -133,10 +155,15 @@ static int run_tile(uint8_t *me, const uint8_t *p, const uint8_t *tile, int slot
     reduce_columns(x, y, rows, xt, yt, p);
     return transfer(me, tile + 36, 0);
   }
+  if (variant == 6) {
+    for (int32_t r = 0; r < rows; r++) argmax(x + (uint32_t)(r * L) * xb, y, L, xt, yt, r);
+    return transfer(me, tile + 36, 0);
+  }
+  const int32_t n = span(me, p, L);
   for (int32_t r = 0; r < rows; r++) {
     const uint8_t *xr = x + (uint32_t)(r * L) * xb;
     uint8_t *yr = y + (uint32_t)(r * L) * yb;
-    if (variant == 0) isoftmax(xr, yr, L, xt, yt, p);
+    if (variant == 0) isoftmax(xr, yr, L, n, xt, yt, p);
     else if (variant == 1) itamax(xr, yr, L, xt, yt, p);
     else if (variant == 3) rmsnorm(xr, yr, L, xt, yt, p);
     else if (variant == 5) layernorm(xr, yr, L, xt, yt, p);
@@ -146,5 +173,7 @@ static int run_tile(uint8_t *me, const uint8_t *p, const uint8_t *tile, int slot
 }
 
 void rows_run(uint8_t *me, const uint8_t *p, const uint8_t *block) {
+  /* A bounded iSoftmax's position, before any tile: every row of the layer stops there. */
+  if (s2_word(p, 0) == 0 && s2_word(p, 40) != 0) hal_dma_wait(hal_dma_in(me + s2_word(p, 48), s2_word(p, 44), s2_type_bytes(s2_word(p, 40) - 1), 0, 0));
   s2_tile_loop(me, p, block, TILE_BYTES, fetch, run_tile);
 }

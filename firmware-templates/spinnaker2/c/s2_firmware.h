@@ -74,6 +74,7 @@ void elementwise_run(uint8_t *me, const uint8_t *params, const uint8_t *block);
 void rows_run(uint8_t *me, const uint8_t *params, const uint8_t *block);
 void conv_run(uint8_t *me, const uint8_t *params, const uint8_t *block);
 void move_run(uint8_t *me, const uint8_t *params, const uint8_t *block);
+void indexed_run(uint8_t *me, const uint8_t *params, const uint8_t *block);
 void im2col(uint8_t *me, const uint8_t *params, const uint8_t *tile);
 void pool_max(uint8_t *me, const uint8_t *params, const uint8_t *tile, uint8_t *y);
 

@@ -17,7 +17,17 @@
 #define G_FIRST_LAYER 24u
 #define G_TIME_AREA 28u
 #define G_TIME_LAYER_BYTES 32u
+#define G_GENERATION 60u
 #define G_BYTES 64u
+
+/* The generation block (the scheduler's loop over a decoder's steps). */
+#define GEN_CONTROL 0u
+#define GEN_IDS 4u
+#define GEN_POSITION 8u
+#define GEN_NEXT 12u
+#define GEN_NEXT_TYPE 16u
+#define GEN_CONTEXT 20u
+#define GEN_BYTES 24u
 
 /* Time stamps: slots of four u32. */
 #define TIME_SLOT 16u
@@ -51,6 +61,7 @@
 #define LAYER_ROWS 3u
 #define LAYER_CONV 4u
 #define LAYER_MOVE 5u
+#define LAYER_INDEXED 6u
 
 /* DMA descriptor in a worker block. */
 #define DMA_DRAM 0u
@@ -72,6 +83,8 @@
 #define SRAM_PARAMS 0x8040u
 #define SRAM_GLOBAL 0x8020u
 #define SRAM_SCHED_HEADER 0x8080u
+#define SRAM_GENERATION 0x8060u
+#define SRAM_GEN_SCRATCH 0x8078u
 #define SRAM_SCHED_BLOCK 0x80a0u
 
 #endif

@@ -31,6 +31,7 @@ int worker_on_irq(void) {
     else if (type == LAYER_ROWS) rows_run(me, params, block);
     else if (type == LAYER_CONV) conv_run(me, params, block);
     else if (type == LAYER_MOVE) move_run(me, params, block);
+    else if (type == LAYER_INDEXED) indexed_run(me, params, block);
     s2_stamp(slot, WORKER_COMPUTED);
     hal_layer_end(id);
   }

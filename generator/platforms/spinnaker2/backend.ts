@@ -2,7 +2,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GenError } from '../../errors.js';
 import type { Layer } from '../../frontend/select.js';
-import type { Graph } from '../../ir/graph.js';
+import { tensorOf, type Graph } from '../../ir/graph.js';
+import { stepRoles } from '../../ir/state.js';
 import { planMemory, type MemoryPlan } from '../../midend/plan.js';
 import { GENERATOR_VERSION, type Emitted } from '../../backend/emit.js';
 import { buildManifest } from '../../backend/manifest.js';
@@ -18,6 +19,8 @@ import { encodeElementwise } from './elementwise.js';
 import { encodeRows } from './rows.js';
 import { encodeMovement } from './movement.js';
 import { encodeReduce } from './reduce.js';
+import { encodeIndexed } from './indexed.js';
+import { sharesInput } from '../../frontend/select.js';
 import { convGeometry, poolGeometry } from './conv-geometry.js';
 import { encodeConv } from './conv-plan.js';
 import { describeImage, type LayerSummary } from './describe.js';
@@ -35,7 +38,9 @@ import { SRAM } from './layout.js';
 function plan(g: Graph, layers: Layer[], platform: Platform, opts: { arenaSize?: number }): MemoryPlan {
   const isConst = (t: string): boolean => g.tensors.get(t)?.data !== undefined;
   const stripped: Graph = { ...g, nodes: g.nodes.map((n) => ({ ...n, inputs: n.inputs.map((i) => (i && isConst(i) ? '' : i)) })) };
-  return planMemory(stripped, platform, (i) => layers[i].kernel === 'alias', opts);
+  // An alias, or an in-place CacheWrite whose cache nothing else reads, shares its input's buffer (decided on the
+  // graph with its constants: a constant cache is never shared).
+  return planMemory(stripped, platform, (i) => sharesInput(g, layers, i), opts);
 }
 
 interface Planned {
@@ -44,10 +49,22 @@ interface Planned {
   summary: LayerSummary;
 }
 
+/** What the encoders of the cores' layers report. */
+interface CoreEncoded { enc: LayerEncoding; tiles: number; rows?: number; shape?: number[]; estimate: number; perWorker: number[]; sram: number }
+
 function planLayer(l: Layer, g: Graph, platform: Platform, workers: number): Planned {
   const node = l.node;
   const site = { node: node.name, op: node.op };
   if (l.kernel === 'alias') throw new GenError('internal', 'an alias has no layer', site);
+  // A layer the PEs' cores run: its summary from what its encoder reports (tiles of `rows`, or of `shape`).
+  const core = (kind: LayerSummary['kind'], e: CoreEncoded): Planned => ({
+    layer: l,
+    enc: e.enc,
+    summary: {
+      kind, engine: 'core', macs: 0, tiles: e.tiles, tileShape: e.shape ?? [e.rows!], sramBytes: e.sram,
+      estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker,
+    },
+  });
   try {
     if (l.kernel.name === 's2-gemm') {
       const geo = gemmGeometry(node, g);
@@ -62,17 +79,7 @@ function planLayer(l: Layer, g: Graph, platform: Platform, workers: number): Pla
         },
       };
     }
-    if (l.kernel.name === 's2-elementwise') {
-      const e = encodeElementwise(node, g, workers, platform.costs.ELEMENT);
-      return {
-        layer: l,
-        enc: e.enc,
-        summary: {
-          kind: 'elementwise', engine: 'core', macs: 0, tiles: e.tiles, tileShape: [e.rows], sramBytes: e.sram,
-          estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker,
-        },
-      };
-    }
+    if (l.kernel.name === 's2-elementwise') return core('elementwise', encodeElementwise(node, g, workers, platform.costs.ELEMENT));
     if (l.kernel.name === 's2-conv' || l.kernel.name === 's2-pool') {
       const geo = l.kernel.name === 's2-conv' ? convGeometry(node, g) : poolGeometry(node, g);
       const e = encodeConv(geo, node, workers, { requant: platform.costs.REQUANT, element: platform.costs.ELEMENT, copy: platform.costs.COPY_BYTE });
@@ -86,32 +93,11 @@ function planLayer(l: Layer, g: Graph, platform: Platform, workers: number): Pla
         },
       };
     }
-    if (l.kernel.name === 's2-move') {
-      const e = encodeMovement(node, g, workers, platform.costs.ELEMENT);
-      return {
-        layer: l,
-        enc: e.enc,
-        summary: { kind: 'movement', engine: 'core', macs: 0, tiles: e.tiles, tileShape: [], sramBytes: e.sram, estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker },
-      };
-    }
-    if (l.kernel.name === 's2-reduce') {
-      const e = encodeReduce(node, g, workers, { element: platform.costs.ELEMENT, div: platform.costs.DIV });
-      return {
-        layer: l,
-        enc: e.enc,
-        summary: { kind: 'rows', engine: 'core', macs: 0, tiles: e.tiles, tileShape: [e.rows], sramBytes: e.sram, estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker },
-      };
-    }
+    if (l.kernel.name === 's2-move') return core('movement', { ...encodeMovement(node, g, workers, platform.costs.ELEMENT), shape: [] });
+    if (l.kernel.name === 's2-reduce') return core('rows', encodeReduce(node, g, workers, { element: platform.costs.ELEMENT, div: platform.costs.DIV }));
+    if (l.kernel.name === 's2-indexed') return core('movement', encodeIndexed(node, g, workers, { element: platform.costs.ELEMENT, copyByte: platform.costs.COPY_BYTE }));
     if (l.kernel.name === 's2-rows') {
-      const e = encodeRows(node, g, workers, { softmax: platform.costs.SOFTMAX_ELEM, norm: platform.costs.NORM_ELEM, div: platform.costs.DIV });
-      return {
-        layer: l,
-        enc: e.enc,
-        summary: {
-          kind: 'rows', engine: 'core', macs: 0, tiles: e.tiles, tileShape: [e.rows], sramBytes: e.sram,
-          estimate: { cycles: e.estimate }, tilesPerWorker: e.perWorker,
-        },
-      };
+      return core('rows', encodeRows(node, g, workers, { softmax: platform.costs.SOFTMAX_ELEM, norm: platform.costs.NORM_ELEM, div: platform.costs.DIV, tap: platform.costs.POOL_TAP }));
     }
   } catch (e) {
     throw e instanceof GenError ? e.withSite(site) : e;
@@ -134,6 +120,7 @@ function emit({ graph, layers, plan: data, platform }: { graph: Graph; layers: L
     dramBase: dram.chipBase, dramBytes: dram.size, pes,
     layers: planned.map((p) => ({ id: p.layer.id, enc: p.enc })),
     dataBytes: data.used, tensorOffset: offsetOf, inputs: io(graph.inputs), outputs: io(graph.outputs),
+    generation: generationOf(graph),
   });
   // The plan was made relative to data memory; the manifest gives absolute addresses.
   const dataOffset = image.data.address - dram.chipBase;
@@ -154,6 +141,9 @@ function emit({ graph, layers, plan: data, platform }: { graph: Graph; layers: L
   const manifest = buildManifest({
     graph, layers, plan: placed, platform, kernels, symbolOf: (t) => symbols.symbol(t, 't_'), version: GENERATOR_VERSION,
   });
+  // Without the scheduler's loop (generationOf) the runtime must drive the steps from the host, one start per token:
+  // with `control` in the manifest, `gen run --prompt` would read tokens the firmware never wrote.
+  if (manifest.generation?.control && !generationOf(graph)) delete manifest.generation.control;
   const summaries = new Map(planned.map((p) => [p.layer.id, p.summary]));
   for (const l of manifest.layers) if (summaries.has(l.id)) l.engine = summaries.get(l.id)!.engine;
   const files = new Map<string, string | Uint8Array>();
@@ -180,6 +170,23 @@ function peBuffers(planned: Planned[], pes: number): Record<string, PeBuffers> {
   const sched = SRAM.schedBlock + 4 * (pes - 1);
   return { worker, scheduler: { end: sched, what: `the layer header and a scheduler block of ${pes - 1} workers up to ${sched}` } };
 }
+
+/**
+ * A decoder step graph with a control block and the cores' next token (ir/state.ts): the scheduler loops over its
+ * steps as the core platforms' network.ts does (token t at position t, the next token appended after the prompt).
+ * The loop writes ids and position as int32 and reads the next token of any 1- to 4-byte type.
+ */
+function generationOf(g: Graph) {
+  const roles = stepRoles(g);
+  if (!roles?.control || !roles.next) return undefined;
+  if ([roles.ids, roles.position, roles.control].some((n) => tensorOf(g, n).dtype !== 'int32')) return undefined;
+  const nextType = TYPE_CODES[tensorOf(g, roles.next).dtype];
+  if (nextType === undefined) return undefined;
+  return { control: roles.control, ids: roles.ids, position: roles.position, next: roles.next, nextType, context: roles.context };
+}
+
+/** Element type codes of the image (the elementwise layer's). */
+const TYPE_CODES: Partial<Record<string, number>> = { uint8: 0, int8: 1, uint16: 2, int16: 3, uint32: 4, int32: 5 };
 
 /** Copies a folder of fixed files; templates (*.mustache) are rendered by their users instead. */
 function copyDir(src: string, dest: string, files: Map<string, string | Uint8Array>): void {

@@ -151,7 +151,7 @@ export function encodeElementwise(node: Node, g: Graph, maxWorkers: number, elem
 }
 
 /** A constant operand's values in its element type, little-endian. */
-function constBytes(t: Tensor): Uint8Array {
+export function constBytes(t: Tensor): Uint8Array {
   const n = bytesOf(t.dtype);
   const out = new Uint8Array(t.data!.data.length * n);
   const view = new DataView(out.buffer);

@@ -1,7 +1,7 @@
 import { GenError } from '../../errors.js';
 import type { LayerEncoding } from './encoding.js';
 import {
-  align, coordinate, GLOBAL, HEADER, LAYER_FINISH, MAGIC, TIME_SLOT, VERSION,
+  align, coordinate, GENERATION, GLOBAL, HEADER, LAYER_FINISH, MAGIC, TIME_SLOT, VERSION,
 } from './layout.js';
 import { Words } from './words.js';
 
@@ -22,6 +22,8 @@ export interface ImageInput {
   tensorOffset: (name: string) => number;
   inputs: { name: string; bytes: number }[];
   outputs: { name: string; bytes: number }[];
+  /** A decoder step graph whose steps the scheduler loops over: its tensors, the ArgMax's type code, the context. */
+  generation?: { control: string; ids: string; position: string; next: string; nextType: number; context: number };
 }
 
 export interface Area {
@@ -64,7 +66,8 @@ const AREA_ALIGN = 64;
 export function buildImage(a: ImageInput): DramImage {
   const W = a.pes - 1;
   const L = a.layers.length;
-  const globalBytes = GLOBAL.bytes + 4 * W + 8 * (a.inputs.length + a.outputs.length);
+  const genAt = GLOBAL.bytes + 4 * W + 8 * (a.inputs.length + a.outputs.length);
+  const globalBytes = genAt + (a.generation ? GENERATION.bytes : 0);
   const timeAt = align(globalBytes, AREA_ALIGN);
   const layerTime = (1 + W) * TIME_SLOT;
   const timeBytes = TIME_SLOT + (L + 1) * layerTime;
@@ -115,6 +118,13 @@ export function buildImage(a: ImageInput): DramImage {
     .u32(GLOBAL.ioTable, abs(ioAt)).u32(GLOBAL.imageBytes, dataAt);
   for (let w = 0; w < W; w++) img.u32(coordsAt + 4 * w, coordinate(w + 1));
   [...io.inputs, ...io.outputs].forEach((t, i) => img.u32(ioAt + 8 * i, t.address).u32(ioAt + 8 * i + 4, t.bytes));
+  const gen = a.generation;
+  if (gen) {
+    const tensor = (name: string): number => abs(dataAt + a.tensorOffset(name));
+    img.u32(GLOBAL.generation, abs(genAt)).u32(genAt + GENERATION.control, tensor(gen.control)).u32(genAt + GENERATION.ids, tensor(gen.ids))
+      .u32(genAt + GENERATION.position, tensor(gen.position)).u32(genAt + GENERATION.next, tensor(gen.next))
+      .u32(genAt + GENERATION.nextType, gen.nextType).u32(genAt + GENERATION.context, gen.context);
+  }
 
   all.forEach((l, i) => {
     const p = placed[i];

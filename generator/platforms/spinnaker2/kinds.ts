@@ -7,6 +7,7 @@ import { rowsAccepts } from './rows.js';
 import { convReason, poolReason } from './conv-geometry.js';
 import { movementReason } from './movement.js';
 import { reduceReason } from './reduce.js';
+import { indexedReason } from './indexed.js';
 
 /**
  * The layer types of the SpiNNaker2 firmware, as the pipeline's kernel selection sees them: each accepts the nodes
@@ -45,7 +46,7 @@ export const S2_ELEMENTWISE = layerKind('s2-elementwise', (node, g) => {
   return null;
 });
 
-/** The integer softmaxes, row by row (rows.ts). */
+/** The integer softmaxes, norms and ArgMax, row by row (rows.ts). */
 export const S2_ROWS = layerKind('s2-rows', rowsAccepts);
 
 /** Conv on the MLA over an im2col buffer the worker builds (conv-plan.ts). */
@@ -63,4 +64,11 @@ export const S2_MOVE = layerKind('s2-move', movementReason);
  */
 export const S2_REDUCE = layerKind('s2-reduce', reduceReason);
 
-export const S2_KINDS: KernelDef[] = [S2_GEMM, S2_CONV, S2_POOL, S2_ELEMENTWISE, S2_ROWS, S2_REDUCE, S2_MOVE];
+/**
+ * Gather by run-time indices and CacheWrite at a run-time position: the worker reads the index from data memory
+ * (indexed.ts). CacheWrite is in place as on the core platforms: its output shares the cache's buffer when nothing
+ * else reads the cache.
+ */
+export const S2_INDEXED: KernelDef = { ...layerKind('s2-indexed', indexedReason), inPlace: true };
+
+export const S2_KINDS: KernelDef[] = [S2_GEMM, S2_CONV, S2_POOL, S2_ELEMENTWISE, S2_ROWS, S2_REDUCE, S2_MOVE, S2_INDEXED];

@@ -33,8 +33,17 @@ export const GLOBAL = {
   ioTable: 52,
   /** Bytes of the whole image file (configuration areas; data memory is not part of the file). */
   imageBytes: 56,
+  /** Address of the generation block (below), 0 when the scheduler runs the chain once. */
+  generation: 60,
   bytes: 64,
 } as const;
+
+/**
+ * The generation block of a decoder step graph (docs/llm.md): the scheduler's own loop over the steps, as the core
+ * platforms' network.ts runs it. Addresses of the control block ([steps, prompt length, tokens...], int32), of the
+ * token id and position inputs (int32), of the ArgMax output and its type code, and the context.
+ */
+export const GENERATION = { control: 0, ids: 4, position: 8, next: 12, nextType: 16, context: 20, bytes: 24 } as const;
 
 /**
  * Area 2, time measurement: a 16-byte scheduler record, then one block per layer (compute layers in chain order, then
@@ -74,6 +83,8 @@ export const LAYER_ELEMENTWISE = 2;
 export const LAYER_ROWS = 3;
 export const LAYER_CONV = 4;
 export const LAYER_MOVE = 5;
+/** Copies whose place is read at run time: Gather by run-time indices, CacheWrite at a run-time position (indexed.ts). */
+export const LAYER_INDEXED = 6;
 
 /** A DMA descriptor in a worker block: DRAM address, SRAM offset (from the PE's SRAM base), bytes, rows (0: 1-D). */
 export const DMA = { dram: 0, sram: 4, bytes: 8, rowLength: 12, rowStride: 16, size: 20 } as const;
@@ -106,6 +117,9 @@ export const SRAM = {
   /** Scheduler: the global configuration's header, then the layer header and its scheduler block. */
   global: 0x8020,
   schedHeader: 0x8080,
+  /** Scheduler: the generation block, then an 8-byte scratch for the words it moves. */
+  generation: 0x8060,
+  genScratch: 0x8078,
   schedBlock: 0x80a0,
 } as const;
 

@@ -142,28 +142,42 @@ export function encodeMovement(node: Node, g: Graph, maxWorkers: number, element
     return nests.map((n) => ({ p, n, sb, db, src }));
   });
   const span = (q: (typeof parts)[number], rows: number): number => spanOf(q.n, q.sb, rows);
-  // Tiles: per part, the most rows whose source span and staging buffer fit half the SRAM (two of each).
-  const tiles = parts.flatMap((q, k) => {
+  // Per part, the most rows whose source span and staging buffer fit half the SRAM (two of each).
+  const fit = parts.map((q) => {
     let rows = q.n.dims[0];
     while (rows > 1 && span(q, rows) + rows * perRow(q.n) * q.db > budget) rows = Math.ceil(rows / 2);
     if (span(q, rows) + rows * perRow(q.n) * q.db > budget) throw new GenError('capacity', `one element of a copy does not fit a PE's SRAM`, site);
+    return rows;
+  });
+  // Tiles of at most fit rows, each part cut into at least `split` tiles where it has the rows: a copy that fits one
+  // tile (a key cache's transpose in a decoder step) is otherwise one worker's, however many are idle.
+  type Tile = { k: number; r0: number; rows: number };
+  const tilesFor = (split: number): Tile[] => parts.flatMap((q, k) => {
+    const rows = Math.min(fit[k], Math.ceil(q.n.dims[0] / split));
     return Array.from({ length: Math.ceil(q.n.dims[0] / rows) }, (_, t) => ({ k, r0: t * rows, rows: Math.min(rows, q.n.dims[0] - t * rows) }));
   });
-  const tileCost = (t: (typeof tiles)[number], w: number): number => {
+  const tileCost = (t: Tile, w: number): number => {
     const q = parts[t.k];
     const wb = writeBackOf(q.n, t.rows);
     const outs = wb.loops[0][0] * wb.loops[1][0];
     const dma = (q.n.src ? dmaCycles(span(q, t.rows), w) : 0) + outs * dmaCycles(t.rows * perRow(q.n) * q.db / outs, w);
     return Math.max(t.rows * perRow(q.n) * elementCycles, dma);
   };
-  let best = { w: 1, cycles: Infinity };
-  for (let w = 1; w <= Math.min(maxWorkers, tiles.length); w++) {
-    const t = Math.ceil(tiles.length / w);
-    const o = layerOverhead(w, 0, WORKER.first + t * TILE_BYTES);
-    const avg = tiles.reduce((s, x) => s + tileCost(x, w), 0) / tiles.length;
-    const cycles = o.before + S2.nocSend * (w - 1) + o.perWorker + o.after + t * avg;
-    if (cycles < best.cycles) best = { w, cycles };
+  // The cost model over the splits (powers of two up to the longest part's rows) and the worker counts.
+  let best = { w: 1, cycles: Infinity, tiles: [] as Tile[] };
+  const most = Math.max(...parts.map((q) => q.n.dims[0]));
+  for (let split = 1; ; split *= 2) {
+    const tiles = tilesFor(split);
+    for (let w = 1; w <= Math.min(maxWorkers, tiles.length); w++) {
+      const t = Math.ceil(tiles.length / w);
+      const o = layerOverhead(w, 0, WORKER.first + t * TILE_BYTES);
+      const avg = tiles.reduce((s, x) => s + tileCost(x, w), 0) / tiles.length;
+      const cycles = o.before + S2.nocSend * (w - 1) + o.perWorker + o.after + t * avg;
+      if (cycles < best.cycles) best = { w, cycles, tiles };
+    }
+    if (split >= most || split >= maxWorkers) break;
   }
+  const tiles = best.tiles;
   const assignment = assign(tiles.length, best.w);
   const blockBytes = WORKER.first + Math.max(...assignment.map((a) => a.length)) * TILE_BYTES;
   const first = align(workerBlockSram(0) + blockBytes, 16);

@@ -71,7 +71,7 @@ export const spinnaker2: Platform = {
       window: SRAM.reserved,
       roles: [
         { name: 'scheduler', elf: 's2_scheduler.elf', sources: ['scheduler.c', ...COMMON] },
-        { name: 'worker', elf: 's2_worker.elf', sources: ['worker.c', 'gemm.c', 'elementwise.c', 'rows.c', 'im2col.c', 'movement.c', ...COMMON] },
+        { name: 'worker', elf: 's2_worker.elf', sources: ['worker.c', 'gemm.c', 'elementwise.c', 'rows.c', 'im2col.c', 'movement.c', 'indexed.c', ...COMMON] },
       ],
     },
   },
