@@ -51,7 +51,7 @@ interface Case {
   /** Also the board's command path: the host build on the C model of the accelerator (and its rv64 image). */
   commands?: boolean;
   /** The kernel the conv must get. */
-  kernel: 'gemmini-conv' | 'conv2d';
+  kernel: 'gemmini-conv' | 'gemmini-matmul' | 'conv2d';
 }
 
 let seed = 11;
@@ -118,7 +118,9 @@ test('int8 convolutions on the array: padding, stride, dilation, 1x1, non-square
   await check('3x3-odd-channels', { c: 19, h: 7, w: 9, o: 21, kh: 3, pads: [1, 0, 2, 1], kernel: 'gemmini-conv' });
   await check('stride2', { c: 8, h: 11, w: 10, o: 32, kh: 3, stride: 2, pads: [1, 1, 1, 1], bias: true, kernel: 'gemmini-conv' });
   await check('dilation2', { c: 17, h: 9, w: 9, o: 5, kh: 3, dilation: 2, pads: [2, 2, 2, 2], commands: true, kernel: 'gemmini-conv' });
-  await check('1x1', { c: 40, h: 5, w: 6, o: 33, kh: 1, bias: true, kernel: 'gemmini-conv' });
+  // 1x1 of stride 1 without padding: the matrix product it is (loop_ws); strided: loop_conv_ws
+  await check('1x1', { c: 40, h: 5, w: 6, o: 33, kh: 1, bias: true, kernel: 'gemmini-matmul' });
+  await check('1x1/2', { c: 40, h: 5, w: 6, o: 33, kh: 1, stride: 2, bias: true, kernel: 'gemmini-conv' });
   await check('1x5', { c: 4, h: 6, w: 12, o: 7, kh: 1, kw: 5, pads: [0, 2, 0, 2], kernel: 'gemmini-conv' });
   await check('rgb', { c: 3, h: 12, w: 12, o: 16, kh: 3, pads: [1, 1, 1, 1], bias: true, hostC: true, commands: true, kernel: 'gemmini-conv' });
   await check('batch2', { n: 2, c: 5, h: 6, w: 5, o: 6, kh: 3, pads: [1, 1, 1, 1], commands: true, kernel: 'gemmini-conv' });
@@ -136,7 +138,7 @@ test('layers in tiles: output rows and channels, input channels accumulating', a
 
 test('uint8 inputs: the 128 offset corrected in the bias, padding before the offset', async () => {
   await check('u8-3x3-pad', { c: 12, h: 7, w: 7, o: 10, kh: 3, pads: [1, 1, 1, 1], bias: true, xType: 'uint8', hostC: true, commands: true, kernel: 'gemmini-conv' });
-  await check('u8-1x1', { c: 20, h: 4, w: 4, o: 18, kh: 1, xType: 'uint8', kernel: 'gemmini-conv' });
+  await check('u8-1x1', { c: 20, h: 4, w: 4, o: 18, kh: 1, xType: 'uint8', kernel: 'gemmini-matmul' });
   await check('u8-stride2', { c: 3, h: 9, w: 9, o: 8, kh: 3, stride: 2, pads: [0, 1, 1, 0], xType: 'uint8', kernel: 'gemmini-conv' });
 });
 

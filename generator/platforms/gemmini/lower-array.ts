@@ -94,6 +94,12 @@ function convPlan(n: Node, g: Graph): ConvPlan | string {
   return { shape, tileShape, depthwise, oneD, N, H, W, pads };
 }
 
+/** A 1x1 convolution of stride 1 without padding (after any explicit Pad) and one group: a matrix product. */
+function pointwise(p: ConvPlan, pads: readonly number[]): boolean {
+  const s = p.shape;
+  return !p.depthwise && s.KH === 1 && s.KW === 1 && s.stride === 1 && (s.rowStride ?? 1) === 1 && pads.every((v) => v === 0);
+}
+
 /**
  * Rows of the 2-D product a MatMul of more than 2-D operands is ([..., M, K] by a B whose leading dimensions are 1,
  * a bias of one row), or undefined when it is not one.
@@ -284,14 +290,17 @@ export function lowerForArray(g: Graph): Graph {
       kernel_shape: { kind: 'ints', value: [KH, KW] },
       depthwise: { kind: 'int', value: p.depthwise ? 1 : 0 },
     };
-    const tile = convTile(p.tileShape)!;
-    out.push({
-      name: `${n.name}__gemmini`, op: 'GemminiConv', domain: 'firmgen', inputs: [xNhwc, wName, bName], outputs: [yNhwc], attrs,
-      fusedFrom: fusedNames(n),
-      engineNote: (p.depthwise ? `array: depthwise, one loop_conv_ws per channel and tile of ${tile.orows}x${tile.ocols} pixels`
-        : `array: loop_conv_ws in tiles of ${tile.orows}x${tile.ocols} pixels, ${tile.ochs} of ${O} output and ${tile.kchs} of ${C} input channels`) +
-        `${unsigned ? ' (uint8 input offset by 128, corrected in the bias)' : ''}`,
-    });
+    if (pointwise(p, pads)) out.push(...product(n, p, xNhwc, wName, bName, yNhwc, unsigned));
+    else {
+      const tile = convTile(p.tileShape)!;
+      out.push({
+        name: `${n.name}__gemmini`, op: 'GemminiConv', domain: 'firmgen', inputs: [xNhwc, wName, bName], outputs: [yNhwc], attrs,
+        fusedFrom: fusedNames(n),
+        engineNote: (p.depthwise ? `array: depthwise, one loop_conv_ws per channel and tile of ${tile.orows}x${tile.ocols} pixels`
+          : `array: loop_conv_ws in tiles of ${tile.orows}x${tile.ocols} pixels, ${tile.ochs} of ${O} output and ${tile.kchs} of ${C} input channels`) +
+          `${unsigned ? ' (uint8 input offset by 128, corrected in the bias)' : ''}`,
+      });
+    }
     const yNchw = narrow ? add({ ...y, name: fresh(`${y.name}__i32`), dtype: 'int32', data: undefined }) : y.name;
     // 1-D: the Transpose writes [N, O, 1, OW], a Reshape gives it the result's shape
     const y4 = p.oneD ? add({ ...tensorOf(view, yNchw), name: fresh(`${y.name}__2d`), shape: [p.N, O, 1, OW], data: undefined }) : yNchw;
@@ -299,6 +308,35 @@ export function lowerForArray(g: Graph): Graph {
     if (p.oneD) out.push(node(n, 'Reshape', 'to_1d', [y4, constant(`${y.name}__shape1d`, 'int64', [3], [p.N, O, OW])], yNchw));
     if (narrow) out.push({ ...node(n, 'Elementwise', 'to_int16', [yNchw], y.name), domain: 'firmgen', expr: { k: 'in', i: 0 } });
     return out;
+  }
+
+  /**
+   * A 1x1 convolution of stride 1 without padding as the matrix product it is on NHWC activations: [pixels, C] by the
+   * [C, O] weights (HWIO of a 1x1 kernel), between Reshapes that share their buffers. loop_ws moves its int32 sums out
+   * itself and alternates scratchpad and accumulator halves between tiles, so tiles overlap; loop_conv_ws moves no raw
+   * sums out, and the firmware's own moves out of a tile wait for the loop (docs/gemmini.md "Convolutions").
+   * Gemmini's own software does the same: gemmini-rocc-tests' resnet50 and mobilenet run their pointwise convolutions
+   * through tiled_matmul_nn_auto.
+   */
+  function product(n: Node, p: ConvPlan, xNhwc: string, wName: string, bName: string, yNhwc: string, unsigned: boolean): Node[] {
+    const x = tensorOf(view, xNhwc);
+    const y = tensorOf(view, yNhwc);
+    const [N, H, W, C] = x.shape;
+    const O = p.shape.O;
+    const rows = N * H * W;
+    const a2 = add({ ...x, name: fresh(`${xNhwc}__rows`), shape: [rows, C], data: undefined });
+    const y2 = add({ ...y, name: fresh(`${yNhwc}__rows`), shape: [rows, O], data: undefined });
+    const w2 = constant(`${wName}__co`, 'int8', [C, O], tensorOf(view, wName).data!.data);
+    return [
+      node(n, 'Reshape', 'rows', [xNhwc, constant(`${a2}__shape`, 'int64', [2], [rows, C])], a2),
+      {
+        name: `${n.name}__gemmini`, op: 'MatMul', domain: '', inputs: bName ? [a2, w2, bName] : [a2, w2], outputs: [y2],
+        attrs: {}, fusedFrom: fusedNames(n),
+        engineNote: `array: a 1x1 convolution as one loop_ws product of ${rows} pixels by ${C} x ${O}` +
+          `${unsigned ? ' (uint8 input offset by 128, corrected in the bias)' : ''}`,
+      },
+      node(n, 'Reshape', 'pixels', [y2, constant(`${yNhwc}__shape`, 'int64', [4], y.shape)], yNhwc),
+    ];
   }
 
   function rewriteProduct(n: Node): Node[] {
