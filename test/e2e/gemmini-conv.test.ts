@@ -86,7 +86,8 @@ async function check(name: string, c: Case): Promise<Checked> {
   const kc = { builder: b, inputs: [randomValues(rng, xType, xShape, xType === 'uint8' ? 255 : limit)] };
   const w = writeCase(join(dir, name), kc);
   const out = join(dir, name, 'out');
-  const g = generateFirmware({ model: w.model, sampleInputs: w.sample, platform: 'gemmini', out });
+  // the array's kernel under test: depthwise layers go to the array whatever the cost rule says (gemmini-dw-cost.test.ts)
+  const g = generateFirmware({ model: w.model, sampleInputs: w.sample, platform: 'gemmini', out, depthwiseOn: 'array' });
   const kernels = g.layers.filter((l) => l.kernel !== 'alias').map((l) => (l.kernel === 'alias' ? '' : l.kernel.name));
   assert.ok(kernels.includes(c.kernel), `${name}: kernels ${kernels.join(', ')}`);
   const r = await runFirmware(out, kc.inputs);
@@ -216,7 +217,7 @@ async function conv1d(name: string, c: number, w: number, o: number, k: number, 
   const kc = { builder: b, inputs: [randomValues(rng, xType, [1, c, w])] };
   const wc = writeCase(join(dir, name), kc);
   const out = join(dir, name, 'out');
-  const g = generateFirmware({ model: wc.model, sampleInputs: wc.sample, platform: 'gemmini', out });
+  const g = generateFirmware({ model: wc.model, sampleInputs: wc.sample, platform: 'gemmini', out, depthwiseOn: 'array' });
   assert.ok(g.layers.some((l) => l.kernel !== 'alias' && l.kernel.name === 'gemmini-conv'), `${name}: not on the array`);
   const r = await runFirmware(out, kc.inputs);
   assert.is(compareOutputs(g.manifest.outputs, r.outputs, wc.expected).errors, 0, `${name} emulated`);

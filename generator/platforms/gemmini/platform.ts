@@ -6,10 +6,16 @@ import { SCALAR_CORE_COSTS } from '../generic/platform.js';
 import { CORE_KERNELS } from '../kernel-table.js';
 import type { Platform } from '../types.js';
 import { gemminiConvKernel } from './conv-kernel.js';
+import { oneOf } from '../options.js';
+import { GEMMINI_OPTIONS } from './description.js';
 import { keepNhwc } from './keep-nhwc.js';
-import { lowerForArray } from './lower-array.js';
+import { lowerForArray, type DepthwiseOn } from './lower-array.js';
 import { gemminiMatmulKernel } from './matmul-kernel.js';
 import { gemminiMaxPoolNhwcKernel } from './maxpool-nhwc-kernel.js';
+
+function passes(depthwiseOn: DepthwiseOn): Platform['passes'] {
+  return [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, (g) => lowerForArray(g, depthwiseOn), fuseElementwise, keepNhwc];
+}
 
 /**
  * Gemmini's default int8 configuration (HARDWARE.md "Gemmini"; the emulator's model: docs/gemmini.md): a 16x16
@@ -36,7 +42,12 @@ export const gemmini: Platform = {
   // of 64 bytes off that boundary takes two requests, and with 16 in flight the reads are latency-bound, so every
   // tensor starts on one (gemmini.h aligns its matrices the same way: row_align, MAX_BYTES 64).
   tensorAlign: 64,
-  passes: [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, lowerForArray, fuseElementwise, keepNhwc],
+  passes: passes('cost'),
+  options: GEMMINI_OPTIONS,
+  configure(self, given) {
+    if (given.depthwiseOn === undefined) return self;
+    return { ...self, passes: passes(oneOf('--depthwise-on', given.depthwiseOn, ['cost', 'array', 'host'] as const)) };
+  },
   kernels: [gemminiConvKernel, gemminiMatmulKernel, gemminiMaxPoolNhwcKernel, ...CORE_KERNELS],
   // The host core is priced as the generic scalar core (docs/gemmini.md: an in-order Rocket core; docs/timing.md).
   costs: SCALAR_CORE_COSTS,
