@@ -154,7 +154,7 @@ test('the board build: rv64 with the commands as RoCC custom-3 instructions; the
 });
 
 /** conv -> RequantShift (per channel) -> MaxPool -> conv -> RequantShift (per tensor) -> MaxPool, then `tail`. */
-async function chain(name: string, tail: 'conv' | 'flatten', pool: number[], unsignedMid = false): Promise<{ ops: string[] }> {
+async function chain(name: string, tail: 'conv' | 'flatten' | 'gemm', pool: number[], unsignedMid = false): Promise<{ ops: string[] }> {
   const rng = new Rng(seed++);
   const b = new OnnxBuilder('chain').input('x', 'int8', [1, 8, 12, 12]);
   const conv = (i: string, o: string, c: number, k: number, tag: string): void => {
@@ -170,8 +170,15 @@ async function chain(name: string, tail: 'conv' | 'flatten', pool: number[], uns
   b.node('RequantShift', ['a2', 'm2', 'd2'], ['r2'], { div: 2 ** 11, n_levels: 256, signed: 1 });
   b.node('MaxPool', ['r2'], ['p2'], { kernel_shape: [2, 2], strides: [2, 2] });
   if (tail === 'conv') conv('p2', 'y', 20, 4, '3');
-  else b.node('Flatten', ['p2'], ['y'], { axis: 1 });
-  b.output('y', tail === 'conv' ? 'int32' : 'int8');
+  else if (tail === 'flatten') b.node('Flatten', ['p2'], ['y'], { axis: 1 });
+  else {
+    // a classifier: Flatten (20 x 3 x 3 in NCHW order) and a Gemm by constant weights [10, 180] (transB)
+    b.node('Flatten', ['p2'], ['f'], { axis: 1 });
+    b.initializer('wg', 'int8', [10, 180], randomValues(rng, 'int8', [10, 180], 40).data);
+    b.initializer('bg', 'int32', [10], rng.ints(10, -500, 500));
+    b.node('Gemm', ['f', 'wg', 'bg'], ['y'], { transB: 1 });
+  }
+  b.output('y', tail === 'flatten' ? 'int8' : 'int32');
   const kc = { builder: b, inputs: [randomValues(rng, 'int8', [1, 8, 12, 12])] };
   const w = writeCase(join(dir, name), kc);
   const out = join(dir, name, 'out');
@@ -198,6 +205,10 @@ test('between array convs the activations stay NHWC: requantization, MaxPool and
   const flat = await chain('nhwc-chain-flatten', 'flatten', [2, 2, 0]);
   assert.is(flat.ops.filter((o) => o === 'MaxPool').length, 1, flat.ops.join(', '));
   assert.is(flat.ops.filter((o) => o === 'Transpose').length, 2, flat.ops.join(', '));
+  // Flatten into a product by constant weights: the Flatten reads NHWC, the weights' columns follow (keep-nhwc.ts)
+  const gemm = await chain('nhwc-chain-gemm', 'gemm', [2, 2, 0]);
+  assert.is(gemm.ops.filter((o) => o === 'Transpose').length, 1, gemm.ops.join(', ')); // the graph's input only
+  assert.is(gemm.ops.filter((o) => o === 'GemminiMaxPoolNhwc').length, 2, gemm.ops.join(', '));
 });
 
 test('depthwise convolutions on the array: one loop per channel, padded, strided, uint8, tiles', async () => {

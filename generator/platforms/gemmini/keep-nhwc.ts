@@ -1,4 +1,4 @@
-import { attrInts } from '../../ir/attrs.js';
+import { attrInt, attrInts } from '../../ir/attrs.js';
 import { consumersOf, producerOf, tensorOf } from '../../ir/graph.js';
 import type { Graph, Node, Tensor } from '../../ir/graph.js';
 import { ndarray, sizeOf } from '../../ir/ndarray.js';
@@ -11,7 +11,9 @@ import { ndarray, sizeOf } from '../../ir/ndarray.js';
  * MaxPool becomes a 'GemminiMaxPoolNhwc' (domain firmgen, maxpool-nhwc-kernel.ts) with the same window, each constant
  * Pad (attribute pads, as lower-array.ts writes it) pads the same axes in their NHWC places. Values do
  * not change (the same operations on the same elements, only the layout differs); the host core saves two passes
- * over the tensor per layer. Chains that end anywhere else (a Flatten, a host conv, a graph output) are kept.
+ * over the tensor per layer. A chain may also end in a Flatten feeding a product by constant weights (a classifier):
+ * the Transpose back goes, the Flatten reads the NHWC tensor and the weights' K axis is permuted to that order
+ * (nhwcProduct). Chains that end anywhere else (a host conv, a residual Add, a graph output) are kept.
  */
 
 const TO_NCHW = [0, 3, 1, 2];
@@ -44,6 +46,45 @@ function nhwcLeaf(t: Tensor, channels: number): number[] | undefined {
   return [channels];
 }
 
+/**
+ * A Flatten (axis 1) of a rank-4 tensor whose one reader is a Gemm (transA 0) or MatMul by constant 2-D weights that
+ * it feeds as A: the pair, or undefined.
+ */
+function flattenProduct(g: Graph, f: Node | undefined, sole: (t: string) => Node | undefined): { flatten: Node; product: Node } | undefined {
+  if (!f || f.op !== 'Flatten' || f.domain !== '' || attrInt(f, 'axis', 1) !== 1) return undefined;
+  if (tensorOf(g, f.inputs[0]).shape.length !== 4) return undefined;
+  const p = sole(f.outputs[0]);
+  if (!p || p.domain !== '' || (p.op !== 'Gemm' && p.op !== 'MatMul') || p.inputs[0] !== f.outputs[0]) return undefined;
+  if (p.op === 'Gemm' && attrInt(p, 'transA', 0) !== 0) return undefined;
+  const b = tensorOf(g, p.inputs[1]);
+  return b.data && b.shape.length === 2 ? { flatten: f, product: p } : undefined;
+}
+
+/**
+ * The product with its weights' K axis in the NHWC order of the flattened elements: element (c, h, w) of the NCHW
+ * flatten sits at (c·H + h)·W + w, of the NHWC one at (h·W + w)·C + c; the same sums, in another order.
+ */
+function nhwcProduct(p: Node, g: Graph, tensors: Map<string, Tensor>, nchw: readonly number[]): Node {
+  const [, C, H, W] = nchw;
+  const b = tensorOf(g, p.inputs[1]);
+  const transB = p.op === 'Gemm' && attrInt(p, 'transB', 0) !== 0;
+  const [K, M] = transB ? [b.shape[1], b.shape[0]] : b.shape;
+  const from = b.data!.data;
+  const to = new Array<number>(from.length);
+  for (let c = 0; c < C; c++) {
+    for (let h = 0; h < H; h++) {
+      for (let w = 0; w < W; w++) {
+        const k = (c * H + h) * W + w;
+        const k2 = (h * W + w) * C + c;
+        for (let m = 0; m < M; m++) to[transB ? m * K + k2 : k2 * M + m] = from[transB ? m * K + k : k * M + m];
+      }
+    }
+  }
+  const name = `${b.name}__nhwc`;
+  tensors.set(name, { ...b, name, data: ndarray(b.data!.dtype, b.shape, to) });
+  return { ...p, inputs: [p.inputs[0], name, ...p.inputs.slice(2)] };
+}
+
 function rewriteOne(g: Graph): Graph | undefined {
   const producers = producerOf(g);
   const consumers = consumersOf(g);
@@ -73,7 +114,10 @@ function rewriteOne(g: Graph): Graph | undefined {
       chain.push(n);
       t = n.outputs[0];
     }
-    if (!end || chain.length === 0) continue;
+    // A chain may also end in a Flatten whose one reader is a product by constant weights (the classifier): the
+    // Flatten then reads the NHWC tensor and the weights' rows are permuted to the NHWC order of its elements.
+    const flatten = end ? undefined : flattenProduct(g, sole(t), sole);
+    if (end ? chain.length === 0 : !flatten) continue;
     const tensors = new Map(g.tensors);
     const renamed = new Map<string, string>([[start.outputs[0], start.inputs[0]]]);
     const rewritten: Node[] = chain.map((n) => {
@@ -100,14 +144,16 @@ function rewriteOne(g: Graph): Graph | undefined {
       }
       return { ...n, inputs, outputs: [name] };
     });
-    // The chain's last NHWC tensor is what the closing Transpose's readers read.
-    const last = renamed.get(chain[chain.length - 1].outputs[0])!;
-    const drop = new Set<Node>([start, end, ...chain]);
+    // The chain's last NHWC tensor is what the closing Transpose's readers read (or the Flatten).
+    const last = chain.length ? renamed.get(chain[chain.length - 1].outputs[0])! : start.inputs[0];
+    const drop = new Set<Node>([start, ...chain, ...(end ? [end] : [])]);
     const nodes: Node[] = [];
     for (const n of g.nodes) {
       if (n === start) nodes.push(...rewritten);
       if (drop.has(n)) continue;
-      nodes.push(n.inputs.includes(end.outputs[0]) ? { ...n, inputs: n.inputs.map((i) => (i === end!.outputs[0] ? last : i)) } : n);
+      if (flatten && n === flatten.flatten) nodes.push({ ...n, inputs: [last] });
+      else if (flatten && n === flatten.product) nodes.push(nhwcProduct(n, g, tensors, tensorOf(g, flatten.flatten.inputs[0]).shape));
+      else nodes.push(end && n.inputs.includes(end.outputs[0]) ? { ...n, inputs: n.inputs.map((i) => (i === end.outputs[0] ? last : i)) } : n);
     }
     // Tensors nobody names any more go.
     const named = new Set<string>([...g.inputs, ...g.outputs]);
