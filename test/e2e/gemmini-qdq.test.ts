@@ -93,6 +93,9 @@ test('a trained CNN (fashion-cnn as QDQ): 20 images exact, its convs (the averag
   assert.ok(convs >= 3, kernels.join(', '));
   assert.is(convs + kernels.filter((k) => k === 'conv2d').length, 4, kernels.join(', '));
   assert.is(kernels.filter((k) => k === 'gemmini-matmul').length, 2, kernels.join(', '));
+  // NHWC throughout (keep-nhwc.ts): through the residual Add and the Flatten into the Gemm, only the input's Transpose
+  const ops = g.lowered.nodes.map((n) => n.op);
+  assert.is(ops.filter((o) => o === 'Transpose').length, 1, ops.join(', '));
   const images = readNpz(join(dir, 'test.npz')).get('image')!;
   for (let i = 0; i < 20; i++) {
     const ints = quantizedInputs(low, [ndarray('float32', [1, 1, 28, 28], images.data.subarray(i * 784, (i + 1) * 784))]);
