@@ -160,7 +160,8 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
   files.set('c/network.c', networkC);
   files.set('c/network.h', renderFile(templatePath(platform.name, 'c', 'network.h.mustache'), { ...view, io: ioView(graph, plan, symbolOf) }));
   files.set('c/network_data.c', renderFile(templatePath(platform.name, 'c', 'network_data.c.mustache'), {
-    ...view, imageBytes: cBytes(image.subarray(plan.arenaOffset)),
+    // the arena's C alignment: at least the planner's tensor alignment, so the offsets it planned stay aligned
+    ...view, imageBytes: cBytes(image.subarray(plan.arenaOffset)), arenaAlign: Math.max(8, platform.tensorAlign ?? 8),
     elsewhereData: nms.size ? renderFile(templatePath(platform.name, 'c', 'elsewhere-data.c.mustache'), { bytes: cBytes(nmsImage(graph, nms)) }).replace(/\n$/, '') : false,
     l3Bytes: farImage ? cBytes(farImage) : '',
   }));

@@ -65,21 +65,21 @@ export interface FarPlan {
 const ALIGN = 4;
 
 /** Constants packed at offset 0, then the blobs, then activations placed by lifetime: offsets within one level. */
-function planLevel(uses: BufferUse[], blobs: { name: string; bytes: number }[], solver?: SolverOptions) {
+function planLevel(uses: BufferUse[], blobs: { name: string; bytes: number }[], solver?: SolverOptions, align = ALIGN) {
   const placed: { u: BufferUse; offset: number }[] = [];
   let cursor = 0;
   for (const u of uses.filter((x) => x.kind === 'const')) {
     placed.push({ u, offset: cursor });
-    cursor += alignUp(u.bytes, ALIGN);
+    cursor += alignUp(u.bytes, align);
   }
   const blobOffsets = new Map<string, number>();
   for (const b of blobs) {
     blobOffsets.set(b.name, cursor);
-    cursor += alignUp(b.bytes, ALIGN);
+    cursor += alignUp(b.bytes, align);
   }
   const constBytes = cursor;
   const others = uses.filter((x) => x.kind !== 'const');
-  const { offsets, report } = assignOffsets(others, ALIGN, solver);
+  const { offsets, report } = assignOffsets(others, align, solver);
   others.forEach((u, i) => placed.push({ u, offset: constBytes + offsets[i] }));
   return { placed, blobOffsets, constBytes, report, used: constBytes + report.final, lowerBound: constBytes + report.lowerBound };
 }
@@ -101,7 +101,7 @@ export function planMemory(g: Graph, platform: Platform, isAliased: (nodeIndex: 
   const all = [...bufferUses(g, isAliased).values()].filter((u) => !opts.elsewhere?.has(u.root));
   const isFar = (u: BufferUse): boolean => opts.far?.roots.has(u.root) ?? false;
   const uses = all.filter((u) => !isFar(u));
-  const home = planLevel(uses, opts.blobs ?? [], opts.solver);
+  const home = planLevel(uses, opts.blobs ?? [], opts.solver, platform.tensorAlign);
   const { used, lowerBound, constBytes } = home;
   const placements = new Map<string, Placement>();
   const place = (region: string, base: number, list: { u: BufferUse; offset: number }[]): void => {

@@ -107,6 +107,11 @@ export interface Platform {
   memories: MemoryLevel[];
   /** Where every tensor lives while no tiling is planned: a window (arena) of one memory. */
   home: { memory: string; offset: number; size: number };
+  /**
+   * Byte alignment of every tensor the planner places in the home memory (default 4). A DMA that splits its requests
+   * at aligned boundaries moves a misaligned row in more requests (Gemmini: 64).
+   */
+  tensorAlign?: number;
   /** Lowering passes, in order. */
   passes: Pass[];
   /** Kernels in order of preference: the first that accepts a node runs it. */

@@ -51,7 +51,7 @@ interface Case {
   /** Also the board's command path: the host build on the C model of the accelerator (and its rv64 image). */
   commands?: boolean;
   /** The kernel the conv must get. */
-  kernel: 'gemmini-conv' | 'conv2d';
+  kernel: 'gemmini-conv' | 'gemmini-matmul' | 'conv2d';
 }
 
 let seed = 11;
@@ -86,7 +86,8 @@ async function check(name: string, c: Case): Promise<Checked> {
   const kc = { builder: b, inputs: [randomValues(rng, xType, xShape, xType === 'uint8' ? 255 : limit)] };
   const w = writeCase(join(dir, name), kc);
   const out = join(dir, name, 'out');
-  const g = generateFirmware({ model: w.model, sampleInputs: w.sample, platform: 'gemmini', out });
+  // the array's kernel under test: depthwise layers go to the array whatever the cost rule says (gemmini-dw-cost.test.ts)
+  const g = generateFirmware({ model: w.model, sampleInputs: w.sample, platform: 'gemmini', out, depthwiseOn: 'array' });
   const kernels = g.layers.filter((l) => l.kernel !== 'alias').map((l) => (l.kernel === 'alias' ? '' : l.kernel.name));
   assert.ok(kernels.includes(c.kernel), `${name}: kernels ${kernels.join(', ')}`);
   const r = await runFirmware(out, kc.inputs);
@@ -118,7 +119,9 @@ test('int8 convolutions on the array: padding, stride, dilation, 1x1, non-square
   await check('3x3-odd-channels', { c: 19, h: 7, w: 9, o: 21, kh: 3, pads: [1, 0, 2, 1], kernel: 'gemmini-conv' });
   await check('stride2', { c: 8, h: 11, w: 10, o: 32, kh: 3, stride: 2, pads: [1, 1, 1, 1], bias: true, kernel: 'gemmini-conv' });
   await check('dilation2', { c: 17, h: 9, w: 9, o: 5, kh: 3, dilation: 2, pads: [2, 2, 2, 2], commands: true, kernel: 'gemmini-conv' });
-  await check('1x1', { c: 40, h: 5, w: 6, o: 33, kh: 1, bias: true, kernel: 'gemmini-conv' });
+  // 1x1 of stride 1 without padding: the matrix product it is (loop_ws); strided: loop_conv_ws
+  await check('1x1', { c: 40, h: 5, w: 6, o: 33, kh: 1, bias: true, kernel: 'gemmini-matmul' });
+  await check('1x1/2', { c: 40, h: 5, w: 6, o: 33, kh: 1, stride: 2, bias: true, kernel: 'gemmini-conv' });
   await check('1x5', { c: 4, h: 6, w: 12, o: 7, kh: 1, kw: 5, pads: [0, 2, 0, 2], kernel: 'gemmini-conv' });
   await check('rgb', { c: 3, h: 12, w: 12, o: 16, kh: 3, pads: [1, 1, 1, 1], bias: true, hostC: true, commands: true, kernel: 'gemmini-conv' });
   await check('batch2', { n: 2, c: 5, h: 6, w: 5, o: 6, kh: 3, pads: [1, 1, 1, 1], commands: true, kernel: 'gemmini-conv' });
@@ -136,7 +139,7 @@ test('layers in tiles: output rows and channels, input channels accumulating', a
 
 test('uint8 inputs: the 128 offset corrected in the bias, padding before the offset', async () => {
   await check('u8-3x3-pad', { c: 12, h: 7, w: 7, o: 10, kh: 3, pads: [1, 1, 1, 1], bias: true, xType: 'uint8', hostC: true, commands: true, kernel: 'gemmini-conv' });
-  await check('u8-1x1', { c: 20, h: 4, w: 4, o: 18, kh: 1, xType: 'uint8', kernel: 'gemmini-conv' });
+  await check('u8-1x1', { c: 20, h: 4, w: 4, o: 18, kh: 1, xType: 'uint8', kernel: 'gemmini-matmul' });
   await check('u8-stride2', { c: 3, h: 9, w: 9, o: 8, kh: 3, stride: 2, pads: [0, 1, 1, 0], xType: 'uint8', kernel: 'gemmini-conv' });
 });
 
@@ -151,7 +154,7 @@ test('the board build: rv64 with the commands as RoCC custom-3 instructions; the
 });
 
 /** conv -> RequantShift (per channel) -> MaxPool -> conv -> RequantShift (per tensor) -> MaxPool, then `tail`. */
-async function chain(name: string, tail: 'conv' | 'flatten', pool: number[], unsignedMid = false): Promise<{ ops: string[] }> {
+async function chain(name: string, tail: 'conv' | 'flatten' | 'gemm', pool: number[], unsignedMid = false): Promise<{ ops: string[] }> {
   const rng = new Rng(seed++);
   const b = new OnnxBuilder('chain').input('x', 'int8', [1, 8, 12, 12]);
   const conv = (i: string, o: string, c: number, k: number, tag: string): void => {
@@ -167,8 +170,15 @@ async function chain(name: string, tail: 'conv' | 'flatten', pool: number[], uns
   b.node('RequantShift', ['a2', 'm2', 'd2'], ['r2'], { div: 2 ** 11, n_levels: 256, signed: 1 });
   b.node('MaxPool', ['r2'], ['p2'], { kernel_shape: [2, 2], strides: [2, 2] });
   if (tail === 'conv') conv('p2', 'y', 20, 4, '3');
-  else b.node('Flatten', ['p2'], ['y'], { axis: 1 });
-  b.output('y', tail === 'conv' ? 'int32' : 'int8');
+  else if (tail === 'flatten') b.node('Flatten', ['p2'], ['y'], { axis: 1 });
+  else {
+    // a classifier: Flatten (20 x 3 x 3 in NCHW order) and a Gemm by constant weights [10, 180] (transB)
+    b.node('Flatten', ['p2'], ['f'], { axis: 1 });
+    b.initializer('wg', 'int8', [10, 180], randomValues(rng, 'int8', [10, 180], 40).data);
+    b.initializer('bg', 'int32', [10], rng.ints(10, -500, 500));
+    b.node('Gemm', ['f', 'wg', 'bg'], ['y'], { transB: 1 });
+  }
+  b.output('y', tail === 'flatten' ? 'int8' : 'int32');
   const kc = { builder: b, inputs: [randomValues(rng, 'int8', [1, 8, 12, 12])] };
   const w = writeCase(join(dir, name), kc);
   const out = join(dir, name, 'out');
@@ -195,6 +205,10 @@ test('between array convs the activations stay NHWC: requantization, MaxPool and
   const flat = await chain('nhwc-chain-flatten', 'flatten', [2, 2, 0]);
   assert.is(flat.ops.filter((o) => o === 'MaxPool').length, 1, flat.ops.join(', '));
   assert.is(flat.ops.filter((o) => o === 'Transpose').length, 2, flat.ops.join(', '));
+  // Flatten into a product by constant weights: the Flatten reads NHWC, the weights' columns follow (keep-nhwc.ts)
+  const gemm = await chain('nhwc-chain-gemm', 'gemm', [2, 2, 0]);
+  assert.is(gemm.ops.filter((o) => o === 'Transpose').length, 1, gemm.ops.join(', ')); // the graph's input only
+  assert.is(gemm.ops.filter((o) => o === 'GemminiMaxPoolNhwc').length, 2, gemm.ops.join(', '));
 });
 
 test('depthwise convolutions on the array: one loop per channel, padded, strided, uint8, tiles', async () => {
@@ -214,7 +228,7 @@ async function conv1d(name: string, c: number, w: number, o: number, k: number, 
   const kc = { builder: b, inputs: [randomValues(rng, xType, [1, c, w])] };
   const wc = writeCase(join(dir, name), kc);
   const out = join(dir, name, 'out');
-  const g = generateFirmware({ model: wc.model, sampleInputs: wc.sample, platform: 'gemmini', out });
+  const g = generateFirmware({ model: wc.model, sampleInputs: wc.sample, platform: 'gemmini', out, depthwiseOn: 'array' });
   assert.ok(g.layers.some((l) => l.kernel !== 'alias' && l.kernel.name === 'gemmini-conv'), `${name}: not on the array`);
   const r = await runFirmware(out, kc.inputs);
   assert.is(compareOutputs(g.manifest.outputs, r.outputs, wc.expected).errors, 0, `${name} emulated`);

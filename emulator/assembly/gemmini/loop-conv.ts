@@ -59,6 +59,13 @@ let input: u64 = 0;
 /** The accumulator half each of D and C starts at, alternating between loops (Spike's and gemmini.h's statics). */
 let dRow: u32 = 0;
 let cRow: u32 = 0;
+/**
+ * The scratchpad half the loop's input and weights go to. LoopConv.scala holds concurrent_loops = 2 loops, loop slot
+ * i with its own a_addr_start = i x half and b_addr_end at the end of half i, the slots taken in turn: so successive
+ * loops alternate halves and the next loop's moves in do not wait for this loop's computes (spad ids 0; a spad id 2
+ * names the second half, as for loop_ws).
+ */
+let spadHalf: i32 = 0;
 
 export function resetGemminiConv(): void {
   batchSize = inRowDim = inColDim = inChannels = outChannels = outRowDim = outColDim = 0;
@@ -68,6 +75,7 @@ export function resetGemminiConv(): void {
   inStride = weightStride = outStride = 0;
   weights = output = bias = input = 0;
   dRow = cRow = 0;
+  spadHalf = 0;
 }
 
 function f16(v: u64, lo: i32): i32 {
@@ -191,8 +199,11 @@ export function loopConv(rs1: u64, rs2: u64): void {
   if (cRows > ACC_ROWS / 2) tooLarge(" accumulator rows (at most ", cRows, ACC_ROWS / 2);
 
   const half = SPAD_ROWS / 2;
-  const aStart: u32 = aId == 2 ? <u32>half : 0;
-  const bStart: u32 = <u32>((bId == 2 ? SPAD_ROWS : half) - bRows);
+  const own = aId == 0 && bId == 0;
+  const second = own && spadHalf == 1;
+  if (own) spadHalf ^= 1;
+  const aStart: u32 = aId == 2 || second ? <u32>half : 0;
+  const bStart: u32 = <u32>((bId == 2 || second ? SPAD_ROWS : half) - bRows);
   const dStart: u32 = 0x8000_0000 + dRow;
   const cStart: u32 = 0xc000_0000 + cRow;
   if (bias != 0) dRow = (dRow + <u32>(ACC_ROWS / 2)) % <u32>ACC_ROWS;

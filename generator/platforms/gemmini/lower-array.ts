@@ -5,7 +5,9 @@ import type { Graph, Node, Tensor } from '../../ir/graph.js';
 import { ndarray } from '../../ir/ndarray.js';
 import { fusedNames, tensorBuilder } from '../../frontend/edit.js';
 import { valueRange } from '../../kernels/common.js';
+import { SCALAR_CORE_COSTS } from '../generic/platform.js';
 import { convTile, type ConvShape } from './conv-tiles.js';
+import { arrayDepthwiseCycles, hostDepthwiseCycles } from './dw-cost.js';
 
 /*
  * What Gemmini's array takes, made explicit before kernel selection (docs/gemmini.md "Generator"):
@@ -15,7 +17,8 @@ import { convTile, type ConvShape } from './conv-tiles.js';
  *    uint8 convolution pads explicitly after the offset (with -128, x's own 0), since the array pads with 0.
  *  - Conv (2-D, one group or depthwise, equal strides and dilations) becomes a 'GemminiConv' node (domain firmgen) on
  *    NHWC activations with HWIO weights (depthwise: [C, KH, KW]), the layouts loop_conv_ws reads; Transposes to and
- *    from NCHW run on the host core.
+ *    from NCHW run on the host core. A depthwise one goes to the array only when the cost rule (dw-cost.ts) finds it
+ *    faster there (or as --depthwise-on says); a 1x1 one of stride 1 without padding becomes a MatMul (loop_ws).
  *  - MatMul of a batch of rows ([..., M, K] by a [K, N] with leading 1s) gets Reshapes to the 2-D product the array
  *    runs (the Reshapes share their input's buffer).
  * Every rewritten node says why on engineNote; a node the array cannot take is left to the host core as it is.
@@ -38,14 +41,19 @@ interface ConvPlan {
   W: number;
   pads: [number, number, number, number];
   why?: undefined;
+  /** The cost rule's figures of a depthwise layer it gave the array. */
+  note?: string;
 }
 
 function magnitude(r: IntRange): number {
   return Math.max(Math.abs(r.min), Math.abs(r.max));
 }
 
+/** Where depthwise convolutions run: by the cost rule (dw-cost.ts), or always on one side (--depthwise-on). */
+export type DepthwiseOn = 'cost' | 'array' | 'host';
+
 /** The loop_conv_ws plan of a Conv, or why the array does not run it. */
-function convPlan(n: Node, g: Graph): ConvPlan | string {
+function convPlan(n: Node, g: Graph, depthwiseOn: DepthwiseOn): ConvPlan | string {
   if (n.op !== 'Conv' || n.domain !== '') return 'not a Conv';
   const x = tensorOf(g, n.inputs[0]);
   const w = tensorOf(g, n.inputs[1]);
@@ -91,7 +99,23 @@ function convPlan(n: Node, g: Graph): ConvPlan | string {
   let bound = taps * xMag * magnitude(valueRange(w));
   if (bias) bound += magnitude(valueRange(bias)) + (x.dtype === 'uint8' ? 128 * taps * 128 : 0);
   if (bound > INT32_MAX) return 'the accumulator could leave int32';
+  if (depthwise && depthwiseOn === 'host') return 'depthwise, and --depthwise-on host';
+  if (depthwise && depthwiseOn === 'cost') {
+    // the host core's figures are the generic scalar core's (platform.ts costs)
+    const costs = hostDepthwiseCycles(n, g, SCALAR_CORE_COSTS);
+    const array = arrayDepthwiseCycles({ ...shape, N, H, W, pads }) + costs.arrayTransposes;
+    const host = costs.host + costs.hostTransposes;
+    const figures = `estimates with the Transposes each way needs: array ~${Math.round(array)} cycles, host core ~${Math.round(host)}`;
+    if (host < array) return `depthwise, cheaper on the host core (${figures})`;
+    return { shape, tileShape, depthwise, oneD, N, H, W, pads, why: undefined, note: figures };
+  }
   return { shape, tileShape, depthwise, oneD, N, H, W, pads };
+}
+
+/** A 1x1 convolution of stride 1 without padding (after any explicit Pad) and one group: a matrix product. */
+function pointwise(p: ConvPlan, pads: readonly number[]): boolean {
+  const s = p.shape;
+  return !p.depthwise && s.KH === 1 && s.KW === 1 && s.stride === 1 && (s.rowStride ?? 1) === 1 && pads.every((v) => v === 0);
 }
 
 /**
@@ -128,7 +152,7 @@ function uint8Product(n: Node, g: Graph): string | null {
 }
 
 /** The pass: Convs and uint8 products rewritten for the array (file comment). */
-export function lowerForArray(g: Graph): Graph {
+export function lowerForArray(g: Graph, depthwiseOn: DepthwiseOn = 'cost'): Graph {
   const tensors = new Map(g.tensors);
   const nodes: Node[] = [];
   const { fresh, add, constant } = tensorBuilder(tensors);
@@ -145,7 +169,7 @@ export function lowerForArray(g: Graph): Graph {
   // The graph as rewritten so far: new tensors are visible to the checks below.
   const view: Graph = { ...g, tensors };
   for (const n of g.nodes) {
-    const conv = convPlan(n, g);
+    const conv = convPlan(n, g, depthwiseOn);
     if (typeof conv !== 'string') {
       nodes.push(...rewriteConv(n, conv));
       continue;
@@ -284,14 +308,17 @@ export function lowerForArray(g: Graph): Graph {
       kernel_shape: { kind: 'ints', value: [KH, KW] },
       depthwise: { kind: 'int', value: p.depthwise ? 1 : 0 },
     };
-    const tile = convTile(p.tileShape)!;
-    out.push({
-      name: `${n.name}__gemmini`, op: 'GemminiConv', domain: 'firmgen', inputs: [xNhwc, wName, bName], outputs: [yNhwc], attrs,
-      fusedFrom: fusedNames(n),
-      engineNote: (p.depthwise ? `array: depthwise, one loop_conv_ws per channel and tile of ${tile.orows}x${tile.ocols} pixels`
-        : `array: loop_conv_ws in tiles of ${tile.orows}x${tile.ocols} pixels, ${tile.ochs} of ${O} output and ${tile.kchs} of ${C} input channels`) +
-        `${unsigned ? ' (uint8 input offset by 128, corrected in the bias)' : ''}`,
-    });
+    if (pointwise(p, pads)) out.push(...product(n, p, xNhwc, wName, bName, yNhwc, unsigned));
+    else {
+      const tile = convTile(p.tileShape)!;
+      out.push({
+        name: `${n.name}__gemmini`, op: 'GemminiConv', domain: 'firmgen', inputs: [xNhwc, wName, bName], outputs: [yNhwc], attrs,
+        fusedFrom: fusedNames(n),
+        engineNote: (p.depthwise ? `array: depthwise, one loop_conv_ws per channel and tile of ${tile.orows}x${tile.ocols} pixels${p.note ? ` (${p.note})` : ''}`
+          : `array: loop_conv_ws in tiles of ${tile.orows}x${tile.ocols} pixels, ${tile.ochs} of ${O} output and ${tile.kchs} of ${C} input channels`) +
+          `${unsigned ? ' (uint8 input offset by 128, corrected in the bias)' : ''}`,
+      });
+    }
     const yNchw = narrow ? add({ ...y, name: fresh(`${y.name}__i32`), dtype: 'int32', data: undefined }) : y.name;
     // 1-D: the Transpose writes [N, O, 1, OW], a Reshape gives it the result's shape
     const y4 = p.oneD ? add({ ...tensorOf(view, yNchw), name: fresh(`${y.name}__2d`), shape: [p.N, O, 1, OW], data: undefined }) : yNchw;
@@ -299,6 +326,35 @@ export function lowerForArray(g: Graph): Graph {
     if (p.oneD) out.push(node(n, 'Reshape', 'to_1d', [y4, constant(`${y.name}__shape1d`, 'int64', [3], [p.N, O, OW])], yNchw));
     if (narrow) out.push({ ...node(n, 'Elementwise', 'to_int16', [yNchw], y.name), domain: 'firmgen', expr: { k: 'in', i: 0 } });
     return out;
+  }
+
+  /**
+   * A 1x1 convolution of stride 1 without padding as the matrix product it is on NHWC activations: [pixels, C] by the
+   * [C, O] weights (HWIO of a 1x1 kernel), between Reshapes that share their buffers. loop_ws moves its int32 sums out
+   * itself and alternates scratchpad and accumulator halves between tiles, so tiles overlap; loop_conv_ws moves no raw
+   * sums out, and the firmware's own moves out of a tile wait for the loop (docs/gemmini.md "Convolutions").
+   * Gemmini's own software does the same: gemmini-rocc-tests' resnet50 and mobilenet run their pointwise convolutions
+   * through tiled_matmul_nn_auto.
+   */
+  function product(n: Node, p: ConvPlan, xNhwc: string, wName: string, bName: string, yNhwc: string, unsigned: boolean): Node[] {
+    const x = tensorOf(view, xNhwc);
+    const y = tensorOf(view, yNhwc);
+    const [N, H, W, C] = x.shape;
+    const O = p.shape.O;
+    const rows = N * H * W;
+    const a2 = add({ ...x, name: fresh(`${xNhwc}__rows`), shape: [rows, C], data: undefined });
+    const y2 = add({ ...y, name: fresh(`${yNhwc}__rows`), shape: [rows, O], data: undefined });
+    const w2 = constant(`${wName}__co`, 'int8', [C, O], tensorOf(view, wName).data!.data);
+    return [
+      node(n, 'Reshape', 'rows', [xNhwc, constant(`${a2}__shape`, 'int64', [2], [rows, C])], a2),
+      {
+        name: `${n.name}__gemmini`, op: 'MatMul', domain: '', inputs: bName ? [a2, w2, bName] : [a2, w2], outputs: [y2],
+        attrs: {}, fusedFrom: fusedNames(n),
+        engineNote: `array: a 1x1 convolution as one loop_ws product of ${rows} pixels by ${C} x ${O}` +
+          `${unsigned ? ' (uint8 input offset by 128, corrected in the bias)' : ''}`,
+      },
+      node(n, 'Reshape', 'pixels', [y2, constant(`${yNhwc}__shape`, 'int64', [4], y.shape)], yNhwc),
+    ];
   }
 
   function rewriteProduct(n: Node): Node[] {

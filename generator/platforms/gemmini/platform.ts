@@ -6,10 +6,16 @@ import { SCALAR_CORE_COSTS } from '../generic/platform.js';
 import { CORE_KERNELS } from '../kernel-table.js';
 import type { Platform } from '../types.js';
 import { gemminiConvKernel } from './conv-kernel.js';
+import { oneOf } from '../options.js';
+import { GEMMINI_OPTIONS } from './description.js';
 import { keepNhwc } from './keep-nhwc.js';
-import { lowerForArray } from './lower-array.js';
+import { lowerForArray, type DepthwiseOn } from './lower-array.js';
 import { gemminiMatmulKernel } from './matmul-kernel.js';
 import { gemminiMaxPoolNhwcKernel } from './maxpool-nhwc-kernel.js';
+
+function passes(depthwiseOn: DepthwiseOn): Platform['passes'] {
+  return [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, (g) => lowerForArray(g, depthwiseOn), fuseElementwise, keepNhwc];
+}
 
 /**
  * Gemmini's default int8 configuration (HARDWARE.md "Gemmini"; the emulator's model: docs/gemmini.md): a 16x16
@@ -32,7 +38,16 @@ export const gemmini: Platform = {
   // docs/gemmini.md "Memory": the host's DRAM at 0x8000_0000; ASSUMPTION: 64 MiB modelled.
   memories: [{ name: 'DRAM', chipBase: 0x8000_0000, size: 64 * 1024 * 1024 }],
   home: { memory: 'DRAM', offset: 0, size: 64 * 1024 * 1024 },
-  passes: [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, lowerForArray, fuseElementwise, keepNhwc],
+  // The DMA splits its requests at 64-byte boundaries (Configs.scala dma_maxbytes 64; docs/gemmini.md "DMA"): a row
+  // of 64 bytes off that boundary takes two requests, and with 16 in flight the reads are latency-bound, so every
+  // tensor starts on one (gemmini.h aligns its matrices the same way: row_align, MAX_BYTES 64).
+  tensorAlign: 64,
+  passes: passes('cost'),
+  options: GEMMINI_OPTIONS,
+  configure(self, given) {
+    if (given.depthwiseOn === undefined) return self;
+    return { ...self, passes: passes(oneOf('--depthwise-on', given.depthwiseOn, ['cost', 'array', 'host'] as const)) };
+  },
   kernels: [gemminiConvKernel, gemminiMatmulKernel, gemminiMaxPoolNhwcKernel, ...CORE_KERNELS],
   // The host core is priced as the generic scalar core (docs/gemmini.md: an in-order Rocket core; docs/timing.md).
   costs: SCALAR_CORE_COSTS,
