@@ -175,10 +175,10 @@ export function hostDepthwiseCycles(node: Node, g: Graph, costs: CoreCosts): { h
   const y = tensorOf(g, node.outputs[0]);
   const outputs = y.shape.reduce((a, b) => a * b, 1);
   // what the conv2d kernel's AS charges (conv.ts.mustache, its view's macTotal and macClass: the row path's MACs
-  // and its per-row and per-pair steps, or the scalar path's; window rows in the padding skipped)
+  // and its per-row steps and input-row words, or the scalar path's; window rows in the padding skipped)
   const view = convKernel.view({ node, graph: g, platform: { costs, cores: 1 } as Platform });
-  const p = view.params as { macTotal: number; macClass: keyof CoreCosts; rowdot: boolean; units: number; WO: number };
-  const rows = p.rowdot ? p.units * (costs.CONV_ROW + Math.ceil(p.WO / 2) * costs.ROW_PAIR) : 0;
+  const p = view.params as { macTotal: number; macClass: keyof CoreCosts; rowdot: boolean; units: number; rowWords: number };
+  const rows = p.rowdot ? p.units * costs.CONV_ROW + p.rowWords * costs.ROW_WORD : 0;
   const host = costs.CALL + p.macTotal * (costs[p.macClass] as number) + rows + 2 * costs.barrier;
   const transpose = (elements: number): number => costs.CALL + elements * costs.MOVE_ELEM;
   const sides = [
