@@ -12,6 +12,36 @@ import { memoryOf } from '../platforms/types.js';
  */
 export const CODE_PER_SOURCE_BYTE = 0.75;
 
+/**
+ * Bytes of C source without its comments, what CODE_PER_SOURCE_BYTE multiplies for network.c: a comment in a kernel
+ * template compiles to nothing, yet it counted once per layer (a model of many conv layers lost 7 KB of its L2 budget
+ * to two added template comments). String and character literals are kept whole.
+ */
+export function codeBytes(src: string): number {
+  let n = 0;
+  let i = 0;
+  while (i < src.length) {
+    const c = src[i];
+    if (c === '/' && src[i + 1] === '*') {
+      const end = src.indexOf('*/', i + 2);
+      i = end < 0 ? src.length : end + 2;
+      n++; // a comment separates tokens like one space
+    } else if (c === '/' && src[i + 1] === '/') {
+      const end = src.indexOf('\n', i + 2);
+      i = end < 0 ? src.length : end;
+    } else if (c === '"' || c === "'") {
+      let j = i + 1;
+      while (j < src.length && src[j] !== c) j += src[j] === '\\' ? 2 : 1;
+      n += Buffer.byteLength(src.slice(i, j + 1));
+      i = j + 1;
+    } else {
+      n += Buffer.byteLength(c);
+      i++;
+    }
+  }
+  return n;
+}
+
 /** What the C image needs and may use, as the generator checks it (written to out/c/image.json for `gen build`). */
 export interface CImageBudget {
   platform: string;
@@ -75,7 +105,7 @@ export function checkCImage(platform: Platform, plan: MemoryPlan, tiling: Tiling
   const image = platform.image;
   if (!image) return undefined;
   const home = memoryOf(platform, image.memory);
-  const codeAndData = image.runtimeBytes + Math.ceil(CODE_PER_SOURCE_BYTE * Buffer.byteLength(networkC));
+  const codeAndData = image.runtimeBytes + Math.ceil(CODE_PER_SOURCE_BYTE * codeBytes(networkC));
   const codeWindow = platform.home.memory === image.memory ? platform.home.offset : 0;
   const arena = cArenaBytes(plan);
   const buffers = cTileBytes(platform, tiling);

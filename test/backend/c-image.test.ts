@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cL1RecordWords, checkCImage, cTileBytes } from '../../generator/backend/c-image.js';
+import { cL1RecordWords, checkCImage, codeBytes, cTileBytes } from '../../generator/backend/c-image.js';
 import type { MemoryPlan } from '../../generator/midend/plan.js';
 import type { TilingPlan } from '../../generator/midend/tiling/plan-tiles.js';
 import { generic } from '../../generator/platforms/generic/platform.js';
@@ -82,6 +82,14 @@ test('the default L1 budget of the tiles already leaves the SDK its share', () =
   // 256 KiB of L1 less the SDK's 12 KiB (cluster stacks), the kernel-argument block (16 pointers of 4 bytes) and the
   // 8-byte rounding of the buffer array.
   assert.match(r.stdout, new RegExp(`of ${256 * 1024 - 12 * 1024 - 64 - 8} bytes`));
+});
+
+test('the code estimate counts C source without its comments, literals whole', () => {
+  const code = 'int x = 1;\nconst char *s = "/* kept */";\nchar c = \'"\';\n';
+  assert.is(codeBytes(code), Buffer.byteLength(code));
+  // A block comment counts as the one space it stands for; a line comment as nothing up to its newline.
+  assert.is(codeBytes(`/* a kernel template's long explanation */${code}// trailing note\n`), 1 + Buffer.byteLength(code) + 1);
+  assert.is(codeBytes('a /* unterminated'), 3);
 });
 
 test.after(() => rmSync(work, { recursive: true, force: true }));
