@@ -14,14 +14,13 @@ import { convTile, type ConvShape } from './conv-tiles.js';
  * emulator charges (midend/tiling/cost.ts computeCycles). test/e2e/gemmini-dw-cost.test.ts measures both ways.
  */
 
-// emulator/assembly/chips/gemmini.ts (docs/gemmini.md "Timing" table)
-const DIM = 16;
-const HOST_ISSUE = 6;
-const DMA_READ_LATENCY = 80;
-const DMA_WRITE_LATENCY = 30;
-const DMA_IN_FLIGHT = 16;
-const ARRAY_STREAM = 16;
-const STORE_READ_LATENCY = 4;
+// emulator/assembly/chips/gemmini.ts (docs/gemmini.md "Timing" table); test/platforms/gemmini-constants.test.ts
+// keeps these equal to the emulator's.
+export const EMULATOR_TIMING = {
+  DIM: 16, HOST_ISSUE: 6, DMA_READ_LATENCY: 80, DMA_WRITE_LATENCY: 30, DMA_IN_FLIGHT: 16, ARRAY_STREAM: 16,
+  STORE_READ_LATENCY: 4, RS_LOAD: 8, ARRAY_PRELOAD: 16,
+} as const;
+const { DIM, HOST_ISSUE, DMA_READ_LATENCY, DMA_WRITE_LATENCY, DMA_IN_FLIGHT, ARRAY_STREAM, STORE_READ_LATENCY, RS_LOAD, ARRAY_PRELOAD } = EMULATOR_TIMING;
 /** Commands of gemmini_loop_conv_ws: its six configurations and the loop (runtime/as/gemmini.ts). */
 const LOOP_COMMANDS = 7;
 
@@ -34,8 +33,6 @@ export interface DepthwiseShape extends ConvShape {
   pads: readonly number[];
 }
 
-const RS_LOAD = 8;
-const ARRAY_PRELOAD = 16;
 
 /**
  * The load unit over one channel's moves in (timing.ts, move.ts): the unroller dispatches a mvin a cycle while the
