@@ -129,6 +129,7 @@ export function siracusaCosts(): void {
   // The GEMM loop for a B contiguous in n per 16 MACs: 5 loads, fg_transpose4's 24 ALU instructions, 4 pv.sdotsp.b,
   // 2 pointer bumps, the loop's branch.
   set(MAC_GEMM_KDOT, per(36 * INSTR, 16));
+  // A row taken alone through the 4x2 block (the row as both rows) computes each of its products twice.
   set(MAC_GEMM_LONE, 2 * costAt(MAC_GEMM));
   set(REDUCE_ELEM, per(2 * INSTR, 1));
   // iSoftmax, three passes: max (lb, p.max) 2; exp (lb, sub, neg, p.clip, mul, add, add, mul, mul, add, sra, sw,
@@ -180,6 +181,7 @@ export function genericCosts(measured: bool): void {
   set(MAC_GEMM_SCALAR, per(4 * 4 * INSTR + 2 * INSTR + BRANCH_TAKEN, 4));
   // No transposed-B SIMD path without XpulpV2: the scalar loop's count.
   set(MAC_GEMM_KDOT, costAt(MAC_GEMM_SCALAR));
+  // A row taken alone through the 4x2 block (the row as both rows) computes each of its products twice.
   set(MAC_GEMM_LONE, 2 * costAt(MAC_GEMM));
   set(REDUCE_ELEM, per(4 * 2 * INSTR + 2 * INSTR + BRANCH_TAKEN, 4));
   // The generic platform's own core is measured on its C; Gemmini's host core keeps the hand counts.
@@ -228,6 +230,7 @@ export function spinnaker2Costs(): void {
   set(MAC_SCALAR, mac);
   set(MAC_GEMM_SCALAR, mac);
   set(MAC_GEMM_KDOT, mac);
+  // A row taken alone through the 4x2 block (the row as both rows) computes each of its products twice.
   set(MAC_GEMM_LONE, 2 * costAt(MAC_GEMM));
   set(REDUCE_ELEM, costAt(ELEMENT));
   forkCycles = 0;

@@ -21,6 +21,7 @@ export const SCALAR_CORE_COSTS: CoreCosts = {
   MAC_GEMM_SCALAR: 5.25,
   // No transposed-B SIMD path without XpulpV2 (its GEMMs take the scalar loop): the scalar loop's count.
   MAC_GEMM_KDOT: 5.25,
+  // The 4x2 block with one row as both rows: MAC_GEMM's count, each product twice.
   MAC_GEMM_LONE: 10.5,
 };
 
