@@ -6,7 +6,7 @@
 
 import {
   CALL, CONV_ROW, CONV_UNIT, COPY_BYTE, DIV, ELEM_OP, ELEMENT, GATHER_ROW, GEMM_UNIT, MAC_SCALAR, POOL_ROW, REDUCE_ELEM, REQUANT_WIDE, MAC_CONV, MAC_DW, MAC_GEMM, MOVE_ELEM, NORM_ELEM, NUM_CLASSES, POOL_TAP,
-  GEMM_BLOCK, MAC_GEMM_KDOT, MAC_GEMM_LONE, MAC_GEMM_SCALAR, REQUANT, ROW_WORD, SOFTMAX_ELEM,
+  GEMM_BLOCK, MAC_GEMM_KDOT, MAC_GEMM_COL, MAC_GEMM_LONE, MAC_GEMM_SCALAR, GEMM_COL, POOL_PAIR, REQUANT, ROW_WORD, SOFTMAX_ELEM,
 } from "../../runtime/as/cost";
 import { GENERIC_MEASURED_64THS } from "./chips/generic-measured";
 import { SIRACUSA_MEASURED_64THS } from "./chips/siracusa-measured";
@@ -49,6 +49,8 @@ function applyMeasured(m: StaticArray<i32>): void {
 function setElementLike(): void {
   set(MOVE_ELEM, costAt(ELEMENT));
   set(POOL_TAP, costAt(ELEMENT));
+  // A step of the 2x2 stride-2 pool: its two outputs' 8 taps (the charge before it was a class of its own).
+  set(POOL_PAIR, 8 * costAt(POOL_TAP));
   // Not hand-counted: the per-MAC, per-output and per-element counts carry them (0), the fit measures them where a
   // platform's C runs on the ISS (generator/platforms/*/hand-costs: the same zeros).
   set(CONV_UNIT, 0);
@@ -60,6 +62,7 @@ function setElementLike(): void {
   set(POOL_ROW, 0);
   set(ROW_WORD, 0);
   set(GEMM_BLOCK, 0);
+  set(GEMM_COL, 0);
 }
 
 /** cycles / units as Q16. */
@@ -131,6 +134,8 @@ export function siracusaCosts(): void {
   set(MAC_GEMM_KDOT, per(36 * INSTR, 16));
   // A row taken alone through the 4x2 block (the row as both rows) computes each of its products twice.
   set(MAC_GEMM_LONE, 2 * costAt(MAC_GEMM));
+  // The 1x2 loop per 8 MACs: three words loaded, two pv.sdotsp.b (firmgen_simd.h fg_dot1x2).
+  set(MAC_GEMM_COL, per(5 * INSTR, 8));
   set(REDUCE_ELEM, per(2 * INSTR, 1));
   // iSoftmax, three passes: max (lb, p.max) 2; exp (lb, sub, neg, p.clip, mul, add, add, mul, mul, add, sra, sw,
   // add) 13; normalise (lw, mul, sb) 3. Divisions are charged as DIV.
@@ -183,6 +188,8 @@ export function genericCosts(measured: bool): void {
   set(MAC_GEMM_KDOT, costAt(MAC_GEMM_SCALAR));
   // A row taken alone through the 4x2 block (the row as both rows) computes each of its products twice.
   set(MAC_GEMM_LONE, 2 * costAt(MAC_GEMM));
+  // The 1x2 loop in portable C: the same MACs as the block's.
+  set(MAC_GEMM_COL, costAt(MAC_GEMM));
   set(REDUCE_ELEM, per(4 * 2 * INSTR + 2 * INSTR + BRANCH_TAKEN, 4));
   // The generic platform's own core is measured on its C; Gemmini's host core keeps the hand counts.
   if (measured) applyMeasured(GENERIC_MEASURED_64THS);
@@ -232,6 +239,7 @@ export function spinnaker2Costs(): void {
   set(MAC_GEMM_KDOT, mac);
   // A row taken alone through the 4x2 block (the row as both rows) computes each of its products twice.
   set(MAC_GEMM_LONE, 2 * costAt(MAC_GEMM));
+  set(MAC_GEMM_COL, costAt(MAC_GEMM));
   set(REDUCE_ELEM, costAt(ELEMENT));
   forkCycles = 0;
   barrierCycles = 0;

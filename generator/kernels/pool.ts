@@ -54,9 +54,13 @@ export const maxPoolKernel: KernelDef = {
       params: {
         N, C, H, W, HO, WO, ...win,
         units: N * C * HO,
+        // The C compares only the taps inside the input: a row's columns inside summed over its outputs (all of
+        // them, or those after the paired steps); the rows inside are counted per unit by the AS.
+        colTaps: colsInside(0, WO, W, KW, SX, PL, DX),
         // The C kernel's SIMD path (maxpool.c.mustache): 2x2 windows of stride 2 on bytes, no padding.
-        simd22: KH === 2 && KW === 2 && SY === 2 && SX === 2 && DY === 1 && DX === 1 && PT === 0 && PL === 0 && x.dtype === y.dtype
-          && (x.dtype === 'int8' || x.dtype === 'uint8') ? { fn: x.dtype === 'int8' ? 'fg_max4_s' : 'fg_max4_u' } : false,
+        // `pairs`: its steps per row (two outputs each), charged as POOL_PAIR; the row's other outputs as taps.
+        simd22: pairedWindow(win) && x.dtype === y.dtype && (x.dtype === 'int8' || x.dtype === 'uint8')
+          ? { fn: x.dtype === 'int8' ? 'fg_max4_s' : 'fg_max4_u', pairs: pairSteps(W, WO), tailTaps: colsInside(2 * pairSteps(W, WO), WO, W, KW, SX, PL, DX) } : false,
         lowest: lowestLiteral(x.dtype as IntType),
         x: typeNames(x.dtype), y: typeNames(y.dtype),
       },
@@ -64,6 +68,43 @@ export const maxPoolKernel: KernelDef = {
     };
   },
 };
+
+/** Whether the window is the 2x2 stride-2 one without padding or dilation that the C pairs outputs of (maxpool.c `simd22`). */
+export function pairedWindow(w: PoolWindow): boolean {
+  return w.KH === 2 && w.KW === 2 && w.SY === 2 && w.SX === 2 && w.DY === 1 && w.DX === 1 && w.PT === 0 && w.PL === 0;
+}
+
+/**
+ * The planner's view of the same rule from the attributes alone (it prices a tile before the kernel's view exists;
+ * operand types are not checked: a quantized pool is on bytes).
+ */
+export function pooledInPairs(node: Node): boolean {
+  const k = attrInts(node, 'kernel_shape', []);
+  if (k.length !== 2) return false;
+  const [SY, SX] = attrInts(node, 'strides', [1, 1]);
+  const [DY, DX] = attrInts(node, 'dilations', [1, 1]);
+  const pads = attrInts(node, 'pads', [0, 0, 0, 0]);
+  return pads.every((p) => p === 0) && pairedWindow({ KH: k[0], KW: k[1], SY, SX, DY, DX, PT: 0, PL: 0 });
+}
+
+/** The window columns inside a row of W inputs, summed over the outputs from..to-1 (padding columns skipped). */
+function colsInside(from: number, to: number, W: number, KW: number, SX: number, PL: number, DX: number): number {
+  let n = 0;
+  for (let ox = from; ox < to; ox++) {
+    for (let kx = 0; kx < KW; kx++) {
+      const ix = ox * SX - PL + kx * DX;
+      if (ix >= 0 && ix < W) n++;
+    }
+  }
+  return n;
+}
+
+/** The C's paired steps per output row (maxpool.c: while both outputs' words lie in the row). */
+export function pairSteps(W: number, WO: number): number {
+  let n = 0;
+  for (let ox = 0; ox * 2 + 3 < W && ox + 1 < WO; ox += 2) n++;
+  return n;
+}
 
 export interface PoolWindow {
   KH: number; KW: number; SY: number; SX: number; DY: number; DX: number; PT: number; PL: number;

@@ -25,7 +25,7 @@ export const CALL: i32 = 9;
 
 /** One element moved by a data-movement kernel (Transpose, Slice, Concat, Pad, a cast copy): the C walks it by index. */
 export const MOVE_ELEM: i32 = 10;
-/** One window tap of a pooling output (MaxPool: a load and a max). */
+/** One window tap inside the input of a pooling output outside the paired steps (MaxPool: a load and a max). */
 export const POOL_TAP: i32 = 11;
 
 /**
@@ -91,6 +91,18 @@ export const GEMM_BLOCK: i32 = 24;
  * inlined shares the loads and some of the work between the equal halves (measured per platform by the fit).
  */
 export const MAC_GEMM_LONE: i32 = 25;
+/**
+ * One step of the cores' 2x2 stride-2 max pool on bytes (maxpool.c `simd22`): two outputs from a word of each of the
+ * window's two input rows (two lane-wise maxima, two byte stores). Outputs outside it pay POOL_TAP per tap.
+ */
+export const POOL_PAIR: i32 = 26;
+/**
+ * One MAC of the cores' GEMM 1x2 loop (firmgen_simd.h fg_dot1x2: per 4 k three words and two dot products): the
+ * columns a row has past its four-column groups, with a paired row or two columns of a row alone.
+ */
+export const MAC_GEMM_COL: i32 = 27;
+/** One output of those columns: the 1x2 loop's set-up, its k tail in C and its share of the call, apart from its MACs. */
+export const GEMM_COL: i32 = 28;
 
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 26;
+export const NUM_CLASSES: i32 = 29;

@@ -124,6 +124,14 @@ function maxpool(c: number, hw: number): CalibrationLayer {
   });
 }
 
+/** A 3x3 max pool at stride 2, padded by 1 (a ResNet stem's): the C's tap loop with its bound tests (POOL_TAP). */
+function maxpool3x3(c: number, hw: number): CalibrationLayer {
+  return layer(`maxpool3x3/2 pad 1 ${c} ${hw}x${hw}`, [{ name: 'x', shape: [1, c, hw, hw] }], (b) => {
+    b.node('MaxPool', ['x'], ['y'], { kernel_shape: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1] });
+    return 'y';
+  });
+}
+
 function transpose(shape: number[], perm: number[]): CalibrationLayer {
   return layer(`transpose ${shape.join('x')} [${perm.join(',')}]`, [{ name: 'x', shape }], (b) => {
     b.node('Transpose', ['x'], ['y'], { perm });
@@ -182,6 +190,12 @@ export const CALIBRATION: CalibrationLayer[] = [
   // A row taken alone (MAC_GEMM_LONE): a classifier's single row.
   gemm(1, 1024, 64),
   gemm(128, 16, 16),
+  // Columns past the four-column groups (the 1x2 loop: MAC_GEMM_COL, GEMM_COL): paired rows, a row alone, a k that
+  // is not a multiple of 4 (its tail in C, every other row misaligned), and attention scores over 18 positions.
+  gemm(16, 64, 6),
+  gemm(1, 256, 10),
+  gemm(16, 50, 6),
+  matmulQK(4, 18, 16),
   gemm(64, 32, 32, false, true),
   matmulQK(4, 32, 16),
   // k = 2 (attention with a head dimension of 2): the scalar GEMM loop (MAC_GEMM_SCALAR).
@@ -196,6 +210,9 @@ export const CALIBRATION: CalibrationLayer[] = [
   maxpool(8, 32),
   // Rows of two outputs (a CNN's last pool): POOL_ROW apart from POOL_TAP.
   maxpool(128, 4),
+  // An odd width: each row's last output outside the paired steps (POOL_TAP), and a pool the pairs never take.
+  maxpool(16, 15),
+  maxpool3x3(16, 16),
   reduceSum(64, 8),
   reduceSum(256, 3),
   transpose([1, 32, 16, 16], [0, 2, 3, 1]),

@@ -3,6 +3,7 @@ import type { Graph, Node } from '../../ir/graph.js';
 import type { ExtraWork, KernelDef } from '../../kernels/types.js';
 import { gemmBusiestColumns, gemmOutputOps } from '../../kernels/gemm.js';
 import { elementOps } from '../../kernels/elementwise.js';
+import { pooledInPairs } from '../../kernels/pool.js';
 import type { Platform } from '../../platforms/types.js';
 
 /**
@@ -47,7 +48,7 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
       perOut = gemmOutputOps(node) * c.ELEM_OP;
       break;
     case 'maxpool':
-      perOut = c.POOL_TAP * attrInts(node, 'kernel_shape', [1]).reduce((a, b) => a * b, 1);
+      perOut = pooledInPairs(node) ? c.POOL_PAIR / 2 : c.POOL_TAP * attrInts(node, 'kernel_shape', [1]).reduce((a, b) => a * b, 1);
       break;
     case 'isoftmax':
       perOut = c.SOFTMAX_ELEM + c.DIV; // as the AS charges an entry (isoftmax.ts.mustache)

@@ -23,6 +23,10 @@ export const SCALAR_CORE_COSTS: CoreCosts = {
   MAC_GEMM_KDOT: 5.25,
   // The 4x2 block with one row as both rows: MAC_GEMM's count, each product twice.
   MAC_GEMM_LONE: 10.5,
+  // A step of the 2x2 stride-2 pool: its two outputs' 8 taps at POOL_TAP's count (the charge before it was a class).
+  POOL_PAIR: 44,
+  // The 1x2 loop in portable C: MAC_GEMM's count; its outputs' set-up and k tail measured by the fit only (0).
+  MAC_GEMM_COL: 5.25, GEMM_COL: 0,
 };
 
 /**

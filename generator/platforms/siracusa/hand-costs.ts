@@ -21,6 +21,11 @@ export const HAND_COUNTS: CoreCosts = {
   MAC_GEMM_KDOT: 2.25,
   // The 4x2 block's loop with one row as both: MAC_GEMM's count, each product twice.
   MAC_GEMM_LONE: 1.25,
+  // A step of the 2x2 stride-2 pool: its two outputs' 8 taps at POOL_TAP's count (the charge before it was a class).
+  POOL_PAIR: 32,
+  // The GEMM's 1x2 loop per 8 MACs: three words loaded, two pv.sdotsp.b (firmgen_simd.h fg_dot1x2); its outputs'
+  // set-up and k tail measured by the fit only (0).
+  MAC_GEMM_COL: 0.625, GEMM_COL: 0,
   // A 3-wide window row of the paired gather: its 6 bytes at COPY_BYTE's hand count (what the tiler charged the
   // gather before it was counted in rows).
   GATHER_ROW: 3,
