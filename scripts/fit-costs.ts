@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COST_CLASSES, type CostClass } from '../generator/platforms/types.js';
 import { fitCosts } from './cost-fit/fit.js';
-import { CALIBRATION } from './cost-fit/layers.js';
+import { calibrationFor } from './cost-fit/layers.js';
 import { measure } from './cost-fit/measure.js';
 import { fitSkew, type SkewFit } from './cost-fit/skew.js';
 import { DOC_FILE, docWithTable, renderDocTable, renderEmulator, renderGenerator } from './cost-fit/render.js';
@@ -40,7 +40,8 @@ const targets = arg('--platform') ? [fitTarget(arg('--platform')!)] : FIT_TARGET
 const work = mkdtempSync(join(tmpdir(), 'firmgen-fit-costs-'));
 try {
   for (const t of targets) {
-    const rows = await measure(CALIBRATION.filter((l) => !only || only.test(l.name)), work, t);
+    const layers = calibrationFor(t).filter((l) => !only || only.test(l.name));
+    const rows = await measure(layers, work, t);
     const fit = fitCosts(rows, t.hand, keep);
     for (const r of fit.ratios) console.log(JSON.stringify({ platform: t.platform, ...r }));
     const w = Math.max(...fit.ratios.map((r) => r.name.length));
@@ -50,7 +51,7 @@ try {
     for (const c of fit.fitted) console.log(`${c.padEnd(12)} ${fit.costs[c].toFixed(4)} (hand count ${t.hand[c]})`);
     let skew: SkewFit | undefined;
     if (t.bankSkewConst && !noSkew) {
-      skew = await fitSkew(CALIBRATION.filter((l) => !only || only.test(l.name)), work, t);
+      skew = await fitSkew(layers, work, t);
       console.log(`${t.platform}, whole team: bank replay start skew ${skew.skew} cycles (score per skew: ${[...skew.score].map(([s, v]) => `${s}:${v.toFixed(3)}`).join(' ')})`);
       for (const r of skew.rows) console.log([r.name.padEnd(w), String(r.iss).padStart(9), String(r.as).padStart(9), (r.as / r.iss).toFixed(2).padStart(7)].join('  '));
     }

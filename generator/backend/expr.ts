@@ -74,10 +74,22 @@ function literal(v: number): Emitted {
 }
 
 /** The expression in both languages; `used64` when any step of it computes in 64 bits (the cost model's wide class). */
-export function emitExpr(e: Expr, leaves: Leaf[]): Emitted & { used64: boolean } {
+/**
+ * `countClips`: the AS counts the values a 32-bit clamp changes (runtime/as/support.ts fg_clip_count), for a
+ * platform whose C clamp branches when it clips (firmgen_simd.h's plain fg_clip: a taken branch to an out-of-line
+ * block), so that the cycles follow the data as the C's do (CLIP_TAKEN).
+ */
+let countClips = false;
+
+export function emitExpr(e: Expr, leaves: Leaf[], opts: { countClips?: boolean } = {}): Emitted & { used64: boolean } {
   const before = widenings;
-  const r = emitNode(e, leaves);
-  return { ...r, used64: widenings !== before };
+  countClips = opts.countClips ?? false;
+  try {
+    const r = emitNode(e, leaves);
+    return { ...r, used64: widenings !== before };
+  } finally {
+    countClips = false;
+  }
 }
 
 function emitNode(e: Expr, leaves: Leaf[]): Emitted {
@@ -128,7 +140,8 @@ function emitNode(e: Expr, leaves: Leaf[]): Emitted {
       const both = minmax('min', inner, hi, r);
       // In C a 32-bit clamp is FG_CLIP (firmgen_simd.h: one p.clip on XpulpV2 for the int8/int16 ranges).
       if (a.wide || lo.wide || hi.wide) return both;
-      return { ...both, c: `FG_CLIP(${a.c}, ${lo.c}, ${hi.c})` };
+      const as = countClips ? `fg_clip_count(${a.as}, ${lo.as}, ${hi.as})` : both.as;
+      return { ...both, c: `FG_CLIP(${a.c}, ${lo.c}, ${hi.c})`, as };
     }
     case 'abs': {
       const a = emitNode(e.a, leaves);

@@ -46,7 +46,8 @@ export const elementwiseKernel: KernelDef = {
     const site = { node: node.name, op: node.op };
     // A leaf loads per element only where the inner loop moves along it: the C loads the others once per run.
     const ops = elementOps(node.expr!, partNest(spec, site).strides.slice(0, leaves.length).map((s) => [s[3]]));
-    const part = renderPart(spec, site, Math.ceil(platform.costs.ELEMENT + ops * platform.costs.ELEM_OP));
+    // Without XpulpV2's p.clip the C's clamp branches when it clips: the AS counts those (CLIP_TAKEN).
+    const part = renderPart(spec, site, Math.ceil(platform.costs.ELEMENT + ops * platform.costs.ELEM_OP), !platform.image?.xpulp);
     return {
       args: [
         ...leaves.map((t, k) => ({ field: fields[k], tensor: t.name, dtype: t.dtype, write: false })),

@@ -57,9 +57,9 @@ const MAX_STREAMS = 6;
  * per element, in that order; a loop makes at most one access per cycle, so beyond period - 1 leaves the rest go
  * undeclared (the cost table's element time is already short for such expressions).
  */
-export function renderPart(p: PartSpec, site: { node: string; op: string }, period = 4): Record<string, unknown> {
+export function renderPart(p: PartSpec, site: { node: string; op: string }, period = 4, countClips = false): Record<string, unknown> {
   const nest = partNest(p, site);
-  const emitted = emitExpr(p.expr, p.leaves.map((l, k) => ({ name: `v${k}`, range: l.range })));
+  const emitted = emitExpr(p.expr, p.leaves.map((l, k) => ({ name: `v${k}`, range: l.range })), { countClips });
   if (!isIntType(p.out.dtype)) throw new GenError('unsupported', `output type ${p.out.dtype} is not an integer type`, site);
   const r = rangeOf(p.out.dtype);
   if (p.out.dtype !== 'int32' && (emitted.range.min < r.min || emitted.range.max > r.max)) {

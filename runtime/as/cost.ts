@@ -103,6 +103,11 @@ export const POOL_PAIR: i32 = 26;
 export const MAC_GEMM_COL: i32 = 27;
 /** One output of those columns: the 1x2 loop's set-up, its k tail in C and its share of the call, apart from its MACs. */
 export const GEMM_COL: i32 = 28;
+/**
+ * One value an elementwise expression's clamp changes, on a core without p.clip: the C's clamp (firmgen_simd.h plain
+ * fg_clip) branches to an out-of-line block for it. The AS counts them (support.ts fg_clip_count).
+ */
+export const CLIP_TAKEN: i32 = 29;
 
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 29;
+export const NUM_CLASSES: i32 = 30;

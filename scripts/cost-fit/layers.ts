@@ -6,19 +6,22 @@
 import { ndarray, type NDArray } from '../../generator/ir/ndarray.js';
 import { float, OnnxBuilder } from '../../test/helpers/onnx-builder.js';
 import { Rng } from '../../test/helpers/random.js';
+import type { FitTarget } from './targets.js';
 
 export interface CalibrationLayer {
   name: string;
   builder: OnnxBuilder;
   inputs: NDArray[];
+  /** Measured only on the platforms whose cores have the cost it is for (absent: all). */
+  onlyWhere?: (t: FitTarget) => boolean;
 }
 
 const prod = (s: number[]): number => s.reduce((a, b) => a * b, 1);
 
 /** `wide`: a multiplier whose product with the accumulator needs 64 bits (REQUANT_WIDE), as BN-folded layers have. */
-function requant(b: OnnxBuilder, x: string, y: string, wide = false): void {
+function requant(b: OnnxBuilder, x: string, y: string, wide = false, mul = 37): void {
   // 60000 x a 3x3 depthwise accumulator (up to 9 x 2^14) passes 2^31 too.
-  b.initializer(`${y}_mul`, 'int32', [1], [wide ? 60000 : 37]);
+  b.initializer(`${y}_mul`, 'int32', [1], [wide ? 60000 : mul]);
   b.initializer(`${y}_add`, 'int32', [1], [wide ? 1 << 27 : 1 << 13]);
   b.node('RequantShift', [x, `${y}_mul`, `${y}_add`], [y], { div: float(wide ? 2 ** 28 : 2 ** 14), n_levels: float(256), signed: float(1) });
 }
@@ -87,10 +90,11 @@ function matmulPV(h: number, s: number, d: number): CalibrationLayer {
   });
 }
 
-function add(shape: number[]): CalibrationLayer {
-  return layer(`add ${shape.join('x')}`, [{ name: 'a', shape }, { name: 'b', shape }], (b) => {
+/** `mul`: the requantization's multiplier (of 2^14): at 32768 about half the sums of two int8 clip (CLIP_TAKEN). */
+function add(shape: number[], mul = 37): CalibrationLayer {
+  return layer(`add ${shape.join('x')}${mul !== 37 ? ` clipping` : ''}`, [{ name: 'a', shape }, { name: 'b', shape }], (b) => {
     b.node('Add', ['a', 'b'], ['p']);
-    requant(b, 'p', 'y');
+    requant(b, 'p', 'y', false, mul);
     return 'y';
   });
 }
@@ -204,6 +208,8 @@ export const CALIBRATION: CalibrationLayer[] = [
   matmulPV(8, 32, 2),
   add([1, 32, 16, 16]),
   add([1, 8, 8, 8]),
+  // Clipping: a cost of cores without p.clip only (on Siracusa it would measure nothing new, and move the others).
+  { ...add([1, 16, 16, 16], 32768), onlyWhere: (t) => t.clipBranches === true },
   residualAdd([1, 32, 16, 16]),
   residualAdd([1, 16, 4, 4]),
   maxpool(32, 16),
@@ -220,3 +226,8 @@ export const CALIBRATION: CalibrationLayer[] = [
   softmax(16, 64),
   softmax(8, 256),
 ];
+
+/** The calibration layers a target measures (a layer may be for some cores only: `onlyWhere`). */
+export function calibrationFor(t: FitTarget): CalibrationLayer[] {
+  return CALIBRATION.filter((l) => !l.onlyWhere || l.onlyWhere(t));
+}

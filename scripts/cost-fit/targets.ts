@@ -19,6 +19,8 @@ export interface FitTarget {
   emulatorConst: string;
   /** The AS constant of the L1 bank replay's start skew, for a chip with a bank model (scripts/cost-fit/skew.ts). */
   bankSkewConst?: string;
+  /** The C's clamp branches when it clips (no p.clip): the AS counts those values (CLIP_TAKEN) and a layer measures them. */
+  clipBranches?: boolean;
 }
 
 export const FIT_TARGETS: FitTarget[] = [
@@ -38,6 +40,7 @@ export const FIT_TARGETS: FitTarget[] = [
     generatorFile: 'generator/platforms/generic/measured-costs.ts',
     emulatorFile: 'emulator/assembly/chips/generic-measured.ts',
     emulatorConst: 'GENERIC_MEASURED_64THS',
+    clipBranches: true,
   },
 ];
 

@@ -10,7 +10,7 @@ import { FIT_TARGETS, fitTarget } from '../../scripts/cost-fit/targets.js';
 import { createEmulator } from '../../runtime/node/emulator.js';
 import { HAND_COUNTS } from '../../generator/platforms/siracusa/hand-costs.js';
 import { fitCosts } from '../../scripts/cost-fit/fit.js';
-import { CALIBRATION } from '../../scripts/cost-fit/layers.js';
+import { CALIBRATION, calibrationFor } from '../../scripts/cost-fit/layers.js';
 import { measure, type CalibrationRow } from '../../scripts/cost-fit/measure.js';
 import { nnls } from '../../scripts/cost-fit/nnls.js';
 import { fitSkew, SKEWS } from '../../scripts/cost-fit/skew.js';
@@ -77,7 +77,7 @@ for (const t of FIT_TARGETS) {
   test(`${t.platform}: the committed measured table is the fit of this code (every calibration layer rerun)`, async () => {
     const work = mkdtempSync(join(tmpdir(), 'firmgen-costfit-all-'));
     try {
-      const rows = await measure(CALIBRATION, work, t);
+      const rows = await measure(calibrationFor(t), work, t);
       const fit = fitCosts(rows, t.hand);
       const measured = Object.fromEntries(fit.fitted.map((c) => [c, fit.costs[c]]));
       assert.equal(measured, MEASURED_TABLES[t.platform], 'run `npm run fit:costs -- --write` and rebuild: the C or the calibration changed');

@@ -27,6 +27,8 @@ export const SCALAR_CORE_COSTS: CoreCosts = {
   POOL_PAIR: 44,
   // The 1x2 loop in portable C: MAC_GEMM's count; its outputs' set-up and k tail measured by the fit only (0).
   MAC_GEMM_COL: 5.25, GEMM_COL: 0,
+  // A clipped value's branch to the clamp's out-of-line block and back: measured by the fit only (0).
+  CLIP_TAKEN: 0,
 };
 
 /**

@@ -26,6 +26,8 @@ export const HAND_COUNTS: CoreCosts = {
   // The GEMM's 1x2 loop per 8 MACs: three words loaded, two pv.sdotsp.b (firmgen_simd.h fg_dot1x2); its outputs'
   // set-up and k tail measured by the fit only (0).
   MAC_GEMM_COL: 0.625, GEMM_COL: 0,
+  // p.clip never branches: the AS counts no clipped value here.
+  CLIP_TAKEN: 0,
   // A 3-wide window row of the paired gather: its 6 bytes at COPY_BYTE's hand count (what the tiler charged the
   // gather before it was counted in rows).
   GATHER_ROW: 3,
