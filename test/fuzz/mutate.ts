@@ -47,6 +47,8 @@ export interface MutationRun {
   kind: string;
   /** How its commands ran: a spawned bin/gen.js or a long-lived in-process worker. */
   via: 'spawned' | 'in-process';
+  /** Wall ms of each command it ran, in order (`firmware`, `run`, ...): the fuzzer's own profile. */
+  commandMs: [string, number][];
   what: string;
   problems: string[];
 }
@@ -134,11 +136,13 @@ export async function runMutations(opts: MutationOptions): Promise<MutationResul
       }
       writeFileSync(model, bytes);
       const commands: string[][] = [];
+      const commandMs: [string, number][] = [];
       const problems: string[] = [];
       const check = async (args: string[]): Promise<number | null> => {
         commands.push(args);
         const before = caseFiles(opts.work, dir, out);
         const r = await runCommand(args, dir, timeout);
+      commandMs.push([args[0], r.ms]);
         problems.push(...checkRun(r).map((p) => `${args[0]}: ${p}`));
         const touched = touchedFiles(before, caseFiles(opts.work, dir, out));
         if (touched.length > 0) problems.push(`${args[0]}: touched outside the output folder: ${touched.slice(0, 3).join(', ')}`);
@@ -171,7 +175,7 @@ export async function runMutations(opts: MutationOptions): Promise<MutationResul
           }
         }
       }
-      runs.push({ kind, via: spawned ? 'spawned' : 'in-process', what, problems });
+      runs.push({ kind, via: spawned ? 'spawned' : 'in-process', commandMs, what, problems });
       if (problems.length > 0) {
         const sig = `${kind}: ${problems.map((p) => p.replaceAll(dir, '').replace(/'[^']*'/g, "'_'").replace(/\d+/g, 'N').replace(/"[^"]*"/g, '"_"')).join('; ')}`.slice(0, 160);
         opts.log(`  FAIL ${kind} (${spawned ? 'spawned' : 'in process'}) ${platform} ${src.name} (${what}): ${problems.join('; ').slice(0, 240)}`);
