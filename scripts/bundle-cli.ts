@@ -21,12 +21,12 @@ async function loadEsbuild(): Promise<Esbuild | undefined> {
   }
 }
 
-/** main.ts loads each command's module on demand: all but firmware's are left out (bin/gen.js never runs them here). */
+/** gen.ts loads each command's module on demand: all but firmware's are left out (bin/gen.js never runs them here). */
 const OTHER_COMMANDS = /^\.\/(run|quantize|build|forward)\.js$/;
 const otherCommandsOut = {
   name: 'other-commands-out',
   setup(b: { onResolve(o: { filter: RegExp }, f: (a: { path: string; importer: string }) => unknown): void }): void {
-    b.onResolve({ filter: OTHER_COMMANDS }, (a) => (a.importer.endsWith(join('cli', 'main.js')) ? { path: a.path, external: true } : undefined));
+    b.onResolve({ filter: OTHER_COMMANDS }, (a) => (a.importer.endsWith(join('cli', 'gen.js')) ? { path: a.path, external: true } : undefined));
   },
 };
 

@@ -4,6 +4,8 @@ import { generateFirmware } from '../../generator/pipeline.js';
 import { compareOutputs } from '../../runtime/node/compare.js';
 import { runHostC } from '../../runtime/node/host-c.js';
 import { runFirmware } from '../../runtime/node/run.js';
+import { buildFirmware } from '../../runtime/node/asc-build.js';
+import { join } from 'node:path';
 import type { Config } from './configs.js';
 import { classifyGenerationError, type Outcome } from './verdict.js';
 
@@ -24,11 +26,20 @@ const firstLine = (e: unknown): string => (e instanceof Error ? e.message : Stri
 /** Generates in process, emulates, compares exactly; optionally the host C too. Never throws. */
 export async function runCase(job: CaseJob): Promise<Outcome> {
   const t0 = Date.now();
-  const done = (o: Omit<Outcome, 'ms'>): Outcome => ({ ...o, ms: Date.now() - t0 });
+  // Wall time per stage (the fuzzer's profile): generate, build (asc; a cache hit is ~0), emulate, host (make + run).
+  const stages: Record<string, number> = {};
+  let mark = t0;
+  const lap = (stage: string): void => {
+    const now = Date.now();
+    stages[stage] = now - mark;
+    mark = now;
+  };
+  const done = (o: Omit<Outcome, 'ms'>): Outcome => ({ ...o, ms: Date.now() - t0, stages });
   let manifestOutputs: string[];
   try {
     const g = generateFirmware({ model: job.model, platform: job.config.platform, out: job.out, sampleInputs: job.sample, ...job.config.opts });
     manifestOutputs = g.manifest.outputs;
+    lap('generate');
   } catch (e) {
     const c = classifyGenerationError(e);
     // Generation is atomic: a failure must leave no output folder behind.
@@ -38,7 +49,11 @@ export async function runCase(job: CaseJob): Promise<Outcome> {
   try {
     let r;
     try {
+      // Built first (runFirmware builds the same sources and finds them in the cache) only to time the two apart.
+      await buildFirmware(join(job.out, 'as'));
+      lap('build');
       r = await runFirmware(job.out, job.inputs);
+      lap('emulate');
     } catch (e) {
       return done({ verdict: 'run-error', stage: 'emulate', message: firstLine(e) });
     }
@@ -48,6 +63,7 @@ export async function runCase(job: CaseJob): Promise<Outcome> {
       let host;
       try {
         host = runHostC(job.out, job.inputs);
+        lap('host');
       } catch (e) {
         return done({ verdict: 'host-error', stage: 'host', message: firstLine(e) });
       }

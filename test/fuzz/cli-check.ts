@@ -14,9 +14,11 @@ export interface CliRun {
   stderr: string;
   ms: number;
   timedOut: boolean;
+  /** The process running the command died without an exit of its own (cli-pool.ts: the in-process worker). */
+  crashed?: string;
 }
 
-const HEAP_MB = 1024;
+export const HEAP_MB = 1024;
 
 export function runGen(args: string[], cwd: string, timeoutMs: number): Promise<CliRun> {
   const t0 = Date.now();
@@ -53,6 +55,7 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 export function checkRun(r: CliRun): string[] {
   const p: string[] = [];
   if (r.timedOut) return [`no exit within ${r.ms} ms`];
+  if (r.crashed !== undefined) return [`crash: ${r.crashed}`];
   if (r.code === null || ![0, 1, 2].includes(r.code)) p.push(`exit code ${r.code}`);
   const lines = r.stderr.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('note: '));
   if (r.code === 2 && lines.length !== 1) p.push(`stderr has ${lines.length} lines (not one)`);

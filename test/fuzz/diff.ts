@@ -6,7 +6,7 @@ import { cliFlags, type Config } from './configs.js';
 import { OPEN_DIR, slug, writeGraphEntry, type GraphMeta } from './corpus.js';
 import { buildRecipe, randomRecipe } from './graph-gen.js';
 import type { CaseRunner } from './pool.js';
-import { jobOf, prepare } from './prepare.js';
+import { jobOf, prepare, type Prepared } from './prepare.js';
 import type { Recipe } from './recipe.js';
 import { shrinkRecipe } from './shrink.js';
 import { PASSES, signature, type Outcome } from './verdict.js';
@@ -82,14 +82,21 @@ export async function runDifferential(opts: DiffOptions): Promise<DiffResult> {
   const attempt = async (recipe: Seeded, config: Config, hostC: boolean, tag: string, lane: number): Promise<Outcome | undefined> => {
     const dir = join(opts.work, tag);
     try {
+      const p = prepareRecipe(recipe, dir);
+      return p && await runners[lane].run(jobOf(p, config, join(dir, 'out'), hostC));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  // The model, its inputs and the reference's outputs (the oracle) of a recipe; undefined when the fuzzer's own
+  // generator fails (logged).
+  const prepareRecipe = (recipe: Seeded, dir: string): Prepared | undefined => {
+    try {
       const built = buildRecipe(recipe);
-      const p = prepare(dir, built.builder.bytes(), built.inputs);
-      return await runners[lane].run(jobOf(p, config, join(dir, 'out'), hostC));
+      return prepare(dir, built.builder.bytes(), built.inputs);
     } catch (e) {
       opts.log(`  generator of the fuzzer failed on seed ${recipe.seed}: ${(e as Error).message}`);
       return undefined;
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
     }
   };
 
@@ -98,45 +105,53 @@ export async function runDifferential(opts: DiffOptions): Promise<DiffResult> {
     const caseSeed = (opts.seed * 100003 + i) >>> 0;
     const rng = new Rng(caseSeedOf(opts.seed, 0x5eed, i));
     const recipe = randomRecipe(caseSeed, opts.maxSteps ?? 6, opts.scale ?? 1, opts.kinds);
-    for (const config of pickConfigs(rng, opts.configs, opts.allConfigs ?? false)) {
-      const hostC = rng.next() < opts.hostShare;
-      const outcome = await attempt(recipe, config, hostC, `c${caseSeed}-${config.id}`, lane);
-      if (!outcome) continue;
-      runs.push({ caseSeed, config: config.id, outcome });
-      if (outcome.verdict === 'rejected' && opts.verbose) opts.log(`  rejected seed ${caseSeed} ${config.id}: ${outcome.message}`);
-      if (PASSES.has(outcome.verdict)) continue;
-      const sig = signature(outcome);
-      const key = `${config.platform} ${sig}`;
-      const known = findings.get(key);
-      opts.log(`  FAIL seed ${caseSeed} ${config.id}: ${outcome.verdict} ${outcome.message.slice(0, 160)}`);
-      if (known) {
-        known.count++;
-        continue;
+    // Built, written and run by the reference once for all its configurations: each configuration still generates,
+    // builds and runs its own firmware (its own output folder) and is compared with these outputs.
+    const caseDir = join(opts.work, `c${caseSeed}`);
+    const prepared = prepareRecipe(recipe, caseDir);
+    try {
+      for (const config of pickConfigs(rng, opts.configs, opts.allConfigs ?? false)) {
+        const hostC = rng.next() < opts.hostShare;
+        if (!prepared) continue;
+        const outcome = await runners[lane].run(jobOf(prepared, config, join(caseDir, `out-${config.id}`), hostC));
+        runs.push({ caseSeed, config: config.id, outcome });
+        if (outcome.verdict === 'rejected' && opts.verbose) opts.log(`  rejected seed ${caseSeed} ${config.id}: ${outcome.message}`);
+        if (PASSES.has(outcome.verdict)) continue;
+        const sig = signature(outcome);
+        const key = `${config.platform} ${sig}`;
+        const known = findings.get(key);
+        opts.log(`  FAIL seed ${caseSeed} ${config.id}: ${outcome.verdict} ${outcome.message.slice(0, 160)}`);
+        if (known) {
+          known.count++;
+          continue;
+        }
+        const finding: Finding = { signature: sig, config: config.id, count: 1, example: outcome };
+        findings.set(key, finding);
+        if (!opts.record) continue;
+        const stillFails = async (r: Seeded): Promise<boolean> => {
+          const o = await attempt(r, config, hostC, `s${caseSeed}-${config.id}`, lane);
+          return o !== undefined && signature(o) === sig;
+        };
+        const { recipe: small } = await shrinkRecipe(recipe, stillFails, opts.shrinkAttempts ?? 30);
+        const built = buildRecipe(small);
+        const dir = join(opts.corpusDir ?? OPEN_DIR, `${config.id}-${slug(sig.replace(/^[^@]*@/, outcome.verdict + '-'))}-${caseSeed}`);
+        const check = await attempt(small, config, hostC, `v${caseSeed}`, lane);
+        const meta: GraphMeta = {
+          kind: 'graph', config, hostC, signature: sig, seed: caseSeed,
+          found: {
+            verdict: check?.verdict ?? outcome.verdict, stage: check?.stage ?? outcome.stage, errors: check?.errors, total: check?.total,
+            message: (check?.message ?? outcome.message).replace(/\/\S*\/model\.onnx/g, 'model.onnx'), // no scratch paths in the corpus
+          },
+          note: `steps: ${small.steps.map((s) => s.op).join(' ')}; inputs ${small.inputs.map((x) => `${x.dtype}[${x.shape}]`).join(', ')}`,
+          replay: `node bin/gen.js firmware ${cliFlags(config).join(' ')} ${'<case>'}/model.onnx --inputs <case>/inputs.npz -o out/fuzz-case && node bin/gen.js run out/fuzz-case --inputs <case>/inputs.npz --expect <case>/expected.npz${(check?.stage ?? outcome.stage) === 'host' ? ' --on host' : ''}`,
+        };
+        writeGraphEntry(dir, prepare(dir, built.builder.bytes(), built.inputs).expected, meta);
+        finding.path = dir;
+        finding.steps = meta.note;
+        opts.log(`  recorded ${dir} (${meta.note})`);
       }
-      const finding: Finding = { signature: sig, config: config.id, count: 1, example: outcome };
-      findings.set(key, finding);
-      if (!opts.record) continue;
-      const stillFails = async (r: Seeded): Promise<boolean> => {
-        const o = await attempt(r, config, hostC, `s${caseSeed}-${config.id}`, lane);
-        return o !== undefined && signature(o) === sig;
-      };
-      const { recipe: small } = await shrinkRecipe(recipe, stillFails, opts.shrinkAttempts ?? 30);
-      const built = buildRecipe(small);
-      const dir = join(opts.corpusDir ?? OPEN_DIR, `${config.id}-${slug(sig.replace(/^[^@]*@/, outcome.verdict + '-'))}-${caseSeed}`);
-      const check = await attempt(small, config, hostC, `v${caseSeed}`, lane);
-      const meta: GraphMeta = {
-        kind: 'graph', config, hostC, signature: sig, seed: caseSeed,
-        found: {
-          verdict: check?.verdict ?? outcome.verdict, stage: check?.stage ?? outcome.stage, errors: check?.errors, total: check?.total,
-          message: (check?.message ?? outcome.message).replace(/\/\S*\/model\.onnx/g, 'model.onnx'), // no scratch paths in the corpus
-        },
-        note: `steps: ${small.steps.map((s) => s.op).join(' ')}; inputs ${small.inputs.map((x) => `${x.dtype}[${x.shape}]`).join(', ')}`,
-        replay: `node bin/gen.js firmware ${cliFlags(config).join(' ')} ${'<case>'}/model.onnx --inputs <case>/inputs.npz -o out/fuzz-case && node bin/gen.js run out/fuzz-case --inputs <case>/inputs.npz --expect <case>/expected.npz${(check?.stage ?? outcome.stage) === 'host' ? ' --on host' : ''}`,
-      };
-      writeGraphEntry(dir, prepare(dir, built.builder.bytes(), built.inputs).expected, meta);
-      finding.path = dir;
-      finding.steps = meta.note;
-      opts.log(`  recorded ${dir} (${meta.note})`);
+    } finally {
+      rmSync(caseDir, { recursive: true, force: true });
     }
   });
   return { runs, findings: [...findings.values()] };

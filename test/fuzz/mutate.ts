@@ -10,6 +10,7 @@ import { zipFolder } from './zip-folder.js';
 import { caseSeedOf, inLanes } from './lanes.js';
 import { checkAccepted } from './accepted-check.js';
 import { checkRun, runGen, snapshot, touchedFiles } from './cli-check.js';
+import { CliServer } from './cli-pool.js';
 import { OPEN_DIR, slug, writeMeta, type CliMeta } from './corpus.js';
 import { buildRecipe, randomRecipe } from './graph-gen.js';
 import { mutateFirmwareDir, mutateNpz } from './mutate-files.js';
@@ -18,7 +19,8 @@ import type { CaseRunner } from './pool.js';
 
 /*
  * The mutation fuzzer: damaged models, hostile names, bad .npz inputs and corrupted firmware folders through the
- * command line (child processes, time-bounded). Every run must pass checkRun; a failed `firmware` leaves no
+ * command line, time-bounded: in long-lived workers that run gen's own entry in process (cli-pool.ts; a spawn costs
+ * seconds of start-up per command), and every `spawnEvery`-th case as a spawned bin/gen.js, the way a user runs it. Every run must pass checkRun; a failed `firmware` leaves no
  * output folder; nothing outside the output folder changes; an accepted model is run and must match the reference.
  */
 
@@ -32,13 +34,21 @@ export interface MutationOptions {
   record: boolean;
   corpusDir?: string;
   timeoutMs?: number;
-  /** Cases run at once (child processes; default 1). */
+  /** Cases run at once (one in-process worker each; default 1). */
   jobs?: number;
+  /** Run every case's commands as spawned bin/gen.js (no in-process workers). */
+  spawnAll?: boolean;
+  /** One case in every this many runs spawned instead of in process, every kind in turn (default 50). */
+  spawnEvery?: number;
   log: (line: string) => void;
 }
 
 export interface MutationRun {
   kind: string;
+  /** How its commands ran: a spawned bin/gen.js or a long-lived in-process worker. */
+  via: 'spawned' | 'in-process';
+  /** Wall ms of each command it ran, in order (`firmware`, `run`, ...): the fuzzer's own profile. */
+  commandMs: [string, number][];
   what: string;
   problems: string[];
 }
@@ -86,92 +96,104 @@ export async function runMutations(opts: MutationOptions): Promise<MutationResul
   const findings = new Map<string, MutationFinding>();
   const timeout = opts.timeoutMs ?? 60_000;
   const stop = (): boolean => (Date.now() - t0) / 1000 >= opts.seconds;
-  await inLanes(opts.jobs ?? 1, opts.count, stop, async (i) => {
-    const rng = new Rng(caseSeedOf(opts.seed, 0xfa22, i));
-    const kind = KINDS[i % KINDS.length];
-    const platform = rng.pick(opts.platforms);
-    const src = real.length > 0 && rng.next() < 0.6 ? rng.pick(real) : randomSource((opts.seed * 7919 + i) >>> 0);
-    const dir = join(opts.work, `m${i}`);
-    const out = join(dir, 'out');
-    mkdirSync(dir, { recursive: true });
-    const model = join(dir, 'model.onnx');
-    const inputsFile = join(dir, 'inputs.npz');
-    writeFileSync(inputsFile, encodeNpz(new Map(src.inputs.map((a, k) => [`in${k}`, a]))));
-    let what = '';
-    let hostile: string | undefined;
-    let bytes: Uint8Array | undefined = src.bytes;
-    try {
-      if (kind === 'bytes') ({ bytes, what } = mutateBytes(rng, src.bytes));
-      else if (kind === 'structure') ({ bytes, what } = mutateStructure(rng, src.bytes));
-      else if (kind === 'names') ({ bytes, what, name: hostile } = mutateNames(rng, src.bytes));
-      else if (kind === 'npz') {
-        const m = mutateNpz(rng, src.inputs);
-        writeFileSync(inputsFile, m.bytes);
-        what = m.what;
-      }
-    } catch (e) {
-      what = `mutation not applicable: ${(e as Error).message.split('\n')[0]}`;
-      bytes = undefined;
-    }
-    if (!bytes) {
-      rmSync(dir, { recursive: true, force: true });
-      return;
-    }
-    writeFileSync(model, bytes);
-    const commands: string[][] = [];
-    const problems: string[] = [];
-    const check = async (args: string[]): Promise<number | null> => {
-      commands.push(args);
-      const before = caseFiles(opts.work, dir, out);
-      const r = await runGen(args, dir, timeout);
-      problems.push(...checkRun(r).map((p) => `${args[0]}: ${p}`));
-      const touched = touchedFiles(before, caseFiles(opts.work, dir, out));
-      if (touched.length > 0) problems.push(`${args[0]}: touched outside the output folder: ${touched.slice(0, 3).join(', ')}`);
-      if (args[0] === 'firmware' && r.code !== 0 && existsSync(out)) problems.push('firmware: output folder left after a failure');
-      return r.code;
-    };
-    // BrainScaleS-2's analog layers give the chip's values, not the int8 model's (configs.ts): accepted models are
-    // compared on its digital path (a fuzz false positive: miniMobileNetv2 differed in 1 of 10 whatever its names).
-    const fwArgs = ['firmware', '--platform', platform, model, '-o', out, '--inputs', inputsFile, ...(platform === 'brainscales2' ? ['--analog', 'off'] : [])];
-    if (kind === 'firmware') {
+  const lanes = opts.jobs ?? 1;
+  const servers = Array.from({ length: lanes }, () => new CliServer());
+  const spawnEvery = Math.max(1, opts.spawnEvery ?? 50);
+  try {
+    await inLanes(lanes, opts.count, stop, async (i, lane) => {
+      // One case in each block of spawnEvery, at an offset that walks the kinds (i % KINDS.length picks the kind).
+      const spawned = opts.spawnAll === true || i % spawnEvery === Math.floor(i / spawnEvery) % Math.min(spawnEvery, KINDS.length);
+      const runCommand = spawned ? runGen : (args: string[], cwd: string, ms: number) => servers[lane].run(args, cwd, ms);
+      const rng = new Rng(caseSeedOf(opts.seed, 0xfa22, i));
+      const kind = KINDS[i % KINDS.length];
+      const platform = rng.pick(opts.platforms);
+      const src = real.length > 0 && rng.next() < 0.6 ? rng.pick(real) : randomSource((opts.seed * 7919 + i) >>> 0);
+      const dir = join(opts.work, `m${i}`);
+      const out = join(dir, 'out');
+      mkdirSync(dir, { recursive: true });
+      const model = join(dir, 'model.onnx');
+      const inputsFile = join(dir, 'inputs.npz');
+      writeFileSync(inputsFile, encodeNpz(new Map(src.inputs.map((a, k) => [`in${k}`, a]))));
+      let what = '';
+      let hostile: string | undefined;
+      let bytes: Uint8Array | undefined = src.bytes;
       try {
-        generateFirmware({ model, platform, out, sampleInputs: inputsFile });
-        what = mutateFirmwareDir(rng, out);
-      } catch {
-        rmSync(dir, { recursive: true, force: true });
-        return; // this source does not generate on this platform: nothing to corrupt
+        if (kind === 'bytes') ({ bytes, what } = mutateBytes(rng, src.bytes));
+        else if (kind === 'structure') ({ bytes, what } = mutateStructure(rng, src.bytes));
+        else if (kind === 'names') ({ bytes, what, name: hostile } = mutateNames(rng, src.bytes));
+        else if (kind === 'npz') {
+          const m = mutateNpz(rng, src.inputs);
+          writeFileSync(inputsFile, m.bytes);
+          what = m.what;
+        }
+      } catch (e) {
+        what = `mutation not applicable: ${(e as Error).message.split('\n')[0]}`;
+        bytes = undefined;
       }
-      const host = rng.next() < 0.2;
-      const code = await check(['run', out, '--inputs', inputsFile, ...(host ? ['--on', 'host'] : [])]);
-      // The emulator loads the images (the host C has its data compiled in): one outside the folder must be refused.
-      if (code === 0 && !host && /\.\.\/|\/etc\//.test(what)) problems.push(`run: accepted ${what}`);
-    } else {
-      const code = await check(fwArgs);
-      if (code === 0) {
-        const expected = join(dir, 'expected.npz');
-        problems.push(...checkAccepted(model, kind === 'npz' ? undefined : src.inputs, out, expected, hostile));
-        if (existsSync(expected)) {
-          const runCode = await check(['run', out, '--inputs', inputsFile, '--expect', expected, ...(rng.next() < 0.15 ? ['--on', 'host'] : [])]);
-          if (runCode === 1) problems.push('run: outputs differ from the reference');
+      if (!bytes) {
+        rmSync(dir, { recursive: true, force: true });
+        return;
+      }
+      writeFileSync(model, bytes);
+      const commands: string[][] = [];
+      const commandMs: [string, number][] = [];
+      const problems: string[] = [];
+      const check = async (args: string[]): Promise<number | null> => {
+        commands.push(args);
+        const before = caseFiles(opts.work, dir, out);
+        const r = await runCommand(args, dir, timeout);
+      commandMs.push([args[0], r.ms]);
+        problems.push(...checkRun(r).map((p) => `${args[0]}: ${p}`));
+        const touched = touchedFiles(before, caseFiles(opts.work, dir, out));
+        if (touched.length > 0) problems.push(`${args[0]}: touched outside the output folder: ${touched.slice(0, 3).join(', ')}`);
+        if (args[0] === 'firmware' && r.code !== 0 && existsSync(out)) problems.push('firmware: output folder left after a failure');
+        return r.code;
+      };
+      // BrainScaleS-2's analog layers give the chip's values, not the int8 model's (configs.ts): accepted models are
+      // compared on its digital path (a fuzz false positive: miniMobileNetv2 differed in 1 of 10 whatever its names).
+      const fwArgs = ['firmware', '--platform', platform, model, '-o', out, '--inputs', inputsFile, ...(platform === 'brainscales2' ? ['--analog', 'off'] : [])];
+      if (kind === 'firmware') {
+        try {
+          generateFirmware({ model, platform, out, sampleInputs: inputsFile });
+          what = mutateFirmwareDir(rng, out);
+        } catch {
+          rmSync(dir, { recursive: true, force: true });
+          return; // this source does not generate on this platform: nothing to corrupt
+        }
+        const host = rng.next() < 0.2;
+        const code = await check(['run', out, '--inputs', inputsFile, ...(host ? ['--on', 'host'] : [])]);
+        // The emulator loads the images (the host C has its data compiled in): one outside the folder must be refused.
+        if (code === 0 && !host && /\.\.\/|\/etc\//.test(what)) problems.push(`run: accepted ${what}`);
+      } else {
+        const code = await check(fwArgs);
+        if (code === 0) {
+          const expected = join(dir, 'expected.npz');
+          problems.push(...checkAccepted(model, kind === 'npz' ? undefined : src.inputs, out, expected, hostile));
+          if (existsSync(expected)) {
+            const runCode = await check(['run', out, '--inputs', inputsFile, '--expect', expected, ...(rng.next() < 0.15 ? ['--on', 'host'] : [])]);
+            if (runCode === 1) problems.push('run: outputs differ from the reference');
+          }
         }
       }
-    }
-    runs.push({ kind, what, problems });
-    if (problems.length > 0) {
-      const sig = `${kind}: ${problems.map((p) => p.replaceAll(dir, '').replace(/'[^']*'/g, "'_'").replace(/\d+/g, 'N').replace(/"[^"]*"/g, '"_"')).join('; ')}`.slice(0, 160);
-      opts.log(`  FAIL ${kind} ${platform} ${src.name} (${what}): ${problems.join('; ').slice(0, 240)}`);
-      const f = findings.get(sig);
-      if (f) f.count++;
-      else {
-        const finding: MutationFinding = { signature: sig, count: 1 };
-        findings.set(sig, finding);
-        if (opts.record) finding.path = record(opts.corpusDir ?? OPEN_DIR, `${kind}-${slug(problems[0])}-${i}`, dir, out, commands, {
-          problems, what, platform, src: src.name, hostile, checkAccepted: kind !== 'npz' && kind !== 'firmware',
-        });
+      runs.push({ kind, via: spawned ? 'spawned' : 'in-process', commandMs, what, problems });
+      if (problems.length > 0) {
+        const sig = `${kind}: ${problems.map((p) => p.replaceAll(dir, '').replace(/'[^']*'/g, "'_'").replace(/\d+/g, 'N').replace(/"[^"]*"/g, '"_"')).join('; ')}`.slice(0, 160);
+        opts.log(`  FAIL ${kind} (${spawned ? 'spawned' : 'in process'}) ${platform} ${src.name} (${what}): ${problems.join('; ').slice(0, 240)}`);
+        const f = findings.get(sig);
+        if (f) f.count++;
+        else {
+          const finding: MutationFinding = { signature: sig, count: 1 };
+          findings.set(sig, finding);
+          if (opts.record) finding.path = record(opts.corpusDir ?? OPEN_DIR, `${kind}-${slug(problems[0])}-${i}`, dir, out, commands, {
+            problems, what, platform, src: src.name, hostile, checkAccepted: kind !== 'npz' && kind !== 'firmware',
+          });
+        }
       }
-    }
-    rmSync(dir, { recursive: true, force: true });
-  });
+      rmSync(dir, { recursive: true, force: true });
+    });
+  } finally {
+    for (const s of servers) s.close();
+  }
   return { runs, findings: [...findings.values()] };
 }
 

@@ -19,6 +19,8 @@ export interface Outcome {
   errors?: number;
   total?: number;
   ms: number;
+  /** Wall ms per stage reached (case-run.ts): generate, build, emulate, host. */
+  stages?: Record<string, number>;
 }
 
 // eslint-disable-next-line no-control-regex
