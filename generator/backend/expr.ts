@@ -73,14 +73,14 @@ function literal(v: number): Emitted {
   };
 }
 
-/** The expression in both languages; `used64` when any step of it computes in 64 bits (the cost model's wide class). */
 /**
- * `countClips`: the AS counts the values a 32-bit clamp changes (runtime/as/support.ts fg_clip_count), for a
+ * `countClips` (one emitExpr call's option): the AS counts the values a 32-bit clamp changes (runtime/as/support.ts fg_clip_count), for a
  * platform whose C clamp branches when it clips (firmgen_simd.h's plain fg_clip: a taken branch to an out-of-line
  * block), so that the cycles follow the data as the C's do (CLIP_TAKEN).
  */
 let countClips = false;
 
+/** The expression in both languages; `used64` when any step of it computes in 64 bits (the cost model's wide class). */
 export function emitExpr(e: Expr, leaves: Leaf[], opts: { countClips?: boolean } = {}): Emitted & { used64: boolean } {
   const before = widenings;
   countClips = opts.countClips ?? false;
