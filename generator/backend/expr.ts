@@ -74,9 +74,9 @@ function literal(v: number): Emitted {
 }
 
 /**
- * `countClips` (one emitExpr call's option): the AS counts the values a 32-bit clamp changes (runtime/as/support.ts fg_clip_count), for a
- * platform whose C clamp branches when it clips (firmgen_simd.h's plain fg_clip: a taken branch to an out-of-line
- * block), so that the cycles follow the data as the C's do (CLIP_TAKEN).
+ * `countClips` (one emitExpr call's option): the AS counts the values a 32-bit clamp changes (runtime/as/support.ts
+ * fg_clip_count), for a platform whose C clamp branches when it clips (firmgen_simd.h's plain fg_clip: a taken branch
+ * to an out-of-line block), so that the cycles follow the data as the C's do (CLIP_TAKEN).
  */
 let countClips = false;
 
