@@ -240,6 +240,7 @@ export function spinnaker2Costs(): void {
   set(MAC_GEMM_KDOT, mac);
   // A row taken alone through the 4x2 block (the row as both rows) computes each of its products twice.
   set(MAC_GEMM_LONE, 2 * costAt(MAC_GEMM));
+  // The 1x2 loop: the same MACs as the block's (its own kernels price every MAC alike).
   set(MAC_GEMM_COL, costAt(MAC_GEMM));
   set(REDUCE_ELEM, costAt(ELEMENT));
   forkCycles = 0;

@@ -41,3 +41,19 @@ export function byteWide(t: DType): boolean {
 export function extOf(t: DType): 's' | 'u' {
   return t === 'uint8' ? 'u' : 's';
 }
+
+/**
+ * Window taps inside an input of `L` along one axis, summed over the outputs from..to-1 (stride S, leading pad P, K
+ * taps, dilation D): the taps the C kernels compute, which skip the padding (conv's window rows, a pool's rows and
+ * columns).
+ */
+export function tapsInside(from: number, to: number, S: number, P: number, K: number, D: number, L: number): number {
+  let n = 0;
+  for (let o = from; o < to; o++) {
+    for (let t = 0; t < K; t++) {
+      const i = o * S - P + t * D;
+      if (i >= 0 && i < L) n++;
+    }
+  }
+  return n;
+}

@@ -3,7 +3,7 @@ import { attrInt, attrInts } from '../ir/attrs.js';
 import { isIntType, type DType } from '../ir/dtype.js';
 import { tensorOf, type Graph, type Node } from '../ir/graph.js';
 import { accRange, epilogueOf } from './epilogue.js';
-import { byteWide, extOf, typeNames, valueRange } from './common.js';
+import { byteWide, extOf, tapsInside, typeNames, valueRange } from './common.js';
 import type { KernelDef } from './types.js';
 import { CONV_LOOP, DW_LOOP, loopOf } from './streams.js';
 import { constDivision } from './divide.js';
@@ -94,7 +94,7 @@ export const convKernel: KernelDef = {
     // row path takes pixels in pairs (an odd row's last pair computes its one pixel twice); the scalar path's taps in
     // a padding column still pay their bound test: counted (ISS, one core: 3x3 depthwise at 3x3 (scalar) 0.77 AS/ISS
     // with those columns left out).
-    const rowsInside = tapsInside(HO, SY, PT, KH, DY, H);
+    const rowsInside = tapsInside(0, HO, SY, PT, KH, DY, H);
     return {
       args: [
         { field: 'x', tensor: x.name, dtype: x.dtype, write: false },
@@ -145,18 +145,6 @@ function unitDivisions(units: number, blocks: number, pairs: number, HO: number)
 }
 
 const isPowerOfTwo = (n: number): boolean => n > 0 && (n & (n - 1)) === 0;
-
-/** Window taps along one axis that fall inside the input (0 <= o*S - P + t*D < L), summed over the O outputs. */
-function tapsInside(O: number, S: number, P: number, K: number, D: number, L: number): number {
-  let n = 0;
-  for (let o = 0; o < O; o++) {
-    for (let t = 0; t < K; t++) {
-      const i = o * S - P + t * D;
-      if (i >= 0 && i < L) n++;
-    }
-  }
-  return n;
-}
 
 /** Whether the C kernel takes its SIMD (im2col) path: 8-bit operands, one group, filters of MIN_TAPS or more. */
 function takesDot(group: number, xt: DType, wt: DType, window: number, per: number): boolean {

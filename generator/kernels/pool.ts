@@ -2,20 +2,13 @@ import { GenError } from '../errors.js';
 import { attrInts } from '../ir/attrs.js';
 import { rangeOf, type IntType } from '../ir/dtype.js';
 import { tensorOf, type Node } from '../ir/graph.js';
-import { typeNames } from './common.js';
+import { tapsInside, typeNames } from './common.js';
 import type { KernelDef } from './types.js';
 import { rowAccepts, siteOf } from './words.js';
 
 /** Whether every output position along one axis sees at least one input element (else its max is undefined). */
 function everyWindowInside(out: number, inp: number, k: number, s: number, p: number, d: number): boolean {
-  for (let o = 0; o < out; o++) {
-    let seen = false;
-    for (let j = 0; j < k && !seen; j++) {
-      const i = o * s - p + j * d;
-      seen = i >= 0 && i < inp;
-    }
-    if (!seen) return false;
-  }
+  for (let o = 0; o < out; o++) if (tapsInside(o, o + 1, s, p, k, d, inp) === 0) return false;
   return true;
 }
 
@@ -46,6 +39,7 @@ export const maxPoolKernel: KernelDef = {
     const [HO, WO] = is1d ? [1, y.shape[2]] : [y.shape[2], y.shape[3]];
     const win = maxPoolWindow(node, is1d ? 1 : 2, H, W, HO, WO);
     const { KH, KW, SY, SX, DY, DX, PT, PL } = win;
+    const pairs = pairSteps(W, WO);
     return {
       args: [
         { field: 'x', tensor: x.name, dtype: x.dtype, write: false },
@@ -56,11 +50,11 @@ export const maxPoolKernel: KernelDef = {
         units: N * C * HO,
         // The C compares only the taps inside the input: a row's columns inside summed over its outputs (all of
         // them, or those after the paired steps); the rows inside are counted per unit by the AS.
-        colTaps: colsInside(0, WO, W, KW, SX, PL, DX),
+        colTaps: tapsInside(0, WO, SX, PL, KW, DX, W),
         // The C kernel's SIMD path (maxpool.c.mustache): 2x2 windows of stride 2 on bytes, no padding.
         // `pairs`: its steps per row (two outputs each), charged as POOL_PAIR; the row's other outputs as taps.
         simd22: pairedWindow(win) && x.dtype === y.dtype && (x.dtype === 'int8' || x.dtype === 'uint8')
-          ? { fn: x.dtype === 'int8' ? 'fg_max4_s' : 'fg_max4_u', pairs: pairSteps(W, WO), tailTaps: colsInside(2 * pairSteps(W, WO), WO, W, KW, SX, PL, DX) } : false,
+          ? { fn: x.dtype === 'int8' ? 'fg_max4_s' : 'fg_max4_u', pairs, tailTaps: tapsInside(2 * pairs, WO, SX, PL, KW, DX, W) } : false,
         lowest: lowestLiteral(x.dtype as IntType),
         x: typeNames(x.dtype), y: typeNames(y.dtype),
       },
@@ -70,7 +64,7 @@ export const maxPoolKernel: KernelDef = {
 };
 
 /** Whether the window is the 2x2 stride-2 one without padding or dilation that the C pairs outputs of (maxpool.c `simd22`). */
-export function pairedWindow(w: PoolWindow): boolean {
+function pairedWindow(w: PoolWindow): boolean {
   return w.KH === 2 && w.KW === 2 && w.SY === 2 && w.SX === 2 && w.DY === 1 && w.DX === 1 && w.PT === 0 && w.PL === 0;
 }
 
@@ -87,20 +81,8 @@ export function pooledInPairs(node: Node): boolean {
   return pads.every((p) => p === 0) && pairedWindow({ KH: k[0], KW: k[1], SY, SX, DY, DX, PT: 0, PL: 0 });
 }
 
-/** The window columns inside a row of W inputs, summed over the outputs from..to-1 (padding columns skipped). */
-function colsInside(from: number, to: number, W: number, KW: number, SX: number, PL: number, DX: number): number {
-  let n = 0;
-  for (let ox = from; ox < to; ox++) {
-    for (let kx = 0; kx < KW; kx++) {
-      const ix = ox * SX - PL + kx * DX;
-      if (ix >= 0 && ix < W) n++;
-    }
-  }
-  return n;
-}
-
 /** The C's paired steps per output row (maxpool.c: while both outputs' words lie in the row). */
-export function pairSteps(W: number, WO: number): number {
+function pairSteps(W: number, WO: number): number {
   let n = 0;
   for (let ox = 0; ox * 2 + 3 < W && ox + 1 < WO; ox += 2) n++;
   return n;

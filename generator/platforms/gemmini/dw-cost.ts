@@ -33,7 +33,6 @@ export interface DepthwiseShape extends ConvShape {
   pads: readonly number[];
 }
 
-
 /**
  * The load unit over one channel's moves in (timing.ts, move.ts): the unroller dispatches a mvin a cycle while the
  * load reservation station has one of its 8 entries free (an entry frees when its mvin completes); a mvin's requests
