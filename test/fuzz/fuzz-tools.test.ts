@@ -1,3 +1,8 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { GenError } from '../../generator/errors.js';
@@ -43,6 +48,31 @@ test('generation errors: clean one-liners are rejections, the rest are findings'
   const a = signature({ verdict: 'crash', stage: 'generate', message: "/tmp/a/model.onnx: node 'X_1' (Reshape): range [1, 2] exceeds int16" });
   const b = signature({ verdict: 'crash', stage: 'generate', message: "/tmp/b/model.onnx: node 'Y_7' (Reshape): range [3, 4] exceeds int8" });
   assert.is(a, b, 'signatures ignore paths, names and numbers');
+});
+
+test('the fuzz driver: --help prints its usage, a bad word or number is one line and exit 2 before any run', () => {
+  const main = fileURLToPath(new URL('./main.js', import.meta.url));
+  // Run from another folder, with a temporary folder of its own: a refused run leaves nothing there.
+  const cwd = mkdtempSync(join(tmpdir(), 'firmgen-fuzz-args-'));
+  const tmp = mkdtempSync(join(tmpdir(), 'firmgen-fuzz-tmp-'));
+  try {
+    const run = (...args: string[]) => spawnSync(process.execPath, [main, ...args], { cwd, encoding: 'utf8', env: { ...process.env, TMPDIR: tmp }, timeout: 60_000 });
+    const help = run('--help');
+    assert.is(help.status, 0);
+    assert.match(help.stdout, /^usage: npm run fuzz -- \[--seed N/);
+    for (const bad of [['--spawn-every', 'abc'], ['--jobs', '0'], ['--seconds', ''], ['--only', 'both'], ['--sed', '3'], ['stray']]) {
+      const r = run(...bad);
+      assert.is(r.status, 2, bad.join(' '));
+      const lines = r.stderr.split('\n').filter((l) => l !== '');
+      assert.is(lines.length, 1, `${bad.join(' ')}: ${r.stderr}`);
+      assert.match(lines[0], /^error: /);
+      assert.is(r.stdout, '', bad.join(' '));
+    }
+    assert.equal(readdirSync(tmp), [], 'no work folder left behind');
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+    rmSync(tmp, { recursive: true, force: true });
+  }
 });
 
 test('command-line checks', () => {
