@@ -5,7 +5,7 @@ import { tensorOf, type Graph, type Node } from '../ir/graph.js';
 import { accRange, epilogueOf } from './epilogue.js';
 import { byteWide, extOf, tapsInside, typeNames, valueRange } from './common.js';
 import type { KernelDef } from './types.js';
-import { CONV_LOOP, DW_LOOP, loopOf } from './streams.js';
+import { CONV_LOOP, DW_LOOP, DW_STRIDED_LOOP, loopOf } from './streams.js';
 import { constDivision } from './divide.js';
 
 /**
@@ -88,12 +88,12 @@ export const convKernel: KernelDef = {
     // word for both at stride 1, `shared`).
     const sign = (t: string): string => (t === 'uint8' ? 'u' : 's');
     const rowdot = !cdot && CIG === 1 && byteWide(x.dtype) && byteWide(w.dtype) && DX === 1 && KW <= 3 && W >= 4
-      ? { fn: `fg_dot4_${sign(x.dtype)}${sign(w.dtype)}`, shared: SX === 1 } : false;
-    // The MACs the row and scalar paths compute (the SIMD path's are counted per core by the AS from its units): they
-    // skip a window row in the padding (conv.c `continue`), where the SIMD path multiplies the gathered zeros; the
-    // row path takes pixels in pairs (an odd row's last pair computes its one pixel twice); the scalar path's taps in
-    // a padding column still pay their bound test: counted (ISS, one core: 3x3 depthwise at 3x3 (scalar) 0.77 AS/ISS
-    // with those columns left out).
+      ? { fn: `fg_dot4_${sign(x.dtype)}${sign(w.dtype)}`, shared: SX === 1, ...rowPairs(WO, W, PL, SX) } : false;
+    // The MACs the row and scalar paths compute (the SIMD path's are counted per core by the AS from its units): the
+    // scalar path skips a window row in the padding (conv.c `continue`), where the SIMD path multiplies the gathered
+    // zeros and the row path a zero filter word; the row path takes pixels in pairs (rowPairs: at stride 1 an odd
+    // row's last pair computes its one pixel twice); the scalar path's taps in a padding column still pay their bound
+    // test: counted (ISS, one core: 3x3 depthwise at 3x3 (scalar) 0.77 AS/ISS with those columns left out).
     const rowsInside = tapsInside(0, HO, SY, PT, KH, DY, H);
     return {
       args: [
@@ -109,18 +109,20 @@ export const convKernel: KernelDef = {
         // Depthwise convs cannot use the SIMD dot product across input channels: a different cost class.
         // The C's scalar loop (neither the SIMD nor the row path: a window past a row of 4 bytes, a filter shorter
         // than a word, operands wider than a byte) is priced per MAC of its own (MAC_SCALAR).
-        macTotal: rowdot ? N * CO * rowsInside * 2 * Math.ceil(WO / 2) * KW : N * CO * CIG * rowsInside * WO * KW,
+        macTotal: rowdot ? N * CO * HO * KH * rowdot.dots * KW : N * CO * CIG * rowsInside * WO * KW,
         // The row path's MACs cost the same whether the one input channel is depthwise or the layer's only one.
         macClass: cdot ? 'MAC_CONV' : rowdot ? 'MAC_DW' : 'MAC_SCALAR',
-        loop: rowdot || (!cdot && CIG === 1 && group > 1) ? { ...loopOf(DW_LOOP, platform.costs.MAC_DW), dense: false } : { ...loopOf(CONV_LOOP, platform.costs.MAC_CONV), dense: true },
+        loop: rowdot || (!cdot && CIG === 1 && group > 1) ? { ...loopOf(rowdot && !rowdot.shared ? DW_STRIDED_LOOP : DW_LOOP, platform.costs.MAC_DW), dense: false } : { ...loopOf(CONV_LOOP, platform.costs.MAC_CONV), dense: true },
         units: N * CO * HO,
         // The row and scalar loops' units split by an odometer where a division would be a hardware div (HO or CO not
         // a power of two: a 64-channel depthwise conv at 5x5, 94,099 -> 73,940 ISS cycles on one core); by powers of
         // two the shifts are cheaper than the odometer's compare and branch (a 1x1 conv 2->16 at 16x16: +9 %).
         odometer: !(isPowerOfTwo(HO) && isPowerOfTwo(CO)),
-        // The row path's input-row words (fg_row_word): per window row inside the input, one for a pixel pair at
-        // stride 1, one per pixel above (an odd row's lone last pixel reads its own only).
-        rowWords: rowdot ? N * CO * rowsInside * (rowdot.shared ? Math.ceil(WO / 2) : WO) : 0,
+        // The row path's input-row words, every window row's (rowPairs), and its pairs in the padding's columns.
+        rowWords: rowdot ? N * CO * HO * KH * rowdot.words : 0,
+        rowEdges: rowdot ? N * CO * HO * rowdot.edge : 0,
+        // The row path's outputs are requantized inline in its pixel-pair loop, at a cost of their own (ROW_OUT).
+        requantClass: rowdot ? 'ROW_OUT' : 'REQUANT',
         x: typeNames(x.dtype), w: typeNames(w.dtype), y: typeNames(y.dtype),
         bias: bias ? typeNames(bias.dtype) : false,
         ...ep.params,
@@ -129,6 +131,43 @@ export const convKernel: KernelDef = {
     };
   },
 };
+
+/**
+ * How the row path (conv.c `rowdot`) takes an output row's pixel pairs: the pairs whose words lie inside the input
+ * row, [ix0, ix1), read them as they lie; the others (`edge`) find them through fg_row_at (a pair wholly in the
+ * padding only keeps the bias). Per output row and window row: the input-row words read and the dot products taken
+ * (both pixels of a pair at stride 1 share one word; a lone last pixel is computed twice there, once at stride 2).
+ */
+export function rowPairs(WO: number, W: number, PL: number, SX: number): { ix0: number; ix1: number; edge: number; words: number; dots: number } {
+  const inRow = (px: number): boolean => px >= 0 && px <= W - 4;
+  const reaches = (px: number): boolean => px > -4 && px < W;
+  let ix0 = -1;
+  let ix1 = -1;
+  let edge = 0;
+  let words = 0;
+  let dots = 0;
+  for (let ox = 0; ox < WO; ox += 2) {
+    const px0 = ox * SX - PL;
+    const px1 = px0 + SX;
+    const inside = SX === 1 ? inRow(px0) : inRow(px0) && inRow(px1);
+    if (inside) {
+      if (ix0 < 0) ix0 = ox;
+      else if (ix1 !== ox) throw new GenError('internal', `row path: the pixel pairs inside the row are not contiguous at ${ox}`);
+      ix1 = ox + 2;
+      words += SX === 1 ? 1 : 2;
+      dots += 2;
+    } else if (SX === 1) {
+      edge++;
+      if (reaches(px0)) { words++; dots += 2; }
+    } else {
+      edge++;
+      const used = Number(reaches(px0)) + Number(ox + 1 < WO && reaches(px1));
+      words += used;
+      dots += used;
+    }
+  }
+  return ix0 < 0 ? { ix0: 0, ix1: 0, edge, words, dots } : { ix0, ix1, edge, words, dots };
+}
 
 /**
  * The SIMD loop's unit index split into channel block, pixel pair, row and batch by multiplies and shifts (the C's

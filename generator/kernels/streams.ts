@@ -18,8 +18,13 @@ export interface MacLoop {
 
 /** pulp-nn's 4x2 conv loop: 2 activation words (two output pixels) and 4 filter words (four channels), 8 sdotp. */
 export const CONV_LOOP: MacShape = { macs: 32, accesses: 6 };
-/** Depthwise: one activation word, one filter word, one sdotp per 4 MACs. */
-export const DW_LOOP: MacShape = { macs: 4, accesses: 2 };
+/**
+ * Depthwise, the C's row path (conv.c `rowdot`, filter words in registers): at stride 1 a word of an input row serves
+ * both pixels of a pair, two sdotp of 3 taps; two such words per iteration.
+ */
+export const DW_LOOP: MacShape = { macs: 12, accesses: 2 };
+/** The row path at stride 2 or more: a word per pixel, one sdotp of 3 taps. */
+export const DW_STRIDED_LOOP: MacShape = { macs: 12, accesses: 4 };
 /**
  * Linear, the C's register block (gemm.c.mustache, firmgen_simd.h fg_dot4x2): the k-th words of two A rows and of
  * four B rows (n-major B), 8 sdotp.

@@ -108,6 +108,16 @@ export const GEMM_COL: i32 = 28;
  * fg_clip) branches to an out-of-line block for it. The AS counts them (support.ts fg_clip_count).
  */
 export const CLIP_TAKEN: i32 = 29;
+/**
+ * A pixel pair of the cores' depthwise row path (conv.c `rowdot`) whose words reach into the padding's columns: it
+ * finds them through fg_row_at and shifts each window row's word, where the pairs inside the row read it as it lies.
+ */
+export const ROW_EDGE: i32 = 30;
+/**
+ * One output of the depthwise row path: its share of the pixel-pair loop and its output stage (requantization,
+ * clamp, store), which the row path computes inline, apart from REQUANT, the other kernels' output stage.
+ */
+export const ROW_OUT: i32 = 31;
 
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 30;
+export const NUM_CLASSES: i32 = 32;

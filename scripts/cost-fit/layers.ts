@@ -174,14 +174,18 @@ export const CALIBRATION: CalibrationLayer[] = [
   conv(32, 32, 16, 3, 1, true, true),
   // Short filters (CONV_UNIT: the SIMD loop's units apart from their MACs and outputs): 3 channels at stride 2.
   conv(3, 16, 16, 3, 2),
-  // The row path (CONV_ROW per output row, ROW_WORD per word of an input row read): depthwise at several widths (2 to
-  // 16 pairs a row; at stride 2 a word per pixel, at stride 1 one for both; at 4x4 a third of the window rows fall in the padding and are skipped), and a single input channel.
+  // The row path (CONV_ROW per output row, ROW_WORD per word of an input row read, ROW_EDGE per pixel pair in the
+  // padding's columns): depthwise at several widths (2 to 16 pairs a row, of them 1 or 2 at the edges; at stride 2 a
+  // word per pixel, at stride 1 one for both; at 4x4 a third of the window rows fall in the padding, read with a zero
+  // filter word), and a single input channel.
   conv(32, 32, 16, 3, 1, true),
   conv(64, 64, 4, 3, 1, true),
   dwRow(32, 16),
   conv(64, 64, 8, 3, 1, true),
   conv(16, 16, 32, 3, 2, true),
   conv(32, 32, 8, 3, 2, true),
+  // Stride 2 onto an odd width (3x3 out of 6x6): two of its pairs in the padding's columns, one a lone pixel.
+  conv(64, 64, 6, 3, 2, true),
   conv(1, 16, 32, 3),
   // The scalar loop (MAC_SCALAR): a filter shorter than a word, a depthwise window past a row of 4.
   conv(2, 16, 16, 1),

@@ -171,10 +171,11 @@ export function hostDepthwiseCycles(node: Node, g: Graph, costs: CoreCosts): { h
   const y = tensorOf(g, node.outputs[0]);
   const outputs = y.shape.reduce((a, b) => a * b, 1);
   // what the conv2d kernel's AS charges (conv.ts.mustache, its view's macTotal and macClass: the row path's MACs
-  // and its per-row steps and input-row words, or the scalar path's; window rows in the padding skipped)
+  // and its per-row steps, input-row words and pairs in the padding's columns, or the scalar path's, which skips
+  // window rows in the padding)
   const view = convKernel.view({ node, graph: g, platform: { costs, cores: 1 } as Platform });
-  const p = view.params as { macTotal: number; macClass: keyof CoreCosts; rowdot: boolean; units: number; rowWords: number };
-  const rows = p.rowdot ? p.units * costs.CONV_ROW + p.rowWords * costs.ROW_WORD : 0;
+  const p = view.params as { macTotal: number; macClass: keyof CoreCosts; rowdot: boolean; units: number; rowWords: number; rowEdges: number };
+  const rows = p.rowdot ? p.units * costs.CONV_ROW + p.rowWords * costs.ROW_WORD + p.rowEdges * costs.ROW_EDGE : 0;
   const host = costs.CALL + p.macTotal * (costs[p.macClass] as number) + rows + 2 * costs.barrier;
   const transpose = (elements: number): number => costs.CALL + elements * costs.MOVE_ELEM;
   const sides = [
