@@ -6,7 +6,7 @@
 
 import {
   CALL, CONV_ROW, CONV_UNIT, COPY_BYTE, DIV, ELEM_OP, ELEMENT, GATHER_ROW, GEMM_UNIT, MAC_SCALAR, POOL_ROW, REDUCE_ELEM, REQUANT_WIDE, MAC_CONV, MAC_DW, MAC_GEMM, MOVE_ELEM, NORM_ELEM, NUM_CLASSES, POOL_TAP,
-  GEMM_BLOCK, MAC_GEMM_KDOT, MAC_GEMM_COL, MAC_GEMM_LONE, MAC_GEMM_SCALAR, GEMM_COL, CLIP_TAKEN, POOL_PAIR, ROW_EDGE, ROW_OUT, REQUANT, ROW_WORD, SOFTMAX_ELEM,
+  GEMM_BLOCK, MAC_GEMM_KDOT, MAC_GEMM_COL, MAC_GEMM_LONE, MAC_GEMM_SCALAR, GEMM_COL, CLIP_TAKEN, POOL_PAIR, ROW_EDGE, ROW_OUT, GATHER_QUAD, REQUANT, ROW_WORD, SOFTMAX_ELEM,
 } from "../../runtime/as/cost";
 import { GENERIC_MEASURED_64THS } from "./chips/generic-measured";
 import { SIRACUSA_MEASURED_64THS } from "./chips/siracusa-measured";
@@ -66,6 +66,7 @@ function setElementLike(): void {
   set(ELEM_OP, 0);
   set(CONV_ROW, 0);
   set(GATHER_ROW, 0);
+  set(GATHER_QUAD, 0);
   set(REQUANT_WIDE, 0);
   set(GEMM_UNIT, 0);
   set(POOL_ROW, 0);
@@ -135,6 +136,8 @@ export function siracusaCosts(): void {
   set(COPY_BYTE, per(2 * INSTR, 4));
   // A 3-wide window row of the paired gather: its 6 bytes as COPY_BYTE (generator/platforms/siracusa/hand-costs.ts).
   set(GATHER_ROW, per(2 * INSTR * 6, 4));
+  // Four channels of a 1x1 conv's gather: four window rows of one tap at GATHER_ROW (their charge before the class).
+  set(GATHER_QUAD, 4 * costAt(GATHER_ROW));
   // The scalar conv loop per tap: column, bound test (compare, branch), address, two loads, p.mac; a reduction's
   // value: a load and an add.
   set(MAC_SCALAR, per(7 * INSTR, 1));

@@ -4,7 +4,7 @@ import { isIntType, type DType } from '../ir/dtype.js';
 import { tensorOf, type Graph, type Node } from '../ir/graph.js';
 import { accRange, epilogueOf } from './epilogue.js';
 import { byteWide, extOf, tapsInside, typeNames, valueRange } from './common.js';
-import type { KernelDef } from './types.js';
+import type { ExtraWork, KernelDef } from './types.js';
 import { CONV_LOOP, DW_LOOP, DW_STRIDED_LOOP, loopOf } from './streams.js';
 import { constDivision } from './divide.js';
 
@@ -82,6 +82,8 @@ export const convKernel: KernelDef = {
       ? {
         // `cunits` is named apart from the view's own `units` (the AS rows): a section's names shadow the outer ones.
         ...plan, cunits, div: unitDivisions(cunits, plan.blocks, plan.pairs, HO), pairRows: SX === 1 && DX === 1 && KW <= 3, pairShift: W >= 4,
+        // A 1x1 window's pairs gather four channels at a time (conv.c `pointwise`).
+        pointwise: SX === 1 && KH * KW === 1 ? { quads: pointwiseQuads(per, plan.chunk) } : false,
       } : false;
     // The C kernel's row path for one input channel per output (depthwise, or a single input channel): a window row
     // of up to 3 taps is one word of the input row, its filter row one word, a pair of pixels two dot products (one
@@ -194,15 +196,16 @@ function takesDot(group: number, xt: DType, wt: DType, window: number, per: numb
  * The C's SIMD conv loop's work besides its MACs and outputs, for an output of shape `out` (the tiler and the AS
  * firmware charge the same): its units (pixel pairs x channel blocks, CONV_UNIT), the window rows its paired gather
  * reads (GATHER_ROW: stride and dilation 1 along x, windows at most 3 wide; an odd row's last pair is unpaired) and
- * the bytes its unpaired gather moves (COPY_BYTE: two pixels' taps per unit). All 0 off the SIMD path.
+ * the bytes its unpaired gather moves (COPY_BYTE: two pixels' taps per unit); a 1x1 window's paired gather goes by four
+ * channels instead of window rows (GATHER_QUAD, pointwiseQuads). All 0 off the SIMD path.
  */
-export function gatherWork(node: Node, g: Graph, out: readonly number[], cores: number): { units: number; rows: number; bytes: number } {
+export function gatherWork(node: Node, g: Graph, out: readonly number[], cores: number): ExtraWork {
   const x = tensorOf(g, node.inputs[0]);
   const w = tensorOf(g, node.inputs[1]);
   const is1d = w.shape.length === 3;
   const [CIG, KH, KW] = is1d ? [w.shape[1], 1, w.shape[2]] : [w.shape[1], w.shape[2], w.shape[3]];
   const per = CIG * KH * KW;
-  if (!takesDot(attrInt(node, 'group', 1), x.dtype, w.dtype, KH * KW, per)) return { units: 0, rows: 0, bytes: 0 };
+  if (!takesDot(attrInt(node, 'group', 1), x.dtype, w.dtype, KH * KW, per)) return { units: 0, rows: 0, bytes: 0, quads: 0 };
   const [N, CO, HO, WO] = is1d ? [out[0], out[1], 1, out[2]] : out;
   const pairs = Math.ceil(WO / 2);
   const plan = dotPlan(per, KH * KW, N * HO, pairs, CO, cores, x.dtype, w.dtype);
@@ -212,7 +215,24 @@ export function gatherWork(node: Node, g: Graph, out: readonly number[], cores: 
   const paired = sx === 1 && dx === 1 && KW <= 3;
   // An odd row's last pair holds one pixel: it gathers unpaired, that pixel twice (conv.c).
   const lone = paired && WO % 2 === 1 ? N * HO * plan.blocks : 0;
-  return { units, rows: (paired ? units - lone : 0) * CIG * KH, bytes: (paired ? lone : units) * 2 * per };
+  const pairedUnits = paired ? units - lone : 0;
+  // A 1x1 window's gather takes a row's lone last pixel too (its byte twice).
+  const quads = paired && KH * KW === 1 ? pointwiseQuads(per, plan.chunk) : 0;
+  return quads
+    ? { units, rows: 0, quads: units * quads, bytes: 0 }
+    : { units, rows: pairedUnits * CIG * KH, quads: 0, bytes: (paired ? lone : units) * 2 * per };
+}
+
+/**
+ * A 1x1 conv's gather per unit (conv.c `pointwise`, a pixel pair or a row's lone last pixel): its channels in groups
+ * of four, chunk by chunk, a chunk's last one to three channels as a group too (ASSUMPTION: their byte copies and the
+ * word's zero padding cost about a group's packing). The C takes this gather for pixels inside the input (all of
+ * them without padding); the padded 1x1 convs' border pairs, which take the other gathers, are counted here too.
+ */
+export function pointwiseQuads(channels: number, chunk: number): number {
+  let quads = 0;
+  for (let k0 = 0; k0 < channels; k0 += chunk) quads += Math.ceil(Math.min(chunk, channels - k0) / 4);
+  return quads;
 }
 
 /** Bytes of taps gathered per chunk: two columns of this size and the block's accumulators (BLOCK x 2 words) live on

@@ -33,6 +33,8 @@ export interface ExtraWork {
   units: number;
   rows: number;
   bytes: number;
+  /** A 1x1 conv's paired gather in groups of four channels (GATHER_QUAD). */
+  quads: number;
 }
 
 export interface KernelDef {

@@ -118,6 +118,11 @@ export const ROW_EDGE: i32 = 30;
  * clamp, store), which the row path computes inline, apart from REQUANT, the other kernels' output stage.
  */
 export const ROW_OUT: i32 = 31;
+/**
+ * Four channels of a 1x1 conv's paired gather (conv.c `pointwise`): four half-word loads, the two pixels' column
+ * words packed from them, two word stores.
+ */
+export const GATHER_QUAD: i32 = 32;
 
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 32;
+export const NUM_CLASSES: i32 = 33;

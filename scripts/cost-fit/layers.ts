@@ -193,6 +193,8 @@ export const CALIBRATION: CalibrationLayer[] = [
   // Odd widths: a row's last pixel pair holds one pixel (the SIMD path computes it twice, gathers it unpaired).
   conv(16, 32, 5, 3),
   conv(64, 64, 5, 3, 1, true),
+  // and a 1x1 conv's (its paired units gather four channels at a time, its lone ones byte by byte).
+  conv(64, 64, 5, 1),
   gemm(64, 256, 128),
   gemm(16, 64, 64),
   // A row taken alone (MAC_GEMM_LONE): a classifier's single row.

@@ -72,7 +72,7 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
   }
   if (node.requant) perOut += c.REQUANT;
   const x = work.extra;
-  const extra = x ? x.bytes * c.COPY_BYTE + x.rows * c.GATHER_ROW + x.units * c.CONV_UNIT : 0;
+  const extra = x ? x.bytes * c.COPY_BYTE + x.rows * c.GATHER_ROW + x.quads * c.GATHER_QUAD + x.units * c.CONV_UNIT : 0;
   return c.CALL + (work.macs * perMac + work.outputs * perOut + extra) * work.busiest + 2 * c.barrier;
 }
 

@@ -33,6 +33,8 @@ export const SCALAR_CORE_COSTS: CoreCosts = {
   ROW_EDGE: 0,
   // An output of the depthwise row path: REQUANT's count (what it was charged before it was a class).
   ROW_OUT: 9.25,
+  // Four channels of a 1x1 conv's gather: measured by the fit only (0, as GATHER_ROW).
+  GATHER_QUAD: 0,
 };
 
 /**

@@ -35,4 +35,6 @@ export const HAND_COUNTS: CoreCosts = {
   // A 3-wide window row of the paired gather: its 6 bytes at COPY_BYTE's hand count (what the tiler charged the
   // gather before it was counted in rows).
   GATHER_ROW: 3,
+  // Four channels of a 1x1 conv's gather: four one-tap window rows at GATHER_ROW's count (their charge before).
+  GATHER_QUAD: 12,
 };

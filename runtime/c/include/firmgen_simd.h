@@ -170,6 +170,34 @@ static inline uint32_t fg_max4_s(uint32_t x, uint32_t y) {
 static inline uint32_t fg_max4_u(uint32_t x, uint32_t y) { return fg_select4(fg_ge4_u(x, y), x, y); }
 #endif
 
+/* fg_load2(p): two bytes at p as the low half of a word, in memory order (p may be odd). fg_pair_cols(h0..h3, c0, c1):
+   four channels' pixel pairs (h_i: pixel 0 in byte 0, pixel 1 in byte 1, zero above) as the two pixels' words of
+   four channel bytes, c0 = (h0.b0, h1.b0, h2.b0, h3.b0) and c1 the same of byte 1: a 1x1 conv's im2col columns
+   (conv.c `pointwise`). XpulpV2: pv.packlo.b / pv.packhi.b (funct5 0x1c / 0x1b, byte lanes: funct7 0x70 / 0x6c;
+   CV32E40P user manual, "Packed SIMD"), which write one half of rd each. */
+#if defined(FG_TARGET_PULP) || defined(FG_XPULP)
+static inline uint32_t fg_load2(const void *p) { return *(const uint16_t *)p; }
+static inline void fg_pair_cols(uint32_t h0, uint32_t h1, uint32_t h2, uint32_t h3, uint32_t *c0, uint32_t *c1) {
+  uint32_t a = h0, b = h1;
+  __asm__(".insn r 0x57, 1, 0x70, %0, %1, %2" : "+r"(a) : "r"(h1), "r"(h0)); /* pv.packlo.b: h1.b0 h0.b0 */
+  __asm__(".insn r 0x57, 1, 0x6c, %0, %1, %2" : "+r"(a) : "r"(h3), "r"(h2)); /* pv.packhi.b: h3.b0 h2.b0 */
+  __asm__(".insn r 0x57, 1, 0x70, %0, %1, %2" : "+r"(b) : "r"(h1 >> 8), "r"(h0 >> 8));
+  __asm__(".insn r 0x57, 1, 0x6c, %0, %1, %2" : "+r"(b) : "r"(h3 >> 8), "r"(h2 >> 8));
+  *c0 = a;
+  *c1 = b;
+}
+#else
+static inline uint32_t fg_load2(const void *p) {
+  uint16_t v;
+  memcpy(&v, p, 2);
+  return v;
+}
+static inline void fg_pair_cols(uint32_t h0, uint32_t h1, uint32_t h2, uint32_t h3, uint32_t *c0, uint32_t *c1) {
+  *c0 = (h0 & 0xffu) | (h1 & 0xffu) << 8 | (h2 & 0xffu) << 16 | h3 << 24;
+  *c1 = h0 >> 8 | (h1 & 0xff00u) | (h2 & 0xff00u) << 8 | (h3 & 0xff00u) << 16;
+}
+#endif
+
 /* Signed activations with unsigned weights: the same products with the operands swapped. */
 static inline int32_t fg_dot4_su(int32_t acc, uint32_t x, uint32_t w) { return fg_dot4_us(acc, w, x); }
 
