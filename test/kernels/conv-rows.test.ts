@@ -1,0 +1,102 @@
+/**
+ * The conv C's depthwise row path (conv.c `rowdot`: window rows in the padding read with a zero filter word, the
+ * pairs inside the input row apart from the ones at its ends) and its 1x1 gather by four channels (`pointwise`,
+ * a row's lone last pixel included), on the RV32 core (XpulpV2 on Siracusa, portable rv32imc on generic) and the
+ * host build, against the reference interpreter: widths around the four bytes a word reads, strides 1 and 2, pads 0
+ * to 2, signed and unsigned activations, channel counts that leave one to three channels past the groups of four.
+ */
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { IntType } from '../../generator/ir/dtype.js';
+import { rowPairs } from '../../generator/kernels/conv.js';
+import { generateFirmware } from '../../generator/pipeline.js';
+import { compareOutputs } from '../../runtime/node/compare.js';
+import { runHostC } from '../../runtime/node/host-c.js';
+import { runIss } from '../../runtime/node/iss-run.js';
+import { workDir, writeCase, type KernelCase } from '../helpers/kernel-check.js';
+import { float, OnnxBuilder } from '../helpers/onnx-builder.js';
+import { Rng } from '../helpers/random.js';
+import { randomValues } from '../helpers/typed-values.js';
+
+const { dir, cleanup } = workDir('k-conv-rows');
+
+interface ConvShape {
+  c: number;
+  co: number;
+  h: number;
+  w: number;
+  k: [number, number];
+  stride: number;
+  pad: number;
+  dw: boolean;
+  dtype: IntType;
+}
+
+function convCase(rng: Rng, s: ConvShape): KernelCase {
+  const group = s.dw ? s.c : 1;
+  const shape = [1, s.c, s.h, s.w];
+  const b = new OnnxBuilder('conv-rows').input('x', s.dtype, shape);
+  const wShape = [s.co, s.c / group, ...s.k];
+  b.initializer('w', 'int8', wShape, rng.ints(wShape.reduce((a, v) => a * v, 1), -128, 127));
+  const padX = Math.min(s.pad, s.k[1] - 1);
+  const padY = Math.min(s.pad, s.k[0] - 1);
+  b.node('Conv', ['x', 'w'], ['p'], { kernel_shape: s.k, pads: [padY, padX, padY, padX], strides: [s.stride, s.stride], group });
+  b.initializer('m', 'int32', [1], [rng.int(20, 60)]);
+  b.initializer('a', 'int32', [1], [1 << 13]);
+  b.node('RequantShift', ['p', 'm', 'a'], ['y'], { div: float(2 ** 14), n_levels: float(256), signed: float(1) });
+  b.output('y', 'float32');
+  return { builder: b, inputs: [randomValues(rng, s.dtype, shape)] };
+}
+
+const shapes: [string, ConvShape][] = [];
+for (const w of [4, 5, 7]) {
+  for (const stride of [1, 2]) {
+    for (const pad of [0, 1, 2]) {
+      if ((w + 2 * Math.min(pad, 2) - 3) / stride < 0) continue;
+      const dtype: IntType = (w + stride + pad) % 2 ? 'uint8' : 'int8';
+      shapes.push([`dw3x3 w${w} s${stride} p${pad} ${dtype}`, { c: 3, co: 3, h: 5, w, k: [3, 3], stride, pad, dw: true, dtype }]);
+    }
+  }
+  shapes.push([`dw1x3 w${w}`, { c: 2, co: 2, h: 3, w, k: [1, 3], stride: 1, pad: 1, dw: true, dtype: 'int8' }]);
+}
+for (const [c, w] of [[4, 5], [6, 6], [13, 7], [7, 4]] as const) {
+  for (const dtype of ['int8', 'uint8'] as const) {
+    shapes.push([`1x1 ${c}->5 w${w} ${dtype}`, { c, co: 5, h: 3, w, k: [1, 1], stride: 1, pad: 0, dw: false, dtype }]);
+  }
+}
+
+test('each row path case takes the path under test', () => {
+  // The generator's split of a row's pixel pairs: the pairs inside [ix0, ix1) read their words inside the row.
+  for (const [W, PL, SX, WO] of [[16, 1, 1, 16], [7, 1, 2, 4], [4, 2, 1, 6], [6, 1, 2, 3]]) {
+    const r = rowPairs(WO, W, PL, SX);
+    for (let ox = 0; ox < WO; ox += 2) {
+      const px = [ox * SX - PL, ox * SX - PL + SX].slice(0, SX === 1 ? 1 : 2);
+      const inside = px.every((p) => p >= 0 && p <= W - 4);
+      assert.is(ox >= r.ix0 && ox < r.ix1, inside, `W ${W} pad ${PL} stride ${SX}: pair at ${ox}`);
+    }
+  }
+});
+
+for (const [name, s] of shapes) {
+  test(`${name}: the C on both RV32 builds and the host equals the reference`, async () => {
+    const c = convCase(new Rng(name.length * 131 + s.w * 7 + s.c), s);
+    const caseDir = join(dir, name.replace(/[^a-z0-9]+/gi, '-'));
+    const { model, sample, expected } = writeCase(caseDir, c);
+    for (const platform of ['siracusa', 'generic']) {
+      const out = join(caseDir, platform);
+      const g = generateFirmware({ model, sampleInputs: sample, platform, out });
+      const conv = g.layers.find((l) => l.node.op === 'Conv');
+      assert.ok(conv && conv.kernel !== 'alias' && conv.kernel.name === 'conv2d', `${platform}: the conv kernel`);
+      const iss = compareOutputs(g.manifest.outputs, (await runIss(out, c.inputs)).outputs, expected);
+      assert.is(iss.errors, 0, `${platform} ISS: ${iss.details.slice(0, 3).join('; ')}`);
+      if (platform === 'generic') {
+        const host = compareOutputs(g.manifest.outputs, runHostC(out, c.inputs), expected);
+        assert.is(host.errors, 0, `host C: ${host.details.slice(0, 3).join('; ')}`);
+      }
+    }
+  });
+}
+
+test.after(cleanup);
+test.run();
