@@ -21,8 +21,7 @@ const ESBUILD_OUT = join(DIR, 'gen.esbuild.cjs');
 /** What earlier builds wrote (an ES-module bundle). */
 const OLD_BUNDLE = join(DIR, 'main.bundle.js');
 type Esbuild = { build(options: Record<string, unknown>): Promise<unknown> };
-interface Resolve {
-  onResolve(o: { filter: RegExp }, f: (a: { path: string; importer: string }) => unknown): void;
+interface PluginBuild {
   onLoad(o: { filter: RegExp }, f: (a: { path: string }) => unknown): void;
 }
 
@@ -34,12 +33,21 @@ async function loadEsbuild(): Promise<Esbuild | undefined> {
   }
 }
 
-/** gen.ts loads each command's module on demand: all but firmware's are left out (bin/gen.js never runs them here). */
-const OTHER_COMMANDS = /^\.\/(run|quantize|build|forward)\.js$/;
+/**
+ * gen.ts loads each command's module on demand: all but firmware's are left out, imported from their modules by the
+ * loader's __import (bundle-loader.ts). An import() of the bundle's own would find no loader once the bundle runs
+ * from its code cache (Node 20 drops a script's import callback for code from the cache).
+ */
+const OTHER_COMMANDS = /\bimport\((['"])\.\/(run|quantize|build|forward)\.js\1\)/g;
 const otherCommandsOut = {
   name: 'other-commands-out',
-  setup(b: Resolve): void {
-    b.onResolve({ filter: OTHER_COMMANDS }, (a) => (a.importer.endsWith(join('cli', 'gen.js')) ? { path: a.path, external: true } : undefined));
+  setup(b: PluginBuild): void {
+    b.onLoad({ filter: /[\\/]dist[\\/]generator[\\/]cli[\\/]gen\.js$/ }, (a) => {
+      const text = readFileSync(a.path, 'utf8');
+      const out = text.replace(OTHER_COMMANDS, "__import('./$2.js')");
+      if (out.match(/__import\(/g)?.length !== 4) throw new Error(`${a.path}: expected four other commands to leave out`);
+      return { contents: out, loader: 'js' };
+    });
   },
 };
 
@@ -51,7 +59,7 @@ const otherCommandsOut = {
 const REQUIRED_PACKAGES = /[\\/]dist[\\/]generator[\\/](cli[\\/]commander|onnx[\\/]proto)\.js$/;
 const packagesIn = {
   name: 'packages-in',
-  setup(b: Resolve): void {
+  setup(b: PluginBuild): void {
     b.onLoad({ filter: REQUIRED_PACKAGES }, (a) => {
       const text = readFileSync(a.path, 'utf8');
       const inlined = text.replace(/createRequire\(import\.meta\.url\)\(/g, 'require(');
@@ -110,7 +118,7 @@ if (!esbuild) {
   });
   const text = readFileSync(ESBUILD_OUT, 'utf8');
   rmSync(ESBUILD_OUT);
-  if (text.includes('import.meta')) throw new Error(`bundle: esbuild's output still reads import.meta`);
+  if (/import\.meta|\bimport\(/.test(text)) throw new Error(`bundle: esbuild's output still has import.meta or import()`);
   writeBundleFile(DIR, wrapSource(ascii(text)), Buffer.alloc(0));
   await addCodeCache();
   console.log(`bundle: ${BUNDLE} (with its code cache)`);

@@ -42,10 +42,11 @@ interface Header {
 
 /**
  * The bundle's text wrapped as one function expression, as Node wraps a CommonJS module; strict as a whole, as the
- * ES modules it was made of are (the packages bundled with it are strict or classes).
+ * ES modules it was made of are (the packages bundled with it are strict or classes). __import(specifier) imports a
+ * module relative to the bundle: the commands left out of it (scripts/bundle-cli.ts).
  */
 export function wrapSource(bundle: string): string {
-  return `(function (exports, require, module, __filename, __dirname) {'use strict';${bundle}\n})`;
+  return `(function (exports, require, module, __filename, __dirname, __import) {'use strict';${bundle}\n})`;
 }
 
 /** Writes the bundle file: header, source (ASCII, so that it reads back as one-byte text), cache (may be empty). */
@@ -77,15 +78,12 @@ export function compileBundle(file: string, data: Buffer): LoadedBundle {
   const sameNode = header.node === process.version && header.arch === process.arch;
   const cachedData = sameNode && header.cache > 0 ? data.subarray(start + header.source) : undefined;
   const here = pathToFileURL(file);
-  const script = new vm.Script(source, {
-    filename: file,
-    cachedData,
-    // The commands left out of the bundle (scripts/bundle-cli.ts) load from their modules beside it.
-    importModuleDynamically: ((specifier: string) => import(new URL(specifier, here).href)) as never,
-  });
+  const script = new vm.Script(source, { filename: file, cachedData });
   const cache: CacheUse = header.cache === 0 ? 'none' : !sameNode ? 'other-node' : script.cachedDataRejected === true ? 'rejected' : 'used';
   const module = { exports: {} as { gen?: LoadedBundle['gen'] } };
-  (script.runInThisContext() as (...a: unknown[]) => void)(module.exports, createRequire(file), module, file, dirname(file));
+  (script.runInThisContext() as (...a: unknown[]) => void)(
+    module.exports, createRequire(file), module, file, dirname(file), (specifier: string) => import(new URL(specifier, here).href),
+  );
   const gen = module.exports.gen;
   if (typeof gen !== 'function') throw new Error(`${file} does not export gen(); run \`npm run build\` again`);
   return { gen, cache, writeWithCache: () => writeBundleFile(dirname(file), source, script.createCachedData()) };

@@ -83,6 +83,20 @@ for (const [name, data, use] of CASES) {
   });
 }
 
+test('the bundle run from its code cache loads the commands left out of it (gen run --help)', async () => {
+  const bundle = compileBundle(FILE, readFileSync(FILE));
+  assert.is(bundle.cache, 'used');
+  let help = '';
+  const write = process.stdout.write;
+  process.stdout.write = ((chunk: string) => ((help += chunk), true)) as typeof process.stdout.write;
+  try {
+    assert.is(await bundle.gen(['node', 'gen', 'run', '--help']), 0);
+  } finally {
+    process.stdout.write = write;
+  }
+  assert.match(help, /Usage: gen run/);
+});
+
 test('bin/gen.js runs the bundle from another folder, and a bad input is one line and exit 2', async () => {
   const out = join(work, 'bin-out');
   const r = spawnSync(process.execPath, [join(REPO, 'bin', 'gen.js'), 'firmware', ...ARGS[0], MODEL, '-o', out], { cwd: work, encoding: 'utf8' });
