@@ -7,9 +7,10 @@
 // Only that command: the emulator's runtime finds its worker and its files beside its own modules (import.meta.url),
 // which a bundle moves, so the other commands stay out of it and run from their modules. Without esbuild (a
 // production install) no bundle is written and a stale one is removed, so the bundle never runs code older than dist/.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ROOT } from '../generator/backend/paths.js';
 import { BUNDLE_FILE, loadBundle, wrapSource, writeBundleFile } from '../generator/cli/bundle-loader.js';
 
@@ -22,7 +23,8 @@ const ESBUILD_OUT = join(DIR, 'gen.esbuild.cjs');
 const OLD_BUNDLE = join(DIR, 'main.bundle.js');
 type Esbuild = { build(options: Record<string, unknown>): Promise<unknown> };
 interface PluginBuild {
-  onLoad(o: { filter: RegExp }, f: (a: { path: string }) => unknown): void;
+  onResolve(o: { filter: RegExp }, f: (a: { path: string; importer: string }) => unknown): void;
+  onLoad(o: { filter: RegExp; namespace?: string }, f: (a: { path: string }) => unknown): void;
 }
 
 async function loadEsbuild(): Promise<Esbuild | undefined> {
@@ -70,6 +72,66 @@ const packagesIn = {
 };
 
 /**
+ * protobufjs (under onnx-proto) looks for the package long at every start through a require by a name it computes
+ * (util.inquire), which esbuild leaves to Node: resolving and compiling long's file that way was ~10 ms of module
+ * initialisation (node --cpu-prof). Where long resolves from inquire, the same file goes into the bundle instead:
+ * util.Long is the same class.
+ */
+const LONG_INQUIRY = 'util.inquire("long")';
+const longIn = {
+  name: 'long-in',
+  setup(b: PluginBuild): void {
+    b.onLoad({ filter: /[\\/]protobufjs[\\/]src[\\/]util[\\/]minimal\.js$/ }, (a) => {
+      const text = readFileSync(a.path, 'utf8');
+      let long: string;
+      try {
+        // Where inquire's own require finds it (not protobufjs's: a nested copy of another version may sit there).
+        long = createRequire(createRequire(a.path).resolve('@protobufjs/inquire')).resolve('long');
+      } catch {
+        return undefined; // not installed: protobufjs's own look-up, as before
+      }
+      if (!text.includes(LONG_INQUIRY)) throw new Error(`${a.path}: no ${LONG_INQUIRY} to bundle`);
+      return { contents: text.replace(LONG_INQUIRY, `require(${JSON.stringify(long)})`), loader: 'js' };
+    });
+  },
+};
+
+/**
+ * child_process is loaded at its first use, not at start: commander requires it for subcommands that are programs
+ * (gen has none) and the HiGHS solver's runner (solver/highs.ts) spawns only when a plan needs the ILP. Node's
+ * child_process with its dgram and socket modules was ~2 ms of every start. The two use spawn and execFileSync.
+ */
+const LAZY_CHILD_PROCESS = `let loaded;
+const load = () => (loaded ??= require('node:child_process'));
+export function spawn(...a) { return load().spawn(...a); }
+export function execFileSync(...a) { return load().execFileSync(...a); }
+`;
+const childProcessLater = {
+  name: 'child-process-later',
+  setup(b: PluginBuild): void {
+    b.onResolve({ filter: /^(node:)?child_process$/ }, (a) =>
+      /[\\/]commander[\\/]lib[\\/]command\.js$|[\\/]solver[\\/]highs\.js$/.test(a.importer) ? { path: 'child_process', namespace: 'later' } : undefined);
+    b.onLoad({ filter: /.*/, namespace: 'later' }, () => ({ contents: LAZY_CHILD_PROCESS, loader: 'js' }));
+  },
+};
+
+/**
+ * fflate (npy.ts: unzipSync and zipSync) as its browser build: its Node build requires worker_threads at load for
+ * its asynchronous functions (~5 ms of every start with Node's worker modules), and the two builds are the same code
+ * but for that worker shim (fflate 0.8: esm/index.mjs and esm/browser.js from the line "aliases for shorter
+ * compressed code" on). The browser build makes a worker only when an asynchronous function runs.
+ */
+const fflateSync = {
+  name: 'fflate-sync',
+  setup(b: PluginBuild): void {
+    b.onResolve({ filter: /^fflate$/ }, (a) => {
+      const browser = join(dirname(createRequire(a.importer).resolve('fflate')), '..', 'esm', 'browser.js');
+      return existsSync(browser) ? { path: browser } : undefined;
+    });
+  },
+};
+
+/**
  * Non-ASCII characters left in the output (esbuild escapes them in strings, regular expressions and names, not in
  * comments) as \\u escapes, which mean the same there: the bundle file holds ASCII, read back as one-byte text.
  */
@@ -111,14 +173,21 @@ if (!esbuild) {
     logLevel: 'warning',
     // Loaded lazily by the few commands that need them, and large (or native): left to Node's own loading.
     external: ['ts-morph', 'typescript', 'highs', 'onnxruntime-node', 'assemblyscript', 'assemblyscript/*'],
-    plugins: [otherCommandsOut, packagesIn],
-    // The modules' import.meta.url is the bundle's own URL (bundle-loader.ts passes its path as __filename).
-    define: { 'import.meta.url': '__bundleUrl' },
-    banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+    plugins: [otherCommandsOut, packagesIn, longIn, childProcessLater, fflateSync],
+    // The modules' import.meta.url is the bundle's own URL (bundle-loader.ts passes its path as __filename). Their
+    // clock, performance.now() (durations only), is process.hrtime: Node's performance global loads perf_hooks and
+    // worker_threads at its first use (~3 ms of every start).
+    define: { 'import.meta.url': '__bundleUrl', performance: '__bundleClock' },
+    banner: {
+      js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href; ' +
+        'var __bundleClock = { now() { const t = process.hrtime(); return t[0] * 1e3 + t[1] / 1e6; } };',
+    },
   });
   const text = readFileSync(ESBUILD_OUT, 'utf8');
   rmSync(ESBUILD_OUT);
   if (/import\.meta|\bimport\(/.test(text)) throw new Error(`bundle: esbuild's output still has import.meta or import()`);
+  if (/__bundleClock\.(?!now\()/.test(text)) throw new Error('bundle: the modules use more of performance than now()');
+  if (/worker_threads/.test(text)) throw new Error('bundle: something in it loads worker_threads at start');
   writeBundleFile(DIR, wrapSource(ascii(text)), Buffer.alloc(0));
   await addCodeCache();
   console.log(`bundle: ${BUNDLE} (with its code cache)`);
