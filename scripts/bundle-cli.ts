@@ -170,6 +170,8 @@ if (!esbuild) {
     platform: 'node',
     format: 'cjs',
     target: 'node20',
+    // No comments or indentation: a third of the text to read, decode and scan for the functions the cache lacks.
+    minifyWhitespace: true,
     logLevel: 'warning',
     // Loaded lazily by the few commands that need them, and large (or native): left to Node's own loading.
     external: ['ts-morph', 'typescript', 'highs', 'onnxruntime-node', 'assemblyscript', 'assemblyscript/*'],
