@@ -158,8 +158,11 @@ async function addCodeCache(): Promise<void> {
   bundle.writeWithCache();
 }
 
+/** The loader as CommonJS for bin/gen.js (CommonJS: no ES-module loader starts for `gen firmware`). */
+const LOADER_CJS = join(DIR, 'bundle-loader.cjs');
+
 const esbuild = await loadEsbuild();
-for (const f of [OLD_BUNDLE, ESBUILD_OUT, BUNDLE]) rmSync(f, { force: true });
+for (const f of [OLD_BUNDLE, ESBUILD_OUT, BUNDLE, LOADER_CJS]) rmSync(f, { force: true });
 if (!esbuild) {
   console.log('bundle: esbuild is not installed; the CLI runs from its modules');
 } else {
@@ -190,6 +193,11 @@ if (!esbuild) {
   if (/import\.meta|\bimport\(/.test(text)) throw new Error(`bundle: esbuild's output still has import.meta or import()`);
   if (/__bundleClock\.(?!now\()/.test(text)) throw new Error('bundle: the modules use more of performance than now()');
   if (/worker_threads/.test(text)) throw new Error('bundle: something in it loads worker_threads at start');
+  await esbuild.build({
+    entryPoints: [join(DIR, 'bundle-loader.js')], outfile: LOADER_CJS, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning',
+    // Its one import() (the commands left out of the bundle) stays an import() of an ES module.
+    supported: { 'dynamic-import': true },
+  });
   writeBundleFile(DIR, wrapSource(ascii(text)), Buffer.alloc(0));
   await addCodeCache();
   console.log(`bundle: ${BUNDLE} (with its code cache)`);
