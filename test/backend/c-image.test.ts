@@ -92,5 +92,38 @@ test('the code estimate counts C source without its comments, literals whole', (
   assert.is(codeBytes('a /* unterminated'), 3);
 });
 
+test('the code estimate of random source equals counting it unit by unit (non-ASCII, lone surrogates, literals)', () => {
+  // The rule written out character by character: outside comments and literals each UTF-16 unit counts as
+  // Buffer.byteLength of that unit alone; a literal counts whole; a block comment as one byte; a line comment nothing.
+  const oracle = (src: string): number => {
+    let n = 0;
+    for (let i = 0; i < src.length;) {
+      if (src.startsWith('/*', i)) {
+        const end = src.indexOf('*/', i + 2);
+        i = end < 0 ? src.length : end + 2;
+        n++;
+      } else if (src.startsWith('//', i)) {
+        const end = src.indexOf('\n', i + 2);
+        i = end < 0 ? src.length : end;
+      } else if (src[i] === '"' || src[i] === "'") {
+        let j = i + 1;
+        while (j < src.length && src[j] !== src[i]) j += src[j] === '\\' ? 2 : 1;
+        n += Buffer.byteLength(src.slice(i, j + 1));
+        i = j + 1;
+      } else {
+        n += Buffer.byteLength(src[i]);
+        i++;
+      }
+    }
+    return n;
+  };
+  const pieces = ['int', ' ', '\n', '/', '*', '"', "'", '\\', 'x = 1;', '\u00e9', '\u20ac', '\ud83d\ude00', '\ud83d', '/*', '*/', '//'];
+  const rng = new Rng(42);
+  for (let i = 0; i < 2000; i++) {
+    const src = Array.from({ length: rng.int(0, 30) }, () => pieces[rng.int(0, pieces.length - 1)]).join('');
+    assert.is(codeBytes(src), oracle(src), JSON.stringify(src));
+  }
+});
+
 test.after(() => rmSync(work, { recursive: true, force: true }));
 test.run();

@@ -1,8 +1,33 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { TEMPLATES } from '../../generator/backend/paths.js';
 import { renderTemplate } from '../../generator/backend/render.js';
+import { parseTokens, tokensOf, TOKENS_FILE } from '../../generator/backend/template-tokens.js';
 import { sanitizeComment, sanitizeIdentifier, SymbolTable } from '../../generator/backend/sanitize.js';
 import { GenError } from '../../generator/errors.js';
+
+test('the build\'s tokens file gives each template the tokens its parse gives (entries read one by one)', () => {
+  const text = readFileSync(TOKENS_FILE, 'utf8');
+  const eol = text.indexOf('\n');
+  const index = JSON.parse(text.slice(0, eol)) as Record<string, [number, number]>;
+  const files = readdirSync(TEMPLATES, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.mustache')).sort();
+  assert.equal(Object.keys(index).sort(), files);
+  // Each place holds that template's entry: its text as built (so a run takes its tokens from the file).
+  for (const [rel, [at, length]] of Object.entries(index)) {
+    const entry = JSON.parse(text.slice(eol + 1 + at, eol + 1 + at + length)) as { source: string };
+    assert.is(entry.source, readFileSync(join(TEMPLATES, rel), 'utf8'), rel);
+  }
+  // An edited template (its text no longer the file's) is parsed, not taken from the file.
+  const first = join(TEMPLATES, files[0]);
+  const edited = `${readFileSync(first, 'utf8')}<%! edited %>tail`;
+  assert.equal(tokensOf(first, edited), parseTokens(edited));
+  for (const rel of files.slice(1)) {
+    const source = readFileSync(join(TEMPLATES, rel), 'utf8');
+    assert.equal(tokensOf(join(TEMPLATES, rel), source), parseTokens(source), rel);
+  }
+});
 
 test('templates use <% %> tags and do not HTML-escape', () => {
   assert.is(renderTemplate('int8_t x[] = {{0}}; <%a%> <%b%>', { a: 'a < b && c', b: 3 }, 't'), 'int8_t x[] = {{0}}; a < b && c 3');

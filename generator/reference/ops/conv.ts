@@ -1,6 +1,7 @@
 import { rangeOfValues, type IntRange } from '../../ir/dtype.js';
 import type { Node } from '../../ir/graph.js';
 import { formatShape, sizeOf, type NDArray } from '../../ir/ndarray.js';
+import { exactDotBounds } from '../dot-bounds.js';
 import { convStrideK, SgemmDot } from '../float32.js';
 import {
   floatArray, intArray, isFloatType, modelError, need, rangeOfInfo, type OpSpec, type Operands,
@@ -117,8 +118,8 @@ export const convOp: OpSpec = {
 
 /**
  * Range of an integer convolution: with constant weights, per output channel the sum over its weights of the
- * extreme products with the input range (zero joins the input range where padding is read); otherwise the
- * worst case |x|max * |w|max * taps.
+ * extreme products with the input range (zero joins the input range where padding is read; dot-bounds.ts sums it
+ * by sign where that is exact); otherwise the worst case |x|max * |w|max * taps.
  */
 export function convRange(node: Node, inputs: Operands<TensorInfo>): IntRange {
   const x = need(node, inputs, 0);
@@ -142,6 +143,12 @@ export function convRange(node: Node, inputs: Operands<TensorInfo>): IntRange {
   }
   let min = Infinity;
   let max = -Infinity;
+  const fold = (o: number, lo: number, hi: number): void => {
+    const b = biasOf(o);
+    min = Math.min(min, lo + b.min);
+    max = Math.max(max, hi + b.max);
+  };
+  if (exactDotBounds(w.data.data, geo.O, taps, { rows: true }, xr, fold)) return { min, max };
   for (let o = 0; o < geo.O; o++) {
     let lo = 0;
     let hi = 0;
@@ -150,9 +157,7 @@ export function convRange(node: Node, inputs: Operands<TensorInfo>): IntRange {
       lo += Math.min(wv * xr.min, wv * xr.max);
       hi += Math.max(wv * xr.min, wv * xr.max);
     }
-    const b = biasOf(o);
-    min = Math.min(min, lo + b.min);
-    max = Math.max(max, hi + b.max);
+    fold(o, lo, hi);
   }
   return { min, max };
 }

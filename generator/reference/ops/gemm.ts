@@ -7,7 +7,7 @@ import {
   addRange, floatArray, intArray, isFloatType, modelError, need, rangeOfInfo, scaleRange, unsupported, type OpSpec,
   type TensorInfo,
 } from '../op-spec.js';
-import { dotRange, matmulDims, matmulInto } from './matmul.js';
+import { dotRange, matmulDims, matmulInto, transposedConstantDotRange } from './matmul.js';
 
 /*
  * Gemm: alpha * A' B' + beta * C with A' = transA ? A^T : A, B' likewise, C broadcast to (M, N). In the integer
@@ -54,10 +54,13 @@ export const gemmOp: OpSpec = {
     const { d } = gemmDims(node, a.shape, b.shape);
     const tA = attrInt(node, 'transA', 0) !== 0;
     const tB = attrInt(node, 'transB', 0) !== 0;
-    // dotRange reads constant operands in (M, K) / (K, N) layout.
+    // dotRange reads constant operands in (M, K) / (K, N) layout; the one it reads (b if constant, else a), when
+    // stored transposed, is read as stored where the exact sums apply (no transposed copy per range query).
     const view = (t: TensorInfo, trans: boolean): TensorInfo =>
       trans && t.data ? { ...t, shape: [t.shape[1], t.shape[0]], data: transpose2D(t.data) } : t;
-    let r = scaleRange(dotRange(view(a, tA), view(b, tB), d), attrNumber(node, 'alpha', 1));
+    const readTransposed = b.data ? tB : a.data !== undefined && tA;
+    const dots = (readTransposed ? transposedConstantDotRange(a, b, d) : undefined) ?? dotRange(view(a, tA), view(b, tB), d);
+    let r = scaleRange(dots, attrNumber(node, 'alpha', 1));
     if (inputs[2]) r = addRange(r, scaleRange(rangeOfInfo(inputs[2]), attrNumber(node, 'beta', 1)));
     return [r];
   },

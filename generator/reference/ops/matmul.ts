@@ -2,6 +2,7 @@ import type { IntRange } from '../../ir/dtype.js';
 import type { Node } from '../../ir/graph.js';
 import { formatShape, sizeOf, type NDArray } from '../../ir/ndarray.js';
 import { broadcastIndex, broadcastShapes } from '../broadcast.js';
+import { exactDotBounds, type VectorLayout } from '../dot-bounds.js';
 import { SgemmDot } from '../float32.js';
 import {
   floatArray, intArray, isFloatType, modelError, mulRange, need, rangeOfInfo, scaleRange, type OpSpec, type Operands,
@@ -109,6 +110,12 @@ export function dotRange(a: TensorInfo, b: TensorInfo, d: MatMulDims): IntRange 
   const c = (bConst ? b.data : a.data) as NDArray;
   const r = bConst ? ar : br;
   const data = c.data;
+  const fold = (_v: number, lo: number, hi: number): void => {
+    min = Math.min(min, lo);
+    max = Math.max(max, hi);
+  };
+  // b's vectors are its columns, a's its rows (dot-bounds.ts sums them by sign where that is exact).
+  if (exactDotBounds(data, data.length / K, K, bConst ? { rows: false, N } : { rows: true }, r, fold)) return { min, max };
   for (let v = 0; v < data.length / K; v++) {
     let lo = 0;
     let hi = 0;
@@ -123,10 +130,27 @@ export function dotRange(a: TensorInfo, b: TensorInfo, d: MatMulDims): IntRange 
       lo += p < q ? p : q;
       hi += p < q ? q : p;
     }
-    min = Math.min(min, lo);
-    max = Math.max(max, hi);
+    fold(v, lo, hi);
   }
   return { min, max };
+}
+
+/**
+ * dotRange for Gemm when the constant operand dotRange would read (b if constant, else a) is stored transposed,
+ * (N, K) or (K, M), read as stored; undefined where the exact sums do not apply (the caller transposes it and asks
+ * dotRange). d: the dims of the product of the transposed operands.
+ */
+export function transposedConstantDotRange(a: TensorInfo, b: TensorInfo, d: MatMulDims): IntRange | undefined {
+  const c = b.data ?? a.data;
+  if (!c) return undefined;
+  let min = Infinity;
+  let max = -Infinity;
+  const fold = (_v: number, lo: number, hi: number): void => {
+    min = Math.min(min, lo);
+    max = Math.max(max, hi);
+  };
+  const layout: VectorLayout = b.data ? { rows: true } : { rows: false, N: d.M };
+  return exactDotBounds(c.data, c.data.length / d.K, d.K, layout, rangeOfInfo(b.data ? a : b), fold) ? { min, max } : undefined;
 }
 
 export const matmulOp: OpSpec = {
