@@ -82,8 +82,9 @@ export const convKernel: KernelDef = {
       ? {
         // `cunits` is named apart from the view's own `units` (the AS rows): a section's names shadow the outer ones.
         ...plan, cunits, div: unitDivisions(cunits, plan.blocks, plan.pairs, HO), pairRows: SX === 1 && DX === 1 && KW <= 3, pairShift: W >= 4,
-        // A 1x1 window's pairs gather four channels at a time (conv.c `pointwise`).
-        pointwise: SX === 1 && KH * KW === 1 ? { quads: pointwiseQuads(per, plan.chunk) } : false,
+        // A 1x1 window's pairs gather four channels at a time (conv.c `pointwise`, inside `pairRows`: a dilation
+        // attribute of 2 on a 1x1 conv takes the unpaired gather, as gatherWork counts it).
+        pointwise: SX === 1 && DX === 1 && KH * KW === 1 ? { quads: pointwiseQuads(per, plan.chunk) } : false,
       } : false;
     // The C kernel's row path for one input channel per output (depthwise, or a single input channel): a window row
     // of up to 3 taps is one word of the input row, its filter row one word, a pair of pixels two dot products (one
