@@ -25,7 +25,8 @@ interface SignedSums {
 /** By weight array (constants are not changed in place once loaded), then by vector layout. */
 const sumsByData = new WeakMap<object, Map<string, SignedSums>>();
 
-function startOf(v: number, K: number, layout: VectorLayout): number {
+/** Where vector v of a constant laid out as `layout` starts (its entries then step by 1 for rows, by N for columns). */
+export function vectorStart(v: number, K: number, layout: VectorLayout): number {
   return layout.rows ? v * K : Math.floor(v / layout.N) * K * layout.N + (v % layout.N);
 }
 
@@ -43,7 +44,7 @@ function signedSums(data: ArrayLike<number>, count: number, K: number, layout: V
     for (let v = 0; v < count; v++) {
       let p = 0;
       let n = 0;
-      for (let k = 0, at = startOf(v, K, layout); k < K; k++, at += step) {
+      for (let k = 0, at = vectorStart(v, K, layout); k < K; k++, at += step) {
         const c = data[at];
         if (!Number.isSafeInteger(c)) s.largestAbs = Infinity;
         if (c > 0) p += c;
@@ -76,4 +77,15 @@ export function exactDotBounds(
     each(v, r.min * s.pos[v] + r.max * s.neg[v] + 0, r.max * s.pos[v] + r.min * s.neg[v] + 0);
   }
   return true;
+}
+
+/** The range over all vectors' dot products (exactDotBounds' lows and highs), or undefined where it does not apply. */
+export function exactDotRange(data: ArrayLike<number>, count: number, K: number, layout: VectorLayout, r: IntRange): IntRange | undefined {
+  let min = Infinity;
+  let max = -Infinity;
+  const fold = (_v: number, lo: number, hi: number): void => {
+    min = Math.min(min, lo);
+    max = Math.max(max, hi);
+  };
+  return exactDotBounds(data, count, K, layout, r, fold) ? { min, max } : undefined;
 }

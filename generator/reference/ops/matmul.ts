@@ -2,7 +2,7 @@ import type { IntRange } from '../../ir/dtype.js';
 import type { Node } from '../../ir/graph.js';
 import { formatShape, sizeOf, type NDArray } from '../../ir/ndarray.js';
 import { broadcastIndex, broadcastShapes } from '../broadcast.js';
-import { exactDotBounds, type VectorLayout } from '../dot-bounds.js';
+import { exactDotRange, vectorStart, type VectorLayout } from '../dot-bounds.js';
 import { SgemmDot } from '../float32.js';
 import {
   floatArray, intArray, isFloatType, modelError, mulRange, need, rangeOfInfo, scaleRange, type OpSpec, type Operands,
@@ -104,33 +104,30 @@ export function dotRange(a: TensorInfo, b: TensorInfo, d: MatMulDims): IntRange 
   const ar = rangeOfInfo(a);
   const br = rangeOfInfo(b);
   if (!a.data && !b.data) return scaleRange(mulRange(ar, br), K);
-  let min = Infinity;
-  let max = -Infinity;
   const bConst = b.data !== undefined;
   const c = (bConst ? b.data : a.data) as NDArray;
   const r = bConst ? ar : br;
   const data = c.data;
-  const fold = (_v: number, lo: number, hi: number): void => {
-    min = Math.min(min, lo);
-    max = Math.max(max, hi);
-  };
-  // b's vectors are its columns, a's its rows (dot-bounds.ts sums them by sign where that is exact).
-  if (exactDotBounds(data, data.length / K, K, bConst ? { rows: false, N } : { rows: true }, r, fold)) return { min, max };
+  // b is (.., K, N): vector v = (batch, n) starts at batch * K * N + n and strides by N along k; a is (.., M, K):
+  // contiguous rows (dot-bounds.ts sums them by sign where that is exact).
+  const layout: VectorLayout = bConst ? { rows: false, N } : { rows: true };
+  const exact = exactDotRange(data, data.length / K, K, layout, r);
+  if (exact) return exact;
+  let min = Infinity;
+  let max = -Infinity;
   for (let v = 0; v < data.length / K; v++) {
     let lo = 0;
     let hi = 0;
-    // b is (.., K, N): vector v = (batch, n) starts at batch * K * N + n and strides by N along k; a is (.., M, K):
-    // contiguous rows.
-    const start = bConst ? Math.floor(v / N) * K * N + (v % N) : v * K;
     const step = bConst ? N : 1;
-    for (let k = 0, at = start; k < K; k++, at += step) {
+    for (let k = 0, at = vectorStart(v, K, layout); k < K; k++, at += step) {
       const cv = data[at];
       const p = cv * r.min;
       const q = cv * r.max;
       lo += p < q ? p : q;
       hi += p < q ? q : p;
     }
-    fold(v, lo, hi);
+    min = Math.min(min, lo);
+    max = Math.max(max, hi);
   }
   return { min, max };
 }
@@ -143,14 +140,8 @@ export function dotRange(a: TensorInfo, b: TensorInfo, d: MatMulDims): IntRange 
 export function transposedConstantDotRange(a: TensorInfo, b: TensorInfo, d: MatMulDims): IntRange | undefined {
   const c = b.data ?? a.data;
   if (!c) return undefined;
-  let min = Infinity;
-  let max = -Infinity;
-  const fold = (_v: number, lo: number, hi: number): void => {
-    min = Math.min(min, lo);
-    max = Math.max(max, hi);
-  };
   const layout: VectorLayout = b.data ? { rows: true } : { rows: false, N: d.M };
-  return exactDotBounds(c.data, c.data.length / d.K, d.K, layout, rangeOfInfo(b.data ? a : b), fold) ? { min, max } : undefined;
+  return exactDotRange(c.data, c.data.length / d.K, d.K, layout, rangeOfInfo(b.data ? a : b));
 }
 
 export const matmulOp: OpSpec = {
