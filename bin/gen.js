@@ -16,8 +16,18 @@ if (!existsSync(join(cli, 'main.js'))) {
 }
 // The command is the first word that is not an option, as gen.ts reads it.
 const firmware = process.argv.slice(2).find((a) => !a.startsWith('-')) === 'firmware';
+// A bundle that does not load (a file cut short, from an older build) leaves the command to the modules, which
+// generate the same bytes: a start-up shortcut never stops a user with a stack trace.
+let bundle;
 if (firmware && existsSync(join(cli, 'gen.bundle')) && existsSync(join(cli, 'bundle-loader.cjs'))) {
-  require(join(cli, 'bundle-loader.cjs')).loadBundle(cli).gen(process.argv).then((code) => {
+  try {
+    bundle = require(join(cli, 'bundle-loader.cjs')).loadBundle(cli);
+  } catch {
+    bundle = undefined;
+  }
+}
+if (bundle) {
+  bundle.gen(process.argv).then((code) => {
     if (code !== undefined) process.exit(code);
   });
 } else {
