@@ -5,6 +5,7 @@
  * host build, against the reference interpreter: widths around the four bytes a word reads, strides 1 and 2, pads 0
  * to 2, signed and unsigned activations, channel counts that leave one to three channels past the groups of four.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -31,6 +32,11 @@ interface ConvShape {
   pad: number;
   dw: boolean;
   dtype: IntType;
+  /** The output stage's variations (the row path's hardware loop, kernels/dw-asm.ts): a bias, per-channel
+   *  mul/add, the output range (n_levels, signed), the shift. Default: none, scalar, int8, 14. */
+  out?: { bias?: boolean; perChannel?: boolean; levels?: number; signed?: boolean; shift?: number; wide?: boolean };
+  /** The hardware loop must take this case's interior pairs on the XpulpV2 build. */
+  asm?: boolean;
 }
 
 function convCase(rng: Rng, s: ConvShape): KernelCase {
@@ -41,10 +47,16 @@ function convCase(rng: Rng, s: ConvShape): KernelCase {
   b.initializer('w', 'int8', wShape, rng.ints(wShape.reduce((a, v) => a * v, 1), -128, 127));
   const padX = Math.min(s.pad, s.k[1] - 1);
   const padY = Math.min(s.pad, s.k[0] - 1);
-  b.node('Conv', ['x', 'w'], ['p'], { kernel_shape: s.k, pads: [padY, padX, padY, padX], strides: [s.stride, s.stride], group });
-  b.initializer('m', 'int32', [1], [rng.int(20, 60)]);
-  b.initializer('a', 'int32', [1], [1 << 13]);
-  b.node('RequantShift', ['p', 'm', 'a'], ['y'], { div: float(2 ** 14), n_levels: float(256), signed: float(1) });
+  const o = s.out ?? {};
+  if (o.bias) b.initializer('bias', 'int32', [s.co], rng.ints(s.co, -3000, 3000));
+  b.node('Conv', ['x', 'w', ...(o.bias ? ['bias'] : [])], ['p'], { kernel_shape: s.k, pads: [padY, padX, padY, padX], strides: [s.stride, s.stride], group });
+  const shift = o.shift ?? 14;
+  const params = o.perChannel ? s.co : 1;
+  // Wide: multipliers of 2^17..2^19, so acc x m passes 2^31 (64-bit requantization) while the shifted value fits.
+  const mul = o.wide ? rng.ints(params, 1 << 17, 1 << 19).map((v, i) => (i % 2 ? -v : v)) : rng.ints(params, -60, 60).map((v) => v || 7);
+  b.initializer('m', 'int32', [1, params, 1, 1].slice(o.perChannel ? 0 : 3), mul);
+  b.initializer('a', 'int32', [1, params, 1, 1].slice(o.perChannel ? 0 : 3), rng.ints(params, -(1 << 15), 1 << 15));
+  b.node('RequantShift', ['p', 'm', 'a'], ['y'], { div: float(2 ** shift), n_levels: float(o.levels ?? 256), signed: float(o.signed === false ? 0 : 1) });
   b.output('y', 'float32');
   return { builder: b, inputs: [randomValues(rng, s.dtype, shape)] };
 }
@@ -60,6 +72,22 @@ for (const w of [4, 5, 7]) {
   }
   shapes.push([`dw1x3 w${w}`, { c: 2, co: 2, h: 3, w, k: [1, 3], stride: 1, pad: 1, dw: true, dtype: 'int8' }]);
 }
+// The hardware loop's output stages: bias folded into its constant, per-channel parameters, uint8 (p.clipu), 4-bit
+// and a shift of 0 (no rounding term); 1 to 3 window rows, strides 1 and 2, rows long enough for several pairs.
+const outs = [
+  { bias: true },
+  { perChannel: true, signed: false },
+  { bias: true, perChannel: true, levels: 16 },
+  { shift: 0, levels: 16, signed: false },
+  { bias: true, perChannel: true, wide: true, shift: 24 },
+  { wide: true, shift: 25, signed: false },
+];
+outs.forEach((out, i) => {
+  for (const [kh, stride] of [[3, 1], [3, 2], [1, 1], [2, 2]] as const) {
+    const dtype: IntType = (i + kh) % 2 ? 'uint8' : 'int8';
+    shapes.push([`dw${kh}x3 w16 s${stride} out ${i} ${dtype}`, { c: 3, co: 3, h: 5, w: 16, k: [kh, 3], stride, pad: 1, dw: true, dtype, out, asm: true }]);
+  }
+});
 for (const [c, w] of [[4, 5], [6, 6], [13, 7], [7, 4]] as const) {
   for (const dtype of ['int8', 'uint8'] as const) {
     shapes.push([`1x1 ${c}->5 w${w} ${dtype}`, { c, co: 5, h: 3, w, k: [1, 1], stride: 1, pad: 0, dw: false, dtype }]);
@@ -88,6 +116,11 @@ for (const [name, s] of shapes) {
       const g = generateFirmware({ model, sampleInputs: sample, platform, out });
       const conv = g.layers.find((l) => l.node.op === 'Conv');
       assert.ok(conv && conv.kernel !== 'alias' && conv.kernel.name === 'conv2d', `${platform}: the conv kernel`);
+      if (s.asm && platform === 'siracusa') {
+        const text = readFileSync(join(out, 'c', 'network.c'), 'utf8');
+        assert.match(text, 'one hardware loop (kernels/dw-asm.ts)', 'the hardware loop');
+        assert.is(text.includes('"mulh %[hi]'), s.out?.wide === true, 'the 64-bit output stage where the product needs it');
+      }
       const iss = compareOutputs(g.manifest.outputs, (await runIss(out, c.inputs)).outputs, expected);
       assert.is(iss.errors, 0, `${platform} ISS: ${iss.details.slice(0, 3).join('; ')}`);
       if (platform === 'generic') {
