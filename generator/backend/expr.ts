@@ -105,9 +105,10 @@ function emitNode(e: Expr, leaves: Leaf[]): Emitted {
       const b = emitNode(e.b, leaves);
       const { min: a0, max: a1 } = a.range;
       const { min: b0, max: b1 } = b.range;
-      const r = e.k === 'add' ? hull(a0 + b0, a1 + b1)
+      const h = e.k === 'add' ? hull(a0 + b0, a1 + b1)
         : e.k === 'sub' ? hull(a0 - b1, a1 - b0)
         : hull(a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+      const r = e.bound ? { min: Math.max(h.min, e.bound.min), max: Math.min(h.max, e.bound.max) } : h;
       return binary(e.k === 'add' ? '+' : e.k === 'sub' ? '-' : '*', a, b, r);
     }
     case 'tdiv': {
@@ -174,4 +175,22 @@ export function requantExpr(v: Expr, mul: Expr, add: Expr, shift: number, lo: nu
   let t: Expr = { k: 'add', a: { k: 'mul', a: v, b: mul }, b: add };
   if (shift > 0) t = { k: 'shr', a: { k: 'add', a: t, b: { k: 'const', v: 2 ** (shift - 1) } }, s: shift };
   return { k: 'clip', a: t, lo, hi };
+}
+
+/**
+ * The same requantization with the product split at bit 16, for a shift of 16 or more: with acc = ah * 2^16 + al
+ * (ah = acc >> 16, al = acc - ah * 2^16 in [0, 65535]),
+ *   (acc*mul + add + 2^(s-1)) >> s  =  (ah*mul + ((al*mul + add + 2^(s-1)) >> 16)) >> (s - 16),
+ * exact because floor((X * 2^16 + Y) / 2^s) = floor((X + floor(Y / 2^16)) / 2^(s-16)) for integers X, Y. Where the
+ * whole product needs 64 bits but the halves' products do not (multipliers below 2^15 against accumulators of 2^20
+ * and more: real models' per-channel scales at a shift of 22), every step stays in int32: two single-cycle
+ * multiplies and shifts in place of a 64-bit multiply-add (mulh is 5 cycles on CV32E40P, the carry adds three more).
+ */
+export function splitRequantExpr(v: Expr, mul: Expr, add: Expr, shift: number, lo: number, hi: number): Expr | undefined {
+  if (shift < 16) return undefined;
+  const ah: Expr = { k: 'shr', a: v, s: 16 };
+  const al: Expr = { k: 'sub', a: v, b: { k: 'mul', a: ah, b: { k: 'const', v: 65536 } }, bound: { min: 0, max: 65535 } };
+  const low: Expr = { k: 'shr', a: { k: 'add', a: { k: 'mul', a: al, b: mul }, b: { k: 'add', a: add, b: { k: 'const', v: 2 ** (shift - 1) } } }, s: 16 };
+  const t: Expr = { k: 'add', a: { k: 'mul', a: ah, b: mul }, b: low };
+  return { k: 'clip', a: shift > 16 ? { k: 'shr', a: t, s: shift - 16 } : t, lo, hi };
 }

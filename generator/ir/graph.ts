@@ -27,7 +27,9 @@ export interface Requant {
 export type Expr =
   | { k: 'in'; i: number }
   | { k: 'const'; v: number }
-  | { k: 'add' | 'sub' | 'mul' | 'tdiv' | 'min' | 'max'; a: Expr; b: Expr }
+  // `bound`: a range the value is proven to keep, tighter than the operands' intervals give (the low half word
+  // of a split product: backend/expr.ts splitRequantExpr); the emitter intersects the two.
+  | { k: 'add' | 'sub' | 'mul' | 'tdiv' | 'min' | 'max'; a: Expr; b: Expr; bound?: IntRange }
   | { k: 'shr'; a: Expr; s: number }
   | { k: 'clip'; a: Expr; lo: number; hi: number }
   | { k: 'abs' | 'sign' | 'signp' | 'wrap8'; a: Expr };

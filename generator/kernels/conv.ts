@@ -98,7 +98,8 @@ export const convKernel: KernelDef = {
     const rowdot = rowPath && {
       ...rowPath,
       asm: dwAsm({
-        rq: node.requant, wide: ep.params.requant ? ep.params.requant.wide : true,
+        // `wide`: the whole product passes int32 (the C takes 64 bits or the split halves).
+        rq: node.requant, wide: ep.params.requant ? ep.params.requant.wide || ep.params.requant.split : true, split: ep.params.requant ? ep.params.requant.split : false,
         narrowAfterShift: node.requant ? shiftedFits32(accRange(bound), node.requant, graph) : false, outBytes: byteWide(y.dtype) ? 1 : 0,
         variant: `${sign(x.dtype)}${sign(w.dtype)}`, KH, SX, shared: SX === 1, ix0: rowPath.ix0, ix1: rowPath.ix1, WO, PL,
       }) ?? false,

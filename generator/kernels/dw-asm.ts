@@ -13,7 +13,9 @@ import type { Requant } from '../ir/graph.js';
  * modulo 2^32 is the value. The first window row takes pv.dotsp (no accumulate), the bias being in bb. Where the
  * product needs 64 bits (real models' per-channel scales: MobileNetV1-class depthwise layers at a shift of 22), the
  * loop forms sum*m + c in two words (mulh, mul, the carry of c's low word) and takes bits s..s+31, as the C's
- * 64-bit expression does where the value after the shift fits int32 (`narrowAfterShift`).
+ * 64-bit expression does where the value after the shift fits int32 (`narrowAfterShift`); where the C splits the
+ * product at bit 16 instead (backend/expr.ts splitRequantExpr: multipliers below 2^15, shifts of 16 or more), so does
+ * the loop, with the same steps (no mulh).
  */
 
 /** funct7 of the .b dot products (CV32E40P manual, SIMD table; funct3 1): accumulating and plain. */
@@ -49,14 +51,14 @@ function clipInsn(lo: number, hi: number): string | undefined {
  * than a byte, a clamp no p.clip takes, more than 3 window rows, or no full interior pair.
  */
 export function dwAsm(p: {
-  rq: Requant | undefined; wide: boolean; narrowAfterShift: boolean; outBytes: number; variant: string; KH: number; SX: number; shared: boolean;
+  rq: Requant | undefined; wide: boolean; split: boolean; narrowAfterShift: boolean; outBytes: number; variant: string; KH: number; SX: number; shared: boolean;
   ix0: number; ix1: number; WO: number; PL: number;
 }): DwAsm | undefined {
   const { rq, KH, SX, shared } = p;
   if (!rq || p.outBytes !== 1 || KH < 1 || KH > 3) return undefined;
   // A 64-bit requantization whose shifted value fits int32 before the clamp (as the C narrows it) takes the product's
   // high word (mulh) and the carry of the constant's low word; a shift of 32 or more stays with the C.
-  if (p.wide && (!p.narrowAfterShift || rq.shift < 1 || rq.shift > 31)) return undefined;
+  if (p.wide && !p.split && (!p.narrowAfterShift || rq.shift < 1 || rq.shift > 31)) return undefined;
   const clip = clipInsn(rq.min, rq.max);
   if (!clip) return undefined;
   const end = Math.min(p.ix1, p.WO & ~1);
@@ -94,6 +96,15 @@ export function dwAsm(p: {
     for (const a of ['a0', 'a1']) body.push(`mul %[${a}], %[${a}], %[m]\\n`);
     for (const a of ['a0', 'a1']) body.push(`add %[${a}], %[${a}], %[bb]\\n`);
     if (rq.shift > 0) for (const a of ['a0', 'a1']) body.push(`srai %[${a}], %[${a}], ${rq.shift}\\n`);
+  } else if (p.split) {
+    // The C's split at bit 16 (backend/expr.ts splitRequantExpr; its steps proven to fit int32): acc = sum + bias,
+    // ah = acc >> 16, al = acc's low half word, then (ah*m + ((al*m + c) >> 16)) >> (s - 16) with c = add + 2^(s-1).
+    for (const a of ['a0', 'a1']) {
+      body.push(`add %[${a}], %[${a}], %[b0]\\n`, `srai %[hi], %[${a}], 16\\n`, `slli %[t], %[${a}], 16\\n`,
+        `srli %[t], %[t], 16\\n`, `mul %[t], %[t], %[m]\\n`, `add %[t], %[t], %[c]\\n`, `srai %[t], %[t], 16\\n`,
+        `mul %[hi], %[hi], %[m]\\n`, `add %[${a}], %[hi], %[t]\\n`);
+      if (rq.shift > 16) body.push(`srai %[${a}], %[${a}], ${rq.shift - 16}\\n`);
+    }
   } else {
     // sum*m + c in 64 bits (c = bias*m + add + 2^(s-1), its words cl and ch), shifted: the low word's bits s.. and
     // the high word's bits moved up. mulh is 5 cycles on CV32E40P (manual, instruction timing).
@@ -120,7 +131,7 @@ export function dwAsm(p: {
     ...(p.wide ? ['[hi] "=&r"(hi)'] : []),
   ];
   const ins = ['[n] "r"(n)', ...rows.map((ky) => `[w${ky}] "r"(wk[${ky}])`), '[m] "r"(m)',
-    ...(p.wide ? ['[cl] "r"(cl)', '[ch] "r"(ch)'] : ['[bb] "r"(bb)'])];
+    ...(p.wide ? (p.split ? ['[b0] "r"(b0)', '[c] "r"(c)'] : ['[cl] "r"(cl)', '[ch] "r"(ch)']) : ['[bb] "r"(bb)'])];
   const text = `__asm__ volatile(${lines.map((l) => `"${l}"`).join('\n        ')}\n        : ${outs.join(', ')}\n        : ${ins.join(', ')}\n        : "memory");`;
   const start = p.ix0 * SX - p.PL;
   const round = rq.shift > 0 ? 2 ** (rq.shift - 1) : 0;
@@ -129,9 +140,10 @@ export function dwAsm(p: {
     `uint8_t *o = (uint8_t *)(yrow + ${p.ix0});`,
     `const int32_t n = ${pairs};`,
     // Modulo 2^32 (unsigned: no overflow in C); the loop's sum*m + bb wraps to the exact value (see above).
-    ...(p.wide
-      ? [`const int64_t c = (int64_t)b0 * m + b + ${round}LL;`, 'const uint32_t cl = (uint32_t)c, ch = (uint32_t)((uint64_t)c >> 32);']
-      : [`const int32_t bb = (int32_t)((uint32_t)b0 * (uint32_t)m + (uint32_t)b + ${round}u);`]),
+    ...(p.wide && p.split ? [`const int32_t c = b + ${round};`] : []),
+    ...(p.wide && !p.split
+      ? [`const int64_t c = (int64_t)b0 * m + b + ${round}LL;`, 'const uint32_t cl = (uint32_t)c, ch = (uint32_t)((uint64_t)c >> 32);'] : []),
+    ...(p.wide ? [] : [`const int32_t bb = (int32_t)((uint32_t)b0 * (uint32_t)m + (uint32_t)b + ${round}u);`]),
     `int32_t a0, a1;`,
     `uint32_t ${[...rows.map((ky) => `v${ky}`), ...(shared || p.wide ? ['t'] : []), ...(shared ? [] : rows.map((ky) => `u${ky}`)), ...(p.wide ? ['hi'] : [])].join(', ')};`,
   ];

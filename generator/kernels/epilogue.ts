@@ -1,4 +1,4 @@
-import { emitExpr, requantExpr } from '../backend/expr.js';
+import { emitExpr, requantExpr, splitRequantExpr } from '../backend/expr.js';
 import type { IntRange } from '../ir/dtype.js';
 import type { Graph, Node, Tensor } from '../ir/graph.js';
 import { tensorOf } from '../ir/graph.js';
@@ -13,7 +13,7 @@ import type { BufferArg } from './types.js';
 export interface Epilogue {
   args: BufferArg[];
   params: {
-    requant: false | { mulAs: string; mulC: string; mulShift: number; addAs: string; addC: string; addShift: number; mulIdx: string; addIdx: string; wide: boolean };
+    requant: false | { mulAs: string; mulC: string; mulShift: number; addAs: string; addC: string; addShift: number; mulIdx: string; addIdx: string; wide: boolean; split: boolean };
     exprAs: string;
     exprC: string;
   };
@@ -28,10 +28,15 @@ export function epilogueOf(node: Node, g: Graph, acc: IntRange, indexOf: (param:
   if (!rq) return { args: [], params: { requant: false, exprAs: 'acc', exprC: 'acc' } };
   const mul = tensorOf(g, rq.mul);
   const add = tensorOf(g, rq.add);
-  const e = emitExpr(
-    requantExpr({ k: 'in', i: 0 }, { k: 'in', i: 1 }, { k: 'in', i: 2 }, rq.shift, rq.min, rq.max),
-    [{ name: 'acc', range: acc }, { name: 'm', range: valueRange(mul) }, { name: 'b', range: valueRange(add) }],
-  );
+  const leaves = [{ name: 'acc', range: acc }, { name: 'm', range: valueRange(mul) }, { name: 'b', range: valueRange(add) }];
+  const v = { k: 'in', i: 0 } as const;
+  const m = { k: 'in', i: 1 } as const;
+  const b = { k: 'in', i: 2 } as const;
+  const whole = emitExpr(requantExpr(v, m, b, rq.shift, rq.min, rq.max), leaves);
+  // A product past int32 split at bit 16 where its halves' steps fit int32 (backend/expr.ts splitRequantExpr).
+  const halves = whole.used64 ? splitRequantExpr(v, m, b, rq.shift, rq.min, rq.max) : undefined;
+  const split = halves ? emitExpr(halves, leaves) : undefined;
+  const e = split && !split.used64 ? split : whole;
   return {
     args: [
       { field: 'mul', tensor: mul.name, dtype: mul.dtype, write: false },
@@ -43,8 +48,10 @@ export function epilogueOf(node: Node, g: Graph, acc: IntRange, indexOf: (param:
         addAs: typeNames(add.dtype).as, addC: typeNames(add.dtype).c, addShift: typeNames(add.dtype).shift,
         mulIdx: sizeOf(mul.shape) > 1 ? indexOf(mul) : '0',
         addIdx: sizeOf(add.shape) > 1 ? indexOf(add) : '0',
-        // Some step needs 64 bits (the product acc * mul past int32): the AS charges REQUANT_WIDE on top of REQUANT.
+        // Some step needs 64 bits (the product acc * mul past int32): the AS charges REQUANT_WIDE on top of REQUANT;
+        // or the product is split at bit 16 instead (two multiplies and three shifts): REQUANT_SPLIT.
         wide: e.used64,
+        split: e !== whole,
       },
       exprAs: e.wide ? `<i32>(${e.as})` : e.as,
       exprC: e.c,

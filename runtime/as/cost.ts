@@ -123,6 +123,11 @@ export const ROW_OUT: i32 = 31;
  * words packed from them, two word stores.
  */
 export const GATHER_QUAD: i32 = 32;
+/**
+ * One output of a requantization whose product passes int32 computed as two halves split at bit 16 (backend/expr.ts
+ * splitRequantExpr: two multiplies and three shifts, no mulh), charged in place of REQUANT_WIDE's 64-bit steps.
+ */
+export const REQUANT_SPLIT: i32 = 33;
 
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 33;
+export const NUM_CLASSES: i32 = 34;

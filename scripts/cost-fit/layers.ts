@@ -18,13 +18,22 @@ export interface CalibrationLayer {
 
 const prod = (s: number[]): number => s.reduce((a, b) => a * b, 1);
 
-/** `wide`: a multiplier whose product with the accumulator needs 64 bits (REQUANT_WIDE), as BN-folded layers have. */
-function requant(b: OnnxBuilder, x: string, y: string, wide = false, mul = 37): void {
+/**
+ * `wide`: a multiplier whose product with the accumulator needs 64 bits (REQUANT_WIDE), as BN-folded layers have;
+ * 'split': one below 2^15 at a shift of 24, where the product passes int32 but its halves split at bit 16 do not
+ * (REQUANT_SPLIT: MobileNet-class per-channel scales at a shift of 22).
+ */
+type Wide = boolean | 'split';
+
+function requant(b: OnnxBuilder, x: string, y: string, wide: Wide = false, mul = 37): void {
   // 60000 x a 3x3 depthwise accumulator (up to 9 x 2^14) passes 2^31 too.
-  b.initializer(`${y}_mul`, 'int32', [1], [wide ? 60000 : mul]);
-  b.initializer(`${y}_add`, 'int32', [1], [wide ? 1 << 27 : 1 << 13]);
-  b.node('RequantShift', [x, `${y}_mul`, `${y}_add`], [y], { div: float(wide ? 2 ** 28 : 2 ** 14), n_levels: float(256), signed: float(1) });
+  const [m, add, div] = wide === 'split' ? [20000, 0, 2 ** 24] : wide ? [60000, 1 << 27, 2 ** 28] : [mul, 1 << 13, 2 ** 14];
+  b.initializer(`${y}_mul`, 'int32', [1], [m]);
+  b.initializer(`${y}_add`, 'int32', [1], [add]);
+  b.node('RequantShift', [x, `${y}_mul`, `${y}_add`], [y], { div: float(div), n_levels: float(256), signed: float(1) });
 }
+
+const wideName = (wide: Wide): string => (wide === 'split' ? ' split' : wide ? ' wide' : '');
 
 function layer(name: string, inputs: { name: string; shape: number[] }[], body: (b: OnnxBuilder, rng: Rng) => string): CalibrationLayer {
   const rng = new Rng(name.length * 7919 + name.charCodeAt(0));
@@ -35,9 +44,9 @@ function layer(name: string, inputs: { name: string; shape: number[] }[], body: 
   return { name, builder: b, inputs: inputs.map((i) => ndarray('int8', i.shape, rng.ints(prod(i.shape), -128, 127))) };
 }
 
-function conv(c: number, co: number, hw: number, k: number, stride = 1, dw = false, wide = false): CalibrationLayer {
+function conv(c: number, co: number, hw: number, k: number, stride = 1, dw = false, wide: Wide = false): CalibrationLayer {
   const g = dw ? c : 1;
-  return layer(`${dw ? 'dw' : 'conv'}${k}x${k}/${stride} ${c}->${co} ${hw}x${hw}${wide ? ' wide' : ''}`, [{ name: 'x', shape: [1, c, hw, hw] }], (b, rng) => {
+  return layer(`${dw ? 'dw' : 'conv'}${k}x${k}/${stride} ${c}->${co} ${hw}x${hw}${wideName(wide)}`, [{ name: 'x', shape: [1, c, hw, hw] }], (b, rng) => {
     const w = [co, c / g, k, k];
     b.initializer('w', 'int8', w, rng.ints(prod(w), -128, 127));
     const p = (k - 1) >> 1;
@@ -58,8 +67,8 @@ function dwRow(c: number, hw: number): CalibrationLayer {
   });
 }
 
-function gemm(m: number, k: number, n: number, wide = false, bias = false): CalibrationLayer {
-  return layer(`gemm ${m}x${k}x${n}${wide ? ' wide' : ''}${bias ? ' bias' : ''}`, [{ name: 'x', shape: [m, k] }], (b, rng) => {
+function gemm(m: number, k: number, n: number, wide: Wide = false, bias = false): CalibrationLayer {
+  return layer(`gemm ${m}x${k}x${n}${wideName(wide)}${bias ? ' bias' : ''}`, [{ name: 'x', shape: [m, k] }], (b, rng) => {
     b.initializer('w', 'int8', [n, k], rng.ints(n * k, -128, 127));
     if (bias) b.initializer('c', 'int32', [n], rng.ints(n, -4000, 4000));
     b.node('Gemm', bias ? ['x', 'w', 'c'] : ['x', 'w'], ['p'], { transB: 1 });
@@ -172,6 +181,11 @@ export const CALIBRATION: CalibrationLayer[] = [
   // ... and on the row path (BN-folded depthwise layers: MobileNet's): with the two above alone, the plain build's
   // fit traded REQUANT_WIDE against GEMM_BLOCK (0 or 63 cycles an output, depthwise layers 0.6-1.2 off).
   conv(32, 32, 16, 3, 1, true, true),
+  // The product split at bit 16 (REQUANT_SPLIT) on the SIMD path, a 1x1 conv, a GEMM and the row path.
+  conv(16, 32, 16, 3, 1, false, 'split'),
+  conv(64, 64, 8, 1, 1, false, 'split'),
+  gemm(16, 64, 64, 'split'),
+  conv(32, 32, 16, 3, 1, true, 'split'),
   // Short filters (CONV_UNIT: the SIMD loop's units apart from their MACs and outputs): 3 channels at stride 2.
   conv(3, 16, 16, 3, 2),
   // The row path (CONV_ROW per output row, ROW_WORD per word of an input row read, ROW_EDGE per pixel pair in the

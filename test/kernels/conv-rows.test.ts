@@ -34,7 +34,7 @@ interface ConvShape {
   dtype: IntType;
   /** The output stage's variations (the row path's hardware loop, kernels/dw-asm.ts): a bias, per-channel
    *  mul/add, the output range (n_levels, signed), the shift. Default: none, scalar, int8, 14. */
-  out?: { bias?: boolean; perChannel?: boolean; levels?: number; signed?: boolean; shift?: number; wide?: boolean };
+  out?: { bias?: boolean; perChannel?: boolean; levels?: number; signed?: boolean; shift?: number; wide?: boolean | 'split' };
   /** The hardware loop must take this case's interior pairs on the XpulpV2 build. */
   asm?: boolean;
 }
@@ -52,8 +52,10 @@ function convCase(rng: Rng, s: ConvShape): KernelCase {
   b.node('Conv', ['x', 'w', ...(o.bias ? ['bias'] : [])], ['p'], { kernel_shape: s.k, pads: [padY, padX, padY, padX], strides: [s.stride, s.stride], group });
   const shift = o.shift ?? 14;
   const params = o.perChannel ? s.co : 1;
-  // Wide: multipliers of 2^17..2^19, so acc x m passes 2^31 (64-bit requantization) while the shifted value fits.
-  const mul = o.wide ? rng.ints(params, 1 << 17, 1 << 19).map((v, i) => (i % 2 ? -v : v)) : rng.ints(params, -60, 60).map((v) => v || 7);
+  // Wide: multipliers of 2^17..2^19, so acc x m passes 2^31 (64-bit requantization) while the shifted value fits;
+  // split: of 2^14..2^15, where the product split at bit 16 keeps every step in int32 (backend/expr.ts).
+  const [m0, m1] = o.wide === 'split' ? [1 << 14, (1 << 15) - 1] : o.wide ? [1 << 17, 1 << 19] : [-60, 60];
+  const mul = rng.ints(params, m0, m1).map((v, i) => (o.wide && i % 2 ? -v : v || 7));
   b.initializer('m', 'int32', [1, params, 1, 1].slice(o.perChannel ? 0 : 3), mul);
   b.initializer('a', 'int32', [1, params, 1, 1].slice(o.perChannel ? 0 : 3), rng.ints(params, -(1 << 15), 1 << 15));
   b.node('RequantShift', ['p', 'm', 'a'], ['y'], { div: float(2 ** shift), n_levels: float(o.levels ?? 256), signed: float(o.signed === false ? 0 : 1) });
@@ -81,6 +83,8 @@ const outs = [
   { shift: 0, levels: 16, signed: false },
   { bias: true, perChannel: true, wide: true, shift: 24 },
   { wide: true, shift: 25, signed: false },
+  { bias: true, perChannel: true, wide: 'split' as const, shift: 20 },
+  { wide: 'split' as const, shift: 16, signed: false },
 ];
 outs.forEach((out, i) => {
   for (const [kh, stride] of [[3, 1], [3, 2], [1, 1], [2, 2]] as const) {
@@ -120,6 +124,10 @@ for (const [name, s] of shapes) {
         const text = readFileSync(join(out, 'c', 'network.c'), 'utf8');
         assert.match(text, 'one hardware loop (kernels/dw-asm.ts)', 'the hardware loop');
         assert.is(text.includes('"mulh %[hi]'), s.out?.wide === true, 'the 64-bit output stage where the product needs it');
+        // (A 1x3 window's accumulators are smaller: there the split depends on the drawn bias and add terms.)
+        const split = text.includes('"srai %[hi], %[a0], 16');
+        if (s.out?.wide !== 'split') assert.not.ok(split, 'no split where the multipliers are small or large');
+        else if (s.k[0] > 1) assert.ok(split, 'the product split at bit 16 where its halves fit');
       }
       const iss = compareOutputs(g.manifest.outputs, (await runIss(out, c.inputs)).outputs, expected);
       assert.is(iss.errors, 0, `${platform} ISS: ${iss.details.slice(0, 3).join('; ')}`);

@@ -13,7 +13,7 @@ export const SCALAR_CORE_COSTS: CoreCosts = {
   MAC_CONV: 5.25, MAC_DW: 5.25, MAC_GEMM: 5.25, ELEMENT: 5.5, MOVE_ELEM: 5.5, POOL_TAP: 5.5, REQUANT: 9.25, COPY_BYTE: 0.8125,
   SOFTMAX_ELEM: 23.75, NORM_ELEM: 17.75, DIV: 35, CALL: 32, fork: 0, barrier: 0, join: 0,
   // Not hand-counted (0: the per-MAC, per-output and per-element counts above carry them); measured by the fit.
-  CONV_UNIT: 0, ELEM_OP: 0, CONV_ROW: 0, GATHER_ROW: 0, REQUANT_WIDE: 0, GEMM_UNIT: 0, POOL_ROW: 0, ROW_WORD: 0, GEMM_BLOCK: 0,
+  CONV_UNIT: 0, ELEM_OP: 0, CONV_ROW: 0, GATHER_ROW: 0, REQUANT_WIDE: 0, REQUANT_SPLIT: 0, GEMM_UNIT: 0, POOL_ROW: 0, ROW_WORD: 0, GEMM_BLOCK: 0,
   // The scalar conv loop per tap as Siracusa's (7) with its mul and add apart (+1); a reduction's value: a load, an
   // add, the loop over 4 unrolled values ((2 + 3) / 4).
   MAC_SCALAR: 8, REDUCE_ELEM: 3.25,

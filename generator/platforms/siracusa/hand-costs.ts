@@ -10,7 +10,7 @@ export const HAND_COUNTS: CoreCosts = {
   MAC_CONV: 14 / 32, MAC_DW: 0.75, MAC_GEMM: 0.625, ELEMENT: 4, MOVE_ELEM: 4, POOL_TAP: 4, REQUANT: 7, COPY_BYTE: 0.5,
   SOFTMAX_ELEM: 18, NORM_ELEM: 14, DIV: 35, CALL: 34, fork: 40, barrier: 20, join: 20,
   // Not hand-counted (0: the per-MAC, per-output and per-element counts above carry them); measured by the fit.
-  CONV_UNIT: 0, ELEM_OP: 0, CONV_ROW: 0, REQUANT_WIDE: 0, GEMM_UNIT: 0, POOL_ROW: 0, ROW_WORD: 0, GEMM_BLOCK: 0,
+  CONV_UNIT: 0, ELEM_OP: 0, CONV_ROW: 0, REQUANT_WIDE: 0, REQUANT_SPLIT: 0, GEMM_UNIT: 0, POOL_ROW: 0, ROW_WORD: 0, GEMM_BLOCK: 0,
   // The scalar conv loop per tap: the column, its bound test (compare, branch), the address, two loads, p.mac; a
   // reduction's value: a load and an add (hardware loop). Derived like the rows above.
   MAC_SCALAR: 7, REDUCE_ELEM: 2,

@@ -49,7 +49,7 @@ export const spinnaker2: Platform = {
     MAC_CONV: 2.25, MAC_DW: 2.25, MAC_GEMM: 2.25, ELEMENT: 6, MOVE_ELEM: 6, POOL_TAP: 6, REQUANT: 16, COPY_BYTE: 0.625,
     SOFTMAX_ELEM: 26, NORM_ELEM: 21, DIV: 12, CALL: 31, fork: 0, barrier: 0, join: 0,
     // Its own kernels charge neither (the SIMD conv loop and the fused expressions are the cluster cores').
-    CONV_UNIT: 0, ELEM_OP: 0, CONV_ROW: 0, GATHER_ROW: 0, REQUANT_WIDE: 0, GEMM_UNIT: 0, POOL_ROW: 0, ROW_WORD: 0, GEMM_BLOCK: 0,
+    CONV_UNIT: 0, ELEM_OP: 0, CONV_ROW: 0, GATHER_ROW: 0, REQUANT_WIDE: 0, REQUANT_SPLIT: 0, GEMM_UNIT: 0, POOL_ROW: 0, ROW_WORD: 0, GEMM_BLOCK: 0,
     // Its kernels price their MACs and reductions as MAC_CONV and ELEMENT; the classes of the cores' kernels the same
     // (MAC_GEMM_LONE: MAC_GEMM's count twice, the cores' 4x2 block with one row as both rows).
     MAC_SCALAR: 2.25, REDUCE_ELEM: 6, MAC_GEMM_SCALAR: 2.25, MAC_GEMM_KDOT: 2.25, MAC_GEMM_LONE: 4.5,
