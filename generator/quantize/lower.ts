@@ -134,6 +134,7 @@ export function lowerToInteger(inferred: Graph, plan: Plan): Lowered {
         return;
       }
       case 'rmsnorm':
+      case 'center':
       case 'lut':
       case 'mul':
       case 'mulconst':
