@@ -1,5 +1,6 @@
 import * as ort from 'onnxruntime-node';
 import { mkdirSync, readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { join, relative } from 'node:path';
 import { GenError } from '../generator/errors.js';
 import { lowerQuantized, type LoweredQuantized } from '../generator/frontend/passes/lower-quantized.js';
@@ -16,6 +17,7 @@ import { runReference } from '../generator/reference/interpreter.js';
 import { quantizeValue } from '../generator/reference/ops/quantize.js';
 import { runHostC } from '../runtime/node/host-c.js';
 import type { Profile } from '../runtime/node/profile.js';
+import { formatProfile } from '../runtime/node/profile-table.js';
 import { REPO_ROOT } from '../runtime/node/paths.js';
 import { runFirmware } from '../runtime/node/run.js';
 
@@ -200,4 +202,19 @@ export function describe(v: VariantResult): string {
       + `${v.ort.beyond} by more than 1 LSB (${pctOf(v.ort.beyond, v.ort.total)}), at most ${v.ort.maxDiff} LSB`);
   }
   return lines.join('\n');
+}
+
+/**
+ * An example's run.ts: options --emulate N (test samples through the emulator; default 2), --profile (the per-layer
+ * table of each variant, as gen run prints it), --out DIR (default out/<example>).
+ */
+export async function exampleMain(name: string): Promise<void> {
+  const { values } = parseArgs({ options: { emulate: { type: 'string', default: '2' }, profile: { type: 'boolean', default: false }, out: { type: 'string' } } });
+  const results = await runGemminiExample({
+    dir: join(REPO_ROOT, 'examples', name), out: values.out ?? join(REPO_ROOT, 'out', name), emulate: Number(values.emulate), hostC: true,
+  });
+  for (const v of results) {
+    console.log(describe(v));
+    if (values.profile && v.profile) console.log(formatProfile(v.profile));
+  }
 }

@@ -156,6 +156,15 @@ def to_qdq(model, samples, calib_ops=None):
         nodes.append(helper.make_node('DequantizeLinear', [const(name + '_q', q), const(name + '_scale', s.astype(np.float32)), const(name + '_zp', np.zeros(len(s), np.int32))],
                                       [name + '_dq'], name=name + '_DQ', axis=0))
 
+    quantized_consts = set()
+
+    def const_dq(name, w):
+        m = float(np.abs(w).max())
+        sc = np.float32(m / 127.0 if m > 0 else 1.0)
+        q = np.clip(np.round(w / sc), -127, 127).astype(np.int8)
+        nodes.append(helper.make_node('DequantizeLinear', [const(name + '_q', q), const(name + '_scale', np.array(sc, np.float32)), const(name + '_zp', np.array(0, np.int8))],
+                                      [name + '_dq'], name=name + '_DQ'))
+
     for i in g.input:
         quantize(i.name)
     for n in g.node:
@@ -176,7 +185,11 @@ def to_qdq(model, samples, calib_ops=None):
             nodes.append(n)
             continue
         else:
-            new = [i + '_dq' if i in params else i for i in ins]
+            for i in ins:  # a float initializer read by another op (a bias Add after MatMul): int8 symmetric, per tensor
+                if i in inits and inits[i].dtype == np.float32 and i not in params and i + '_dq' not in quantized_consts:
+                    const_dq(i, inits[i])
+                    quantized_consts.add(i + '_dq')
+            new = [i + '_dq' if i in params or i + '_dq' in quantized_consts else i for i in ins]
             nodes.append(helper.make_node(n.op_type, new, [out], name=n.name, domain=n.domain, **a))
         if n.op_type in PASS_SAME:
             quantize(out, params[ins[0]])
@@ -186,7 +199,7 @@ def to_qdq(model, samples, calib_ops=None):
     for o in g.output:
         shape = [d.dim_value for d in o.type.tensor_type.shape.dim]
         outputs.append(helper.make_tensor_value_info(o.name + '_dq', TensorProto.FLOAT, shape))
-    keep = [i for i in g.initializer if i.name not in inits or not any(i.name == n.input[1] or (len(n.input) > 2 and i.name == n.input[2])
+    keep = [i for i in g.initializer if i.name + '_dq' not in quantized_consts and not any(i.name == n.input[1] or (len(n.input) > 2 and i.name == n.input[2])
             for n in g.node if n.op_type in ('Conv', 'Gemm') or (n.op_type == 'MatMul' and n.input[1] in inits))]
     graph = helper.make_graph(nodes, g.name + '_qdq', list(g.input), outputs, keep + new_inits)
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid('', 13)], producer_name='firmgen-example-qdq')
