@@ -23,9 +23,10 @@ import { runFirmware } from '../runtime/node/run.js';
 
 /*
  * The Gemmini examples (examples/gemmini-resnet, examples/gemmini-bert): a float model made by the example's
- * make.py, quantized three ways, each run on `--platform gemmini`:
+ * make.py, quantized four ways, each run on `--platform gemmini`:
  *   - firmgen's integer dialect (`gen quantize -o model.int8.onnx`),
- *   - firmgen's QDQ (`gen quantize --qdq model.qdq.onnx`), lowered by the shared QDQ pass,
+ *   - firmgen's QDQ (`gen quantize --qdq model.qdq.onnx`) and QOperator (`--qoperator model.qop.onnx`), lowered by
+ *     the shared pass,
  *   - the QDQ form onnxruntime's static quantizer writes (make.py, onnx_qdq.py), lowered by the same pass.
  * For each: the firmware emulated (and host C) against the reference interpreter of the integer graph (exact), and the
  * reference against onnxruntime-node on the QDQ model (with and without its graph optimisations), on the output grid:
@@ -146,18 +147,20 @@ export async function runGemminiExample(o: ExampleOptions): Promise<VariantResul
   // firmgen's quantizer: the integer dialect and its QDQ form.
   const intModel = join(o.out, 'model.int8.onnx');
   const qdqModel = join(o.out, 'model.qdq.onnx');
+  const qopModel = join(o.out, 'model.qop.onnx');
   const intResult = blank('firmgen integer dialect (gen quantize)', intModel);
   results.push(intResult);
   let qdqWritten = false;
   try {
     let q;
     try {
-      q = quantizeFile({ model: join(o.dir, 'model.onnx'), calibration: join(o.dir, 'calibration.npz'), out: intModel, qdq: qdqModel });
+      q = quantizeFile({ model: join(o.dir, 'model.onnx'), calibration: join(o.dir, 'calibration.npz'), out: intModel, qdq: qdqModel, qoperator: qopModel });
       qdqWritten = true;
     } catch (e) {
       // A model with integer-only operators has no QDQ form: quantize again without it.
       if (!(e instanceof GenError) || !/no QDQ form/.test(e.message)) throw e;
       results.push({ ...blank('firmgen QDQ (gen quantize --qdq)', qdqModel), error: errorLine(e) });
+      results.push({ ...blank('firmgen QOperator (gen quantize --qoperator)', qopModel), error: errorLine(e) });
       q = quantizeFile({ model: join(o.dir, 'model.onnx'), calibration: join(o.dir, 'calibration.npz'), out: intModel });
     }
     const ints = floats.map((x) => x.map((a, i) => quantizeInput(a, q.plan.act.get(q.intGraph.inputs[i])!)));
@@ -167,7 +170,7 @@ export async function runGemminiExample(o: ExampleOptions): Promise<VariantResul
   }
 
   const qdqs: [string, string][] = [
-    ...(qdqWritten ? [['firmgen QDQ (gen quantize --qdq)', qdqModel] as [string, string]] : []),
+    ...(qdqWritten ? [['firmgen QDQ (gen quantize --qdq)', qdqModel], ['firmgen QOperator (gen quantize --qoperator)', qopModel]] as [string, string][] : []),
     ['onnxruntime-format QDQ (make.py)', join(o.dir, 'model.ort-qdq.onnx')],
   ];
   for (const [k, [label, model]] of qdqs.entries()) {

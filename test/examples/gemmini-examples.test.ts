@@ -9,8 +9,8 @@ import { repoRoot } from '../helpers/paths.js';
 
 /*
  * The Gemmini examples of issue 14: the ResNet-style CNN (its committed files, made by make.py) and the BERT-style
- * encoder (made here by its make.py from the fixed seed), each through gen quantize and, for the CNN, the QDQ forms
- * (firmgen's and onnxruntime's static-quantizer format), on --platform gemmini: the emulated firmware and the host C
+ * encoder (made here by its make.py from the fixed seed), each through gen quantize and, for the CNN, the QDQ and
+ * QOperator forms (firmgen's, and onnxruntime's static-quantizer QDQ format), on --platform gemmini: the emulated firmware and the host C
  * equal to the reference interpreter of the lowered graph on every output value; the QDQ models' reference within
  * 1 LSB of onnxruntime-node; the products on the array. The encoder's QDQ form is not lowered yet: the test pins
  * the one-line error that names the first node (so a lowering that starts to accept it must update this test).
@@ -38,7 +38,7 @@ test('ResNet-style CNN: integer dialect and both QDQ forms exact on gemmini, QDQ
   for (const v of results) console.log(describe(v));
   // 9 convs (stem, 2 + 2 + 3 in the blocks, 1x1 shortcuts strided) and the classifier.
   assertExact(byLabel(results, 'firmgen integer'), 10);
-  for (const prefix of ['firmgen QDQ', 'onnxruntime-format QDQ']) {
+  for (const prefix of ['firmgen QDQ', 'firmgen QOperator', 'onnxruntime-format QDQ']) {
     const v = byLabel(results, prefix);
     assertExact(v, 10);
     assert.ok(v.ort && v.ort.total >= 160, `${prefix}: compared with onnxruntime`);
@@ -56,6 +56,7 @@ test('BERT-style encoder: integer dialect (iSoftmax, LayerNorm as centring + iRM
   // q, k, v, o, up, down of both layers; the attention products (two activations, 4 heads) stay on the host core.
   assertExact(byLabel(results, 'firmgen integer'), 12);
   assert.match(byLabel(results, 'firmgen QDQ').error ?? '', /no QDQ form/);
+  assert.match(byLabel(results, 'firmgen QOperator').error ?? '', /no QDQ form/);
   assert.match(byLabel(results, 'onnxruntime-format QDQ').error ?? '', /node '\/layers\/layers\.0\/Div' \(Div\): float Div on dequantized values is not lowered/);
 });
 
