@@ -1,8 +1,8 @@
 """A small BERT-style encoder (seeded, untrained) for Gemmini: 2 post-LN layers, hidden 64, 4 heads, sequence 16,
 feed-forward 128 with GELU (erf form). Input: the token embeddings x [1, 16, 64] (the embedding lookup stays outside).
 Run: /usr/bin/python3 examples/gemmini-bert/make.py [out_dir]
-Writes model.onnx (opset 13: LayerNorm and GELU as torch decomposes them), calibration.npz, test.npz and
-model.ort-qdq.onnx (onnxruntime's QDQ format, ../gemmini-resnet/onnx_qdq.py) into out_dir (default: here).
+Writes model.onnx (opset 13: LayerNorm and GELU as torch decomposes them), calibration.npz, test.npz, sample.npz
+(its first input, for gen run) and model.ort-qdq.onnx (onnxruntime's QDQ format, ../gemmini-resnet/onnx_qdq.py) into out_dir (default: here).
 """
 import math
 import os
@@ -67,6 +67,7 @@ def main():
     test = torch.randn(8, SEQ, HIDDEN, generator=g).numpy()
     np.savez(os.path.join(out, 'calibration.npz'), x=cal)
     np.savez(os.path.join(out, 'test.npz'), x=test)
+    np.savez(os.path.join(out, 'sample.npz'), x=test[:1])  # one input for gen run
     model = onnx.load(path)
     q, _ = to_qdq(model, [{'x': cal[i:i + 1]} for i in range(len(cal))])
     onnx.save(q, os.path.join(out, 'model.ort-qdq.onnx'))

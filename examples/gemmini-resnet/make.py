@@ -1,6 +1,6 @@
 """A ResNet-style CNN (seeded, untrained) for Gemmini: float ONNX, calibration and test inputs, and the QDQ model in
 onnxruntime's quantizer format (onnx_qdq.py). Run: /usr/bin/python3 examples/gemmini-resnet/make.py [out_dir]
-Writes model.onnx, calibration.npz (input [N, 3, 32, 32]), test.npz, model.ort-qdq.onnx into out_dir (default: here).
+Writes model.onnx, calibration.npz (input [N, 3, 32, 32]), test.npz, sample.npz (its first input, for gen run), model.ort-qdq.onnx into out_dir (default: here).
 """
 import os
 import sys
@@ -56,6 +56,7 @@ def main():
     test = torch.rand(8, 3, 32, 32, generator=g).numpy()
     np.savez(os.path.join(out, 'calibration.npz'), image=cal)
     np.savez(os.path.join(out, 'test.npz'), image=test)
+    np.savez(os.path.join(out, 'sample.npz'), image=test[:1])  # one input for gen run
     model = onnx.load(path)
     q, _ = to_qdq(model, [{'image': cal[i:i + 1]} for i in range(len(cal))])
     onnx.save(q, os.path.join(out, 'model.ort-qdq.onnx'))
