@@ -45,7 +45,7 @@ function activationOf(g: Graph, n: Node): Activation | undefined {
 
 const KNOWN = new Set([
   ...PASS, 'Pad', 'Conv', 'Gemm', 'MatMul', 'Add', 'GlobalAveragePool', 'AveragePool', 'Concat', 'Softmax', 'Relu', 'Clip',
-  'CacheWrite', 'PositionMask', 'Gather', 'Slice', 'Pow', 'ReduceMean', 'Sqrt', 'Reciprocal', 'Div', 'Mul', 'Sigmoid', 'Tanh', 'Neg', 'Where', 'Cast',
+  'CacheWrite', 'PositionMask', 'Gather', 'Slice', 'Pow', 'ReduceMean', 'Sqrt', 'Reciprocal', 'Div', 'Mul', 'Sigmoid', 'Tanh', 'Neg', 'Where', 'Cast', 'Sub', 'Erf',
 ]);
 
 /** Fails on the first op the quantizer cannot map (before shape inference, which knows even fewer float ops). */

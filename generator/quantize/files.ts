@@ -26,6 +26,8 @@ export interface QuantizeFileOptions extends Partial<QuantizeOptions> {
   calibration: string;
   out: string;
   qdq?: string;
+  /** Also the QOperator form (QLinearConv, QGemm, QLinearMatMul, QLinearAdd; qoperator.ts). */
+  qoperator?: string;
   /** Held-out token windows (.npz, [N, P] ids): float and int8 perplexity go to the report. */
   heldout?: string;
 }
@@ -41,6 +43,7 @@ export interface BoundaryTensor {
 
 export { sidecarPath } from './sidecar-path.js';
 import { sidecarPath } from './sidecar-path.js';
+import { qoperatorFromQdq } from './qoperator.js';
 
 export function boundary(q: Quantized, names: string[]): BoundaryTensor[] {
   return names.map((name) => {
@@ -77,10 +80,13 @@ export function quantizeFile(o: QuantizeFileOptions): Quantized {
     if (e instanceof GenError) throw e.withSite({ file: o.model });
     throw e;
   }
-  if (o.qdq && !q.qdqGraph) throw new GenError('unsupported', 'no QDQ form for this model: its transformer operators (RMSNorm, tables, masks) are integer-only', { file: o.model });
+  if ((o.qdq || o.qoperator) && !q.qdqGraph) {
+    throw new GenError('unsupported', `no ${o.qdq ? 'QDQ' : 'QOperator'} form for this model: its transformer operators (RMSNorm, tables, masks) are integer-only`, { file: o.model });
+  }
   write(o.out, encodeModel(q.intGraph, { opset: 13, producer: 'firmgen quantize' }));
   write(sidecarPath(o.out), `${JSON.stringify(sidecar(q, o.model, o.calibration), null, 2)}\n`);
   if (o.qdq && q.qdqGraph) write(o.qdq, encodeModel(q.qdqGraph, { opset: 13, producer: 'firmgen quantize' }));
+  if (o.qoperator && q.qdqGraph) write(o.qoperator, encodeModel(qoperatorFromQdq(q.qdqGraph), { opset: 13, producer: 'firmgen quantize' }));
   return q;
 }
 

@@ -86,17 +86,45 @@ export interface MulShift {
  * RequantShift then computes floor(x * mul / 2^shift + 1/2): x * M rounded half up.
  * `maxShift` lowers the shift's bound where the caller's add term (a zero point times 2^shift) must stay in int32.
  */
-export function toMulShift(multipliers: readonly number[], maxShift = MAX_SHIFT): MulShift {
+export function toMulShift(multipliers: readonly number[], maxShift = MAX_SHIFT, limit = MUL_LIMIT): MulShift {
   const top = Math.max(...multipliers);
   if (!(top > 0)) return { mul: multipliers.map(() => 0), shift: 0 };
   let shift = 0;
-  while (shift < maxShift && Math.round(top * 2 ** (shift + 1)) < MUL_LIMIT) shift++;
+  while (shift < maxShift && Math.round(top * 2 ** (shift + 1)) < limit) shift++;
   let mul = multipliers.map((m) => Math.round(m * 2 ** shift));
   while (shift > 0 && mul.every((m) => m % 2 === 0)) {
     mul = mul.map((m) => m / 2);
     shift--;
   }
   return { mul, shift };
+}
+
+/*
+ * Requantization multipliers held to 24 bits, the float32 mantissa onnxruntime multiplies with, where the shift
+ * allows: the 15-bit pairs above leave up to 2^-16 of M, so a value within |y|·2^-16 of a rounding boundary came out
+ * 1 LSB from onnxruntime, and a later product of two activations grew that to 2. RequantShift's acc·mul is its own
+ * 64-bit product; the shift stays within what validate accepts (2^31). Both lowerings of standard layers use these
+ * (quantize/lower.ts, frontend/passes/quantized/emit.ts), so `gen quantize --qdq`'s model lowers to its integer model.
+ */
+export const FINE_MUL_LIMIT = 2 ** 25;
+export const FINE_MAX_SHIFT = 31;
+const INT32_TOP = 2147483647;
+
+/** (mul, shift) with up to 24-bit multipliers and a shift of at most min(maxShift, 31). */
+export function fineMulShift(multipliers: readonly number[], maxShift = FINE_MAX_SHIFT): MulShift {
+  return toMulShift(multipliers, Math.min(maxShift, FINE_MAX_SHIFT), FINE_MUL_LIMIT);
+}
+
+/**
+ * The (mul_a, mul_b, shift) of an Add of two operands scaled to a common shift: the largest shift at which
+ * |a|max·mul_a + |b|max·mul_b stays in int32 (the scaled operands and their sum are int32 Mul and Add results) and
+ * `fits` accepts the pair (the caller's add term).
+ */
+export function addMulShift(ma: number, mb: number, aMax: number, bMax: number, maxShift = FINE_MAX_SHIFT,
+  fits: (ms: MulShift) => boolean = () => true): MulShift {
+  let ms = fineMulShift([ma, mb], maxShift);
+  while (ms.shift > 0 && !(aMax * ms.mul[0] + bMax * ms.mul[1] <= INT32_TOP && fits(ms))) ms = fineMulShift([ma, mb], ms.shift - 1);
+  return ms;
 }
 
 /** The real multiplier a (mul, shift) pair stands for. */

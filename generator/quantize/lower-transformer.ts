@@ -3,7 +3,7 @@ import { roundHalfEven } from '../reference/exact.js';
 import { int } from './builder.js';
 import { scaleFor, toMulShift, WEIGHT_MAX } from './fixed-point.js';
 import type { LowerCtx } from './lower.js';
-import type { AddConstUnit, EmbedUnit, LutUnit, MulConstUnit, RmsNormUnit, Unit } from './types.js';
+import type { AddConstUnit, CenterUnit, EmbedUnit, LutUnit, MulConstUnit, RmsNormUnit, Unit } from './types.js';
 
 /*
  * Integer forms of the transformer units (SEMANTICS.md section 1 ops only):
@@ -11,6 +11,7 @@ import type { AddConstUnit, EmbedUnit, LutUnit, MulConstUnit, RmsNormUnit, Unit 
  *             so x's scale drops out; the pre-shift 2^p makes isqrt's truncation small (an int8 row of RMS 20 has
  *             std in [20, 21): up to 5% off; times 2^p it is 2^-p of that), as far as the sum of squares stays in
  *             int32. k is the largest that keeps every |w| below 2^15.
+ *   center    N*x - ReduceSum(x) (exact in int32) -> RequantShift(s_x / (N s_y)): x - mean(x) over the last axis.
  *   lut       Gather(table, x): table[i] = f(code(i) * s_x) / s_y rounded and clipped, code(i) = i, or i - 256 for
  *             i >= 128 when x is signed (Gather reads a negative index from the end).
  *   mul       Mul(a, b) -> RequantShift(s_a s_b / s_y).
@@ -30,6 +31,7 @@ const INT32_LIMIT = 2 ** 30;
 export function lowerTransformerUnit(u: Unit, c: LowerCtx): void {
   switch (u.kind) {
     case 'rmsnorm': return rmsnorm(u, c);
+    case 'center': return center(u, c);
     case 'lut': return lut(u, c);
     case 'mul': {
       const a = c.acc(u.name, c.shapeOf(u.out));
@@ -87,6 +89,21 @@ function rmsnorm(u: RmsNormUnit, c: LowerCtx): void {
   c.b.constant(`${u.name}_w`, 'int32', [width], ratio.map((r) => roundHalfEven(r * 2 ** k)));
   c.declare(u.out);
   c.b.node('iRMSNorm', u.name, [x, `${u.name}_w`], [u.out], { D: int(2 ** k), n_levels: int(256) });
+}
+
+function center(u: CenterUnit, c: LowerCtx): void {
+  const shape = c.shapeOf(u.x);
+  const rank = shape.length;
+  const n = shape[rank - 1];
+  c.b.constant(`${u.name}_axes`, 'int64', [1], [rank - 1]);
+  const sum = c.b.tensor(`${u.name}_sum`, 'int32', [...shape.slice(0, -1), 1]);
+  c.b.node('ReduceSum', `${u.name}_sum`, [u.x, `${u.name}_axes`], [sum], { keepdims: int(1) });
+  c.b.constant(`${u.name}_n`, 'int32', [1], [n]);
+  const xn = c.b.tensor(`${u.name}_xn`, 'int32', shape);
+  c.b.node('Mul', `${u.name}_times_n`, [u.x, `${u.name}_n`], [xn]);
+  const a = c.acc(u.name, shape);
+  c.b.node('Sub', u.name, [xn, sum], [a]);
+  c.requantize(u.name, a, u.out, toMulShift([f32(f32(c.q(u.x).scale / n) / c.q(u.out).scale)]));
 }
 
 /** The integer range of an activation quantization: [-(qmax+1), qmax] signed (the type's saturation), [0, qmax]. */

@@ -1,7 +1,7 @@
 import { attrInts } from '../ir/attrs.js';
 import type { AttrValue, Graph, Tensor } from '../ir/graph.js';
 import type { ActivationQuant } from './clipping.js';
-import { biasScale, toMulShift, type MulShift } from './fixed-point.js';
+import { addMulShift, biasScale, fineMulShift, type MulShift } from './fixed-point.js';
 import { GraphBuilder, int, ints, quantDType } from './builder.js';
 import { weightScale, type Plan } from './params.js';
 import { lowerTransformerUnit } from './lower-transformer.js';
@@ -10,7 +10,7 @@ import type { LinearUnit, Unit } from './types.js';
 /*
  * The integer model the generator consumes (SEMANTICS.md section 1): integer Conv/Gemm/MatMul with int8 weights
  * and int32 biases, each followed by a RequantShift whose (mul, div = 2^shift) stands for the real multiplier
- * s_x * s_w / s_y, and whose clip range is the output type's (uint8 for ReLU outputs: the ReLU is the clip).
+ * s_x * s_w / s_y (up to 24-bit mul: fixed-point.ts fineMulShift; the transformer units keep 15 bits), and whose clip range is the output type's (uint8 for ReLU outputs: the ReLU is the clip).
  * Float tensor names are kept for every quantized tensor, so the report and the QDQ model line up with it.
  */
 
@@ -62,10 +62,11 @@ export function lowerToInteger(inferred: Graph, plan: Plan): Lowered {
       case 'matmul': {
         const a = acc(u.name, shapeOf(u.out));
         b.node('MatMul', u.name, [u.a, u.b], [a]);
-        return requantize(u.name, a, u.out, toMulShift([f32(f32(q(u.a).scale * q(u.b).scale) / q(u.out).scale)]));
+        return requantize(u.name, a, u.out, fineMulShift([f32(f32(q(u.a).scale * q(u.b).scale) / q(u.out).scale)]));
       }
       case 'add': {
-        const ms = toMulShift([f32(q(u.a).scale / q(u.out).scale), f32(q(u.b).scale / q(u.out).scale)]);
+        const top = (t: string): number => (q(t).signed ? q(t).qmax + 1 : q(t).qmax);
+        const ms = addMulShift(f32(q(u.a).scale / q(u.out).scale), f32(q(u.b).scale / q(u.out).scale), top(u.a), top(u.b));
         const terms = [u.a, u.b].map((x, i) => {
           b.constant(`${u.name}_m${i}`, 'int32', [1], [ms.mul[i]]);
           const t = b.tensor(`${u.name}_t${i}`, 'int32', shapeOf(x));
@@ -85,7 +86,7 @@ export function lowerToInteger(inferred: Graph, plan: Plan): Lowered {
         b.constant(`${u.name}_axes`, 'int64', [axes.length], axes);
         const sum = acc(u.name, shapeOf(u.out));
         b.node('ReduceSum', u.name, [u.x, `${u.name}_axes`], [sum], { keepdims: int(1) });
-        return requantize(u.name, sum, u.out, toMulShift([f32(q(u.x).scale / count) / q(u.out).scale]));
+        return requantize(u.name, sum, u.out, fineMulShift([f32(q(u.x).scale / count) / q(u.out).scale]));
       }
       case 'avgpool': {
         // An average over a window is a depthwise convolution with weights 1, divided by the window size.
@@ -97,7 +98,7 @@ export function lowerToInteger(inferred: Graph, plan: Plan): Lowered {
         for (const a of ['pads', 'strides'] as const) if (u.node.attrs[a]) attrs[a] = u.node.attrs[a];
         const sum = acc(u.name, shapeOf(u.out));
         b.node('Conv', u.name, [u.x, `${u.name}_ones`], [sum], attrs);
-        return requantize(u.name, sum, u.out, toMulShift([f32(q(u.x).scale / taps) / q(u.out).scale]));
+        return requantize(u.name, sum, u.out, fineMulShift([f32(q(u.x).scale / taps) / q(u.out).scale]));
       }
       case 'concat': {
         const parts = u.inputs.map((x, i) => {
@@ -106,7 +107,7 @@ export function lowerToInteger(inferred: Graph, plan: Plan): Lowered {
           if (from.scale === to.scale && from.signed === to.signed && from.qmax <= to.qmax) return x;
           const y = `${u.name}_in${i}`;
           b.tensor(y, quantDType(to.signed, to.bits), shapeOf(x));
-          const ms = toMulShift([f32(from.scale / to.scale)]);
+          const ms = fineMulShift([f32(from.scale / to.scale)]);
           const { n, signed } = levelsOf(to);
           b.constant(`${y}_mul`, 'int32', [1], ms.mul);
           b.constant(`${y}_add`, 'int32', [1], [0]);
@@ -134,6 +135,7 @@ export function lowerToInteger(inferred: Graph, plan: Plan): Lowered {
         return;
       }
       case 'rmsnorm':
+      case 'center':
       case 'lut':
       case 'mul':
       case 'mulconst':
@@ -169,7 +171,7 @@ export function lowerToInteger(inferred: Graph, plan: Plan): Lowered {
     const sx = q(u.x).scale;
     const sy = q(u.out).scale;
     const mults = Array.from({ length: l.wScales.length }, (_, j) => f32(biasScale(sx, weightScale(l, j)) / sy));
-    requantize(u.name, a, u.out, toMulShift(mults), u.op === 'Conv' ? 1 : outShape.length - 1);
+    requantize(u.name, a, u.out, fineMulShift(mults), u.op === 'Conv' ? 1 : outShape.length - 1);
   }
 
   return { graph: b.graph([...inferred.inputs], [...inferred.outputs]), requant };

@@ -74,6 +74,7 @@ export function assignActivations(g: Graph, units: Unit[], observed: Map<string,
         break;
       }
       case 'rmsnorm':
+      case 'center':
       case 'mulconst':
         act.set(u.out, choose(u.out, true));
         break;

@@ -1,6 +1,7 @@
 import { GenError } from '../errors.js';
 import { attrInt, attrInts, hasAttr } from '../ir/attrs.js';
 import type { Graph, Node } from '../ir/graph.js';
+import { erf } from '../reference/ops/float-math.js';
 import { MASK_BELOW, type Unit } from './types.js';
 
 /*
@@ -8,7 +9,10 @@ import { MASK_BELOW, type Unit } from './types.js';
  *   Gather(constant table, runtime ids)                               -> embed   (int8 table, integer Gather)
  *   Pow(x, 2) | Mul(x, x) -> ReduceMean(last) -> Add(eps) -> Sqrt -> Reciprocal | Div(1, .) -> Mul(x, .) [-> Mul(gain)]
  *   or ... Sqrt -> Div(x, .) [-> Mul(gain)]                           -> rmsnorm (iRMSNorm)
+ *   ReduceMean(x, last) -> Sub(x, .)  (LayerNorm's centring)           -> center; the rest of a LayerNorm
+ *   (Pow 2 -> ReduceMean -> Add eps -> Sqrt -> Div -> Mul gain) is an rmsnorm of it, its bias Add an addconst
  *   Sigmoid(x) -> Mul(x, .)  (SiLU), Sigmoid, Tanh                     -> lut     (a 256-entry table read by Gather)
+ *   Div(x, c) -> Erf -> Add(1) -> Mul(x, .) -> Mul(0.5)  (GELU, erf form as torch exports it)  -> lut
  *   Mul(a, b) of two activations (SwiGLU's gate * up)                 -> mul
  *   Mul(x, constant tensor) (rotary cos/sin), Neg(x), Mul by c < 0    -> mulconst
  *   Mul(x, c > 0) or Div(x, c > 0) with a scalar c (attention scale)  -> scale   (no integer op)
@@ -111,6 +115,38 @@ function gainOf(g: Graph, t: string, width: number): Float64Array | undefined {
 
 const sigmoid = (v: number): number => 1 / (1 + Math.exp(-v));
 
+/** ReduceMean(x) over the last axis (kept) whose sole reader is Sub(x, mean): LayerNorm's x - mean(x). */
+function center(c: Ctx, n: Node): Unit | undefined {
+  const x = n.inputs[0];
+  const rank = c.g.tensors.get(x)?.shape.length ?? 0;
+  const axes = reducedAxes(c.g, n);
+  if (attrInt(n, 'keepdims', 1) !== 1 || axes.length !== 1 || (axes[0] + rank) % rank !== rank - 1) return undefined;
+  const sub = c.sole(n.outputs[0]);
+  if (sub?.op !== 'Sub' || sub.inputs[0] !== x || sub.inputs[1] !== n.outputs[0]) return undefined;
+  c.taken.add(sub);
+  return { kind: 'center', name: n.name, nodes: [n.name, sub.name], node: n, x, out: sub.outputs[0] };
+}
+
+/** GELU as torch exports it: x * (1 + erf(x / c)) * 0.5 from Div(x, c); undefined when the chain does not match. */
+function gelu(c: Ctx, n: Node): Unit | undefined {
+  const x = n.inputs[0];
+  const k = constOf(c.g, n.inputs[1]);
+  if (n.op !== 'Div' || !isScalar(k) || !(k!.data[0] > 0)) return undefined;
+  const e = c.sole(n.outputs[0]);
+  const one = e?.op === 'Erf' ? c.sole(e.outputs[0]) : undefined;
+  if (!e || one?.op !== 'Add' || !isScalar(constOf(c.g, other(one, e.outputs[0])), 1)) return undefined;
+  const times = c.sole(one.outputs[0]);
+  if (times?.op !== 'Mul' || other(times, one.outputs[0]) !== x) return undefined;
+  const half = c.sole(times.outputs[0]);
+  if (half?.op !== 'Mul' || !isScalar(constOf(c.g, other(half, times.outputs[0])), 0.5)) return undefined;
+  for (const m of [e, one, times, half]) c.taken.add(m);
+  const d = k!.data[0];
+  return {
+    kind: 'lut', name: n.name, nodes: [n.name, e.name, one.name, times.name, half.name], node: n, x, out: half.outputs[0],
+    fn: (v) => v * (1 + erf(v / d)) * 0.5, what: 'GELU',
+  };
+}
+
 /** Finds the transformer unit starting at node n, or undefined (the caller's patterns apply). */
 export function transformerUnit(c: Ctx, n: Node): Unit | undefined {
   const { g } = c;
@@ -134,6 +170,14 @@ export function transformerUnit(c: Ctx, n: Node): Unit | undefined {
     return { ...base, kind: 'lut', x: n.inputs[0], fn: sigmoid, what: 'Sigmoid' };
   }
   if (n.op === 'Tanh') return { ...base, kind: 'lut', x: n.inputs[0], fn: Math.tanh, what: 'Tanh' };
+  if (n.op === 'ReduceMean') {
+    const u = center(c, n);
+    if (u) return u;
+  }
+  if (n.op === 'Div') {
+    const u = gelu(c, n);
+    if (u) return u;
+  }
   if (n.op === 'Neg') return { ...base, kind: 'mulconst', x: n.inputs[0], c: Float64Array.of(-1), cShape: [] };
   if (n.op === 'Mul' || n.op === 'Div') {
     const [a, b] = n.inputs;

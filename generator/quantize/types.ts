@@ -79,6 +79,8 @@ export interface RmsNormUnit extends UnitBase { kind: 'rmsnorm'; node: Node; x: 
  * read by Gather with the input codes as indices (negative codes index from the end, as ONNX Gather does).
  */
 export interface LutUnit extends UnitBase { kind: 'lut'; node: Node; x: string; fn: (v: number) => number; what: string }
+/** x - mean(x) over the last axis (LayerNorm's centring; an RMSNorm unit then normalises it). */
+export interface CenterUnit extends UnitBase { kind: 'center'; node: Node; x: string }
 /** Mul of two activations: the integer product requantized. */
 export interface MulUnit extends UnitBase { kind: 'mul'; node: Node; a: string; b: string }
 /** Mul of an activation by a constant tensor (rotary tables) or a negative scalar (Neg): int8 constant, requantized. */
@@ -103,7 +105,7 @@ export const MASK_BELOW = -1e4;
 
 export type Unit =
   | LinearUnit | MatMulUnit | AddUnit | PoolUnit | ConcatUnit | SoftmaxUnit | PassUnit | ActUnit
-  | RmsNormUnit | LutUnit | MulUnit | MulConstUnit | AddConstUnit | ScaleUnit | EmbedUnit | CacheUnit | PosMaskUnit;
+  | RmsNormUnit | CenterUnit | LutUnit | MulUnit | MulConstUnit | AddConstUnit | ScaleUnit | EmbedUnit | CacheUnit | PosMaskUnit;
 
 /** Units whose output gets its own scale from calibration (the others inherit or fix theirs). */
 export function isQuantPoint(u: Unit): boolean {

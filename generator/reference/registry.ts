@@ -7,7 +7,7 @@ import { concatOp, gatherOp, padOp, sliceOp } from './ops/data-movement.js';
 import { addOp, clipOp, divOp, mulOp, reluOp, roundOp, subOp } from './ops/elementwise.js';
 import { argMaxOp } from './ops/argmax.js';
 import { cacheWriteOp, positionMaskOp } from './ops/cache.js';
-import { castOp, expOp, negOp, powOp, reciprocalOp, sigmoidOp, sqrtOp, tanhOp, whereOp } from './ops/float-math.js';
+import { castOp, erfOp, expOp, negOp, powOp, reciprocalOp, sigmoidOp, sqrtOp, tanhOp, whereOp } from './ops/float-math.js';
 import { gemmOp } from './ops/gemm.js';
 import { integerDivOp } from './ops/integer-div.js';
 import { matmulOp } from './ops/matmul.js';
@@ -30,7 +30,7 @@ const SPECS: OpSpec[] = [
   squeezeOp, unsqueezeOp, identityOp, reduceSumOp, reduceMeanOp, iSoftmaxOp, itaMaxOp, itaPartialMaxOp, iLayerNormOp,
   iRMSNormOp, iNoNormOp, iGeluOp, iHardswishOp, integerDivOp, quantizeLinearOp, dequantizeLinearOp, qlinearMatMulOp,
   qlinearConvOp, qgemmOp, matMulIntegerOp, convIntegerOp, qlinearAddOp, qlinearMulOp, softmaxOp,
-  sqrtOp, reciprocalOp, sigmoidOp, tanhOp, expOp, negOp, powOp, whereOp, castOp, cacheWriteOp, positionMaskOp, argMaxOp,
+  sqrtOp, erfOp, reciprocalOp, sigmoidOp, tanhOp, expOp, negOp, powOp, whereOp, castOp, cacheWriteOp, positionMaskOp, argMaxOp,
   analogMatmulOp, im2colOp,
 ];
 

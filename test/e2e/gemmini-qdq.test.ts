@@ -25,7 +25,8 @@ import { Rng } from '../helpers/random.js';
  * firmware equals the reference interpreter of the lowered integer graph exactly (host C too on some), with the
  * convolutions and matrix products on the array (uint8 activations offset by 128, platforms/gemmini/lower-array.ts):
  * each check names the array kernels the firmware must contain. Against onnxruntime-node on the original model the
- * bound is that of qdq.test.ts (the lowering is the platforms' shared one): at most 2 LSB, on a rare fraction.
+ * bound is that of qdq.test.ts (the lowering is the platforms' shared one): at most 1 LSB, the fraction of off-by-one
+ * values printed and bounded (measured: 0 of 90,444 differ; with 15-bit multipliers 100 differed, at most by 2 LSB).
  */
 
 const work = mkdtempSync(join(tmpdir(), 'firmgen-gemmini-qdq-'));
@@ -44,8 +45,9 @@ async function check(name: string, m: QModel, want: Record<string, number>, host
       }
     },
   });
-  console.log(`  ${name}: ${d.differ} of ${d.total} outputs differ from onnxruntime (${((100 * d.differ) / d.total).toFixed(2)} %), at most ${d.maxDiff} LSB`);
-  assert.ok(d.maxDiff <= 2, `${name}: ${d.maxDiff} LSB from onnxruntime`);
+  console.log(`  ${name}: ${d.differ} of ${d.total} outputs differ from onnxruntime by 1 LSB or more (${((100 * d.differ) / d.total).toFixed(2)} %), at most ${d.maxDiff} LSB`);
+  assert.ok(d.maxDiff <= 1, `${name}: ${d.maxDiff} LSB from onnxruntime`);
+  assert.ok(d.differ <= 0.005 * d.total, `${name}: ${d.differ} of ${d.total} off by one`);
   return d;
 }
 

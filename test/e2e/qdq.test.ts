@@ -22,10 +22,9 @@ import { Rng } from '../helpers/random.js';
  * Standard quantized ONNX (QDQ and QOperator) networks through `gen firmware`: the firmware equals the reference
  * interpreter of the lowered integer graph exactly (emulated on generic, tiled siracusa and spinnaker2 (QOperator
  * nets: symmetric variants), host C on some). Against onnxruntime on the original model (with and without ORT's graph
- * optimisations, which turn QDQ into QLinear kernels): each op alone is within 1 LSB (qdq-ops.test.ts); through a
- * network a 1 LSB difference can grow in a later layer that multiplies two activations (QLinearMul: each operand
- * 1 LSB off), so here the bound is 2 LSB on a rare fraction; measured: 260 of 265760 values differ (0.098 %), 6
- * (0.0023 %) by 2 LSB, all at or after a QLinearMul.
+ * optimisations, which turn QDQ into QLinear kernels): within 1 LSB, on a fraction printed and bounded. The lowering
+ * holds onnxruntime's float32 multipliers with up to 24 bits (quantized/emit.ts); measured: 0 of 265760 values differ.
+ * With 15-bit multipliers 260 differed (0.098 %), 6 by 2 LSB: a QLinearAdd 1 LSB off, grown by the QLinearMul after it.
  */
 
 const work = mkdtempSync(join(tmpdir(), 'firmgen-qdq-'));
@@ -40,7 +39,7 @@ async function check(name: string, m: QModel, platforms: string[], hostC = false
   const d = await checkQuantizedModel(join(work, name.replace(/\W+/g, '_')), m, platforms, { hostC, samples });
   console.log(`  ${name}: ${d.differ} of ${d.total} outputs differ from onnxruntime (${((100 * d.differ) / d.total).toFixed(2)} %), `
     + `${d.beyond} by more than 1 LSB, at most ${d.maxDiff} LSB`);
-  assert.ok(d.maxDiff <= 2, `${name}: ${d.maxDiff} LSB from onnxruntime`);
+  assert.ok(d.maxDiff <= 1, `${name}: ${d.maxDiff} LSB from onnxruntime`);
   all.total += d.total;
   all.differ += d.differ;
   all.beyond += d.beyond;
@@ -75,20 +74,20 @@ test('MatMulInteger, ConvInteger (uint8 with a zero point, padded): generic, sir
   await check('integer ops', integerOpsNet(new Rng(401)), ['generic', 'siracusa', 'spinnaker2']);
 });
 
-test('over all networks: under 0.5 % differ from onnxruntime, under 0.01 % by 2 LSB, never more', () => {
+test('over all networks: under 0.05 % differ from onnxruntime, never by more than 1 LSB', () => {
   console.log(`  all: ${all.differ} of ${all.total} differ (${((100 * all.differ) / all.total).toFixed(3)} %), `
     + `${all.beyond} by more than 1 LSB (${((100 * all.beyond) / all.total).toFixed(4)} %), at most ${all.maxDiff} LSB`);
   assert.ok(all.total > 50000);
-  assert.ok(all.maxDiff <= 2);
-  assert.ok(all.differ <= 0.005 * all.total);
-  assert.ok(all.beyond <= 0.0001 * all.total);
+  assert.ok(all.maxDiff <= 1);
+  assert.ok(all.differ <= 0.0005 * all.total);
+  assert.is(all.beyond, 0);
 });
 
 /*
  * A trained network: the fashion-cnn example, quantized by gen quantize (per-channel) and written as QDQ, lowered by
  * the QDQ pass, against onnxruntime on the QDQ model over 100 test images. Through its seven quantized layers the
- * 1 LSB differences accumulate: measured on 200 images, 4.35 % of the logits differ (1.80 % per-tensor), never by
- * more than 1 LSB, and the predicted class is the same for every image.
+ * 1 LSB differences accumulated with 15-bit multipliers (4.35 % of the logits on 200 images, 1.80 % per-tensor); with
+ * onnxruntime's float32 multipliers held to 24 bits, 0 of 1000 logits differ on 100 images, and the class is the same.
  */
 test('a trained CNN (fashion-cnn as QDQ) against onnxruntime: logits within 1 LSB, same classes', async () => {
   const dir = join(repoRoot, 'examples', 'fashion-cnn');
@@ -118,7 +117,7 @@ test('a trained CNN (fashion-cnn as QDQ) against onnxruntime: logits within 1 LS
   }
   console.log(`  fashion-cnn: ${differ} of ${total} logits differ from onnxruntime (${((100 * differ) / total).toFixed(2)} %), at most ${worst} LSB; same class on ${same} of 100 images`);
   assert.ok(worst <= 1);
-  assert.ok(differ <= 0.08 * total);
+  assert.ok(differ <= 0.01 * total);
   assert.ok(same >= 99);
 });
 

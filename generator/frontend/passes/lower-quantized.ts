@@ -127,7 +127,8 @@ export function lowerQuantized(g: Graph): LoweredQuantized {
       if (attrInt(n, 'block_size', 0) !== 0) throw unsupported(site, 'blocked quantization (block_size)');
       const s = ctx.constant(n, 1, 'the scale')!;
       const z = ctx.constant(n, 2, 'the zero point');
-      const axis = normAxis(attrInt(n, 'axis', 1), x.data.shape.length);
+      // ONNX ignores axis for a per-tensor scale (its default 1 is out of range for a 1-D bias, a legal model).
+      const axis = s.data.length === 1 && (!z || z.data.length === 1) ? 0 : normAxis(attrInt(n, 'axis', 1), x.data.shape.length);
       values.set(out, { k: 'wq', w: { data: x.data, scales: Array.from(s.data, Math.fround), zps: z ? Array.from(z.data) : [0], axis } });
       return;
     }

@@ -21,6 +21,10 @@ import { arrayDepthwiseCycles, hostDepthwiseCycles } from './dw-cost.js';
  *    faster there (or as --depthwise-on says); a 1x1 one of stride 1 without padding becomes a MatMul (loop_ws).
  *  - MatMul of a batch of rows ([..., M, K] by a [K, N] with leading 1s) gets Reshapes to the 2-D product the array
  *    runs (the Reshapes share their input's buffer).
+ *  - MatMul of two activations (int8 or uint8 by int8) with the same leading dimensions (attention's heads:
+ *    [.., H, M, K] by [.., H, K, N]) becomes one 2-D product per head: Gathers of each head's rows, the products, a
+ *    Concat of the int32 results (the host core copies; the products are the array's). A uint8 a enters offset by
+ *    128 and the head's column sums of b times 128 (ReduceSum at run time) are the product's bias row.
  * Every rewritten node says why on engineNote; a node the array cannot take is left to the host core as it is.
  */
 
@@ -137,6 +141,22 @@ function flatRows(n: Node, g: Graph): number | undefined {
   return a.shape.slice(0, -1).reduce((p, d) => p * d, 1);
 }
 
+/** Heads at most split into 2-D products (each adds two Gathers and a product's fixed cost). */
+const MAX_HEADS = 64;
+
+/** Heads of a MatMul of two activations (int8 or uint8 by int8) with equal leading dimensions and an int32 result. */
+function headsOf(n: Node, g: Graph): number | undefined {
+  if (n.op !== 'MatMul' || n.domain !== '' || n.inputs.length !== 2) return undefined;
+  const a = tensorOf(g, n.inputs[0]);
+  const b = tensorOf(g, n.inputs[1]);
+  if (a.shape.length < 3 || b.shape.length !== a.shape.length || (a.dtype !== 'int8' && a.dtype !== 'uint8') || b.dtype !== 'int8' || b.data) return undefined;
+  if (tensorOf(g, n.outputs[0]).dtype !== 'int32') return undefined;
+  const lead = a.shape.slice(0, -2);
+  if (lead.some((d, i) => d !== b.shape[i])) return undefined;
+  const heads = lead.reduce((p, d) => p * d, 1);
+  return heads > 1 && heads <= MAX_HEADS ? heads : undefined;
+}
+
 /** A 2-D product of an activation by constant int8 weights with a uint8 activation: its offset form, or why not. */
 function uint8Product(n: Node, g: Graph): string | null {
   if (n.op !== 'Gemm' && n.op !== 'MatMul') return 'not a product';
@@ -174,6 +194,11 @@ export function lowerForArray(g: Graph, depthwiseOn: DepthwiseOn = 'cost'): Grap
       nodes.push(...rewriteConv(n, conv));
       continue;
     }
+    const heads = headsOf(n, view);
+    if (heads !== undefined) {
+      nodes.push(...splitHeads(n, heads));
+      continue;
+    }
     const rows = flatRows(n, view);
     if (rows !== undefined) {
       const [before, mm, after] = flatten(n, rows);
@@ -197,6 +222,55 @@ export function lowerForArray(g: Graph, depthwiseOn: DepthwiseOn = 'cost'): Grap
     const c = tensorOf(view, n.inputs[2]);
     if (!c.data || c.dtype === 'int32' || c.dtype === 'int8') return n;
     return { ...n, inputs: [n.inputs[0], n.inputs[1], constant(`${c.name}__i32`, 'int32', c.shape, c.data.data)] };
+  }
+
+  /** [.., H, M, K] by [.., H, K, N]: per head h, Gather(A, h) by Gather(B, h), then Concat and a Reshape back. */
+  function splitHeads(n: Node, heads: number): Node[] {
+    const a = tensorOf(view, n.inputs[0]);
+    const b = tensorOf(view, n.inputs[1]);
+    const y = tensorOf(view, n.outputs[0]);
+    const [M, K] = a.shape.slice(-2);
+    const N = b.shape[b.shape.length - 1];
+    const out: Node[] = [];
+    const reshape = (x: Tensor, shape: number[], tag: string): string => {
+      const to = add({ ...x, name: fresh(`${x.name}__heads`), shape, data: undefined });
+      out.push(node(n, 'Reshape', tag, [x.name, constant(`${to}__shape`, 'int64', [shape.length], shape)], to));
+      return to;
+    };
+    const a3 = reshape(a, [heads, M, K], 'heads_a');
+    const b3 = reshape(b, [heads, K, N], 'heads_b');
+    const parts: string[] = [];
+    for (let h = 0; h < heads; h++) {
+      const index = constant(`${n.name}__head${h}`, 'int64', [], [h]);
+      const pick = (x: Tensor, from: string, shape: number[], tag: string): string => {
+        const to = add({ ...x, name: fresh(`${x.name}__h${h}`), shape, data: undefined });
+        out.push(node(n, 'Gather', `${tag}${h}`, [from, index], to, { axis: { kind: 'int', value: 0 } }));
+        return to;
+      };
+      let ah = pick(a, a3, [M, K], 'a');
+      const bh = pick(b, b3, [K, N], 'b');
+      const yh = add({ ...y, name: fresh(`${y.name}__h${h}`), shape: [M, N], data: undefined });
+      const inputs = [ah, bh];
+      if (a.dtype === 'uint8') {
+        // Σ a·b = Σ (a - 128)·b + 128·Σ_k b: the offset as for constant weights, the column sums of this head's b
+        // computed at run time (ReduceSum, times 128) as the product's one bias row.
+        const [signed, sub] = offset(n, tensorOf(view, ah), [M, K]);
+        out.push(sub);
+        inputs[0] = ah = signed;
+        const axes = constant(`${n.name}__k${h}`, 'int64', [1], [0]);
+        const sums = add({ name: fresh(`${b.name}__colsum${h}`), dtype: 'int32', shape: [1, N], range: { min: -128 * K, max: 127 * K } });
+        out.push(node(n, 'ReduceSum', `colsum${h}`, [bh, axes], sums, { keepdims: { kind: 'int', value: 1 } }));
+        const bias = add({ name: fresh(`${b.name}__colbias${h}`), dtype: 'int32', shape: [1, N], range: { min: -128 * 128 * K, max: 128 * 127 * K } });
+        out.push(node(n, 'Mul', `colbias${h}`, [sums, constant(`${n.name}__128_${h}`, 'int32', [1], [128])], bias));
+        inputs.push(bias);
+      }
+      out.push({ ...node(n, 'MatMul', `head${h}`, inputs, yh), engineNote: `array: head ${h} of ${heads} of a product of two activations` });
+      parts.push(yh);
+    }
+    const cat = add({ ...y, name: fresh(`${y.name}__heads`), shape: [heads * M, N], data: undefined });
+    out.push(node(n, 'Concat', 'heads', parts, cat, { axis: { kind: 'int', value: 0 } }));
+    out.push(node(n, 'Reshape', 'back', [cat, constant(`${y.name}__shape`, 'int64', [y.shape.length], y.shape)], y.name));
+    return out;
   }
 
   /** MatMul [..., M, K] by [1.., K, N] with int8 or uint8 operands, as one 2-D product of [rows, K] by [K, N]. */

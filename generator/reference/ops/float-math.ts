@@ -5,7 +5,7 @@ import { broadcastIndex, broadcastShapes, describeShapes } from '../broadcast.js
 import { floatArray, isFloatType, modelError, need, rangeOfInfo, unsupported, type OpSpec } from '../op-spec.js';
 
 /*
- * The float ops a model exported from PyTorch uses around its quantizable layers (RMSNorm's Pow/Sqrt/Reciprocal,
+ * The float ops a model exported from PyTorch uses around its quantizable layers (RMSNorm's Pow/Sqrt/Reciprocal, GELU's Erf,
  * SiLU's Sigmoid, rotary embeddings' Neg, masks' Where/Cast). The quantizer runs them on the float model only
  * (calibration and the float side of the report), so they are float32 results of float64 math rounded once: close to
  * ONNX Runtime's, not promised bit-equal to it (transcendental functions differ in the last bit between libraries).
@@ -28,6 +28,31 @@ function floatUnary(op: string, fn: (v: number) => number): OpSpec {
   };
 }
 
+/**
+ * erf in float64 (JavaScript has none): the Maclaurin series below |x| = 3 (terms fall below 2^-60 of the sum; the
+ * largest term at 3 is ~170, so ~1e-14 is lost to cancellation), erfc's continued fraction (60 terms, evaluated from
+ * the tail) up to 6, and +-1 beyond (erfc(6) < 3e-17). Used by GELU's float form (calibration, its table).
+ */
+export function erf(x: number): number {
+  const a = Math.abs(x);
+  if (Number.isNaN(x)) return NaN;
+  if (a >= 6) return Math.sign(x);
+  if (a < 3) {
+    let term = x;
+    let sum = x;
+    for (let n = 1; Math.abs(term) > 1e-18 * Math.abs(sum) && n < 200; n++) {
+      term *= (-x * x) / n;
+      sum += term / (2 * n + 1);
+    }
+    return (2 / Math.sqrt(Math.PI)) * sum;
+  }
+  let f = a;
+  for (let k = 60; k >= 1; k--) f = a + k / 2 / f;
+  const erfc = Math.exp(-a * a) / Math.sqrt(Math.PI) / f;
+  return Math.sign(x) * (1 - erfc);
+}
+
+export const erfOp = floatUnary('Erf', erf);
 export const sqrtOp = floatUnary('Sqrt', Math.sqrt);
 export const reciprocalOp = floatUnary('Reciprocal', (v) => 1 / v);
 export const sigmoidOp = floatUnary('Sigmoid', (v) => 1 / (1 + Math.exp(-v)));

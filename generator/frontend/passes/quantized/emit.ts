@@ -3,7 +3,7 @@ import { rangeOf, type DType, type IntType } from '../../../ir/dtype.js';
 import type { AttrValue, Node } from '../../../ir/graph.js';
 import { ndarray, type NDArray } from '../../../ir/ndarray.js';
 import { GraphBuilder, int, ints } from '../../../quantize/builder.js';
-import { MAX_SHIFT, toMulShift, type MulShift } from '../../../quantize/fixed-point.js';
+import { addMulShift, FINE_MAX_SHIFT, fineMulShift, type MulShift } from '../../../quantize/fixed-point.js';
 import { quantizeValue } from '../../../reference/ops/quantize.js';
 import { roundHalfEven } from '../../../reference/exact.js';
 
@@ -32,6 +32,9 @@ export interface QParams {
   zp: number;
   dtype: QType;
 }
+
+/** What a RequantShift writes: a quantized tensor, or the int16 one before its zero point is added. */
+type RequantTarget = Pick<QTensor, 'name' | 'zp'> & { dtype: QType | 'int16' };
 
 /** An integer tensor of the lowered graph with its quantization. */
 export interface QTensor extends QParams {
@@ -69,7 +72,7 @@ function levelsFor(lo: number, hi: number): { n: number; signed: number } | unde
 
 /** The largest shift that keeps |zy| * 2^shift plus a margin for the other add terms inside int32. */
 function maxShiftFor(zy: number): number {
-  return zy === 0 ? MAX_SHIFT : 30 - Math.ceil(Math.log2(Math.abs(zy) + 1));
+  return zy === 0 ? FINE_MAX_SHIFT : Math.min(FINE_MAX_SHIFT, 30 - Math.ceil(Math.log2(Math.abs(zy) + 1)));
 }
 
 function fitsInt32(v: number): boolean {
@@ -140,13 +143,36 @@ export class IntegerWriter {
       if (!(m > 0) || !Number.isFinite(m)) throw new GenError('unsupported', `requantization multiplier ${m}: scales must be positive`, site);
     }
     // The largest shift whose add term (zy*2^shift plus the zero-point terms times mul) fits int32.
-    let ms = toMulShift(mults, maxShiftFor(y.zp));
-    while (ms.shift > 0 && !fitsInt32(y.zp * 2 ** ms.shift + extra(ms))) ms = toMulShift(mults, ms.shift - 1);
+    // Multipliers of up to 24 bits (fixed-point.ts fineMulShift), the shift lowered until the add term fits.
+    let ms = fineMulShift(mults, maxShiftFor(y.zp));
+    while (ms.shift > 0 && !fitsInt32(y.zp * 2 ** ms.shift + extra(ms))) ms = fineMulShift(mults, ms.shift - 1);
+    // When zy*2^shift cost the multiplier bits, zy is added after the shift instead (the same integers, see zeroPointAfter).
+    const best = fineMulShift(mults);
+    if (y.zp !== 0 && best.shift > ms.shift && fitsInt32(extra(best))) return this.zeroPointAfter(site, base, acc, best, axis, rank, y, clip, extra(best));
     this.requantizeBy(site, base, acc, ms, axis, rank, y, clip, extra(ms));
   }
 
+  /**
+   * RequantShift without zy (into int16), then + zy and the clip: floor((v + zy·2^s + 2^(s-1)) / 2^s) =
+   * floor((v + 2^(s-1)) / 2^s) + zy, and the int16 clip first changes nothing, as |zy| <= 255 and [lo, hi] lies in
+   * [-128, 255]. Three elementwise nodes the fusion joins into one pass.
+   */
+  private zeroPointAfter(site: ErrorSite, base: string, acc: string, ms: MulShift, axis: number | undefined, rank: number, y: QTensor,
+    clip: [number, number], extra: number): void {
+    const wide = this.fresh(`${base}_nozp`);
+    this.requantizeBy(site, base, acc, ms, axis, rank, { name: wide, zp: 0, dtype: 'int16' }, [-32768, 32767], extra);
+    const z = this.constant(`${base}_zy`, 'int32', [1], [y.zp]);
+    const shifted = this.b.tensor(this.fresh(`${base}_zpadd`), 'int32', []);
+    this.node('Add', `${base}_zp`, [wide, z], [shifted]);
+    const [tl, th] = typeRange(y.dtype);
+    const cl = this.constant(`${base}_lo`, 'int32', [], [Math.max(tl, clip[0])]);
+    const ch = this.constant(`${base}_hi`, 'int32', [], [Math.min(th, clip[1])]);
+    this.b.tensor(y.name, y.dtype, []);
+    this.node('Clip', `${base}_clip`, [shifted, cl, ch], [y.name]);
+  }
+
   /** RequantShift with a given (mul, shift); `extra` is added to the add term besides zy*2^shift. */
-  requantizeBy(site: ErrorSite, base: string, acc: string, ms: MulShift, axis: number | undefined, rank: number, y: QTensor,
+  requantizeBy(site: ErrorSite, base: string, acc: string, ms: MulShift, axis: number | undefined, rank: number, y: RequantTarget,
     clip: [number, number], extra: number): void {
     for (const m of ms.mul) checkInt32(m, 'requantization multiplier', site);
     const perChannel = ms.mul.some((m) => m !== ms.mul[0]);
@@ -244,7 +270,10 @@ export class IntegerWriter {
   add(site: ErrorSite, base: string, a: QTensor, c: QTensor, y: QTensor, clip: [number, number]): void {
     const ma = f32(f32(a.scale) / f32(y.scale));
     const mc = f32(f32(c.scale) / f32(y.scale));
-    const ms = toMulShift([ma, mc], maxShiftFor(y.zp));
+    // The largest shift whose scaled operands, their sum and the add term stay in int32 (Mul and Add are int32 ops).
+    const [A, C] = [a, c].map((x) => Math.max(...typeRange(x.dtype).map(Math.abs)));
+    const offsetOf = (m: MulShift): number => -(a.zp * m.mul[0] + c.zp * m.mul[1]);
+    const ms = addMulShift(ma, mc, A, C, maxShiftFor(y.zp), (m) => fitsInt32(y.zp * 2 ** m.shift + offsetOf(m)));
     for (const m of ms.mul) checkInt32(m, 'requantization multiplier', site);
     const terms = [a, c].map((x, i) => {
       const k = this.constant(`${base}_m${i}`, 'int32', [1], [ms.mul[i]]);
@@ -255,7 +284,7 @@ export class IntegerWriter {
     const sum = this.b.tensor(this.fresh(`${base}_sum`), 'int32', []);
     this.node('Add', base, terms, [sum]);
     // The sum carries a.zp*mul_a + c.zp*mul_c too many: the add term removes it. mul 1 keeps the shift's meaning.
-    const offset = -(a.zp * ms.mul[0] + c.zp * ms.mul[1]);
+    const offset = offsetOf(ms);
     this.requantizeBy(site, base, sum, { mul: [1], shift: ms.shift }, undefined, 0, y, clip, offset);
   }
 
