@@ -15,20 +15,23 @@ export interface QuantizeFlags {
   equalize?: boolean;
   biasCorrection?: boolean;
   context?: string;
+  multiplierBits?: string;
 }
 
 const SCHEMES = ['per-tensor', 'per-channel', 'pow2'];
 const METHODS = ['minmax', 'mse'];
 
 /** Checked quantizer options from command-line flags. */
-export function quantizeOptions(o: QuantizeFlags): { scheme: Scheme; calibrate: Calibrate; equalize?: boolean; biasCorrection?: boolean; context?: number } {
+export function quantizeOptions(o: QuantizeFlags): { scheme: Scheme; calibrate: Calibrate; equalize?: boolean; biasCorrection?: boolean; context?: number; multiplierBits?: 15 | 24 } {
   if (!SCHEMES.includes(o.scheme)) throw new GenError('input', `--scheme ${o.scheme}: expected one of ${SCHEMES.join(', ')}`);
   if (!METHODS.includes(o.calibrate)) throw new GenError('input', `--calibrate ${o.calibrate}: expected minmax or mse`);
   const context = o.context === undefined ? undefined : Number(o.context);
   if (context !== undefined && !(Number.isInteger(context) && context > 0 && context <= 65536)) {
     throw new GenError('input', `--context ${o.context}: expected a whole number of tokens from 1 to 65536`);
   }
-  return { scheme: o.scheme as Scheme, calibrate: o.calibrate as Calibrate, equalize: o.equalize, biasCorrection: o.biasCorrection, context };
+  const bits = o.multiplierBits === undefined ? undefined : Number(o.multiplierBits);
+  if (bits !== undefined && bits !== 15 && bits !== 24) throw new GenError('input', `--multiplier-bits ${o.multiplierBits}: expected 15 or 24`);
+  return { scheme: o.scheme as Scheme, calibrate: o.calibrate as Calibrate, equalize: o.equalize, biasCorrection: o.biasCorrection, context, multiplierBits: bits };
 }
 
 /** The options `gen quantize` and `gen firmware --calibration` share. */
@@ -43,6 +46,7 @@ export function addQuantizeOptions(c: Command, calibrationRequired: boolean): Co
     .option('--equalize', 'cross-layer equalisation (default for per-tensor and pow2: tried, kept when the output SQNR rises)')
     .option('--no-equalize', 'no cross-layer equalisation')
     .option('--no-bias-correction', 'no empirical bias correction')
-    .option('--context <tokens>', 'decoder step graphs with key/value caches (past.* -> present.*): tokens the caches hold');
+    .option('--context <tokens>', 'decoder step graphs with key/value caches (past.* -> present.*): tokens the caches hold')
+    .option('--multiplier-bits <bits>', 'requantization multipliers of accumulators: 15 (fast on the board) or 24 (onnxruntime\'s precision: the --qdq model lowers to the integer model exactly)', '15');
 }
 

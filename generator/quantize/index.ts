@@ -57,7 +57,7 @@ export function withDefaults(o: Partial<QuantizeOptions>): Required<QuantizeOpti
   // Equalisation evens out channel ranges, which matters most when channels share one weight scale.
   return {
     scheme, calibrate: o.calibrate ?? 'minmax', equalize: o.equalize ?? (scheme === 'per-channel' ? false : 'auto'), biasCorrection: o.biasCorrection ?? true,
-    context: o.context ?? 0,
+    context: o.context ?? 0, multiplierBits: o.multiplierBits ?? 15,
   };
 }
 

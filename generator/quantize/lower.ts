@@ -1,7 +1,7 @@
 import { attrInts } from '../ir/attrs.js';
 import type { AttrValue, Graph, Tensor } from '../ir/graph.js';
 import type { ActivationQuant } from './clipping.js';
-import { addMulShift, biasScale, fineMulShift, type MulShift } from './fixed-point.js';
+import { addMulShift, biasScale, fineMulShift, toMulShift, type MulShift } from './fixed-point.js';
 import { GraphBuilder, int, ints, quantDType } from './builder.js';
 import { weightScale, type Plan } from './params.js';
 import { lowerTransformerUnit } from './lower-transformer.js';
@@ -10,7 +10,9 @@ import type { LinearUnit, Unit } from './types.js';
 /*
  * The integer model the generator consumes (SEMANTICS.md section 1): integer Conv/Gemm/MatMul with int8 weights
  * and int32 biases, each followed by a RequantShift whose (mul, div = 2^shift) stands for the real multiplier
- * s_x * s_w / s_y (up to 24-bit mul: fixed-point.ts fineMulShift; the transformer units keep 15 bits), and whose clip range is the output type's (uint8 for ReLU outputs: the ReLU is the clip).
+ * s_x * s_w / s_y, and whose clip range is the output type's (uint8 for ReLU outputs: the ReLU is the clip).
+ * Multipliers: 15 bits where a RequantShift scales an accumulator (convs, products, pools, reductions: boardMulShift
+ * below), up to 24 bits where it scales 8-bit values (concat inputs, the Add's operands: fineMulShift).
  * Float tensor names are kept for every quantized tensor, so the report and the QDQ model line up with it.
  */
 
@@ -26,7 +28,18 @@ function levelsOf(q: ActivationQuant): { n: number; signed: number } {
   return q.signed ? { n: 2 * (q.qmax + 1), signed: 1 } : { n: q.qmax + 1, signed: 0 };
 }
 
+/*
+ * The integer model is what the board runs, so by default its accumulator multipliers keep 15 bits (toMulShift):
+ * their product with a conv's accumulator then splits at bit 16 into int32 steps (backend/expr.ts splitRequantExpr)
+ * where 24 bits force a 64-bit multiply per output (mulh, 5 cycles on CV32E40P): MobileNetV1-0.25 on 8 ISS cores
+ * 1,359,714 against 1,543,200 cycles. The relative error 2^-16 of M lies far under the quantization step. With
+ * `multiplierBits` 24 they are onnxruntime's (fineMulShift), as the QDQ import lowers the --qdq model
+ * (frontend/passes/quantized/emit.ts): then the two equal exactly.
+ */
+
 export function lowerToInteger(inferred: Graph, plan: Plan): Lowered {
+  const boardMulShift = (multipliers: readonly number[]): MulShift =>
+    plan.options.multiplierBits === 24 ? fineMulShift(multipliers) : toMulShift(multipliers);
   const b = new GraphBuilder(`${inferred.name}_int8`, inferred.source);
   const requant = new Map<string, MulShift>();
   const shapeOf = (t: string): number[] => inferred.tensors.get(t)?.shape ?? [];
@@ -62,7 +75,7 @@ export function lowerToInteger(inferred: Graph, plan: Plan): Lowered {
       case 'matmul': {
         const a = acc(u.name, shapeOf(u.out));
         b.node('MatMul', u.name, [u.a, u.b], [a]);
-        return requantize(u.name, a, u.out, fineMulShift([f32(f32(q(u.a).scale * q(u.b).scale) / q(u.out).scale)]));
+        return requantize(u.name, a, u.out, boardMulShift([f32(f32(q(u.a).scale * q(u.b).scale) / q(u.out).scale)]));
       }
       case 'add': {
         const top = (t: string): number => (q(t).signed ? q(t).qmax + 1 : q(t).qmax);
@@ -86,7 +99,7 @@ export function lowerToInteger(inferred: Graph, plan: Plan): Lowered {
         b.constant(`${u.name}_axes`, 'int64', [axes.length], axes);
         const sum = acc(u.name, shapeOf(u.out));
         b.node('ReduceSum', u.name, [u.x, `${u.name}_axes`], [sum], { keepdims: int(1) });
-        return requantize(u.name, sum, u.out, fineMulShift([f32(q(u.x).scale / count) / q(u.out).scale]));
+        return requantize(u.name, sum, u.out, boardMulShift([f32(q(u.x).scale / count) / q(u.out).scale]));
       }
       case 'avgpool': {
         // An average over a window is a depthwise convolution with weights 1, divided by the window size.
@@ -98,7 +111,7 @@ export function lowerToInteger(inferred: Graph, plan: Plan): Lowered {
         for (const a of ['pads', 'strides'] as const) if (u.node.attrs[a]) attrs[a] = u.node.attrs[a];
         const sum = acc(u.name, shapeOf(u.out));
         b.node('Conv', u.name, [u.x, `${u.name}_ones`], [sum], attrs);
-        return requantize(u.name, sum, u.out, fineMulShift([f32(q(u.x).scale / taps) / q(u.out).scale]));
+        return requantize(u.name, sum, u.out, boardMulShift([f32(q(u.x).scale / taps) / q(u.out).scale]));
       }
       case 'concat': {
         const parts = u.inputs.map((x, i) => {
@@ -171,7 +184,7 @@ export function lowerToInteger(inferred: Graph, plan: Plan): Lowered {
     const sx = q(u.x).scale;
     const sy = q(u.out).scale;
     const mults = Array.from({ length: l.wScales.length }, (_, j) => f32(biasScale(sx, weightScale(l, j)) / sy));
-    requantize(u.name, a, u.out, fineMulShift(mults), u.op === 'Conv' ? 1 : outShape.length - 1);
+    requantize(u.name, a, u.out, boardMulShift(mults), u.op === 'Conv' ? 1 : outShape.length - 1);
   }
 
   return { graph: b.graph([...inferred.inputs], [...inferred.outputs]), requant };

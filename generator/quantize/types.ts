@@ -20,6 +20,12 @@ export interface QuantizeOptions {
   biasCorrection?: boolean;
   /** Tokens a step graph's caches hold (stateful.ts); 0: none given. */
   context?: number;
+  /**
+   * Bits of the requantization multipliers that scale accumulators (quantize/lower.ts): 15 (default) keeps their
+   * product with a conv's accumulator in int32 steps on the board; 24 is onnxruntime's float32 precision, with which
+   * the QDQ model's lowering equals the integer model exactly.
+   */
+  multiplierBits?: 15 | 24;
 }
 
 /** An activation fused before requantization: it becomes the clip of the requantization. */

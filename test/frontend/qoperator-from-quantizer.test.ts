@@ -56,7 +56,8 @@ test('the fashion-cnn example: QLinearConv layers; lowered exactly, within 1 LSB
   const dir = join(repoRoot, 'examples', 'fashion-cnn');
   const cal = readNpz(join(dir, 'calibration.npz')).get('image')!;
   const calibration = ndarray('float32', [32, ...cal.shape.slice(1)], cal.data.subarray(0, 32 * 784));
-  const q = quantizeGraph(loadOnnxFile(join(dir, 'model.onnx')), [calibration], 'calibration.npz', { scheme: 'per-channel' });
+  // onnxruntime's multiplier bits: the QOperator model lowers to the integer model exactly (qdq-from-quantizer).
+  const q = quantizeGraph(loadOnnxFile(join(dir, 'model.onnx')), [calibration], 'calibration.npz', { scheme: 'per-channel', multiplierBits: 24 });
   const images = readNpz(join(dir, 'test.npz')).get('image')!;
   // conv1, conv2 and the depthwise conv (uint8 -> uint8) as QLinearConv, the max pool on integers; the average pool
   // stays QDQ (Pad + AveragePool), and so do the pointwise conv (uint8 -> int8), the residual Add (int8 + uint8 ->
