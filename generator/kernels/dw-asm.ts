@@ -47,8 +47,9 @@ function clipInsn(lo: number, hi: number): string | undefined {
 }
 
 /**
- * The loop for a layer, or undefined where the C loop stays: no requantization, one needing 64 bits, outputs wider
- * than a byte, a clamp no p.clip takes, more than 3 window rows, or no full interior pair.
+ * The loop for a layer, or undefined where the C loop stays: no requantization, a 64-bit one whose shifted value
+ * passes int32 (or shifts by 32 or more), outputs wider than a byte, a clamp no p.clip takes, more than 3 window
+ * rows, or no full interior pair.
  */
 export function dwAsm(p: {
   rq: Requant | undefined; wide: boolean; split: boolean; narrowAfterShift: boolean; outBytes: number; variant: string; KH: number; SX: number; shared: boolean;
