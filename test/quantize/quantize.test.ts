@@ -180,6 +180,26 @@ test('CLI: gen quantize writes the model, the sidecar and the QDQ model; bad fla
   assert.is(bad.code, 2);
   assert.is(bad.stderr.trim().split('\n').length, 1);
   assert.match(bad.stderr, /--scheme per-row: expected one of per-tensor, per-channel, pow2/);
+  const bits = gen('quantize', model, '--calibration', cal, '-o', out, '--multiplier-bits', '16');
+  assert.is(bits.code, 2);
+  assert.is(bits.stderr.trim().split('\n').length, 1);
+  assert.match(bits.stderr, /--multiplier-bits 16: expected 15 or 24/);
+});
+
+test('the integer model keeps 15-bit accumulator multipliers by default, 24-bit ones on request', () => {
+  const g = loadOnnxBytes(unevenMlp().bytes(), 'mlp.onnx');
+  const largest = (bits: 15 | 24 | undefined): number => {
+    const q = quantizeGraph(g, [uniformInputs(16, [16])], 'cal.npz', { scheme: 'per-channel', ...(bits ? { multiplierBits: bits } : {}) });
+    let top = 0;
+    for (const n of q.intGraph.nodes.filter((x) => x.op === 'RequantShift')) {
+      const mul = q.intGraph.tensors.get(n.inputs[1])!.data!.data;
+      for (const v of mul) top = Math.max(top, Math.abs(Number(v)));
+    }
+    return top;
+  };
+  assert.ok(largest(undefined) < 2 ** 15, 'default: below 2^15');
+  assert.is(largest(undefined), largest(15));
+  assert.ok(largest(24) >= 2 ** 15 && largest(24) < 2 ** 25, 'onnxruntime precision: above 2^15, below 2^25');
 });
 
 test('CLI: gen firmware --calibration quantizes first and keeps the integer model beside the firmware', () => {
