@@ -1,7 +1,7 @@
 import { GenError } from '../errors.js';
 import { attrInt, attrInts } from '../ir/attrs.js';
-import { isIntType, type DType, type IntRange } from '../ir/dtype.js';
-import { tensorOf, type Graph, type Node, type Requant } from '../ir/graph.js';
+import { isIntType, type DType } from '../ir/dtype.js';
+import { tensorOf, type Graph, type Node } from '../ir/graph.js';
 import { accRange, epilogueOf } from './epilogue.js';
 import { byteWide, extOf, tapsInside, typeNames, valueRange } from './common.js';
 import type { ExtraWork, KernelDef } from './types.js';
@@ -93,16 +93,16 @@ export const convKernel: KernelDef = {
     const sign = (t: string): string => (t === 'uint8' ? 'u' : 's');
     const rowPath = !cdot && CIG === 1 && byteWide(x.dtype) && byteWide(w.dtype) && DX === 1 && KW <= 3 && W >= 4
       ? { fn: `fg_dot4_${sign(x.dtype)}${sign(w.dtype)}`, shared: SX === 1, ...rowPairs(WO, W, PL, SX) } : false;
-    // Its interior pairs as one XpulpV2 hardware loop on the ISS build (kernels/dw-asm.ts), where the output stage
-    // takes the plain form.
+    // Its interior pairs as one XpulpV2 hardware loop on the ISS build (kernels/dw-asm.ts), with the output stage
+    // the C's requantization emitted: in int32, split at bit 16, or 64-bit up to the shift.
+    const r = ep.params.requant;
+    const form = !r || !node.requant ? undefined : r.split ? 'split' : !r.wide ? 'int32' : r.shiftedInt32 ? 'int64' : undefined;
     const rowdot = rowPath && {
       ...rowPath,
-      asm: dwAsm({
-        // `wide`: the whole product passes int32 (the C takes 64 bits or the split halves).
-        rq: node.requant, wide: ep.params.requant ? ep.params.requant.wide || ep.params.requant.split : true, split: ep.params.requant ? ep.params.requant.split : false,
-        narrowAfterShift: node.requant ? shiftedFits32(accRange(bound), node.requant, graph) : false, outBytes: byteWide(y.dtype) ? 1 : 0,
-        variant: `${sign(x.dtype)}${sign(w.dtype)}`, KH, SX, shared: SX === 1, ix0: rowPath.ix0, ix1: rowPath.ix1, WO, PL,
-      }) ?? false,
+      asm: (form && dwAsm({
+        rq: node.requant!, form, outBytes: byteWide(y.dtype) ? 1 : 0, variant: `${sign(x.dtype)}${sign(w.dtype)}`, KH, SX,
+        shared: SX === 1, ix0: rowPath.ix0, ix1: rowPath.ix1, WO, PL,
+      })) || false,
     };
     // The MACs the row and scalar paths compute (the SIMD path's are counted per core by the AS from its units): the
     // scalar path skips a window row in the padding (conv.c `continue`), where the SIMD path multiplies the gathered
@@ -146,25 +146,6 @@ export const convKernel: KernelDef = {
     };
   },
 };
-
-/**
- * Whether a requantization's value after its shift, (acc*mul + add + 2^(s-1)) >> s, fits int32 for every acc in
- * `acc` (the bound of interval arithmetic, as backend/expr.ts narrows it before the clamp).
- */
-function shiftedFits32(acc: IntRange, rq: Requant, g: Graph): boolean {
-  const m = valueRange(tensorOf(g, rq.mul));
-  const a = valueRange(tensorOf(g, rq.add));
-  // In BigInt: the products reach 2^62, past a double's exact integers.
-  const B = (v: number): bigint => BigInt(v);
-  const round = rq.shift > 0 ? 1n << B(rq.shift - 1) : 0n;
-  const prods = [B(acc.min) * B(m.min), B(acc.min) * B(m.max), B(acc.max) * B(m.min), B(acc.max) * B(m.max)];
-  const least = prods.reduce((x, y) => (y < x ? y : x));
-  const most = prods.reduce((x, y) => (y > x ? y : x));
-  // >> on BigInt floors, as the arithmetic shift does.
-  const lo = (least + B(a.min) + round) >> B(rq.shift);
-  const hi = (most + B(a.max) + round) >> B(rq.shift);
-  return lo >= -2147483648n && hi <= 2147483647n;
-}
 
 /**
  * How the row path (conv.c `rowdot`) takes an output row's pixel pairs: the pairs whose words lie inside the input

@@ -9,12 +9,12 @@ import type { Requant } from '../ir/graph.js';
  *
  * The output stage computes sum*m + bb with bb = bias*m + add + 2^(s-1) (the C forms bb modulo 2^32 before the
  * loop), then the shift and one p.clip/p.clipu: equal to clip(((sum + bias)*m + add + 2^(s-1)) >> s) because the
- * requantization's emitter proved that the exact value before the shift fits int32 (`wide` false), so its value
+ * requantization's emitter proved that the exact value before the shift fits int32 (form 'int32'), so its value
  * modulo 2^32 is the value. The first window row takes pv.dotsp (no accumulate), the bias being in bb. Where the
  * product needs 64 bits (real models' per-channel scales: MobileNetV1-class depthwise layers at a shift of 22), the
  * loop forms sum*m + c in two words (mulh, mul, the carry of c's low word) and takes bits s..s+31, as the C's
- * 64-bit expression does where the value after the shift fits int32 (`narrowAfterShift`); where the C splits the
- * product at bit 16 instead (backend/expr.ts splitRequantExpr: multipliers below 2^15, shifts of 16 or more), so does
+ * 64-bit expression does where the value after the shift fits int32 (form 'int64', the emitter's own decision:
+ * kernels/epilogue.ts shiftedInt32); where the C splits the product at bit 16 instead (form 'split') (backend/expr.ts splitRequantExpr: multipliers below 2^15, shifts of 16 or more), so does
  * the loop, with the same steps (no mulh).
  */
 
@@ -46,20 +46,23 @@ function clipInsn(lo: number, hi: number): string | undefined {
   return undefined;
 }
 
+/** How the C's requantization computes (kernels/epilogue.ts): all in int32, split at bit 16, 64-bit to the shift. */
+export type OutputForm = 'int32' | 'split' | 'int64';
+
 /**
- * The loop for a layer, or undefined where the C loop stays: no requantization, a 64-bit one whose shifted value
- * passes int32 (or shifts by 32 or more), outputs wider than a byte, a clamp no p.clip takes, more than 3 window
- * rows, or no full interior pair.
+ * The loop for a layer, or undefined where the C loop stays: outputs wider than a byte, a 64-bit requantization
+ * shifting by 32 or more, a clamp no p.clip takes, more than 3 window rows, or no full interior pair.
  */
 export function dwAsm(p: {
-  rq: Requant | undefined; wide: boolean; split: boolean; narrowAfterShift: boolean; outBytes: number; variant: string; KH: number; SX: number; shared: boolean;
+  rq: Requant; form: OutputForm; outBytes: number; variant: string; KH: number; SX: number; shared: boolean;
   ix0: number; ix1: number; WO: number; PL: number;
 }): DwAsm | undefined {
-  const { rq, KH, SX, shared } = p;
-  if (!rq || p.outBytes !== 1 || KH < 1 || KH > 3) return undefined;
-  // A 64-bit requantization whose shifted value fits int32 before the clamp (as the C narrows it) takes the product's
-  // high word (mulh) and the carry of the constant's low word; a shift of 32 or more stays with the C.
-  if (p.wide && !p.split && (!p.narrowAfterShift || rq.shift < 1 || rq.shift > 31)) return undefined;
+  const { rq, form, KH, SX, shared } = p;
+  if (p.outBytes !== 1 || KH < 1 || KH > 3) return undefined;
+  // The 64-bit form takes the product's high word (mulh) and the carry of the constant's low word, then bits s..s+31.
+  if (form === 'int64' && (rq.shift < 1 || rq.shift > 31)) return undefined;
+  // Registers past the dot products: the split and 64-bit forms' high half, the carry or low half in t.
+  const wide = form !== 'int32';
   const clip = clipInsn(rq.min, rq.max);
   if (!clip) return undefined;
   const end = Math.min(p.ix1, p.WO & ~1);
@@ -93,11 +96,11 @@ export function dwAsm(p: {
       body.push(dot(ky === 0 ? d : sd, '%[a1]', `%[u${ky}]`, `%[w${ky}]`));
     }
   }
-  if (!p.wide) {
+  if (form === 'int32') {
     for (const a of ['a0', 'a1']) body.push(`mul %[${a}], %[${a}], %[m]\\n`);
     for (const a of ['a0', 'a1']) body.push(`add %[${a}], %[${a}], %[bb]\\n`);
     if (rq.shift > 0) for (const a of ['a0', 'a1']) body.push(`srai %[${a}], %[${a}], ${rq.shift}\\n`);
-  } else if (p.split) {
+  } else if (form === 'split') {
     // The C's split at bit 16 (backend/expr.ts splitRequantExpr; its steps proven to fit int32): acc = sum + bias,
     // ah = acc >> 16, al = acc's low half word, then (ah*m + ((al*m + c) >> 16)) >> (s - 16) with c = add + 2^(s-1).
     for (const a of ['a0', 'a1']) {
@@ -128,11 +131,11 @@ export function dwAsm(p: {
   const outs = [
     ...rows.map((ky) => `[r${ky}] "+r"(r${ky})`), '[o] "+r"(o)', '[a0] "=&r"(a0)', '[a1] "=&r"(a1)',
     ...rows.map((ky) => `[v${ky}] "=&r"(v${ky})`),
-    ...(shared || p.wide ? ['[t] "=&r"(t)'] : []), ...(shared ? [] : rows.map((ky) => `[u${ky}] "=&r"(u${ky})`)),
-    ...(p.wide ? ['[hi] "=&r"(hi)'] : []),
+    ...(shared || wide ? ['[t] "=&r"(t)'] : []), ...(shared ? [] : rows.map((ky) => `[u${ky}] "=&r"(u${ky})`)),
+    ...(wide ? ['[hi] "=&r"(hi)'] : []),
   ];
   const ins = ['[n] "r"(n)', ...rows.map((ky) => `[w${ky}] "r"(wk[${ky}])`), '[m] "r"(m)',
-    ...(p.wide ? (p.split ? ['[b0] "r"(b0)', '[c] "r"(c)'] : ['[cl] "r"(cl)', '[ch] "r"(ch)']) : ['[bb] "r"(bb)'])];
+    ...{ int32: ['[bb] "r"(bb)'], split: ['[b0] "r"(b0)', '[c] "r"(c)'], int64: ['[cl] "r"(cl)', '[ch] "r"(ch)'] }[form]];
   const text = `__asm__ volatile(${lines.map((l) => `"${l}"`).join('\n        ')}\n        : ${outs.join(', ')}\n        : ${ins.join(', ')}\n        : "memory");`;
   const start = p.ix0 * SX - p.PL;
   const round = rq.shift > 0 ? 2 ** (rq.shift - 1) : 0;
@@ -141,12 +144,13 @@ export function dwAsm(p: {
     `uint8_t *o = (uint8_t *)(yrow + ${p.ix0});`,
     `const int32_t n = ${pairs};`,
     // Modulo 2^32 (unsigned: no overflow in C); the loop's sum*m + bb wraps to the exact value (see above).
-    ...(p.wide && p.split ? [`const int32_t c = b + ${round};`] : []),
-    ...(p.wide && !p.split
-      ? [`const int64_t c = (int64_t)b0 * m + b + ${round}LL;`, 'const uint32_t cl = (uint32_t)c, ch = (uint32_t)((uint64_t)c >> 32);'] : []),
-    ...(p.wide ? [] : [`const int32_t bb = (int32_t)((uint32_t)b0 * (uint32_t)m + (uint32_t)b + ${round}u);`]),
+    ...{
+      int32: [`const int32_t bb = (int32_t)((uint32_t)b0 * (uint32_t)m + (uint32_t)b + ${round}u);`],
+      split: [`const int32_t c = b + ${round};`],
+      int64: [`const int64_t c = (int64_t)b0 * m + b + ${round}LL;`, 'const uint32_t cl = (uint32_t)c, ch = (uint32_t)((uint64_t)c >> 32);'],
+    }[form],
     `int32_t a0, a1;`,
-    `uint32_t ${[...rows.map((ky) => `v${ky}`), ...(shared || p.wide ? ['t'] : []), ...(shared ? [] : rows.map((ky) => `u${ky}`)), ...(p.wide ? ['hi'] : [])].join(', ')};`,
+    `uint32_t ${[...rows.map((ky) => `v${ky}`), ...(shared || wide ? ['t'] : []), ...(shared ? [] : rows.map((ky) => `u${ky}`)), ...(wide ? ['hi'] : [])].join(', ')};`,
   ];
   return { text, setup: setup.map((l) => `      ${l}`).join('\n'), pairs, next: p.ix0 + 2 * pairs };
 }

@@ -13,7 +13,7 @@ import type { BufferArg } from './types.js';
 export interface Epilogue {
   args: BufferArg[];
   params: {
-    requant: false | { mulAs: string; mulC: string; mulShift: number; addAs: string; addC: string; addShift: number; mulIdx: string; addIdx: string; wide: boolean; split: boolean };
+    requant: false | { mulAs: string; mulC: string; mulShift: number; addAs: string; addC: string; addShift: number; mulIdx: string; addIdx: string; wide: boolean; split: boolean; shiftedInt32: boolean };
     exprAs: string;
     exprC: string;
   };
@@ -32,7 +32,8 @@ export function epilogueOf(node: Node, g: Graph, acc: IntRange, indexOf: (param:
   const v = { k: 'in', i: 0 } as const;
   const m = { k: 'in', i: 1 } as const;
   const b = { k: 'in', i: 2 } as const;
-  const whole = emitExpr(requantExpr(v, m, b, rq.shift, rq.min, rq.max), leaves);
+  const wholeExpr = requantExpr(v, m, b, rq.shift, rq.min, rq.max);
+  const whole = emitExpr(wholeExpr, leaves);
   // A product past int32 split at bit 16 where its halves' steps fit int32 (backend/expr.ts splitRequantExpr).
   const halves = whole.used64 ? splitRequantExpr(v, m, b, rq.shift, rq.min, rq.max) : undefined;
   const split = halves ? emitExpr(halves, leaves) : undefined;
@@ -52,6 +53,9 @@ export function epilogueOf(node: Node, g: Graph, acc: IntRange, indexOf: (param:
         // or the product is split at bit 16 instead (two multiplies and three shifts): REQUANT_SPLIT.
         wide: e.used64,
         split: e !== whole,
+        // The value before the clamp is int32 in the emitted code (a 64-bit product narrowed after its shift): the
+        // emitter's own decision on the clamp's operand, which a hand-written output stage must follow.
+        shiftedInt32: !e.used64 || !emitExpr(wholeExpr.k === 'clip' ? wholeExpr.a : wholeExpr, leaves).wide,
       },
       exprAs: e.wide ? `<i32>(${e.as})` : e.as,
       exprC: e.c,
