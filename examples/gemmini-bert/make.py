@@ -8,13 +8,11 @@ import math
 import os
 import sys
 
-import numpy as np
-import onnx
 import torch
 import torch.nn as nn
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'gemmini-resnet'))
-from onnx_qdq import to_qdq  # noqa: E402
+from onnx_qdq import write_example  # noqa: E402
 
 SEQ, HIDDEN, HEADS, FFN, LAYERS = 16, 64, 4, 128, 2
 
@@ -65,13 +63,7 @@ def main():
     g = torch.Generator().manual_seed(15)
     cal = torch.randn(8, SEQ, HIDDEN, generator=g).numpy()
     test = torch.randn(8, SEQ, HIDDEN, generator=g).numpy()
-    np.savez(os.path.join(out, 'calibration.npz'), x=cal)
-    np.savez(os.path.join(out, 'test.npz'), x=test)
-    np.savez(os.path.join(out, 'sample.npz'), x=test[:1])  # one input for gen run
-    model = onnx.load(path)
-    q, _ = to_qdq(model, [{'x': cal[i:i + 1]} for i in range(len(cal))])
-    onnx.save(q, os.path.join(out, 'model.ort-qdq.onnx'))
-    print(f'wrote {path}, calibration.npz ({len(cal)}), test.npz ({len(test)}), model.ort-qdq.onnx ({len(q.graph.node)} nodes)')
+    write_example(out, path, 'x', cal, test)
 
 
 if __name__ == '__main__':

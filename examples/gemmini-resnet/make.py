@@ -5,13 +5,11 @@ Writes model.onnx, calibration.npz (input [N, 3, 32, 32]), test.npz, sample.npz 
 import os
 import sys
 
-import numpy as np
-import onnx
 import torch
 import torch.nn as nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from onnx_qdq import to_qdq  # noqa: E402
+from onnx_qdq import write_example  # noqa: E402
 
 
 class Block(nn.Module):
@@ -54,13 +52,7 @@ def main():
     g = torch.Generator().manual_seed(15)
     cal = torch.rand(8, 3, 32, 32, generator=g).numpy()
     test = torch.rand(8, 3, 32, 32, generator=g).numpy()
-    np.savez(os.path.join(out, 'calibration.npz'), image=cal)
-    np.savez(os.path.join(out, 'test.npz'), image=test)
-    np.savez(os.path.join(out, 'sample.npz'), image=test[:1])  # one input for gen run
-    model = onnx.load(path)
-    q, _ = to_qdq(model, [{'image': cal[i:i + 1]} for i in range(len(cal))])
-    onnx.save(q, os.path.join(out, 'model.ort-qdq.onnx'))
-    print(f'wrote {path}, calibration.npz ({len(cal)}), test.npz ({len(test)}), model.ort-qdq.onnx ({len(q.graph.node)} nodes)')
+    write_example(out, path, 'image', cal, test)
 
 
 if __name__ == '__main__':

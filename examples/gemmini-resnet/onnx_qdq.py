@@ -14,6 +14,8 @@ per-channel weights; its defaults as users run it, described from its documentat
   - the graph output is the DequantizeLinear of the last tensor (float).
 Ranges come from running the float graph on calibration samples in torch (evaluate below).
 """
+import os
+
 import numpy as np
 import onnx
 import torch
@@ -206,3 +208,14 @@ def to_qdq(model, samples, calib_ops=None):
     m.ir_version = 7
     onnx.checker.check_model(m)
     return m, params
+
+
+def write_example(out, path, name, cal, test):
+    """An example's data beside its float model at `path`: calibration and test samples of input `name` (and the
+    first test sample alone, for gen run), and the model in onnxruntime's QDQ format calibrated on them."""
+    np.savez(os.path.join(out, 'calibration.npz'), **{name: cal})
+    np.savez(os.path.join(out, 'test.npz'), **{name: test})
+    np.savez(os.path.join(out, 'sample.npz'), **{name: test[:1]})  # one input for gen run
+    q, _ = to_qdq(onnx.load(path), [{name: cal[i:i + 1]} for i in range(len(cal))])
+    onnx.save(q, os.path.join(out, 'model.ort-qdq.onnx'))
+    print(f'wrote {path}, calibration.npz ({len(cal)}), test.npz ({len(test)}), model.ort-qdq.onnx ({len(q.graph.node)} nodes)')
