@@ -146,6 +146,31 @@ const REJECTED: { name: string; bytes: () => Uint8Array; message: RegExp }[] = [
     },
     message: /node 'QLinearMatMul_1' \(QLinearMatMul\): weight minus its zero point \(255\) is outside int8/,
   },
+  {
+    name: 'a float chain whose table holds NaN (0 / 0 at the zero point)',
+    bytes: () => {
+      const b = new OnnxBuilder('nan_table', { opset: 13 }).input('x', 'float32', [1, 8]);
+      b.initializer('s', 'float32', [], [0.05]).initializer('z', 'int8', [], [0]).initializer('zero', 'float32', [], [0]);
+      b.node('QuantizeLinear', ['x', 's', 'z'], ['xq']).node('DequantizeLinear', ['xq', 's', 'z'], ['xd']);
+      b.node('Div', ['xd', 'zero'], ['d']).node('QuantizeLinear', ['d', 's', 'z'], ['yq']).node('DequantizeLinear', ['yq', 's', 'z'], ['out']);
+      b.output('out', 'float32', [1, 8]);
+      return b.bytes();
+    },
+    message: /node 'Div_2' \(Div\): Div of the chain gives NaN for the input code 0/,
+  },
+  {
+    name: 'float Div of two different dequantized tensors',
+    bytes: () => {
+      const b = new OnnxBuilder('div2', { opset: 13 }).input('x', 'float32', [1, 8]).input('x2', 'float32', [1, 8]);
+      b.initializer('s', 'float32', [], [0.05]).initializer('z', 'int8', [], [0]);
+      b.node('QuantizeLinear', ['x', 's', 'z'], ['xq']).node('DequantizeLinear', ['xq', 's', 'z'], ['xd']);
+      b.node('QuantizeLinear', ['x2', 's', 'z'], ['xq2']).node('DequantizeLinear', ['xq2', 's', 'z'], ['xd2']);
+      b.node('Div', ['xd', 'xd2'], ['d']).node('QuantizeLinear', ['d', 's', 'z'], ['yq']).node('DequantizeLinear', ['yq', 's', 'z'], ['out']);
+      b.output('out', 'float32', [1, 8]);
+      return b.bytes();
+    },
+    message: /node 'Div_4' \(Div\): float Div on dequantized values is not lowered/,
+  },
 ];
 
 for (const c of REJECTED) {

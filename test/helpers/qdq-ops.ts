@@ -11,12 +11,12 @@ import type { Rng } from './random.js';
 const f32 = Math.fround;
 export type OpForm =
   | 'QDQ Conv 3x3 + Relu' | 'QDQ Conv (float weights through Q, float bias)' | 'QDQ depthwise Conv stride 2' | 'QDQ Gemm + bias' | 'QDQ MatMul (weights)' | 'QDQ MatMul (activations)'
-  | 'QDQ Add' | 'QDQ Mul' | 'QDQ GlobalAveragePool' | 'QDQ GlobalAveragePool 56x56' | 'QDQ Pad + AveragePool' | 'QDQ AveragePool (padded, counted)' | 'QDQ requantize + Clip' | 'QDQ Concat (two scales)' | 'QDQ MaxPool'
+  | 'QDQ Add' | 'QDQ Mul' | 'QDQ GELU (erf form)' | 'QDQ Div, Tanh, Relu' | 'QDQ GlobalAveragePool' | 'QDQ GlobalAveragePool 56x56' | 'QDQ Pad + AveragePool' | 'QDQ AveragePool (padded, counted)' | 'QDQ requantize + Clip' | 'QDQ Concat (two scales)' | 'QDQ MaxPool'
   | 'QLinearConv' | 'QLinearMatMul' | 'QLinearMatMul (activations)' | 'QGemm' | 'QLinearAdd' | 'QLinearMul';
 
 export const OP_FORMS: OpForm[] = [
   'QDQ Conv 3x3 + Relu', 'QDQ Conv (float weights through Q, float bias)', 'QDQ depthwise Conv stride 2', 'QDQ Gemm + bias', 'QDQ MatMul (weights)', 'QDQ MatMul (activations)',
-  'QDQ Add', 'QDQ Mul', 'QDQ GlobalAveragePool', 'QDQ GlobalAveragePool 56x56', 'QDQ Pad + AveragePool', 'QDQ AveragePool (padded, counted)', 'QDQ requantize + Clip', 'QDQ Concat (two scales)', 'QDQ MaxPool',
+  'QDQ Add', 'QDQ Mul', 'QDQ GELU (erf form)', 'QDQ Div, Tanh, Relu', 'QDQ GlobalAveragePool', 'QDQ GlobalAveragePool 56x56', 'QDQ Pad + AveragePool', 'QDQ AveragePool (padded, counted)', 'QDQ requantize + Clip', 'QDQ Concat (two scales)', 'QDQ MaxPool',
   'QLinearConv', 'QLinearMatMul', 'QLinearMatMul (activations)', 'QGemm', 'QLinearAdd', 'QLinearMul',
 ];
 
@@ -117,6 +117,23 @@ export function opModel(rng: Rng, form: OpForm, v: Variant): QModel {
       b.node(form === 'QDQ Add' ? 'Add' : 'Mul', ['xd', 'xd2'], ['s']);
       return out('s', act(rng, v, form === 'QDQ Add' ? 1.5 : 0.5));
     }
+    case 'QDQ GELU (erf form)':
+      // As torch exports GELU between onnxruntime's DQ and Q: x * 0.5 * (1 + erf(x / sqrt 2)), a float chain of x.
+      w.qdq('x', 'xd', qx);
+      b.initializer('sqrt2', 'float32', [], [f32(Math.SQRT2)]).initializer('one', 'float32', [], [1]).initializer('half', 'float32', [], [0.5]);
+      b.node('Div', ['xd', 'sqrt2'], ['d']);
+      b.node('Erf', ['d'], ['e']);
+      b.node('Add', ['e', 'one'], ['e1']);
+      b.node('Mul', ['xd', 'e1'], ['m']);
+      b.node('Mul', ['m', 'half'], ['g']);
+      return out('g', act(rng, v, 0.6));
+    case 'QDQ Div, Tanh, Relu':
+      w.qdq('x', 'xd', qx);
+      b.initializer('k', 'float32', [], [f32(0.37)]);
+      b.node('Div', ['xd', 'k'], ['d']);
+      b.node('Tanh', ['d'], ['t']);
+      b.node('Relu', ['t'], ['r']);
+      return out('r', act(rng, v, 1, true));
     case 'QDQ GlobalAveragePool':
     case 'QDQ GlobalAveragePool 56x56':
       w.qdq('x', 'xd', qx);

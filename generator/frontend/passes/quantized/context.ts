@@ -20,7 +20,9 @@ export type Pending =
   | { kind: 'matmul' | 'add' | 'mul'; node: Node; a: QTensor; b: QTensor }
   | { kind: 'gap' | 'avgpool'; node: Node; x: QTensor; shape: number[] }
   | { kind: 'concat'; node: Node; parts: QTensor[] }
-  | { kind: 'rescale'; node: Node; x: QTensor };
+  | { kind: 'rescale'; node: Node; x: QTensor }
+  /** Float arithmetic of one 8-bit tensor alone, its dequantized value to the result (table.ts). */
+  | { kind: 'table'; node: Node; x: QTensor; fn: (v: number) => number; what: string };
 
 /** What an original tensor is in the lowered graph. */
 export type Value =

@@ -4,6 +4,7 @@ import { clipBounds } from '../../../reference/ops/elementwise.js';
 import { dequantizeValue, quantizeValue, quantType } from '../../../reference/ops/quantize.js';
 import { checkMatrix, unsupported, type LoweringContext, type Pending, type Value } from './context.js';
 import { biasToAccumulator, siteOf, typeRange, type QConst, type QParams, type QTensor } from './emit.js';
+import { emitTable, tableOp } from './table.js';
 
 /*
  * QDQ: float ops between DequantizeLinear and QuantizeLinear. A float op on dequantized values either moves them
@@ -35,6 +36,8 @@ export function lowerFloatOp(ctx: LoweringContext, n: Node): void {
     throw unsupported(site, `input ${i} is not a dequantized tensor (float arithmetic is not lowered)`);
   };
   const pend = (p: Pending): void => void ctx.values.set(out, { k: 'pend', p, lo: -Infinity, hi: Infinity });
+  const table = tableOp(n, ins);
+  if (table) return pend(table);
   switch (n.op) {
     case 'Conv':
     case 'Gemm':
@@ -90,7 +93,8 @@ export function lowerFloatOp(ctx: LoweringContext, n: Node): void {
   }
   if (!MOVEMENT.has(n.op)) {
     throw unsupported(site, `float ${n.op} on dequantized values is not lowered (integer lowerings exist for Conv, Gemm, MatMul, Add, Mul, `
-      + 'AveragePool, GlobalAveragePool, Relu, Clip, MaxPool, Pad and data movement); end the model at the DequantizeLinear before it');
+      + 'AveragePool, GlobalAveragePool, Relu, Clip, MaxPool, Pad and data movement, and tables for chains of Erf, Sigmoid, Tanh, Exp, '
+      + 'Neg, Abs, Add, Sub, Mul, Div of one 8-bit tensor and scalar constants); end the model at the DequantizeLinear before it');
   }
   const data = n.op === 'Concat' ? n.inputs.map((_, i) => fq(i)) : [fq(0)];
   const same = data.every((t) => t.scale === data[0].scale && t.zp === data[0].zp && t.dtype === data[0].dtype);
@@ -132,6 +136,9 @@ export function emitPending(ctx: LoweringContext, p: Pending, y: QTensor, clip: 
       return;
     case 'avgpool':
       w.averagePool(site, base, p.x, p.shape[1], p.node.attrs, y, clip);
+      return;
+    case 'table':
+      emitTable(ctx, p, y, clip);
       return;
     case 'rescale':
       if (p.x.scale === y.scale && p.x.zp === y.zp && p.x.dtype === y.dtype) {
