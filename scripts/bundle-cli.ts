@@ -54,11 +54,11 @@ const otherCommandsOut = {
 };
 
 /**
- * commander.ts and proto.ts require their CommonJS packages through createRequire (cheaper for ES modules, see
+ * commander.ts, proto.ts and npy.ts require their CommonJS packages through createRequire (cheaper for ES modules, see
  * there), which esbuild does not follow: written as plain require calls here, the packages go into the bundle and
  * into its code cache instead of through Node's module loader at every start.
  */
-const REQUIRED_PACKAGES = /[\\/]dist[\\/]generator[\\/](cli[\\/]commander|onnx[\\/]proto)\.js$/;
+const REQUIRED_PACKAGES = /[\\/]dist[\\/]generator[\\/](cli[\\/]commander|onnx[\\/](proto|npy))\.js$/;
 const packagesIn = {
   name: 'packages-in',
   setup(b: PluginBuild): void {
