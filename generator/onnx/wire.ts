@@ -16,7 +16,6 @@ const EGROUP = 4;
 export const I32 = 5;
 
 const TWO_32 = 4294967296;
-const utf8 = new TextDecoder();
 
 /** A cursor over one message's bytes: `end` is where the message being read stops. */
 export class WireReader {
@@ -25,9 +24,12 @@ export class WireReader {
   private lo = 0;
   private hi = 0;
   readonly view: DataView;
+  /** The same bytes as a Buffer, for its native UTF-8 decoding. */
+  private readonly buf: Buffer;
 
   constructor(readonly bytes: Uint8Array, public end = bytes.length) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
   private truncated(need: number): WireError {
@@ -66,10 +68,12 @@ export class WireReader {
     this.hi = hi;
   }
 
-  /** A field's tag: field number * 8 + wire type; read at pos < end. */
+  /** A field's tag: field number * 8 + wire type; read at pos < end. Field number 0 does not exist. */
   tag(): number {
     this.varint();
-    return this.lo >>> 0;
+    const t = this.lo >>> 0;
+    if (t >>> 3 === 0) throw new WireError(`field number 0 at byte ${this.pos}`);
+    return t;
   }
 
   /** int32 and enum fields: the varint's low 32 bits, signed (negative int32 values are sign-extended varints). */
@@ -120,18 +124,13 @@ export class WireReader {
     return out;
   }
 
-  /** string fields (UTF-8; ONNX names are ASCII almost always, read without a decoder call). */
+  /**
+   * string fields: UTF-8 as Buffer decodes it (a malformed sequence as U+FFFD), which is what protobufjs gives when
+   * it reads a Buffer, as it did here.
+   */
   string(): string {
     const end = this.length();
-    const b = this.bytes;
-    let s = '';
-    for (let i = this.pos; i < end; i++) {
-      if (b[i] >= 0x80) {
-        s = utf8.decode(b.subarray(this.pos, end));
-        break;
-      }
-      s += String.fromCharCode(b[i]);
-    }
+    const s = this.buf.toString('utf8', this.pos, end);
     this.pos = end;
     return s;
   }

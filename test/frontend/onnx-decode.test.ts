@@ -97,6 +97,15 @@ test('an int64 beyond 2^53 and a negative one read as Long.toNumber reads them',
   }
 });
 
+test('names in UTF-8, malformed sequences included, read as protobufjs reads them from a Buffer', () => {
+  const name = [0x61, 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xff, 0xc3, 0x62]; // a, é, €, a stray byte, a cut sequence, b
+  const bytes = Buffer.from([0x3a, name.length + 2, 0x12, name.length, ...name]); // graph { name }
+  const theirs = onnx().ModelProto.decode(bytes).graph?.name;
+  assert.is(theirs, 'a\u00e9\u20ac\ufffd\ufffdb');
+  assert.is(decodeModel(bytes).graph?.name, theirs);
+  assert.is(decodeModel(Uint8Array.from(bytes)).graph?.name, theirs, 'from a Uint8Array as from a Buffer');
+});
+
 test('unknown fields of every wire type are skipped', () => {
   // field 3 (producer_version) string, field 9 varint, field 10 fixed64, field 11 fixed32, field 12 as a group; then ir_version 7.
   const bytes = Uint8Array.from([0x1a, 0x01, 0x41, 0x48, 0x05, 0x51, 1, 2, 3, 4, 5, 6, 7, 8, 0x5d, 1, 2, 3, 4, 0x63, 0x08, 0x01, 0x64, 0x08, 0x07]);
