@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { unzipSync, zipSync } from 'fflate';
 import { test } from 'uvu';
@@ -6,21 +6,13 @@ import * as assert from 'uvu/assert';
 import { ndarray } from '../../generator/ir/ndarray.js';
 import { parseNpy, parseNpz, writeNpy } from '../../generator/onnx/npy.js';
 import { DEEPLOY, REPO } from '../helpers/deeploy.js';
+import { filesUnder } from '../helpers/files-under.js';
 
 /*
  * The .npz reader (onnx/unzip.ts over node:zlib) against fflate's unzipSync on every .npz of the test vectors and the
  * examples: the same arrays, by name and in the same order, element for element. Then the archive forms numpy
  * writes that these files may not hold (deflated entries, Zip64 sizes) and malformed archives.
  */
-
-function npzFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (e.isDirectory() && e.name !== 'node_modules') out.push(...npzFiles(join(dir, e.name)));
-    else if (e.isFile() && e.name.endsWith('.npz')) out.push(join(dir, e.name));
-  }
-  return out;
-}
 
 /** fflate's reading of the archive, each .npy through the same parseNpy. */
 function byFflate(bytes: Uint8Array): [string, { dtype: string; shape: number[]; data: number[] }][] {
@@ -34,7 +26,7 @@ function byReader(bytes: Uint8Array): [string, { dtype: string; shape: number[];
   return [...parseNpz(bytes)].map(([n, a]) => [n, { dtype: a.dtype, shape: [...a.shape], data: Array.from(a.data, Number) }]);
 }
 
-const files = [...npzFiles(DEEPLOY), ...npzFiles(join(REPO, 'examples'))];
+const files = [...filesUnder(DEEPLOY, '.npz'), ...filesUnder(join(REPO, 'examples'), '.npz')];
 
 test('there are archives to compare', () => {
   assert.ok(files.length >= 100, `${files.length} .npz files found`);

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -6,6 +6,7 @@ import { decodeModel, WireError } from '../../generator/onnx/decode.js';
 import { onnx } from '../../generator/onnx/proto.js';
 import { toNumber, type Int64Like } from '../../generator/onnx/tensor-proto.js';
 import { DEEPLOY, REPO } from '../helpers/deeploy.js';
+import { filesUnder } from '../helpers/files-under.js';
 
 /*
  * The ONNX reader (onnx/decode.ts, its own wire-format decoder) against protobufjs's decoding of the same bytes
@@ -13,15 +14,6 @@ import { DEEPLOY, REPO } from '../helpers/deeploy.js';
  * value. Both sides go through one normalisation (absent = the proto3 default, int64 as toNumber reads it), so what
  * is compared is what each decoder found in the bytes.
  */
-
-function onnxFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (e.isDirectory() && e.name !== 'node_modules') out.push(...onnxFiles(join(dir, e.name)));
-    else if (e.isFile() && e.name.endsWith('.onnx')) out.push(join(dir, e.name));
-  }
-  return out;
-}
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- one normalisation for two decoders' objects */
 const num = (v: Int64Like | null | undefined): number => toNumber(v);
@@ -70,7 +62,7 @@ function model(m: any): unknown {
   };
 }
 
-const files = [...onnxFiles(DEEPLOY), ...onnxFiles(join(REPO, 'examples'))];
+const files = [...filesUnder(DEEPLOY, '.onnx'), ...filesUnder(join(REPO, 'examples'), '.onnx')];
 
 test('there are models to compare', () => {
   assert.ok(files.length >= 50, `${files.length} .onnx files found`);
