@@ -115,6 +115,9 @@ function checkNames(tokens: Token[], stack: unknown[], name: string): void {
   }
 }
 
+/** Dotted keys split once (the templates' keys: a few hundred). A split per look-up was about half of look-up's time: 9 -> 5 ms a run of the decoder, node --cpu-prof. */
+const PARTS = new Map<string, string[]>();
+
 /** The value of `key` in the innermost context (the stack's last) that defines its first part. */
 function lookup(key: string, stack: unknown[], template: string): unknown {
   if (key === '.') return stack[stack.length - 1];
@@ -130,7 +133,11 @@ function lookup(key: string, stack: unknown[], template: string): unknown {
     }
     throw new GenError('template', `'${key}' is not defined by the view`, { file: template });
   }
-  const parts = key.split('.');
+  let parts = PARTS.get(key);
+  if (parts === undefined) {
+    parts = key.split('.');
+    PARTS.set(key, parts);
+  }
   for (let i = stack.length - 1; i >= 0; i--) {
     const ctx = stack[i];
     if (ctx && typeof ctx === 'object' && parts[0] in (ctx as object)) {
