@@ -5,6 +5,11 @@
  * median of 5 runs after a warm-up, and the whole CLI as a user runs it (a new Node process each time, module
  * loading included). One JSON line per figure {name, figure, unit, reference}, then a table.
  *
+ * Reading the figures: `write` is mostly the file system creating the output's 40-50 files and folders, not the
+ * generator (on an ext4 disk shared with other jobs, 0.03 to 0.8 ms per file created depending on their I/O: 50
+ * small files took 1.5 ms at one time and 37 ms at another on the same machine, 0.5 ms on tmpfs). On a shared
+ * machine, compare two trees by alternating their runs rather than by two bench runs apart in time.
+ *
  * With FIRMGEN_DEEPLOY set (bench/peer-deeploy.ts), the peer compiler's generation step is timed the same way on
  * each Models folder of ../shared/deeploy-tests at the same settings (Siracusa, tiled, L1 64000, double buffering),
  * and the ratio peer wall / CLI wall is printed; without it the bench says the peer is not available.

@@ -54,11 +54,14 @@ const otherCommandsOut = {
 };
 
 /**
- * commander.ts and proto.ts require their CommonJS packages through createRequire (cheaper for ES modules, see
+ * commander.ts, proto.ts and npy.ts require their CommonJS packages through createRequire (cheaper for ES modules, see
  * there), which esbuild does not follow: written as plain require calls here, the packages go into the bundle and
- * into its code cache instead of through Node's module loader at every start.
+ * into its code cache instead of through Node's module loader at every start. proto.ts (onnx-proto, for encoding)
+ * and npy.ts (fflate, for zipSync) require theirs inside a function, so the bundle sets them up at first use only;
+ * gen firmware reads models and arrays with its own decoders (onnx/decode.ts, onnx/unzip.ts) and never writes an
+ * archive, so esbuild leaves fflate out altogether.
  */
-const REQUIRED_PACKAGES = /[\\/]dist[\\/]generator[\\/](cli[\\/]commander|onnx[\\/]proto)\.js$/;
+const REQUIRED_PACKAGES = /[\\/]dist[\\/]generator[\\/](cli[\\/]commander|onnx[\\/](proto|npy))\.js$/;
 const packagesIn = {
   name: 'packages-in',
   setup(b: PluginBuild): void {
@@ -116,22 +119,6 @@ const childProcessLater = {
 };
 
 /**
- * fflate (npy.ts: unzipSync and zipSync) as its browser build: its Node build requires worker_threads at load for
- * its asynchronous functions (~5 ms of every start with Node's worker modules), and the two builds are the same code
- * but for that worker shim (fflate 0.8: esm/index.mjs and esm/browser.js from the line "aliases for shorter
- * compressed code" on). The browser build makes a worker only when an asynchronous function runs.
- */
-const fflateSync = {
-  name: 'fflate-sync',
-  setup(b: PluginBuild): void {
-    b.onResolve({ filter: /^fflate$/ }, (a) => {
-      const browser = join(dirname(createRequire(a.importer).resolve('fflate')), '..', 'esm', 'browser.js');
-      return existsSync(browser) ? { path: browser } : undefined;
-    });
-  },
-};
-
-/**
  * Non-ASCII characters left in the output (esbuild escapes them in strings, regular expressions and names, not in
  * comments) as \\u escapes, which mean the same there: the bundle file holds ASCII, read back as one-byte text.
  */
@@ -178,7 +165,7 @@ if (!esbuild) {
     logLevel: 'warning',
     // Loaded lazily by the few commands that need them, and large (or native): left to Node's own loading.
     external: ['ts-morph', 'typescript', 'highs', 'onnxruntime-node', 'assemblyscript', 'assemblyscript/*'],
-    plugins: [otherCommandsOut, packagesIn, longIn, childProcessLater, fflateSync],
+    plugins: [otherCommandsOut, packagesIn, longIn, childProcessLater],
     // The modules' import.meta.url is the bundle's own URL (bundle-loader.ts passes its path as __filename). Their
     // clock, performance.now() (durations only), is process.hrtime: Node's performance global loads perf_hooks and
     // worker_threads at its first use (~3 ms of every start).

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GenError } from '../errors.js';
-import { isDigit, isIdentPart, isIdentStart, readClosure } from './closure-scan.js';
+import { readClosure } from './closure-scan.js';
 import { RUNTIME } from './paths.js';
 
 /*
@@ -59,91 +59,54 @@ export function checkClosures(closures: ClosureSource[]): void {
  * The closures of one template differ in little but their function's name, their numbers and their comments (an
  * 8-layer decoder: 128 closures, 10 shapes), and the verdict reads none of these: the check sees identifiers and
  * punctuation only (closure-scan.ts drops comments and reads a number as one token whatever its digits), and the
- * function's name only as itself and as <name>_args. So a closure whose source, with the comments dropped, each number
- * made 0 and its function's name made one placeholder, is one already passed, passes. The scan reads comments, strings
- * (kept as they are), identifiers and numbers as closure-scan.ts does, in the same order; a source holding the
- * placeholder character or a number the tokenizer would split (64 characters or more) is always read in full.
+ * function's name only as itself and as <name>_args. So a closure whose source, with the comments dropped, its
+ * function's name made one placeholder and each run of digits that is not part of a word made 0, is one already
+ * passed, passes. Each step keeps the tokens closure-scan.ts reads apart from those:
+ *   - comments and strings are found as its tokenizer finds them, left to right (one alternation: a '//' inside a
+ *     string is string, a quote inside a comment is comment; neither '/' nor a quote is part of a word or a
+ *     number); a comment becomes one space, a string stays (its text is never read, its extent is kept);
+ *   - the name is replaced where it is a whole word or followed by `_args` and nothing more of a word;
+ *   - a run of digits with no word character on either side is a whole number, or the digits of one after '.', 'e+'
+ *     or 'e-': as '0' it reads as a number of the same form. A run touching a letter, `_` or `$` (0x1f, 1e5, i8) stays.
+ * A source holding the placeholder character, or what could be a number of 64 characters or more (which the
+ * tokenizer reads in pieces), is read in full. Three regular-expression passes: a character-by-character scan in
+ * JavaScript was ~20 ms of a cold `gen firmware` of the decoder (node --cpu-prof), most of it before the code warmed.
  */
 const passed = new Set<string>();
 const MAX_PASSED = 4096;
 const PLACEHOLDER = '\u0000';
-const SLASH = 47, STAR = 42, DOT = 46, UNDERSCORE = 95, ZERO = 48, BACKSLASH = 92;
-const isDigitOr_ = (c: number): boolean => isDigit(c) || c === UNDERSCORE;
-const isHex = (c: number): boolean => isDigitOr_(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+const COMMENT_OR_STRING = /\/\/[^\n]*|\/\*[\s\S]*?(?:\*\/|$)|"(?:[^"\\]|\\[\s\S]?)*"?|'(?:[^'\\]|\\[\s\S]?)*'?|`(?:[^`\\]|\\[\s\S]?)*`?/g;
+const LONG_NUMBER = /(?<![\w$])\.?\d[\w$.+-]{62}/;
+const DIGITS = /(?<![\w$])\d+(?![\w$])/g;
+const WORD = /^[A-Za-z_$][\w$]*$/;
 
-/**
- * The closure's verdict-relevant content (see above), or undefined when it is not to be cached. One scan of the
- * source that copies no token (reading every closure in full is a tokenizer's work: ~15 ms for the decoder's 520 KB).
- */
+/** The closure's verdict-relevant content (see above), or undefined when it is not to be cached. */
 export function closureKey(c: ClosureSource): string | undefined {
-  const s = c.source;
-  if (s.includes(PLACEHOLDER)) return undefined;
-  const fn = c.fn;
-  const n = s.length;
-  let key = `${c.fields.join(',')}\n`;
-  let from = 0; // the start of the source not yet in the key
-  let i = 0;
-  while (i < n) {
-    const ch = s.charCodeAt(i);
-    let skipTo = -1; // when set: s[i, skipTo) goes into the key as `by`
-    let by = ' ';
-    if (ch === SLASH && s.charCodeAt(i + 1) === SLASH) {
-      const end = s.indexOf('\n', i);
-      skipTo = end < 0 ? n : end;
-    } else if (ch === SLASH && s.charCodeAt(i + 1) === STAR) {
-      const end = s.indexOf('*/', i + 2);
-      skipTo = end < 0 ? n : end + 2;
-    } else if (ch === 34 || ch === 39 || ch === 96) {
-      // A string, kept as it is, read as closure-scan.ts reads it (so a '//' inside is no comment).
-      let j = i + 1;
-      while (j < n && s.charCodeAt(j) !== ch) j += s.charCodeAt(j) === BACKSLASH ? 2 : 1;
-      i = j + 1;
-      continue;
-    } else if (isIdentStart(ch)) {
-      let j = i;
-      if (s.startsWith(fn, i)) {
-        key += s.slice(from, i) + PLACEHOLDER;
-        j = from = i + fn.length;
-      }
-      while (j < n && isIdentPart(s.charCodeAt(j))) j++;
-      i = j;
-      continue;
-    } else if (isDigit(ch) || (ch === DOT && isDigit(s.charCodeAt(i + 1)))) {
-      skipTo = numberEnd(s, i);
-      if (skipTo - i >= 64) return undefined;
-      by = '0';
-    } else {
-      i++;
-      continue;
-    }
-    key += s.slice(from, i) + by;
-    i = from = skipTo;
-  }
-  return key + s.slice(from);
+  if (c.source.includes(PLACEHOLDER) || !WORD.test(c.fn)) return undefined;
+  const code = c.source.replace(COMMENT_OR_STRING, (m) => (m[0] === '/' ? ' ' : m));
+  if (LONG_NUMBER.test(code)) return undefined;
+  return `${c.fields.join(',')}\n${withPlaceholder(code, c.fn).replace(DIGITS, '0')}`;
 }
 
-/** Where closure-scan.ts's number starting at i ends: 0x.. (0b.., 0o..), or [0-9_]*.?[0-9_]+ with an optional exponent. */
-function numberEnd(s: string, i: number): number {
-  let j = i;
-  const radix = s.charCodeAt(j + 1) | 0x20;
-  if (s.charCodeAt(j) === ZERO && (radix === 120 || radix === 98 || radix === 111) && isHex(s.charCodeAt(j + 2))) {
-    j += 2;
-    while (isHex(s.charCodeAt(j))) j++;
-    return j;
+const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36;
+
+/**
+ * `code` with the placeholder for `fn` where it is a whole word or followed by `_args` and no more of a word. Found
+ * by indexOf (a few places a closure): a regular expression made per closure was compiled per closure, ~10 ms of a
+ * cold decoder run. An occurrence inside a word is preceded by a word character, so none is missed by skipping
+ * past each one.
+ */
+function withPlaceholder(code: string, fn: string): string {
+  let out = '';
+  let from = 0;
+  for (let at = code.indexOf(fn); at >= 0; at = code.indexOf(fn, at + fn.length)) {
+    if (at > 0 && isWordChar(code.charCodeAt(at - 1))) continue;
+    const end = at + fn.length;
+    if (isWordChar(code.charCodeAt(end)) && !(code.startsWith('_args', end) && !isWordChar(code.charCodeAt(end + 5)))) continue;
+    out += code.slice(from, at) + PLACEHOLDER;
+    from = end;
   }
-  while (isDigitOr_(s.charCodeAt(j))) j++;
-  if (s.charCodeAt(j) === DOT && isDigitOr_(s.charCodeAt(j + 1))) {
-    j++;
-    while (isDigitOr_(s.charCodeAt(j))) j++;
-  }
-  if ((s.charCodeAt(j) | 0x20) === 101) {
-    const sign = s.charCodeAt(j + 1) === 43 || s.charCodeAt(j + 1) === 45 ? 1 : 0;
-    if (isDigit(s.charCodeAt(j + 1 + sign))) {
-      j += 1 + sign;
-      while (isDigit(s.charCodeAt(j))) j++;
-    }
-  }
-  return j;
+  return out + code.slice(from);
 }
 
 /** Why a closure is not closed (null when it is): the check's verdict, shared with the ts-morph lint's wording. */

@@ -244,22 +244,31 @@ function ioView(g: Graph, plan: MemoryPlan, symbolOf: (t: string) => string): Re
   };
 }
 
-/** Each byte's decimal digits once: images run to hundreds of kilobytes, and a string per byte was most of emit. */
-const DIGITS = Array.from({ length: 256 }, (_, i) => Buffer.from(String(i), 'latin1'));
-
-/** A C initialiser's body: 24 bytes a line, `  1, 2, ...,` (written as ASCII into one buffer, decoded once). */
+/**
+ * A C initialiser's body: 24 bytes a line, `  1, 2, ...,` (written as ASCII into one buffer, decoded once: images run
+ * to hundreds of kilobytes, and a string per byte was most of emit). Digits by arithmetic, the line by a countdown: a
+ * table of digit buffers and a modulo per byte took 7.1 ms cold / 4.8 warm for the 8-layer decoder's 353 KB image
+ * against 6.0 / 3.5 this way (the same text; the two side by side in one script).
+ */
 function cBytes(bytes: Uint8Array): string {
   const out = Buffer.allocUnsafe(bytes.length * 5 + Math.ceil(bytes.length / 24) * 4);
   let n = 0;
+  let left = 0; // bytes still to go on this line
   for (let i = 0; i < bytes.length; i++) {
-    if (i % 24 === 0) {
+    if (left === 0) {
       if (i > 0) { out[n++] = 0x2c; out[n++] = 0x0a; } // ",\n"
       out[n++] = 0x20; out[n++] = 0x20;
+      left = 24;
     } else {
       out[n++] = 0x2c; out[n++] = 0x20; // ", "
     }
-    const d = DIGITS[bytes[i]];
-    for (let k = 0; k < d.length; k++) out[n++] = d[k];
+    left--;
+    const v = bytes[i];
+    if (v >= 100) {
+      out[n++] = 48 + ((v / 100) | 0);
+      out[n++] = 48 + (((v / 10) | 0) % 10);
+    } else if (v >= 10) out[n++] = 48 + ((v / 10) | 0);
+    out[n++] = 48 + (v % 10);
   }
   if (bytes.length > 0) out[n++] = 0x2c;
   return out.toString('latin1', 0, n);

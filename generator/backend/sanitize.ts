@@ -11,7 +11,9 @@ export function sanitizeIdentifier(name: string, fallback = 'x'): string {
 
 /** Text safe inside a C or TS block comment and on one line. */
 export function sanitizeComment(text: string): string {
-  return text.replace(/[^A-Za-z0-9_ .,:;()[\]=+\-#/]/g, '_').replace(/\/\//g, '/_').slice(0, 120);
+  // Cut first: both replacements keep every character's position, and the second pairs slashes from the left, so the
+  // first 120 characters come out the same whatever follows them (a kernel's comment can run to kilobytes).
+  return text.slice(0, 120).replace(/[^A-Za-z0-9_ .,:;()[\]=+\-#/]/g, '_').replace(/\/\//g, '/_');
 }
 
 /** Hands out unique symbols: the same input name twice gets the same symbol; collisions get a suffix. */

@@ -16,9 +16,14 @@ export function writeDirectoryAtomically(outDir: string, files: Map<string, stri
   const tmp = `${target}.tmp-${stamp}`;
   const old = `${target}.old-${stamp}`;
   try {
+    const made = new Set<string>(); // each folder made once, not once per file in it
     for (const [rel, content] of files) {
       const path = join(tmp, rel);
-      mkdirSync(dirname(path), { recursive: true });
+      const dir = dirname(path);
+      if (!made.has(dir)) {
+        mkdirSync(dir, { recursive: true });
+        made.add(dir);
+      }
       writeFileSync(path, content);
     }
     mkdirSync(dirname(target), { recursive: true });

@@ -1,12 +1,11 @@
 import { basename } from 'node:path';
-import type onnxProto from 'onnx-proto';
 import { GenError } from '../errors.js';
-import { onnx } from './proto.js';
+import { decodeModel, type AttributeMsg, type GraphMsg, type ModelMsg, type ValueInfoMsg } from './decode.js';
 import { readUserFile } from './read-file.js';
 import type { AttrValue, Graph, Node, Tensor } from '../ir/graph.js';
 import { checkStructure, type RawNode } from '../validate/structure.js';
 import { checkAttributes } from '../validate/attributes.js';
-import { decodeTensor, ONNX_TYPES, toNumber, type TensorProtoLike } from './tensor-proto.js';
+import { decodeTensor, ONNX_TYPES, toNumber } from './tensor-proto.js';
 
 
 /** AttributeProto.AttributeType codes. */
@@ -19,9 +18,9 @@ export function loadOnnxFile(path: string): Graph {
 }
 
 export function loadOnnxBytes(bytes: Uint8Array, source: string): Graph {
-  let model: onnxProto.onnx.ModelProto;
+  let model: ModelMsg;
   try {
-    model = onnx.ModelProto.decode(bytes);
+    model = decodeModel(bytes);
   } catch (e) {
     throw new GenError('input', `not a valid ONNX model (protobuf decoding failed: ${(e as Error).message})`, { file: source });
   }
@@ -37,9 +36,9 @@ export function loadOnnxBytes(bytes: Uint8Array, source: string): Graph {
   }
 }
 
-function buildGraph(g: onnxProto.onnx.IGraphProto, source: string): Graph {
+function buildGraph(g: GraphMsg, source: string): Graph {
   const tensors = new Map<string, Tensor>();
-  const declare = (vi: onnxProto.onnx.IValueInfoProto): void => {
+  const declare = (vi: ValueInfoMsg): void => {
     const name = vi.name ?? '';
     const tt = vi.type?.tensorType;
     const shape = (tt?.shape?.dim ?? []).map((d) => (d.dimValue !== undefined && d.dimValue !== null ? toNumber(d.dimValue) : -1));
@@ -51,7 +50,7 @@ function buildGraph(g: onnxProto.onnx.IGraphProto, source: string): Graph {
     const name = init.name ?? '';
     let data;
     try {
-      data = decodeTensor(init as TensorProtoLike);
+      data = decodeTensor(init);
     } catch (e) {
       throw new GenError('model', (e as Error).message, { tensor: name });
     }
@@ -111,12 +110,12 @@ function buildGraph(g: onnxProto.onnx.IGraphProto, source: string): Graph {
   return graph;
 }
 
-function decodeAttr(a: onnxProto.onnx.IAttributeProto): AttrValue {
+function decodeAttr(a: AttributeMsg): AttrValue {
   switch (a.type) {
     case ATTR.FLOAT: return { kind: 'float', value: a.f ?? 0 };
     case ATTR.INT: return { kind: 'int', value: toNumber(a.i) };
     case ATTR.STRING: return { kind: 'string', value: new TextDecoder().decode(a.s ?? new Uint8Array()) };
-    case ATTR.TENSOR: return { kind: 'tensor', value: decodeTensor(a.t as TensorProtoLike) };
+    case ATTR.TENSOR: return { kind: 'tensor', value: decodeTensor(a.t ?? { dataType: 0 }) };
     case ATTR.FLOATS: return { kind: 'floats', value: [...(a.floats ?? [])] };
     case ATTR.INTS: return { kind: 'ints', value: (a.ints ?? []).map(toNumber) };
     case ATTR.STRINGS: return { kind: 'strings', value: (a.strings ?? []).map((s) => new TextDecoder().decode(s)) };

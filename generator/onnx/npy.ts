@@ -1,9 +1,10 @@
-import { unzipSync, zipSync } from 'fflate';
+import { createRequire } from 'node:module';
 import { GenError } from '../errors.js';
 import { readUserFile } from './read-file.js';
 import { bytesOf, type DType } from '../ir/dtype.js';
 import { readElement, writeElement } from '../ir/elements.js';
 import { ndarray, type NDArray } from '../ir/ndarray.js';
+import { zipEntries, zipEntryData } from './unzip.js';
 
 /* .npy format version 1/2/3 (numpy's NEP 1): magic, header length, a Python dict literal, then the data. */
 
@@ -101,30 +102,31 @@ export function readNpz(path: string, maxBytes = NPZ_DEFAULT_MAX_BYTES): Map<str
 }
 
 export function parseNpz(bytes: Uint8Array, maxBytes = NPZ_DEFAULT_MAX_BYTES): Map<string, NDArray> {
+  const entries = zipEntries(bytes).filter((e) => e.name.endsWith('.npy'));
   let total = 0;
-  const files = unzipSync(bytes, {
-    filter: (f) => {
-      if (!f.name.endsWith('.npy')) return false;
-      total += f.originalSize;
-      if (total > maxBytes) {
-        throw new GenError('input', `the arrays inflate to more than ${maxBytes} bytes (${f.name}: ${f.originalSize} ` +
-          'bytes): larger than anything this command reads; refused before inflating');
-      }
-      return true;
-    },
-  });
-  const out = new Map<string, NDArray>();
-  for (const [name, data] of Object.entries(files)) {
-    if (!name.endsWith('.npy')) continue;
-    out.set(name.slice(0, -4), parseNpy(data));
+  for (const e of entries) {
+    total += e.originalSize;
+    if (total > maxBytes) {
+      throw new GenError('input', `the arrays inflate to more than ${maxBytes} bytes (${e.name}: ${e.originalSize} ` +
+        'bytes): larger than anything this command reads; refused before inflating');
+    }
   }
+  const out = new Map<string, NDArray>();
+  for (const e of entries) out.set(e.name.slice(0, -4), parseNpy(zipEntryData(bytes, e)));
   return out;
 }
+
+/**
+ * fflate (zipSync) is required on first use: reading arrays, as `gen firmware` does, never sets up its tables.
+ * Required rather than imported, as a CommonJS package (see proto.ts).
+ */
+let fflate: typeof import('fflate') | undefined;
 
 export function encodeNpz(arrays: Map<string, NDArray>): Uint8Array {
   const files: Record<string, Uint8Array> = {};
   for (const [name, a] of arrays) files[`${name}.npy`] = writeNpy(a);
   // A fixed timestamp keeps archives byte-identical across runs.
-  return zipSync(files, { level: 0, mtime: new Date('2000-01-01T00:00:00Z') });
+  fflate ??= createRequire(import.meta.url)('fflate') as typeof import('fflate');
+  return fflate.zipSync(files, { level: 0, mtime: new Date('2000-01-01T00:00:00Z') });
 }
 

@@ -2,7 +2,14 @@ import { createRequire } from 'node:module';
 import type onnxProto from 'onnx-proto';
 
 /*
- * onnx-proto is CommonJS (protobufjs static code, 330 KB): imported as ESM, Node first lexes the whole file for its
- * named exports; required, it is only compiled. `gen firmware` starts about 30 ms sooner this way.
+ * onnx-proto (protobufjs static code, 330 KB) encodes ONNX (save.ts); reading has its own decoder (decode.ts). It is
+ * required on first use, so a command that only reads models never sets protobufjs up (~15 ms of `gen firmware`'s
+ * start, node --cpu-prof). Required rather than imported: as an ES module, Node would first lex the whole CommonJS
+ * file for its named exports.
  */
-export const { onnx } = createRequire(import.meta.url)('onnx-proto') as typeof onnxProto;
+let loaded: typeof onnxProto.onnx | undefined;
+
+export function onnx(): typeof onnxProto.onnx {
+  loaded ??= (createRequire(import.meta.url)('onnx-proto') as typeof onnxProto).onnx;
+  return loaded;
+}

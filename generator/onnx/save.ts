@@ -100,7 +100,7 @@ export function encodeModel(graph: Graph, options: EncodeOptions = {}): Uint8Arr
   const domains = new Map<string, number>([['', options.opset ?? 13]]);
   for (const n of graph.nodes) if (n.domain && !domains.has(n.domain)) domains.set(n.domain, 1);
   for (const [d, v] of Object.entries(options.opsets ?? {})) domains.set(d, v);
-  const model = onnx.ModelProto.create({
+  const model = onnx().ModelProto.create({
     irVersion: options.irVersion ?? 8,
     producerName: options.producer ?? 'firmgen',
     opsetImport: [...domains].map(([domain, version]) => ({ domain, version })),
@@ -113,7 +113,7 @@ export function encodeModel(graph: Graph, options: EncodeOptions = {}): Uint8Arr
       valueInfo: inner.map(valueInfo),
     },
   });
-  return onnx.ModelProto.encode(model).finish();
+  return onnx().ModelProto.encode(model).finish();
 }
 
 export function saveOnnx(path: string, graph: Graph, options: EncodeOptions = {}): void {

@@ -9,8 +9,10 @@ export function rejectNode(node: Node, reason: string): GenError {
 export const INT32_MIN = -(2 ** 31);
 export const INT32_MAX = 2 ** 31 - 1;
 
+/** An integer in int32's range (-0 included): exactly the numbers ToInt32 (`v | 0`) gives back unchanged. */
 export function isInt32(v: number): boolean {
-  return Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX;
+  // (One comparison: checkTypes runs this on every element of every constant, ~12 ms for an 8-layer decoder before.)
+  return (v | 0) === v;
 }
 
 /** A number for a message: exact integers as they are, others (0.5, Infinity, NaN) as JavaScript prints them. */

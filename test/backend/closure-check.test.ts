@@ -91,6 +91,25 @@ test('closures that differ only in name, numbers and comments share one verdict;
   assert.is.not(closureKey(str('// t_z')), closureKey(str('// t_y')));
 });
 
+test('the key zeroes whole numbers only: digits inside a word, a hex literal or an exponent marker stay; the name only as a word', () => {
+  const body = (text: string, fn = 'L_0_Test'): ClosureSource => ({ fn, fields: ['x', 'y'], source: closure(`  ${text}\n`).replaceAll('L_0_Test', fn) });
+  const same = (a: string, b: string): void => assert.is(closureKey(body(a)), closureKey(body(b)), `${a} ~ ${b}`);
+  const differ = (a: string, b: string): void => assert.is.not(closureKey(body(a)), closureKey(body(b)), `${a} !~ ${b}`);
+  same('store<i8>(a.y, 1);', 'store<i8>(a.y, 250);');
+  same('let f: f32 = 1.5;', 'let f: f32 = 22.25;');
+  same('let f: f64 = 1e+5;', 'let f: f64 = 1e+7;');
+  same('let f = .5;', 'let f = .75;');
+  differ('store<i8>(a.y, 1);', 'store<i16>(a.y, 1);');
+  differ('let v1 = 0; store<i8>(a.y, v1);', 'let v1 = 0; store<i8>(a.y, v2);');
+  differ('let h = 0x1f;', 'let h = 0x2f;');
+  differ('let e = 1e5;', 'let e = 2e5;');
+  // The closure's own name is a placeholder; a longer word that starts with it is a word of its own.
+  assert.is(closureKey(body('store<i8>(a.y, 1);', 'L_3_Test')), closureKey(body('store<i8>(a.y, 1);', 'L_12_Test')));
+  differ('store<i8>(a.y, L_0_Test_x);', 'store<i8>(a.y, L_0_Test_y);');
+  // What the tokenizer may read in pieces (a number of 64 characters or more) is never cached.
+  assert.is(closureKey(body(`let n = ${'1'.repeat(70)};`)), undefined);
+});
+
 /** Every closure the test models produce: the fast check and the ts-morph lint agree, on it and on its mutants. */
 test('the token-level check and the ts-morph lint agree on every generated closure and its mutants', () => {
   const work = mkdtempSync(join(tmpdir(), 'firmgen-closures-'));

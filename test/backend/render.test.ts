@@ -1,3 +1,4 @@
+import Mustache from 'mustache';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -47,6 +48,42 @@ test('names inside sections resolve against the section item, then outer context
   const out = renderTemplate('<%#items%><%name%>:<%width%> <%/items%>', { width: 8, items: [{ name: 'a' }, { name: 'b' }] }, 't');
   assert.is(out, 'a:8 b:8 ');
   assert.throws(() => renderTemplate('<%#items%><%nope%><%/items%>', { items: [{ name: 'a' }] }, 't'), /'nope'/);
+});
+
+test('the one-walk render gives what mustache renders, for every kind of section value', () => {
+  const template = [
+    '<%a%>|<%&a%>|<%n%>|<%z%>|<%nul%>|<%o.p.q%>|',
+    '<%#list%>[<%x%>:<%a%>]<%/list%>|<%#prims%>(<%.%>)<%/prims%>|<%#o%><%p.q%><%/o%>|<%#s%>{<%.%>,<%a%>}<%/s%>|',
+    '<%#n%>{<%.%>}<%/n%>|<%#t%>T<%a%><%/t%>|<%#f%>F<%/f%>|<%#z%>Z<%/z%>|<%#empty%>E<%/empty%>|',
+    '<%^empty%>not<%/empty%>|<%^f%>nf<%/f%>|<%^t%>nt<%/t%>|<%^list%>nl<%/list%>|<%#nested%><%#in%><%v%><%w%><%/in%><%/nested%>',
+  ].join('\n');
+  const view = {
+    a: 'x < y', n: 3.5, z: 0, nul: null, o: { p: { q: 'deep' } }, list: [{ x: 1 }, { x: 2, a: 'inner' }], prims: [1, 'two', 0, false],
+    s: 'str', t: true, f: false, empty: [], nested: [{ w: 'w1', in: [{ v: 'a' }, { v: 'b', w: 'own' }] }],
+  };
+  const want = Mustache.render(template, view, {}, { tags: ['<%', '%>'], escape: String });
+  assert.is(renderTemplate(template, view, 't'), want);
+  assert.ok(want.includes('[1:x < y][2:inner]') && want.includes('(1)(two)(0)(false)'), want);
+});
+
+test('a function in the view is rendered as mustache renders it (called), after the same name check', () => {
+  const view = { name: 'n', shout(): string { return 'LOUD'; } };
+  assert.is(renderTemplate('<%name%> <%shout%>', view, 't'), 'n LOUD');
+  assert.throws(() => renderTemplate('<%shout%> <%missing%>', view, 't'), /'missing' is not defined by the view/);
+});
+
+test('a comment is sanitised as it was before it was cut first: every character class, slashes pairing from the left', () => {
+  const before = (text: string): string => text.replace(/[^A-Za-z0-9_ .,:;()[\]=+\-#/]/g, '_').replace(/\/\//g, '/_').slice(0, 120);
+  const pieces = ['/', '//', '///', 'a', ' ', '*/', '\n', 'é', '\u{1F600}', 'x'.repeat(37)];
+  let seed = 7;
+  for (let k = 0; k < 2000; k++) {
+    let text = '';
+    while (text.length < 160) {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      text += pieces[seed % pieces.length];
+    }
+    assert.is(sanitizeComment(text), before(text), JSON.stringify(text));
+  }
 });
 
 test('model names cannot inject code', () => {

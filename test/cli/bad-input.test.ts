@@ -46,6 +46,25 @@ test('a corrupted ONNX file', () => {
   expectCleanFailure(f, /not a valid ONNX model|node|tensor/);
 });
 
+test('an ONNX file with an invalid wire type', () => {
+  const f = join(work, 'wire-type.onnx');
+  writeFileSync(f, Buffer.concat([model, Buffer.from([0x1f])])); // field 3, wire type 7: no such wire type
+  expectCleanFailure(f, /not a valid ONNX model \(protobuf decoding failed: invalid wire type 7 at byte \d+\)/);
+});
+
+test('an ONNX file whose ir_version field has the wrong wire type', () => {
+  const f = join(work, 'field-type.onnx');
+  writeFileSync(f, Buffer.concat([Buffer.from([0x0d, 1, 2, 3, 4]), model])); // field 1 (int64) as a fixed32
+  expectCleanFailure(f, /not a valid ONNX model \(protobuf decoding failed: wire type 5 where 0 was expected/);
+});
+
+test('an ONNX model without an IR version', () => {
+  assert.equal([model[0], model[1] < 0x80], [0x08, true], 'the file starts with a one-byte ir_version field');
+  const f = join(work, 'no-ir-version.onnx');
+  writeFileSync(f, model.subarray(2));
+  expectCleanFailure(f, /not a valid ONNX model \(no graph, no nodes or no IR version\)/);
+});
+
 test('an unknown platform', () => {
   const r = gen('firmware', '--platform', 'nosuchchip', join(DEEPLOY, 'Models', 'miniMobileNet', 'network.onnx'), '-o', join(work, 'x'));
   assert.is(r.code, 2);

@@ -35,7 +35,7 @@ const kvNames = (prefix: string) => Array.from({ length: LAYERS }, (_, i) => [`$
 
 interface Port { name: string; type: number; dims: (number | string)[] }
 function ports(file: string): { inputs: Port[]; outputs: Port[] } {
-  const model = onnx.ModelProto.decode(readFileSync(join(dir, file)));
+  const model = onnx().ModelProto.decode(readFileSync(join(dir, file)));
   const inits = new Set((model.graph?.initializer ?? []).map((t) => t.name));
   const port = (v: onnxProto.onnx.IValueInfoProto): Port => ({
     name: v.name ?? '',
