@@ -1,6 +1,6 @@
 /**
  * Builds generated AS firmware (<asDir>/network.ts plus its hal/ and kernels) to wasm, cached by a content hash of
- * every .ts file under asDir, the compiler version and the options: a second build of the same sources is a copy-free
+ * every .ts file under asDir (its comments left out), the compiler version and the options: a second build of the same sources is a copy-free
  * cache hit.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { GenError } from '../../generator/errors.js';
 import { ASC_VERSION } from './asc.js';
 import { compileAsInWorker } from './asc-thread.js';
-import { hashFiles, listFiles } from './hash.js';
+import { hashFiles, listFiles, withoutComments } from './hash.js';
 import { firmwareCacheDir, REPO_ROOT } from './paths.js';
 import { staticDataEnd } from './wasm-data.js';
 
@@ -50,9 +50,10 @@ export async function buildFirmware(asDir: string): Promise<FirmwareBuild> {
   // Absolute: the compiler resolves against --baseDir (the repository), not the user's current folder.
   const entry = resolve(asDir, 'network.ts');
   if (!existsSync(entry)) throw new GenError('run', 'no network.ts to build', { file: asDir });
+  // Comments do not reach the module (hash.ts withoutComments): firmware differing in them only is built once.
   const key = hashFiles(asDir, listFiles(asDir, '.ts'), [
     ASC_VERSION, `wasi-shim ${SHIM_VERSION}`, readFileSync(SHIM_CONFIG, 'utf8'), ...FIRMWARE_OPTIONS,
-  ]).slice(0, 32);
+  ], withoutComments).slice(0, 32);
   const dir = firmwareCacheDir();
   const wasmPath = join(dir, `${key}.wasm`);
   if (existsSync(wasmPath)) return { wasmPath, cached: true, ms: performance.now() - t0 };

@@ -15,6 +15,43 @@ chip.layer_begin(0);
 chip.layer_end(0);
 `;
 
+test('comments do not reach the module: sources differing in them only build the same bytes, and share a cache entry', async () => {
+  const saved = process.env.FIRMGEN_CACHE;
+  const caches = [0, 1].map(() => mkdtempSync(join(tmpdir(), 'firmgen-cache-')));
+  // A '//' and a '/*' inside strings are string (the message's text reaches the module); a block comment before code
+  // on its line keeps that code's column (abort's position arguments are in the module).
+  const variant = (c: string, block: string) => `
+// layer 0: ${c}
+import * as chip from "./hal/chip";
+/* ${block}
+   a second line */ chip.layer_begin(0); // ${c}
+const s = "not // a comment /* either */";
+if (s.length == 0) abort(s);
+chip.layer_end(0);
+`;
+  try {
+    const built: { path: string; cached: boolean }[] = [];
+    for (const [k, [c, block]] of [['Conv_0', 'abc'], ['renamed */ node', 'xyz']].entries()) {
+      const out = makeFirmware({ platform: 'generic', network: variant(c, block), tensors: [] });
+      process.env.FIRMGEN_CACHE = caches[k];
+      const b = await buildFirmware(join(out, 'as'));
+      built.push({ path: b.wasmPath, cached: b.cached });
+      process.env.FIRMGEN_CACHE = caches[0];
+      // Built apart, each in its own cache; then the second is a hit in the first's.
+      if (k === 1) assert.is((await buildFirmware(join(out, 'as'))).cached, true);
+    }
+    assert.equal(built.map((b) => b.cached), [false, false]);
+    assert.ok(readFileSync(built[0].path).equals(readFileSync(built[1].path)), 'the same module bytes');
+    // A string's text is code: a change inside one rebuilds.
+    const out = makeFirmware({ platform: 'generic', network: variant('Conv_0', 'abc').replace('not //', 'not  //'), tensors: [] });
+    assert.is((await buildFirmware(join(out, 'as'))).cached, false);
+  } finally {
+    if (saved === undefined) delete process.env.FIRMGEN_CACHE;
+    else process.env.FIRMGEN_CACHE = saved;
+    for (const c of caches) rmSync(c, { recursive: true, force: true });
+  }
+});
+
 test('the second build of the same sources is a cache hit; an edit rebuilds', async () => {
   const saved = process.env.FIRMGEN_CACHE;
   const cache = mkdtempSync(join(tmpdir(), 'firmgen-cache-'));
