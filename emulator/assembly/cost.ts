@@ -6,7 +6,7 @@
 
 import {
   CALL, CONV_ROW, CONV_UNIT, COPY_BYTE, DIV, ELEM_OP, ELEMENT, GATHER_ROW, GEMM_UNIT, MAC_SCALAR, POOL_ROW, REDUCE_ELEM, REQUANT_WIDE, MAC_CONV, MAC_DW, MAC_GEMM, MOVE_ELEM, NORM_ELEM, NUM_CLASSES, POOL_TAP,
-  GEMM_BLOCK, MAC_GEMM_KDOT, MAC_GEMM_COL, MAC_GEMM_LONE, MAC_GEMM_SCALAR, GEMM_COL, CLIP_TAKEN, POOL_PAIR, ROW_EDGE, ROW_OUT, GATHER_QUAD, REQUANT_SPLIT, REQUANT, ROW_WORD, SOFTMAX_ELEM,
+  GEMM_BLOCK, MAC_GEMM_KDOT, MAC_GEMM_COL, MAC_GEMM_LONE, MAC_GEMM_SCALAR, GEMM_COL, CLIP_TAKEN, POOL_PAIR, ROW_EDGE, ROW_OUT, GATHER_QUAD, REQUANT_SPLIT, LOOKUP, REQUANT, ROW_WORD, SOFTMAX_ELEM,
 } from "../../runtime/as/cost";
 import { GENERIC_MEASURED_64THS } from "./chips/generic-measured";
 import { SIRACUSA_MEASURED_64THS } from "./chips/siracusa-measured";
@@ -58,6 +58,8 @@ function setRequant(q16: i64): void {
 function setElementLike(): void {
   set(MOVE_ELEM, costAt(ELEMENT));
   set(POOL_TAP, costAt(ELEMENT));
+  // A table entry read by its code: a load, the wrap, a load and a store, one ELEMENT (hand count).
+  set(LOOKUP, costAt(ELEMENT));
   // A step of the 2x2 stride-2 pool: its two outputs' 8 taps (the charge before it was a class of its own).
   set(POOL_PAIR, 8 * costAt(POOL_TAP));
   // Not hand-counted: the per-MAC, per-output and per-element counts carry them (0), the fit measures them where a

@@ -10,6 +10,9 @@ import { deviceTypesReason } from './words.js';
  * codes (the quantizer's Sigmoid/SiLU/Tanh tables). y[o, j, :] = x[o, idx[j], :]; a negative index counts from the
  * end of the axis (ONNX). Each core copies a contiguous range of rows. An index outside [-dim, dim) has no meaning;
  * the firmware clamps it into the axis so a bad token id cannot read outside the table (the reference refuses it).
+ * A table read by 8-bit codes whose every value indexes the axis (int8 codes into at least 128 entries, uint8 into at
+ * least 256; one element a code, one set of indices) is the `lookup` path: no clamp, no division, a negative code
+ * wrapped by its sign's mask (LOOKUP per entry).
  */
 export const gatherKernel: KernelDef = {
   name: 'gather',
@@ -28,6 +31,11 @@ export const gatherKernel: KernelDef = {
     const a0 = attrInt(node, 'axis', 0);
     const axis = a0 < 0 ? a0 + rank : a0;
     const n = sizeOf(i.shape);
+    const rows = sizeOf(x.shape.slice(0, axis)) * n;
+    const inner = sizeOf(x.shape.slice(axis + 1));
+    const dim = x.shape[axis];
+    const everyCode = (i.dtype === 'int8' && dim >= 128) || (i.dtype === 'uint8' && dim >= 256);
+    const lookup = inner === 1 && rows === n && everyCode ? { wrap: i.dtype === 'int8' } : false;
     return {
       args: [
         { field: 'x', tensor: x.name, dtype: x.dtype, write: false },
@@ -35,7 +43,7 @@ export const gatherKernel: KernelDef = {
         { field: 'y', tensor: y.name, dtype: y.dtype, write: true },
       ],
       params: {
-        rows: sizeOf(x.shape.slice(0, axis)) * n, n, dim: x.shape[axis], inner: sizeOf(x.shape.slice(axis + 1)),
+        rows, n, dim, inner, lookup,
         x: typeNames(x.dtype), i: typeNames(i.dtype), y: typeNames(y.dtype),
       },
       macs: 0,

@@ -128,6 +128,11 @@ export const GATHER_QUAD: i32 = 32;
  * splitRequantExpr: two multiplies and three shifts, no mulh), charged in place of REQUANT_WIDE's 64-bit steps.
  */
 export const REQUANT_SPLIT: i32 = 33;
+/**
+ * One entry of a table read by 8-bit codes (kernels/gather.ts `lookup`: the quantizer's and the QDQ lowering's
+ * 256-entry tables): the code's load, its wrap, the entry's load, the store.
+ */
+export const LOOKUP: i32 = 34;
 
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 34;
+export const NUM_CLASSES: i32 = 35;

@@ -164,6 +164,19 @@ function softmax(rows: number, len: number): CalibrationLayer {
   });
 }
 
+/**
+ * A 256-entry table read by int8 codes (the quantizer's Sigmoid/GELU tables, the QDQ lowering's float chains): the
+ * Gather's `lookup` path, LOOKUP per entry. No other class is charged per entry, so the fit sets LOOKUP from this layer
+ * alone and leaves the others as they were.
+ */
+function lookup(shape: number[]): CalibrationLayer {
+  return layer(`lookup ${shape.join('x')}`, [{ name: 'x', shape }], (b, rng) => {
+    b.initializer('table', 'int8', [256], rng.ints(256, -128, 127));
+    b.node('Gather', ['table', 'x'], ['y'], { axis: 0 });
+    return 'y';
+  });
+}
+
 export const CALIBRATION: CalibrationLayer[] = [
   conv(16, 32, 16, 3),
   conv(32, 64, 16, 3),
@@ -245,6 +258,7 @@ export const CALIBRATION: CalibrationLayer[] = [
   transpose([4, 64, 32], [0, 2, 1]),
   softmax(16, 64),
   softmax(8, 256),
+  lookup([1, 64, 64]),
 ];
 
 /** The calibration layers a target measures (a layer may be for some cores only: `onlyWhere`). */

@@ -52,7 +52,7 @@ function checkEveryPlan(name: string, m: WindowModel, tally: Tally): void {
   for (const layer of layers) {
     if (layer.kernel === 'alias') continue;
     const { node, kernel } = layer;
-    const spec = tilingSpecOf(node);
+    const spec = tilingSpecOf(node, g);
     assert.ok(spec, `${node.op} is tiled`);
     const shape = tensorOf(g, node.outputs[0]).shape;
     const axes = spec!.axes(node, g).filter((a) => shape[a] > 1);

@@ -62,6 +62,9 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
     case 'copy':
       perOut = c.MOVE_ELEM;
       break;
+    case 'gather':
+      perOut = c.LOOKUP; // a table's entry (the tiled Gathers are tables: specs.ts tableSpec)
+      break;
     case 'elementwise':
       // The planner has no operand shapes here: every operand counts as streamed (the emulator's charge counts
       // only the ones that vary, kernels/elementwise.ts elementOps).

@@ -47,7 +47,7 @@ export function planTiling(g: Graph, layers: Layer[], platform: Platform, opts: 
   let l1Peak = 0;
   for (const layer of layers) {
     if (layer.kernel === 'alias') continue;
-    const spec = tilingSpecOf(layer.node);
+    const spec = tilingSpecOf(layer.node, g);
     if (!spec) continue;
     const kernel = layer.kernel;
     const macs = kernel.view({ node: layer.node, graph: g, platform }).macs;

@@ -217,6 +217,28 @@ const transposeSpec: TilingSpec = {
   },
 };
 
+/**
+ * A table read by run-time indices (Gather of 1-D data: the quantizer's and the QDQ lowering's 256-entry tables): the
+ * output has the indices' shape, so every axis splits; each tile reads the whole table (fetched once, unchanged from
+ * tile to tile) and its own box of the indices. Cores then read L1, where on L2 each code, entry and store would pay
+ * L2's latency (docs/timing.md "L2 from the cluster").
+ */
+const tableSpec: TilingSpec = {
+  axes: (node, g) => tensorOf(g, node.outputs[0]).shape.map((_, i) => i),
+  geometry: (node, g, out) => ({
+    boxes: new Map([
+      [node.inputs[0], fullBox(tensorOf(g, node.inputs[0]).shape)],
+      [node.inputs[1], out],
+      [node.outputs[0], out],
+    ]),
+    attrs: {},
+  }),
+};
+
+/** Tables a Gather tiles with: 1-D data of at most this many entries, indices known at run time only (an embedding's
+ * rows stay in L2; constant indices are a copy). */
+const TABLE_MAX = 1024;
+
 const SPECS: Record<string, TilingSpec> = {
   Transpose: transposeSpec,
   NeurekaConv: neurekaSpec,
@@ -233,7 +255,11 @@ const SPECS: Record<string, TilingSpec> = {
   iLayerNorm: broadcastSpec(1),
 };
 
-export function tilingSpecOf(node: Node): TilingSpec | undefined {
+export function tilingSpecOf(node: Node, g: Graph): TilingSpec | undefined {
   if (node.outputs.length !== 1) return undefined;
+  if (node.op === 'Gather') {
+    const data = tensorOf(g, node.inputs[0]).shape;
+    return data.length === 1 && data[0] <= TABLE_MAX && !tensorOf(g, node.inputs[1]).data ? tableSpec : undefined;
+  }
   return SPECS[node.op];
 }

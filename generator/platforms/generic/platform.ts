@@ -35,6 +35,8 @@ export const SCALAR_CORE_COSTS: CoreCosts = {
   ROW_OUT: 9.25,
   // Four channels of a 1x1 conv's gather: measured by the fit only (0, as GATHER_ROW).
   GATHER_QUAD: 0,
+  // A table entry read by its 8-bit code: ELEMENT's count (a load, the wrap, a load, a store).
+  LOOKUP: 5.5,
 };
 
 /**

@@ -37,4 +37,6 @@ export const HAND_COUNTS: CoreCosts = {
   GATHER_ROW: 3,
   // Four channels of a 1x1 conv's gather: four one-tap window rows at GATHER_ROW's count (their charge before).
   GATHER_QUAD: 12,
+  // A table entry read by its 8-bit code: the code's load, its wrap, the entry's load, the store; ELEMENT's count.
+  LOOKUP: 4,
 };

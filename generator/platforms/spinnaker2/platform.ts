@@ -52,7 +52,7 @@ export const spinnaker2: Platform = {
     CONV_UNIT: 0, ELEM_OP: 0, CONV_ROW: 0, GATHER_ROW: 0, REQUANT_WIDE: 0, REQUANT_SPLIT: 0, GEMM_UNIT: 0, POOL_ROW: 0, ROW_WORD: 0, GEMM_BLOCK: 0,
     // Its kernels price their MACs and reductions as MAC_CONV and ELEMENT; the classes of the cores' kernels the same
     // (MAC_GEMM_LONE: MAC_GEMM's count twice, the cores' 4x2 block with one row as both rows).
-    MAC_SCALAR: 2.25, REDUCE_ELEM: 6, MAC_GEMM_SCALAR: 2.25, MAC_GEMM_KDOT: 2.25, MAC_GEMM_LONE: 4.5,
+    MAC_SCALAR: 2.25, REDUCE_ELEM: 6, LOOKUP: 6, MAC_GEMM_SCALAR: 2.25, MAC_GEMM_KDOT: 2.25, MAC_GEMM_LONE: 4.5,
     // A step of the cores' 2x2 pool as its 8 taps (its own pooling rows charge POOL_TAP).
     POOL_PAIR: 48, MAC_GEMM_COL: 2.25, GEMM_COL: 0, CLIP_TAKEN: 0, ROW_EDGE: 0, ROW_OUT: 16, GATHER_QUAD: 0,
   },
