@@ -1,28 +1,24 @@
 #!/usr/bin/python3
-"""Emulator-in-the-loop training for BrainScaleS-2 (docs/brainscales2.md "Emulator-in-the-loop training").
+"""Emulator-in-the-loop training for BrainScaleS-2: the machinery the examples share (docs/brainscales2.md
+"Emulator-in-the-loop training"; examples/bss2-train/train.py, the MLP; examples/bss2-har/train.py, the Conv1d net).
 
 hxtorch's hardware-in-the-loop step (the forward pass runs on the chip, the backward pass in torch with the chip's
-values passed straight through; issue 17) with firmgen's emulated chip as the hardware:
-
- 1. a small MLP (Flatten, Linear, ReLU, Linear, ReLU, Linear) trained in float on dataset.py's data;
- 2. quantized by `gen quantize` (200 training images as calibration): the int8 model firmgen maps onto the arrays;
- 3. per chip seed: (a) the int8 model deployed on the emulated chip as it is; (b) the same model after one epoch
-    of training with the chip in the loop, deployed on the same chip (and on the other chips); (c) the control: the
-    same epoch on the same batches without the chip. Held-out accuracy of each, float and int8 digital for
-    reference, as a table.
+values passed straight through; issue 17) with firmgen's emulated chip as the hardware: a float model, quantized by
+`gen quantize`; per chip seed (a) the int8 model deployed on the emulated chip as it is, (b) the same model after one
+epoch of training with the chip in the loop, (c) the control: the same epoch on the same batches without the chip.
 
 The trained parameters are the int8 model's own weights (int8 units) and biases (in LSB of the layer's output), kept
 as floats and rounded when the model is written: every other number of the int8 model (scales, requantization
 multipliers and shifts) stays as `gen quantize` chose it. Each training step writes the rounded model, sends the
 batch through the emulated chip for the chip seed (examples/bss2-train/forward-server.ts: `gen forward --layers`
 kept running, so each step costs one compile and one batch, no Node start), and takes every analog layer's output
-from the chip; torch recomputes each layer in float from the chip's input to that layer, and the chip's output
-replaces the float one in the forward value only (y = y_float + (y_chip - y_float).detach()): the straight-through
-gradient. The chip's forward pass is firmgen's reference of the lowered graph, which the generated firmware equals
-bit for bit, so what was trained against is what `gen firmware --platform brainscales2` deploys.
+from the chip; torch recomputes each layer in float from the chip's input to that layer (a Conv's from the layer's
+input tensor, a Gemm's or MatMul's from the flattened one), and the chip's output replaces the float one in the
+forward value only (y = y_float + (y_chip - y_float).detach()): the straight-through gradient. The chip's forward
+pass is firmgen's reference of the lowered graph, which the generated firmware equals bit for bit, so what was
+trained against is what `gen firmware --platform brainscales2` deploys.
 
 Needs python3-torch, python3-numpy, python3-onnx and a built firmgen (`npm run build`). No network.
-  /usr/bin/python3 examples/bss2-train/train.py [--quick] [--seeds 1,2,3] [--noise-std 2] [--out DIR] [--json FILE]
 """
 import argparse
 import json
@@ -44,14 +40,9 @@ try:
     from onnx import numpy_helper
     from torch import nn
 except ImportError as e:
-    print(f'train.py needs python3-torch, python3-numpy and python3-onnx (apt-get install python3-torch python3-onnx): {e}',
+    print(f'{os.path.basename(sys.argv[0])} needs python3-torch, python3-numpy and python3-onnx (apt-get install python3-torch python3-onnx): {e}',
           file=sys.stderr)
     sys.exit(2)
-
-sys.path.insert(0, HERE)
-sys.dont_write_bytecode = True  # no __pycache__ left in the source tree by the import below
-import dataset  # noqa: E402  (beside this script)
-
 
 class ChipError(Exception):
     pass
@@ -91,9 +82,13 @@ class Chip:
 
 
 class Int8Model:
-    """The int8 ONNX model of `gen quantize`: per Gemm its weight and bias initializers and its RequantShift."""
+    """The int8 ONNX model of `gen quantize`: per analog layer its weight and bias initializers and its RequantShift.
 
-    def __init__(self, path):
+    The layer forms `gen quantize` writes: Gemm(x, W [N, K], b, transB=1), MatMul(x, W [K, N]) + Add(b) (a Linear
+    without bias: the quantizer's bias correction adds one), Conv(x, W [F, C, k], b) (1-D, no padding, no dilation,
+    one group: what the in-the-loop layer recomputes), each followed by its RequantShift."""
+
+    def __init__(self, path, classes):
         self.path = path
         self.model = onnx.load(path)
         g = self.model.graph
@@ -104,24 +99,44 @@ class Int8Model:
                 readers.setdefault(t, []).append(n)
         self.layers = []
         for n in g.node:
-            if n.op_type != 'Gemm':
+            if n.op_type not in ('Gemm', 'MatMul', 'Conv'):
                 continue
-            attrs = {a.name: onnx.helper.get_attribute_value(a) for a in n.attribute}
-            rq = readers.get(n.output[0], [])
-            if attrs.get('transB') != 1 or len(n.input) != 3 or len(rq) != 1 or rq[0].op_type != 'RequantShift':
-                raise ChipError(f'{path}: Gemm {n.name} is not the quantizer\'s Gemm(transB=1, bias) + RequantShift')
+            layer = self._layer(n, readers)
+            rq = readers.get(layer['acc'], [])
+            if len(rq) != 1 or rq[0].op_type != 'RequantShift':
+                raise ChipError(f'{path}: {n.op_type} {n.name} is not followed by the quantizer\'s RequantShift')
             ra = {a.name: onnx.helper.get_attribute_value(a) for a in rq[0].attribute}
             levels, signed = ra['n_levels'], ra['signed'] != 0
-            self.layers.append({
-                'w': n.input[1], 'b': n.input[2],
+            layer.update({
                 'mul': self.inits[rq[0].input[1]].astype(np.float64).reshape(-1),
                 'add': self.inits[rq[0].input[2]].astype(np.float64).reshape(-1),
                 'div': float(ra['div']),
                 'range': (-(levels // 2), levels // 2 - 1) if signed else (0, levels - 1),
             })
+            self.layers.append(layer)
         quant = json.load(open(os.path.splitext(path)[0] + '.quant.json'))
         self.in_scale = quant['inputs'][0]['scale']
         self.out_scale = quant['outputs'][0]['scale']
+        self.classes = classes
+
+    def _layer(self, n, readers):
+        """kind, weight and bias initializer names, the accumulator tensor (what the RequantShift reads)."""
+        attrs = {a.name: onnx.helper.get_attribute_value(a) for a in n.attribute}
+        where = f'{self.path}: {n.op_type} {n.name}'
+        if n.op_type == 'Gemm':
+            if attrs.get('transB') != 1 or len(n.input) != 3:
+                raise ChipError(f'{where} is not the quantizer\'s Gemm(transB=1, bias)')
+            return {'kind': 'gemm', 'w': n.input[1], 'b': n.input[2], 'acc': n.output[0]}
+        if n.op_type == 'MatMul':
+            add = readers.get(n.output[0], [])
+            if n.input[1] not in self.inits or len(add) != 1 or add[0].op_type != 'Add' or add[0].input[1] not in self.inits:
+                raise ChipError(f'{where} is not the quantizer\'s MatMul(x, W) + Add(bias)')
+            return {'kind': 'matmul', 'w': n.input[1], 'b': add[0].input[1], 'acc': add[0].output[0]}
+        w = self.inits.get(n.input[1])
+        if (w is None or w.ndim != 3 or len(n.input) != 3 or attrs.get('group', 1) != 1 or any(attrs.get('pads', [0])) or
+                any(d != 1 for d in attrs.get('dilations', [1]))):
+            raise ChipError(f'{where}: the in-the-loop layer takes a 1-D Conv with bias, no padding, dilation or groups')
+        return {'kind': 'conv', 'w': n.input[1], 'b': n.input[2], 'acc': n.output[0], 'stride': attrs.get('strides', [1])[0]}
 
     def image_bytes(self, images):
         """Float images to the model's uint8 input (as `gen quantize` prints it: round half even, clip)."""
@@ -159,14 +174,25 @@ class InTheLoop(nn.Module):
             layer['mul_n'] = torch.from_numpy(mul)
 
     def forward(self, x, chip=None):
-        """x: the input bytes [n, K] as float; chip: per layer the chip's outputs [n, N] (int units) or None (digital)."""
+        """x: the input bytes [n, ...] as float; chip: per layer the chip's requantized outputs as `gen forward
+        --layers` gives them (rows [n * M, N]: M = 1, or a Conv's output positions) or None (digital)."""
         h = x
         for i, layer in enumerate(self.q.layers):
-            mul, div = layer['mul_n'], layer['div']
-            z = ((h @ self.w[i].T) * mul + self.beta[i] * div + torch.from_numpy(layer['add'])) / div
-            z = z.clamp(*layer['range'])
-            h = z if chip is None else z + (torch.from_numpy(chip[i]).to(z.dtype) - z).detach()
-        return h * self.q.out_scale
+            mul, div, beta, add = layer['mul_n'], layer['div'], self.beta[i], torch.from_numpy(layer['add'])
+            if layer['kind'] == 'conv':
+                acc = nn.functional.conv1d(h, self.w[i], stride=layer['stride'])  # [n, F, P]
+                mul, beta = mul[:, None], beta[:, None]
+            else:
+                h = h.reshape(len(h), -1)  # the Flatten before a Linear
+                acc = h @ (self.w[i].T if layer['kind'] == 'gemm' else self.w[i])
+            z = ((acc * mul + beta * div + add) / div).clamp(*layer['range'])
+            if chip is not None:
+                # the chip's rows are [n, P, F] for a Conv (one row per output position): to torch's [n, F, P]
+                y = torch.from_numpy(chip[i]).to(z.dtype)
+                y = y.reshape(len(z), z.shape[2], z.shape[1]).transpose(1, 2) if z.dim() == 3 else y.reshape(z.shape)
+                z = z + (y - z).detach()
+            h = z
+        return h.reshape(len(h), -1) * self.q.out_scale
 
     def rounded(self):
         """The int8 weights and int32 biases these parameters stand for."""
@@ -185,14 +211,10 @@ class InTheLoop(nn.Module):
                 w.clamp_(-127.49, 127.49)
 
 
-def train_float(xs, ys, xt, yt, sizes, epochs, seed):
+def train_float(build, xs, ys, xt, yt, epochs, seed):
+    """The float model build() makes (after seeding torch with `seed`), trained with Adam (step 1e-3, batches of 64)."""
     torch.manual_seed(seed)
-    layers = [nn.Flatten()]
-    for i in range(len(sizes) - 1):
-        layers.append(nn.Linear(sizes[i], sizes[i + 1]))
-        if i < len(sizes) - 2:
-            layers.append(nn.ReLU())
-    model = nn.Sequential(*layers)
+    model = build()
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     X, Y = torch.from_numpy(xs), torch.from_numpy(ys)
     for _ in range(epochs):
@@ -222,13 +244,10 @@ def quantize(model, xs, shape, work):
     return out
 
 
-def logits_of(out):
-    return out['logits'].reshape(len(out['logits']), -1)[:, :10]
-
-
 def chip_loss_acc(chip, q, model, images, labels, options):
     out = chip.forward(model, q.image_bytes(images), options)
-    logits = torch.from_numpy(logits_of(out).astype(np.float64) * q.out_scale)
+    logits = out['logits'].reshape(len(out['logits']), -1)[:, :q.classes]
+    logits = torch.from_numpy(logits.astype(np.float64) * q.out_scale)
     loss = nn.functional.cross_entropy(logits, torch.from_numpy(labels)).item()
     return loss, 100 * (logits.argmax(1).numpy() == labels).mean()
 
@@ -260,8 +279,8 @@ def train_in_the_loop(chip, q, xs, ys, seed, args, work, log, use_chip=True):
                 out = chip.forward(step_model, X[b], opts, layers=True)
                 if f'analog{len(q.layers) - 1}_output' not in out or f'analog{len(q.layers)}_output' in out:
                     raise ChipError(f'not every one of the {len(q.layers)} layers is on the analog arrays')
-                taps = [out[f'analog{i}_output'].reshape(len(b), -1).astype(np.float64) for i in range(len(q.layers))]
-            logits = net(torch.from_numpy(X[b].reshape(len(b), -1).astype(np.float64)), taps)[:, :10]
+                taps = [out[f'analog{i}_output'].astype(np.float64) for i in range(len(q.layers))]
+            logits = net(torch.from_numpy(X[b].astype(np.float64)), taps)[:, :q.classes]
             loss = nn.functional.cross_entropy(logits, torch.from_numpy(ys[b]))
             opt.zero_grad()
             loss.backward()
@@ -281,50 +300,38 @@ def train_in_the_loop(chip, q, xs, ys, seed, args, work, log, use_chip=True):
 class Args(argparse.ArgumentParser):
     def error(self, message):
         """Bad input: one line, exit 2 (argparse's own prints the usage first)."""
-        print(f'train.py: {message}', file=sys.stderr)
+        print(f'{os.path.basename(sys.argv[0])}: {message}', file=sys.stderr)
         sys.exit(2)
 
 
-def main():
-    ap = Args(description=__doc__.split('\n')[0])
-    ap.add_argument('--quick', action='store_true', help='2000 training and 1000 held-out samples, 4 float epochs (about a minute on two cores)')
-    ap.add_argument('--data', choices=['auto', 'synthetic', 'fashion'], default='auto')
+def add_options(ap):
+    """The options every in-the-loop example takes (sizes and epochs are the example's own)."""
     ap.add_argument('--seeds', default='1,2,3', help='chip seeds (comma separated)')
     ap.add_argument('--noise-std', type=float, default=2.0, help='temporal noise in output LSB (hxtorch\'s mock: 2)')
-    ap.add_argument('--train', type=int, help='training samples (default 6000, --quick 2000)')
-    ap.add_argument('--test', type=int, help='held-out samples (default 4000, --quick 1000)')
-    ap.add_argument('--epochs', type=int, help='float epochs (default 10, --quick 4)')
     ap.add_argument('--hil-epochs', type=int, default=1, help='epochs with the chip in the loop')
     ap.add_argument('--steps', type=int, default=0, help='at most this many in-the-loop steps per chip (0: the epochs)')
     ap.add_argument('--batch', type=int, default=64)
     ap.add_argument('--lr', type=float, default=0.3, help='Adam step, in int8 weight units')
-    ap.add_argument('--hidden', default='128,64')
-    ap.add_argument('--out', default=os.path.join(REPO, 'out', 'bss2-train'))
     ap.add_argument('--json', help='write the figures (and each step\'s loss) to this file')
-    args = ap.parse_args()
-    try:
-        seeds = [int(s) for s in args.seeds.split(',')]
-        hidden = [int(s) for s in args.hidden.split(',')]
-    except ValueError:
-        ap.error('--seeds and --hidden take comma-separated integers')
-    n_train = args.train or (2000 if args.quick else 6000)
-    n_test = args.test or (1000 if args.quick else 4000)
-    epochs = args.epochs or (4 if args.quick else 10)
-    if n_train < 200 or n_test < 1 or args.batch < 1:
-        ap.error('--train needs at least 200 samples (the calibration), --test and --batch at least 1')
-    if args.data == 'fashion' and not dataset.fashion_installed():
-        ap.error(f'--data fashion: Debian\'s dataset-fashion-mnist is not installed ({dataset.FASHION})')
-    os.makedirs(args.out, exist_ok=True)
-    torch.set_num_threads(2)
-    t0 = time.time()
-    log = lambda s: print(f'[{time.time() - t0:6.1f} s] {s}', flush=True)
 
-    xs, ys, xt, yt, name = dataset.load(args.data, n_train, n_test)
-    sizes = [int(np.prod(xs.shape[1:]))] + hidden + [10]
-    log(f'{name}: {n_train} training, {n_test} held-out samples; MLP {"-".join(map(str, sizes))}')
-    model, float_acc = train_float(xs, ys, xt, yt, sizes, epochs, 0)
-    log(f'float: {float_acc:.2f} % after {epochs} epochs')
-    q = Int8Model(quantize(model, xs, xs.shape[1:], args.out))
+
+def chip_seeds(ap, args):
+    try:
+        return [int(s) for s in args.seeds.split(',')]
+    except ValueError:
+        ap.error('--seeds takes comma-separated integers')
+
+
+def clock():
+    t0 = time.time()
+    return lambda s: print(f'[{time.time() - t0:6.1f} s] {s}', flush=True)
+
+
+def experiment(args, seeds, data, model, float_acc, classes, log):
+    """Quantize the float model, then per chip seed (a) deployed, (b) after the epoch in the loop, (c) the control;
+    prints the table and writes --json. data: (train inputs, labels, held-out inputs, labels, name, description)."""
+    xs, ys, xt, yt, name, what = data
+    q = Int8Model(quantize(model, xs, xs.shape[1:], args.out), classes)
     # the held-out samples as the firmware's input bytes, for `gen run --inputs` (not inputs.npz: beside the models
     # that name would set their input ranges)
     np.savez(os.path.join(args.out, 'heldout.npz'), image=q.image_bytes(xt), label=yt)
@@ -333,7 +340,7 @@ def main():
         _, int8_acc = chip_loss_acc(chip, q, q.path, xt, yt, {'analog': 'off'})
         log(f'int8 digital: {int8_acc:.2f} %')
         evalopts = {'noiseStd': args.noise_std, 'noiseSeed': 7}  # one noise draw for every evaluation
-        probe = slice(0, min(256, n_train))  # training samples on which the loss is measured before and after
+        probe = slice(0, min(256, len(xs)))  # training samples on which the loss is measured before and after
         results = []
         for seed in seeds:
             before_loss, _ = chip_loss_acc(chip, q, q.path, xs[probe], ys[probe], {**evalopts, 'chipSeed': seed})
@@ -355,7 +362,7 @@ def main():
         chip.close()
 
     print()
-    print(f'{name}, MLP {"-".join(map(str, sizes))}, {n_test} held-out samples, temporal noise {args.noise_std} LSB')
+    print(f'{name}, {what}, {len(xt)} held-out samples, temporal noise {args.noise_std} LSB')
     print(f'float {float_acc:.2f} %, int8 digital {int8_acc:.2f} %')
     print('(a) trained in float, deployed; (b) + one epoch with this chip in the loop; (c) + the same epoch without the chip')
     print('chip seed |     (a) |     (b) |     (c) | (b)-(a) | (b)-(c) | (b) on the other chips')
@@ -364,15 +371,20 @@ def main():
         print(f'{r["chipSeed"]:9d} | {r["before"]:5.2f} % | {r["after"]:5.2f} % | {r["control"]:5.2f} % | '
               f'{r["after"] - r["before"]:+7.2f} | {r["after"] - r["control"]:+7.2f} | {other}')
     log(f'done (chip forward passes {chip.ms / 1000:.1f} s)')
+    return {'data': name, 'model': what, 'float': float_acc, 'int8': int8_acc, 'noiseStd': args.noise_std,
+            'int8Model': q.path, 'results': results}
+
+
+def write_json(args, figures):
     if args.json:
         with open(args.json, 'w') as f:
-            json.dump({'data': name, 'sizes': sizes, 'float': float_acc, 'int8': int8_acc,
-                       'noiseStd': args.noise_std, 'int8Model': q.path, 'results': results}, f, indent=1)
+            json.dump(figures, f, indent=1)
 
 
-if __name__ == '__main__':
+def run(main):
+    """main() with ChipError as one line and exit 2."""
     try:
         sys.exit(main())
     except ChipError as e:
-        print(f'train.py: {e}', file=sys.stderr)
+        print(f'{os.path.basename(sys.argv[0])}: {e}', file=sys.stderr)
         sys.exit(2)
