@@ -53,7 +53,7 @@ def main():
     n_test = args.test or (500 if args.quick else 2000)
     epochs = args.epochs or (6 if args.quick else 8)
     if n_train < 200 or n_test < 1 or args.batch < 1 or epochs < 0:
-        ap.error('--train needs at least 200 windows (the calibration), --test and --batch at least 1')
+        ap.error('--train needs at least 200 windows (the calibration), --test and --batch at least 1, --epochs at least 0')
     os.makedirs(args.out, exist_ok=True)
     torch.set_num_threads(2)
     log = inloop.clock()

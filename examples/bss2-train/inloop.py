@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """Emulator-in-the-loop training for BrainScaleS-2: the machinery the examples share (docs/brainscales2.md
 "Emulator-in-the-loop training"; examples/bss2-train/train.py, the MLP; examples/bss2-har/train.py, the Conv1d net).
 
@@ -43,6 +42,7 @@ except ImportError as e:
     print(f'{os.path.basename(sys.argv[0])} needs python3-torch, python3-numpy and python3-onnx (apt-get install python3-torch python3-onnx): {e}',
           file=sys.stderr)
     sys.exit(2)
+
 
 class ChipError(Exception):
     pass
