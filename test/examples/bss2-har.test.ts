@@ -4,12 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ndarray, type NDArray } from '../../generator/ir/ndarray.js';
+import { ndarray } from '../../generator/ir/ndarray.js';
 import { loadOnnxFile } from '../../generator/onnx/load.js';
 import { encodeNpz, readNpz } from '../../generator/onnx/npy.js';
 import { compileModel } from '../../generator/pipeline.js';
 import { referenceGraph } from '../../generator/platforms/brainscales2/platform.js';
 import { runReference } from '../../generator/reference/interpreter.js';
+import { firmwareEqualsReference, python, requireTorch, sampleAt } from '../helpers/bss2-train.js';
 import { gen } from '../helpers/cli.js';
 import { repoRoot } from '../helpers/paths.js';
 
@@ -24,13 +25,7 @@ import { repoRoot } from '../helpers/paths.js';
  * train.py's straight-through step reads.
  */
 
-const python = '/usr/bin/python3';
-const needs = spawnSync(python, ['-c', 'import torch, numpy, onnx'], { encoding: 'utf8' });
-if (needs.status !== 0) {
-  // fails (never skips): the test needs them, scripts/install-toolchains.sh installs them
-  throw new Error(`bss2-har needs ${python} with torch, numpy and onnx (Debian: python3-torch python3-numpy python3-onnx; ` +
-    `scripts/install-toolchains.sh installs them): ${(needs.stderr || needs.error?.message || '').trim().split('\n').pop()}`);
-}
+requireTorch('bss2-har');
 
 const example = join(repoRoot, 'examples', 'bss2-har');
 const work = mkdtempSync(join(tmpdir(), 'firmgen-bss2-har-'));
@@ -109,33 +104,12 @@ test('12 steps with the chip in the loop: the chip\'s loss on the training windo
   assert.ok(changed > 50, `${changed} of the Conv's weights changed`);
 });
 
-function sample(a: NDArray, i: number): NDArray {
-  const size = a.data.length / a.shape[0];
-  return ndarray(a.dtype, [1, ...a.shape.slice(1)], a.data.subarray(i * size, (i + 1) * size));
-}
-
 test('the trained model: gen firmware --platform brainscales2 and gen run equal the reference interpreter (noise off)', () => {
   const r = JSON.parse(readFileSync(result, 'utf8')) as Result;
   const model = r.results[0].model;
-  const fw = join(work, 'fw');
-  const g = gen('firmware', '--platform', 'brainscales2', model, '--chip-seed', '1', '--noise-std', '0', '-o', fw);
-  assert.is(g.code, 0, g.stderr);
-  const c = compileModel({ model, platform: 'brainscales2', chipSeed: 1, noiseStd: 0 });
-  const ref = referenceGraph(c.platform, c.graph);
-  assert.is(ref.nodes.filter((x) => x.op === 'Bss2Matmul').length, 3, 'all three layers on the arrays');
   const heldout = readNpz(join(out, 'heldout.npz')).get('image')!;
   assert.equal(heldout.shape, [64, 9, 128]);
-  for (let i = 0; i < 3; i++) {
-    const x = sample(heldout, i);
-    const want = runReference(ref, [x]).get(ref.outputs[0])!;
-    const inputs = join(work, `x${i}.npz`);
-    const expect = join(work, `y${i}.npz`);
-    writeFileSync(inputs, encodeNpz(new Map([['image', x]])));
-    writeFileSync(expect, encodeNpz(new Map([['logits', want]])));
-    const res = gen('run', fw, '--inputs', inputs, '--expect', expect);
-    assert.is(res.code, 0, res.stdout + res.stderr);
-    assert.match(res.stdout, /Errors: 0 out of 6\b/);
-  }
+  firmwareEqualsReference(model, ['--chip-seed', '1', '--noise-std', '0'], { chipSeed: 1, noiseStd: 0 }, heldout, 3, 6, work);
 });
 
 test('gen forward --layers on the Conv net: the Conv\'s rows are the reference\'s NCHW output, position by position', () => {
@@ -158,7 +132,7 @@ test('gen forward --layers on the Conv net: the Conv\'s rows are the reference\'
   const c = compileModel({ model, platform: 'brainscales2', chipSeed: 1, noiseStd: 0 });
   const ref = referenceGraph(c.platform, c.graph);
   for (let i = 0; i < 3; i++) {
-    const nchw = runReference(ref, [sample(heldout, i)]).get(requant.outputs[0])!;
+    const nchw = runReference(ref, [sampleAt(heldout, i)]).get(requant.outputs[0])!;
     assert.equal(nchw.shape, [1, 16, 17]);
     for (let p = 0; p < 17; p++) {
       for (let k = 0; k < 16; k++) assert.is(rows.data[(i * 17 + p) * 16 + k], nchw.data[k * 17 + p], `sample ${i} position ${p} filter ${k}`);
