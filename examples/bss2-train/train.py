@@ -1,8 +1,5 @@
 #!/usr/bin/python3
-"""Emulator-in-the-loop training for BrainScaleS-2 (docs/brainscales2.md "Emulator-in-the-loop training").
-
-hxtorch's hardware-in-the-loop step (the forward pass runs on the chip, the backward pass in torch with the chip's
-values passed straight through; issue 17) with firmgen's emulated chip as the hardware:
+"""Emulator-in-the-loop training for BrainScaleS-2: the MLP (docs/brainscales2.md "Emulator-in-the-loop training").
 
  1. a small MLP (Flatten, Linear, ReLU, Linear, ReLU, Linear) trained in float on dataset.py's data;
  2. quantized by `gen quantize` (200 training images as calibration): the int8 model firmgen maps onto the arrays;
@@ -11,299 +8,41 @@ values passed straight through; issue 17) with firmgen's emulated chip as the ha
     same epoch on the same batches without the chip. Held-out accuracy of each, float and int8 digital for
     reference, as a table.
 
-The trained parameters are the int8 model's own weights (int8 units) and biases (in LSB of the layer's output), kept
-as floats and rounded when the model is written: every other number of the int8 model (scales, requantization
-multipliers and shifts) stays as `gen quantize` chose it. Each training step writes the rounded model, sends the
-batch through the emulated chip for the chip seed (examples/bss2-train/forward-server.ts: `gen forward --layers`
-kept running, so each step costs one compile and one batch, no Node start), and takes every analog layer's output
-from the chip; torch recomputes each layer in float from the chip's input to that layer, and the chip's output
-replaces the float one in the forward value only (y = y_float + (y_chip - y_float).detach()): the straight-through
-gradient. The chip's forward pass is firmgen's reference of the lowered graph, which the generated firmware equals
-bit for bit, so what was trained against is what `gen firmware --platform brainscales2` deploys.
-
-Needs python3-torch, python3-numpy, python3-onnx and a built firmgen (`npm run build`). No network.
+How the chip is in the loop: inloop.py (beside this script). Needs python3-torch, python3-numpy, python3-onnx and a
+built firmgen (`npm run build`). No network.
   /usr/bin/python3 examples/bss2-train/train.py [--quick] [--seeds 1,2,3] [--noise-std 2] [--out DIR] [--json FILE]
 """
-import argparse
-import json
 import os
-import subprocess
 import sys
-import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-SERVER = os.path.join(REPO, 'dist', 'examples', 'bss2-train', 'forward-server.js')
-GEN = os.path.join(REPO, 'bin', 'gen.js')
-NODE = os.environ.get('FIRMGEN_NODE', 'node')
-
-try:
-    import numpy as np
-    import onnx
-    import torch
-    from onnx import numpy_helper
-    from torch import nn
-except ImportError as e:
-    print(f'train.py needs python3-torch, python3-numpy and python3-onnx (apt-get install python3-torch python3-onnx): {e}',
-          file=sys.stderr)
-    sys.exit(2)
-
-sys.path.insert(0, HERE)
-sys.dont_write_bytecode = True  # no __pycache__ left in the source tree by the import below
-import dataset  # noqa: E402  (beside this script)
+sys.dont_write_bytecode = True  # no __pycache__ left in the source tree by the imports below
+import inloop  # noqa: E402  (beside this script; exits 2 in one line without torch)
+import dataset  # noqa: E402
+from inloop import np, nn, torch  # noqa: E402
 
 
-class ChipError(Exception):
-    pass
-
-
-class Chip:
-    """The emulated chip: one forward-server.js process, one request (a batch) at a time."""
-
-    def __init__(self, work):
-        if not os.path.exists(SERVER):
-            raise ChipError(f'{SERVER} is missing: run `npm run build` first')
-        self.work = work
-        self.proc = subprocess.Popen([NODE, SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO)
-        self.ms = 0
-
-    def forward(self, model, images, options, layers=False):
-        """images: uint8 [n, ...] (the int8 model's input bytes); returns the .npz's arrays as a dict."""
-        batch = os.path.join(self.work, 'batch.npz')  # not inputs.npz: beside a model that would set its input ranges
-        out = os.path.join(self.work, 'chip-out.npz')
-        np.savez(batch, image=images)
-        self.proc.stdin.write(json.dumps({'model': model, 'inputs': batch, 'out': out, 'options': options,
-                                          'layers': layers}) + '\n')
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            raise ChipError('the forward server ended')
-        answer = json.loads(line)
-        if 'error' in answer:
-            raise ChipError(answer['error'])
-        self.ms += answer['ms']
-        with np.load(out) as z:
-            return {k: z[k] for k in z.files}
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
-
-
-class Int8Model:
-    """The int8 ONNX model of `gen quantize`: per Gemm its weight and bias initializers and its RequantShift."""
-
-    def __init__(self, path):
-        self.path = path
-        self.model = onnx.load(path)
-        g = self.model.graph
-        self.inits = {i.name: numpy_helper.to_array(i) for i in g.initializer}
-        readers = {}
-        for n in g.node:
-            for t in n.input:
-                readers.setdefault(t, []).append(n)
-        self.layers = []
-        for n in g.node:
-            if n.op_type != 'Gemm':
-                continue
-            attrs = {a.name: onnx.helper.get_attribute_value(a) for a in n.attribute}
-            rq = readers.get(n.output[0], [])
-            if attrs.get('transB') != 1 or len(n.input) != 3 or len(rq) != 1 or rq[0].op_type != 'RequantShift':
-                raise ChipError(f'{path}: Gemm {n.name} is not the quantizer\'s Gemm(transB=1, bias) + RequantShift')
-            ra = {a.name: onnx.helper.get_attribute_value(a) for a in rq[0].attribute}
-            levels, signed = ra['n_levels'], ra['signed'] != 0
-            self.layers.append({
-                'w': n.input[1], 'b': n.input[2],
-                'mul': self.inits[rq[0].input[1]].astype(np.float64).reshape(-1),
-                'add': self.inits[rq[0].input[2]].astype(np.float64).reshape(-1),
-                'div': float(ra['div']),
-                'range': (-(levels // 2), levels // 2 - 1) if signed else (0, levels - 1),
-            })
-        quant = json.load(open(os.path.splitext(path)[0] + '.quant.json'))
-        self.in_scale = quant['inputs'][0]['scale']
-        self.out_scale = quant['outputs'][0]['scale']
-
-    def image_bytes(self, images):
-        """Float images to the model's uint8 input (as `gen quantize` prints it: round half even, clip)."""
-        return np.clip(np.rint(images / self.in_scale), 0, 255).astype(np.uint8)
-
-    def write(self, weights, biases, path):
-        """This model with the given int8 weights and int32 biases (per layer) as `path` (its quant.json beside)."""
-        new = {}
-        for layer, w, b in zip(self.layers, weights, biases):
-            new[layer['w']] = w.astype(np.int8)
-            new[layer['b']] = b.astype(self.inits[layer['b']].dtype)
-        m = onnx.ModelProto()
-        m.CopyFrom(self.model)
-        for i, init in enumerate(m.graph.initializer):
-            if init.name in new:
-                m.graph.initializer[i].CopyFrom(numpy_helper.from_array(new[init.name], init.name))
-        onnx.save(m, path)
-        quant = os.path.splitext(self.path)[0] + '.quant.json'
-        with open(os.path.splitext(path)[0] + '.quant.json', 'w') as f:
-            f.write(open(quant).read())
-
-
-class InTheLoop(nn.Module):
-    """The int8 model's layers in float (float64), trainable: weights in int8 units, biases in LSB of each layer's output."""
-
-    def __init__(self, q):
-        super().__init__()
-        self.q = q
-        self.w = nn.ParameterList()
-        self.beta = nn.ParameterList()
-        for layer in q.layers:
-            mul = layer['mul'] * np.ones(q.inits[layer['b']].shape)
-            self.w.append(nn.Parameter(torch.from_numpy(q.inits[layer['w']].astype(np.float64))))
-            self.beta.append(nn.Parameter(torch.from_numpy(q.inits[layer['b']] * mul / layer['div'])))
-            layer['mul_n'] = torch.from_numpy(mul)
-
-    def forward(self, x, chip=None):
-        """x: the input bytes [n, K] as float; chip: per layer the chip's outputs [n, N] (int units) or None (digital)."""
-        h = x
-        for i, layer in enumerate(self.q.layers):
-            mul, div = layer['mul_n'], layer['div']
-            z = ((h @ self.w[i].T) * mul + self.beta[i] * div + torch.from_numpy(layer['add'])) / div
-            z = z.clamp(*layer['range'])
-            h = z if chip is None else z + (torch.from_numpy(chip[i]).to(z.dtype) - z).detach()
-        return h * self.q.out_scale
-
-    def rounded(self):
-        """The int8 weights and int32 biases these parameters stand for."""
-        ws, bs = [], []
-        for i, layer in enumerate(self.q.layers):
-            ws.append(np.clip(np.rint(self.w[i].detach().numpy()), -127, 127))
-            mul = layer['mul_n'].numpy()
-            # a channel whose multiplier is 0 ignores its bias: keep the quantizer's
-            safe = np.where(mul != 0, mul, 1)
-            bs.append(np.where(mul != 0, np.rint(self.beta[i].detach().numpy() * layer['div'] / safe), self.q.inits[layer['b']]))
-        return ws, bs
-
-    def clamp_(self):
-        with torch.no_grad():
-            for w in self.w:
-                w.clamp_(-127.49, 127.49)
-
-
-def train_float(xs, ys, xt, yt, sizes, epochs, seed):
-    torch.manual_seed(seed)
+def mlp(sizes):
     layers = [nn.Flatten()]
     for i in range(len(sizes) - 1):
         layers.append(nn.Linear(sizes[i], sizes[i + 1]))
         if i < len(sizes) - 2:
             layers.append(nn.ReLU())
-    model = nn.Sequential(*layers)
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    X, Y = torch.from_numpy(xs), torch.from_numpy(ys)
-    for _ in range(epochs):
-        perm = torch.randperm(len(X))
-        for i in range(0, len(X), 64):
-            b = perm[i:i + 64]
-            opt.zero_grad()
-            nn.functional.cross_entropy(model(X[b]), Y[b]).backward()
-            opt.step()
-    model.eval()
-    with torch.no_grad():
-        acc = (model(torch.from_numpy(xt)).argmax(1).numpy() == yt).mean()
-    return model, 100 * acc
-
-
-def quantize(model, xs, shape, work):
-    """The float model exported and quantized by `gen quantize` (calibration: 200 training images)."""
-    fp = os.path.join(work, 'model.onnx')
-    torch.onnx.export(model, torch.zeros(1, *shape), fp, opset_version=13, input_names=['image'],
-                      output_names=['logits'], do_constant_folding=True)
-    cal = os.path.join(work, 'calibration.npz')
-    np.savez(cal, image=xs[:200])
-    out = os.path.join(work, 'model.int8.onnx')
-    r = subprocess.run([NODE, GEN, 'quantize', fp, '--calibration', cal, '-o', out], capture_output=True, text=True, cwd=REPO)
-    if r.returncode != 0:
-        raise ChipError(f'gen quantize failed: {r.stderr.strip()}')
-    return out
-
-
-def logits_of(out):
-    return out['logits'].reshape(len(out['logits']), -1)[:, :10]
-
-
-def chip_loss_acc(chip, q, model, images, labels, options):
-    out = chip.forward(model, q.image_bytes(images), options)
-    logits = torch.from_numpy(logits_of(out).astype(np.float64) * q.out_scale)
-    loss = nn.functional.cross_entropy(logits, torch.from_numpy(labels)).item()
-    return loss, 100 * (logits.argmax(1).numpy() == labels).mean()
-
-
-def train_in_the_loop(chip, q, xs, ys, seed, args, work, log, use_chip=True):
-    """One epoch (or --steps) of training with the chip of `seed` in the forward pass; returns the trained model's path.
-    use_chip False: the same steps on the same batches without the chip (the int8 model's layers in float, rounding
-    passed straight through): the control that tells the chip's part of the gain from that of more training."""
-    net = InTheLoop(q).double()
-    opt = torch.optim.Adam(net.parameters(), lr=args.lr)
-    rng = np.random.default_rng(seed)
-    tag = f'chip{seed}' if use_chip else f'digital{seed}'
-    step_model = os.path.join(work, f'{tag}-step.int8.onnx')
-    X = q.image_bytes(xs)
-    steps = 0
-    t0 = time.time()
-    losses = []
-    for _ in range(args.hil_epochs):
-        perm = rng.permutation(len(X))
-        for i in range(0, len(X), args.batch):
-            if args.steps and steps >= args.steps:
-                break
-            b = perm[i:i + args.batch]
-            taps = None
-            if use_chip:
-                q.write(*net.rounded(), step_model)
-                # a fresh temporal noise draw per step (the chip's noise is not part of what is learnt)
-                opts = {'chipSeed': seed, 'noiseStd': args.noise_std, 'noiseSeed': 1000 + steps}
-                out = chip.forward(step_model, X[b], opts, layers=True)
-                if f'analog{len(q.layers) - 1}_output' not in out or f'analog{len(q.layers)}_output' in out:
-                    raise ChipError(f'not every one of the {len(q.layers)} layers is on the analog arrays')
-                taps = [out[f'analog{i}_output'].reshape(len(b), -1).astype(np.float64) for i in range(len(q.layers))]
-            logits = net(torch.from_numpy(X[b].reshape(len(b), -1).astype(np.float64)), taps)[:, :10]
-            loss = nn.functional.cross_entropy(logits, torch.from_numpy(ys[b]))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            net.clamp_()
-            losses.append(loss.item())
-            steps += 1
-            if use_chip and steps % 20 == 0:
-                log(f'    chip {seed}: step {steps}, loss {np.mean(losses[-20:]):.3f}')
-    trained = os.path.join(work, f'{tag}.int8.onnx')
-    q.write(*net.rounded(), trained)
-    if use_chip:
-        log(f'    chip {seed}: {steps} steps in {time.time() - t0:.1f} s')
-    return trained, steps, losses
-
-
-class Args(argparse.ArgumentParser):
-    def error(self, message):
-        """Bad input: one line, exit 2 (argparse's own prints the usage first)."""
-        print(f'train.py: {message}', file=sys.stderr)
-        sys.exit(2)
+    return nn.Sequential(*layers)
 
 
 def main():
-    ap = Args(description=__doc__.split('\n')[0])
+    ap = inloop.Args(description=__doc__.split('\n')[0])
     ap.add_argument('--quick', action='store_true', help='2000 training and 1000 held-out samples, 4 float epochs (about a minute on two cores)')
     ap.add_argument('--data', choices=['auto', 'synthetic', 'fashion'], default='auto')
-    ap.add_argument('--seeds', default='1,2,3', help='chip seeds (comma separated)')
-    ap.add_argument('--noise-std', type=float, default=2.0, help='temporal noise in output LSB (hxtorch\'s mock: 2)')
     ap.add_argument('--train', type=int, help='training samples (default 6000, --quick 2000)')
     ap.add_argument('--test', type=int, help='held-out samples (default 4000, --quick 1000)')
     ap.add_argument('--epochs', type=int, help='float epochs (default 10, --quick 4)')
-    ap.add_argument('--hil-epochs', type=int, default=1, help='epochs with the chip in the loop')
-    ap.add_argument('--steps', type=int, default=0, help='at most this many in-the-loop steps per chip (0: the epochs)')
-    ap.add_argument('--batch', type=int, default=64)
-    ap.add_argument('--lr', type=float, default=0.3, help='Adam step, in int8 weight units')
     ap.add_argument('--hidden', default='128,64')
-    ap.add_argument('--out', default=os.path.join(REPO, 'out', 'bss2-train'))
-    ap.add_argument('--json', help='write the figures (and each step\'s loss) to this file')
+    ap.add_argument('--out', default=os.path.join(inloop.REPO, 'out', 'bss2-train'))
+    inloop.add_options(ap)
     args = ap.parse_args()
+    seeds = inloop.chip_seeds(ap, args)
     try:
-        seeds = [int(s) for s in args.seeds.split(',')]
         hidden = [int(s) for s in args.hidden.split(',')]
     except ValueError:
         ap.error('--seeds and --hidden take comma-separated integers')
@@ -316,63 +55,17 @@ def main():
         ap.error(f'--data fashion: Debian\'s dataset-fashion-mnist is not installed ({dataset.FASHION})')
     os.makedirs(args.out, exist_ok=True)
     torch.set_num_threads(2)
-    t0 = time.time()
-    log = lambda s: print(f'[{time.time() - t0:6.1f} s] {s}', flush=True)
+    log = inloop.clock()
 
     xs, ys, xt, yt, name = dataset.load(args.data, n_train, n_test)
     sizes = [int(np.prod(xs.shape[1:]))] + hidden + [10]
-    log(f'{name}: {n_train} training, {n_test} held-out samples; MLP {"-".join(map(str, sizes))}')
-    model, float_acc = train_float(xs, ys, xt, yt, sizes, epochs, 0)
+    what = f'MLP {"-".join(map(str, sizes))}'
+    log(f'{name}: {n_train} training, {n_test} held-out samples; {what}')
+    model, float_acc = inloop.train_float(lambda: mlp(sizes), xs, ys, xt, yt, epochs, 0)
     log(f'float: {float_acc:.2f} % after {epochs} epochs')
-    q = Int8Model(quantize(model, xs, xs.shape[1:], args.out))
-    # the held-out samples as the firmware's input bytes, for `gen run --inputs` (not inputs.npz: beside the models
-    # that name would set their input ranges)
-    np.savez(os.path.join(args.out, 'heldout.npz'), image=q.image_bytes(xt), label=yt)
-    chip = Chip(args.out)
-    try:
-        _, int8_acc = chip_loss_acc(chip, q, q.path, xt, yt, {'analog': 'off'})
-        log(f'int8 digital: {int8_acc:.2f} %')
-        evalopts = {'noiseStd': args.noise_std, 'noiseSeed': 7}  # one noise draw for every evaluation
-        probe = slice(0, min(256, n_train))  # training samples on which the loss is measured before and after
-        results = []
-        for seed in seeds:
-            before_loss, _ = chip_loss_acc(chip, q, q.path, xs[probe], ys[probe], {**evalopts, 'chipSeed': seed})
-            _, before = chip_loss_acc(chip, q, q.path, xt, yt, {**evalopts, 'chipSeed': seed})
-            log(f'chip {seed}: deployed as trained in float {before:.2f} %')
-            trained, steps, losses = train_in_the_loop(chip, q, xs, ys, seed, args, args.out, log)
-            after_loss, _ = chip_loss_acc(chip, q, trained, xs[probe], ys[probe], {**evalopts, 'chipSeed': seed})
-            _, after = chip_loss_acc(chip, q, trained, xt, yt, {**evalopts, 'chipSeed': seed})
-            others = [s for s in seeds if s != seed]
-            cross = [chip_loss_acc(chip, q, trained, xt, yt, {**evalopts, 'chipSeed': s})[1] for s in others]
-            digital, _, _ = train_in_the_loop(chip, q, xs, ys, seed, args, args.out, log, use_chip=False)
-            _, control = chip_loss_acc(chip, q, digital, xt, yt, {**evalopts, 'chipSeed': seed})
-            log(f'chip {seed}: after {steps} in-the-loop steps {after:.2f} % (loss on {probe.stop} training samples '
-                f'{before_loss:.3f} -> {after_loss:.3f})')
-            results.append({'chipSeed': seed, 'before': before, 'after': after, 'control': control, 'steps': steps, 'model': trained,
-                            'lossBefore': before_loss, 'lossAfter': after_loss, 'stepLosses': losses,
-                            'onOtherChips': dict(zip(others, cross))})
-    finally:
-        chip.close()
-
-    print()
-    print(f'{name}, MLP {"-".join(map(str, sizes))}, {n_test} held-out samples, temporal noise {args.noise_std} LSB')
-    print(f'float {float_acc:.2f} %, int8 digital {int8_acc:.2f} %')
-    print('(a) trained in float, deployed; (b) + one epoch with this chip in the loop; (c) + the same epoch without the chip')
-    print('chip seed |     (a) |     (b) |     (c) | (b)-(a) | (b)-(c) | (b) on the other chips')
-    for r in results:
-        other = ', '.join(f'chip {s}: {a:.2f} %' for s, a in r['onOtherChips'].items())
-        print(f'{r["chipSeed"]:9d} | {r["before"]:5.2f} % | {r["after"]:5.2f} % | {r["control"]:5.2f} % | '
-              f'{r["after"] - r["before"]:+7.2f} | {r["after"] - r["control"]:+7.2f} | {other}')
-    log(f'done (chip forward passes {chip.ms / 1000:.1f} s)')
-    if args.json:
-        with open(args.json, 'w') as f:
-            json.dump({'data': name, 'sizes': sizes, 'float': float_acc, 'int8': int8_acc,
-                       'noiseStd': args.noise_std, 'int8Model': q.path, 'results': results}, f, indent=1)
+    figures = inloop.experiment(args, seeds, (xs, ys, xt, yt, name, what), model, float_acc, 10, log)
+    inloop.write_json(args, {**figures, 'sizes': sizes})
 
 
 if __name__ == '__main__':
-    try:
-        sys.exit(main())
-    except ChipError as e:
-        print(f'train.py: {e}', file=sys.stderr)
-        sys.exit(2)
+    inloop.run(main)

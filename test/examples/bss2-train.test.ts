@@ -7,9 +7,7 @@ import * as assert from 'uvu/assert';
 import { ndarray } from '../../generator/ir/ndarray.js';
 import { loadOnnxFile } from '../../generator/onnx/load.js';
 import { encodeNpz, readNpz } from '../../generator/onnx/npy.js';
-import { compileModel } from '../../generator/pipeline.js';
-import { referenceGraph } from '../../generator/platforms/brainscales2/platform.js';
-import { runReference } from '../../generator/reference/interpreter.js';
+import { firmwareEqualsReference, python, requireTorch } from '../helpers/bss2-train.js';
 import { gen } from '../helpers/cli.js';
 import { repoRoot } from '../helpers/paths.js';
 
@@ -23,13 +21,7 @@ import { repoRoot } from '../helpers/paths.js';
  * a bad request with one line; bad options of train.py are one line and exit 2.
  */
 
-const python = '/usr/bin/python3';
-const needs = spawnSync(python, ['-c', 'import torch, numpy, onnx'], { encoding: 'utf8' });
-if (needs.status !== 0) {
-  // fails (never skips): the test needs them, scripts/install-toolchains.sh installs them
-  throw new Error(`bss2-train needs ${python} with torch, numpy and onnx (Debian: python3-torch python3-numpy python3-onnx; ` +
-    `scripts/install-toolchains.sh installs them): ${(needs.stderr || needs.error?.message || '').trim().split('\n').pop()}`);
-}
+requireTorch('bss2-train');
 
 const work = mkdtempSync(join(tmpdir(), 'firmgen-bss2-train-'));
 const out = join(work, 'train');
@@ -79,26 +71,8 @@ test('the steps changed the int8 weights', () => {
 test('the trained model: gen firmware --platform brainscales2 and gen run equal the reference interpreter', () => {
   const r = JSON.parse(readFileSync(result, 'utf8')) as Result;
   const model = r.results[0].model;
-  const fw = join(work, 'fw');
-  const options = { chipSeed: 1, noiseSeed: 5 };
-  const g = gen('firmware', '--platform', 'brainscales2', model, '--chip-seed', '1', '--noise-seed', '5', '-o', fw);
-  assert.is(g.code, 0, g.stderr);
-  const c = compileModel({ model, platform: 'brainscales2', ...options });
-  const ref = referenceGraph(c.platform, c.graph);
-  assert.is(ref.nodes.filter((x) => x.op === 'Bss2Matmul').length, 3, 'all three layers on the arrays');
   const heldout = readNpz(join(out, 'heldout.npz')).get('image')!;
-  const size = heldout.data.length / heldout.shape[0];
-  for (let i = 0; i < 2; i++) {
-    const x = ndarray('uint8', [1, ...heldout.shape.slice(1)], heldout.data.subarray(i * size, (i + 1) * size));
-    const want = runReference(ref, [x]).get(ref.outputs[0])!;
-    const inputs = join(work, `x${i}.npz`);
-    const expect = join(work, `y${i}.npz`);
-    writeFileSync(inputs, encodeNpz(new Map([['image', x]])));
-    writeFileSync(expect, encodeNpz(new Map([['logits', want]])));
-    const res = gen('run', fw, '--inputs', inputs, '--expect', expect);
-    assert.is(res.code, 0, res.stdout + res.stderr);
-    assert.match(res.stdout, /Errors: 0 out of 10\b/);
-  }
+  firmwareEqualsReference(model, ['--chip-seed', '1', '--noise-seed', '5'], { chipSeed: 1, noiseSeed: 5 }, heldout, 2, 10, work);
 });
 
 test('the forward server answers what gen forward --layers writes', () => {

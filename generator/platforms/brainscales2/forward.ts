@@ -76,14 +76,24 @@ export function analogForward(model: string, samples: NDArray[][], options: Forw
       for (let i = 0; i < count; i++) {
         outputs.push(g.outputs.map((o) => copyOf(sampleOf(values.get(o)!, i, count))));
         taps.forEach((t, l) => {
-          layers[l].input.push(copyOf(sampleOf(values.get(t.input)!, i, count)));
-          layers[l].analog.push(copyOf(sampleOf(values.get(t.analog)!, i, count)));
-          layers[l].output.push(copyOf(sampleOf(values.get(t.output)!, i, count)));
+          layers[l].input.push(copyOf(rowsOf(values.get(t.input)!, i, count)));
+          layers[l].analog.push(copyOf(rowsOf(values.get(t.analog)!, i, count)));
+          layers[l].output.push(copyOf(rowsOf(values.get(t.output)!, i, count)));
         });
       }
     });
   }
   return { outputs, batched, ...(want.layers ? { layers } : {}) };
+}
+
+/**
+ * Sample i's rows of an analog layer's tensor [count * M, ...]: M rows per sample (a convolution's windows, M > 1),
+ * so not sampleOf's [1, ...], which would label a convolution's M rows as one.
+ */
+function rowsOf(a: NDArray, i: number, count: number): NDArray {
+  const m = a.shape[0] / count;
+  const n = a.data.length / count;
+  return { dtype: a.dtype, shape: [m, ...a.shape.slice(1)], data: a.data.subarray(i * n, (i + 1) * n) };
 }
 
 function copyOf(a: NDArray): NDArray {
