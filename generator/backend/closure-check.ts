@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GenError } from '../errors.js';
 import { readClosure } from './closure-scan.js';
+import { COMMENT_OR_STRING } from './comments.js';
 import { RUNTIME } from './paths.js';
 
 /*
@@ -75,7 +76,6 @@ export function checkClosures(closures: ClosureSource[]): void {
 const passed = new Set<string>();
 const MAX_PASSED = 4096;
 const PLACEHOLDER = '\u0000';
-const COMMENT_OR_STRING = /\/\/[^\n]*|\/\*[\s\S]*?(?:\*\/|$)|"(?:[^"\\]|\\[\s\S]?)*"?|'(?:[^'\\]|\\[\s\S]?)*'?|`(?:[^`\\]|\\[\s\S]?)*`?/g;
 const LONG_NUMBER = /(?<![\w$])\.?\d[\w$.+-]{62}/;
 const DIGITS = /(?<![\w$])\d+(?![\w$])/g;
 const WORD = /^[A-Za-z_$][\w$]*$/;

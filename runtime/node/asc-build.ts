@@ -1,7 +1,7 @@
 /**
  * Builds generated AS firmware (<asDir>/network.ts plus its hal/ and kernels) to wasm, cached by a content hash of
- * every .ts file under asDir (its comments left out), the compiler version and the options: a second build of the same sources is a copy-free
- * cache hit.
+ * every .ts file under asDir (its comments left out), the compiler version and the options: a second build of the
+ * same sources is a copy-free cache hit.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';

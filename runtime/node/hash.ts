@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { COMMENT_OR_STRING } from '../../generator/backend/comments.js';
 
 /** All files under `dir` whose names end in `ext`, recursively, sorted (so the hash does not depend on readdir order). */
 export function listFiles(dir: string, ext: string): string[] {
@@ -28,8 +29,6 @@ export function hashFiles(root: string, files: readonly string[], extra: readonl
   }
   return h.digest('hex');
 }
-
-const COMMENT_OR_STRING = /\/\/[^\n]*|\/\*[\s\S]*?(?:\*\/|$)|"(?:[^"\\]|\\[\s\S]?)*"?|'(?:[^'\\]|\\[\s\S]?)*'?|`(?:[^`\\]|\\[\s\S]?)*`?/g;
 
 /**
  * TypeScript/AssemblyScript source as the compiler's output depends on it: a line comment dropped, a block comment
