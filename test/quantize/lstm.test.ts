@@ -18,7 +18,7 @@ import { Rng } from '../helpers/random.js';
 
 /*
  * ONNX LSTM in the quantizer (generator/quantize/expand-lstm.ts): the unrolled float graph in the reference
- * interpreter against onnxruntime's LSTM kernel (zero and given initial states, batch 2, all three outputs, a full
+ * interpreter against onnxruntime's LSTM kernel (zero, given and constant initial states, batch 2, all three outputs, a full
  * sequence_lens, zero peepholes); the unrolled cell quantized (no LSTM left, tables for Sigmoid and Tanh, close to the
  * float model); every attribute or input outside the unrolled form refused with one line naming the node, exit 2 and
  * no output from `gen quantize`. The torch-built LSTM end to end: test/examples/tangram-torch.test.ts.
@@ -30,8 +30,8 @@ const H = 4;
 
 interface Variant {
   batch?: number;
-  /** initial_h and initial_c as graph inputs (else absent: zero). */
-  states?: boolean;
+  /** initial_h and initial_c as graph inputs or as constants (else absent: zero). */
+  states?: 'inputs' | 'constants';
   bias?: boolean;
   attrs?: Record<string, AttrInput>;
   seqLens?: number[];
@@ -53,7 +53,8 @@ function lstmModel(v: Variant = {}): OnnxBuilder {
     .initializer('W', 'float32', [1, 4 * H, I], rng.floats(4 * H * I, -0.8, 0.8))
     .initializer('R', 'float32', [1, 4 * H, H], rng.floats(4 * H * H, -0.8, 0.8));
   if (v.bias !== false) b.initializer('B', 'float32', [1, 8 * H], rng.floats(8 * H, -0.5, 0.5));
-  if (v.states) b.input('h0', 'float32', [1, B, H]).input('c0', 'float32', [1, B, H]);
+  if (v.states === 'inputs') b.input('h0', 'float32', [1, B, H]).input('c0', 'float32', [1, B, H]);
+  if (v.states === 'constants') b.initializer('h0', 'float32', [1, B, H], rng.floats(B * H, -1, 1)).initializer('c0', 'float32', [1, B, H], rng.floats(B * H, -2, 2));
   if (v.seqLens) b.initializer('lens', 'int32', [B], v.seqLens);
   if (v.peepholes) b.initializer('P', 'float32', [1, 3 * H], v.peepholes);
   const inputs = [v.head ? 'xt' : 'x', 'W', 'R', v.bias !== false ? 'B' : '', v.seqLens ? 'lens' : '', v.states ? 'h0' : '', v.states ? 'c0' : '', v.peepholes ? 'P' : ''];
@@ -71,12 +72,13 @@ function randomInputs(v: Variant, seed: number): NDArray[] {
   const rng = new Rng(seed);
   const B = v.batch ?? 1;
   const x = ndarray('float32', v.head ? [B, S, I] : [S, B, I], rng.floats(S * B * I, -2, 2));
-  return v.states ? [x, ndarray('float32', [1, B, H], rng.floats(B * H, -1, 1)), ndarray('float32', [1, B, H], rng.floats(B * H, -2, 2))] : [x];
+  return v.states === 'inputs' ? [x, ndarray('float32', [1, B, H], rng.floats(B * H, -1, 1)), ndarray('float32', [1, B, H], rng.floats(B * H, -2, 2))] : [x];
 }
 
 const cases: [string, Variant][] = [
   ['zero state, bias', {}],
-  ['given states, no bias, batch 2', { states: true, bias: false, batch: 2 }],
+  ['given states, no bias, batch 2', { states: 'inputs', bias: false, batch: 2 }],
+  ['constant states', { states: 'constants' }],
   ['full sequence_lens, zero peepholes, default attributes spelt out', {
     seqLens: [S], peepholes: new Array<number>(3 * H).fill(0),
     attrs: { direction: 'forward', activations: { kind: 'strings', value: ['Sigmoid', 'Tanh', 'Tanh'] }, input_forget: 0, layout: 0 },
@@ -105,7 +107,7 @@ test('the unrolled LSTM equals onnxruntime\'s LSTM (Y, Y_h, Y_c)', async () => {
 });
 
 test('quantized: no LSTM left, Sigmoid and Tanh as tables, outputs close to the float model', () => {
-  for (const v of [{ head: true }, { head: true, states: true }] as Variant[]) {
+  for (const v of [{ head: true }, { head: true, states: 'inputs' }, { head: true, states: 'constants' }] as Variant[]) {
     const float = loadOnnxBytes(lstmModel(v).bytes(), 'lstm.onnx');
     const cal = Array.from({ length: 64 }, (_, s) => randomInputs(v, 200 + s));
     const stacked = cal[0].map((_, k) => ndarray('float32', [cal.length, ...cal[0][k].shape.slice(1)], cal.flatMap((c) => Array.from(c[k].data))));
@@ -128,7 +130,7 @@ test('quantized: no LSTM left, Sigmoid and Tanh as tables, outputs close to the 
         top = Math.max(top, Math.abs(x));
       });
     }
-    console.log(`  ${v.states ? 'given states' : 'zero state'}: max |int8 - float| ${err.toFixed(4)} on logits up to ${top.toFixed(3)} (output scale ${scale.toPrecision(4)})`);
+    console.log(`  ${v.states ? `states as ${v.states}` : 'zero state'}: max |int8 - float| ${err.toFixed(4)} on logits up to ${top.toFixed(3)} (output scale ${scale.toPrecision(4)})`);
     assert.ok(err < 0.05 * top + 2 * scale, `${err} of ${top}`);
   }
 });
