@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -12,6 +13,7 @@ import { quantizeGraph } from '../../generator/quantize/index.js';
 import { runInteger } from '../../generator/quantize/report.js';
 import { runReference } from '../../generator/reference/interpreter.js';
 import { gen } from '../helpers/cli.js';
+import { REPO } from '../helpers/deeploy.js';
 import { OnnxBuilder, type AttrInput } from '../helpers/onnx-builder.js';
 import { runOrt } from '../helpers/ort-compare.js';
 import { Rng } from '../helpers/random.js';
@@ -163,7 +165,7 @@ test('attributes outside the unrolled form: one error naming the node', () => {
   }
 });
 
-test('gen quantize on a clipped LSTM: one line, exit 2, no output', () => {
+test('gen quantize and gen firmware --calibration on a clipped LSTM: one line, exit 2, no output', () => {
   const dir = mkdtempSync(join(tmpdir(), 'firmgen-lstm-'));
   try {
     const model = join(dir, 'lstm.onnx');
@@ -175,6 +177,17 @@ test('gen quantize on a clipped LSTM: one line, exit 2, no output', () => {
     assert.is(r.stderr.trim().split('\n').length, 1, r.stderr);
     assert.match(r.stderr, /lstm\.onnx: node 'LSTM_0' \(LSTM\): LSTM attribute 'clip' is not supported/);
     assert.not.ok(existsSync(out));
+    // gen firmware --calibration quantizes in a private folder first: the refusal leaves neither it nor the output.
+    const tmp = join(dir, 'tmp');
+    mkdirSync(tmp);
+    const fw = join(dir, 'fw');
+    const f = spawnSync(process.execPath, [join(REPO, 'bin', 'gen.js'), 'firmware', '--platform', 'tangram', model, '--calibration', join(dir, 'cal.npz'), '-o', fw],
+      { encoding: 'utf8', env: { ...process.env, TMPDIR: tmp } });
+    assert.is(f.status, 2, f.stderr);
+    assert.is(f.stderr.trim().split('\n').length, 1, f.stderr);
+    assert.match(f.stderr, /LSTM attribute 'clip' is not supported/);
+    assert.not.ok(existsSync(fw));
+    assert.equal(readdirSync(tmp), []);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
