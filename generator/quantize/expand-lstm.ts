@@ -21,13 +21,22 @@ import { foldConstants } from './fold.js';
  * own calibrated scales. Only the forward, unclipped cell of one direction with no peepholes and the sequence at
  * full length is taken; anything else is a one-line error naming the node. A zero initial state (absent, a constant
  * of zeros, or an Expand/ConstantOfShape of zeros, which is how torch exports an LSTM called without one) drops the
- * terms it would zero; the shape computations left without readers are removed.
+ * terms it would zero; the shape computations left without readers (and any other node nothing reads) are removed.
  */
 
 const unsupported = (n: Node, why: string): GenError => new GenError('unsupported', why, { node: n.name, op: n.op });
 
 export function hasLstm(g: Graph): boolean {
   return g.nodes.some((n) => n.op === 'LSTM' && n.domain === '');
+}
+
+/**
+ * Refuses an LSTM that reads a graph input whose first axis, the sequence, is dynamic: the quantizer would fix it to 1
+ * as it fixes a dynamic batch (call before that).
+ */
+export function refuseDynamicSequence(g: Graph): void {
+  const n = g.nodes.find((m) => m.op === 'LSTM' && g.inputs.includes(m.inputs[0]) && (g.tensors.get(m.inputs[0])?.shape[0] ?? 0) < 0);
+  if (n) throw unsupported(n, `LSTM input '${n.inputs[0]}' has a dynamic sequence length; export the model with a fixed one`);
 }
 
 /**

@@ -165,6 +165,13 @@ test('attributes outside the unrolled form: one error naming the node', () => {
   }
 });
 
+test('an LSTM reading a graph input of dynamic sequence length: refused, not fixed to one step', () => {
+  const g = loadOnnxBytes(lstmModel().bytes(), 'lstm.onnx');
+  g.tensors.get('x')!.shape[0] = -1;
+  assert.throws(() => quantizeGraph(g, [ndarray('float32', [S, 1, I], new Rng(1).floats(S * I, -1, 1))], 'cal.npz'),
+    (e: Error) => e instanceof GenError && /node 'LSTM_0' \(LSTM\): LSTM input 'x' has a dynamic sequence length/.test(e.message));
+});
+
 test('gen quantize and gen firmware --calibration on a clipped LSTM: one line, exit 2, no output', () => {
   const dir = mkdtempSync(join(tmpdir(), 'firmgen-lstm-'));
   try {
