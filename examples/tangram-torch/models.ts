@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GenError } from '../../generator/errors.js';
 import { ndarray, type NDArray } from '../../generator/ir/ndarray.js';
 import { loadOnnxFile } from '../../generator/onnx/load.js';
 import { readNpz } from '../../generator/onnx/npy.js';
+import { encodeModel } from '../../generator/onnx/save.js';
 import { unrollLstms } from '../../generator/quantize/expand-lstm.js';
 import { quantizeFile } from '../../generator/quantize/files.js';
 import { runReference } from '../../generator/reference/interpreter.js';
@@ -16,7 +17,8 @@ import { argmax, emulatedOutputs, integerInputs, mismatches, ortOutputs, referen
  * (the export) and against firmgen's reference interpreter on the graph with its LSTMs unrolled (the unrolling);
  * quantized by firmgen (`gen quantize`'s code), the integer model's dequantized logits against torch's (how far
  * PTQ moved them); the firmware generated per platform and emulated on the first test samples, every output value
- * against the integer model in the reference interpreter (bit-exact or not).
+ * against the integer model in the reference interpreter (bit-exact or not). Where the quantization has a QDQ form
+ * (CNN, MLP), that runs in onnxruntime against the integer model too.
  */
 
 export const TORCH_MODELS = ['cnn', 'mlp', 'lstm'] as const;
@@ -55,6 +57,12 @@ export interface TorchModelResult {
     accuracy: number;
     /** Operators of the integer model (the unrolled LSTM's are many). */
     nodes: number;
+    /**
+     * The same quantization as QDQ ONNX in onnxruntime against the integer model: output values that differ and by
+     * how many LSBs at most (RequantShift rounds half up with 15-bit multipliers, ORT half to even in float32:
+     * docs/quantization.md). Absent for the LSTM: its tables and products have no QDQ form.
+     */
+    qdq?: { differ: number; values: number; maxLsb: number };
   };
   emulated: { platform: string; errors: number; values: number; cycles: number }[];
 }
@@ -88,6 +96,13 @@ export async function runTorchModel(dir: string, name: TorchModel, out: string, 
   const ints = referenceOutputs(q, inputs);
   const scale = q.plan.act.get(q.intGraph.outputs[0])!.scale;
   const dequantized = ints.map((o) => Array.from(o.data, (v) => v * scale));
+  let qdq: TorchModelResult['int8']['qdq'];
+  if (q.qdqGraph) {
+    const file = join(out, `${name}.qdq.onnx`);
+    writeFileSync(file, encodeModel(q.qdqGraph, { opset: 13, producer: 'firmgen quantize' }));
+    const lsbs = (await ortOutputs(file, inputs)).flatMap((o, i) => Array.from(o, (v, k) => Math.abs(Math.round(v / scale) - ints[i].data[k])));
+    qdq = { differ: lsbs.filter((d) => d !== 0).length, values: lsbs.length, maxLsb: Math.max(...lsbs) };
+  }
   const agree = dequantized.filter((d, i) => argmax(d, classes) === argmax(torchLogits[i], classes)).length;
 
   const emulated = [];
@@ -106,6 +121,7 @@ export async function runTorchModel(dir: string, name: TorchModel, out: string, 
       argmaxAgreement: (100 * agree) / inputs.length,
       accuracy: accuracy(dequantized),
       nodes: q.intGraph.nodes.length,
+      qdq,
     },
     emulated,
   };

@@ -19,6 +19,7 @@ function row(r: TorchModelResult): string[] {
     `${q.maxAbsError.toFixed(3)} (${((100 * q.maxAbsError) / q.maxAbsLogit).toFixed(1)} % of ${q.maxAbsLogit.toFixed(2)})`,
     `${q.argmaxAgreement.toFixed(1)} %`,
     `${f.accuracy.toFixed(1)} / ${q.accuracy.toFixed(1)} %`,
+    q.qdq ? `${q.qdq.differ} of ${q.qdq.values}, max ${q.qdq.maxLsb} LSB` : 'no QDQ form',
     ...r.emulated.map((e) => `${e.errors} of ${e.values}; ${e.cycles} cycles`),
   ];
 }
@@ -38,6 +39,6 @@ for (const name of TORCH_MODELS) {
   results.push(await runTorchModel(models, name, join(values.out!, name), platforms, Number(values.emulate)));
 }
 const head = ['model', 'ORT vs torch / unrolled vs ORT (float, max abs)', 'int8 output SQNR', 'int8 vs torch max abs error',
-  'argmax agreement', 'accuracy float / int8', ...platforms.map((p) => `${p}: values differing from the reference`)];
+  'argmax agreement', 'accuracy float / int8', 'QDQ in ORT vs int8 model', ...platforms.map((p) => `${p}: values differing from the reference`)];
 console.log(`| ${head.join(' | ')} |\n|${head.map(() => '---').join('|')}|`);
 for (const r of results) console.log(`| ${row(r).join(' | ')} |`);

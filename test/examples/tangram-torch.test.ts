@@ -14,7 +14,8 @@ import { workDir } from '../helpers/kernel-check.js';
 /*
  * examples/tangram-torch: a CNN (conv, ReLU, max pooling, a residual Add, linear), an MLP and a two-layer LSTM built
  * and briefly trained with torch, exported to ONNX (the LSTM as ONNX LSTM nodes), quantized by firmgen. Checked: the
- * export and the LSTM unrolling against onnxruntime (float), the int8 model close to torch's logits, the firmware on
+ * export and the LSTM unrolling against onnxruntime (float), the int8 model close to torch's logits (and, for the CNN
+ * and MLP, within 1 LSB of its QDQ form in onnxruntime), the firmware on
  * tangram (its products on the engines), generic and siracusa bit-exact against the integer model in the reference
  * interpreter, and `gen run --expect` on the tangram LSTM printing Errors: 0.
  */
@@ -41,6 +42,14 @@ for (const name of TORCH_MODELS) {
     assert.ok(q.sqnrDb > 25, `SQNR ${q.sqnrDb}`);
     assert.ok(q.maxAbsError < 0.1 * q.maxAbsLogit, `max error ${q.maxAbsError} of ${q.maxAbsLogit}`);
     assert.ok(q.argmaxAgreement >= 90, `argmax agreement ${q.argmaxAgreement}`);
+    // The integer model against onnxruntime where the quantization has a QDQ form (within 1 LSB: half up against half
+    // to even, 15-bit multipliers; docs/quantization.md "Against onnxruntime").
+    if (name === 'lstm') assert.is(q.qdq, undefined);
+    else {
+      assert.ok(q.qdq, 'a QDQ form');
+      console.log(`  ${name}: QDQ in ORT vs int8 model ${q.qdq.differ} of ${q.qdq.values} differ, max ${q.qdq.maxLsb} LSB`);
+      assert.ok(q.qdq.maxLsb <= 1 && q.qdq.differ <= 0.05 * q.qdq.values, JSON.stringify(q.qdq));
+    }
     assert.is(r.emulated.length, 3);
     for (const e of r.emulated) {
       assert.is(e.values, 2 * 5, e.platform);
