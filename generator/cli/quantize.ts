@@ -58,7 +58,13 @@ export function quantizeForFirmware(model: string, o: QuantizeFlags, out: string
   const dir = mkdtempSync(join(tmpdir(), 'firmgen-quantize-'));
   const intModel = join(dir, 'model.int8.onnx');
   const t0 = performance.now();
-  const q = quantizeFile({ model, calibration: o.calibration, out: intModel, ...quantizeOptions(o) });
+  let q: Quantized;
+  try {
+    q = quantizeFile({ model, calibration: o.calibration, out: intModel, ...quantizeOptions(o) });
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true }); // a refused model leaves nothing behind
+    throw e;
+  }
   printQuantization(q, join(out, basename(intModel)), performance.now() - t0);
   return {
     model: intModel,

@@ -15,7 +15,8 @@ import type { Activation, LinearUnit, Unit } from './types.js';
  *   MaxPool, Flatten, Reshape, Transpose, Squeeze, Unsqueeze, Identity            -> pass (scale unchanged)
  *   Pad with zeros (zero is exact at every scale; torch exports AvgPool2d with one) -> pass
  *   Relu | Clip after anything else                                               -> act
- *   the operators of a Llama-style decoder (transformer.ts)
+ *   the operators of a Llama-style decoder (transformer.ts), which also cover an LSTM cell once expand-lstm.ts
+ *   has unrolled it (Sigmoid, Tanh, Mul of two activations)
  * Anything else is an 'unsupported' error naming the node.
  */
 

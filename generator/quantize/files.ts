@@ -81,7 +81,7 @@ export function quantizeFile(o: QuantizeFileOptions): Quantized {
     throw e;
   }
   if ((o.qdq || o.qoperator) && !q.qdqGraph) {
-    throw new GenError('unsupported', `no ${o.qdq ? 'QDQ' : 'QOperator'} form for this model: its transformer operators (RMSNorm, tables, masks) are integer-only`, { file: o.model });
+    throw new GenError('unsupported', `no ${o.qdq ? 'QDQ' : 'QOperator'} form for this model: its tables (Sigmoid, Tanh, GELU), products of activations, RMSNorms and masks (transformers, LSTM cells) are integer-only`, { file: o.model });
   }
   write(o.out, encodeModel(q.intGraph, { opset: 13, producer: 'firmgen quantize' }));
   write(sidecarPath(o.out), `${JSON.stringify(sidecar(q, o.model, o.calibration), null, 2)}\n`);

@@ -3,6 +3,7 @@ import { cloneGraph, type Graph } from '../ir/graph.js';
 import { inferGraph } from '../ir/infer.js';
 import type { NDArray } from '../ir/ndarray.js';
 import { analyzeGraph, checkOps } from './analyze.js';
+import { hasLstm, refuseDynamicSequence, unrollLstms } from './expand-lstm.js';
 import { foldConstants } from './fold.js';
 import { correctBiases } from './bias-correction.js';
 import { calibrate, splitSamples } from './calibrate.js';
@@ -79,6 +80,11 @@ const outputSqnr = (q: Quantized): number | null => mean(q.intGraph.outputs.map(
 
 export function quantizeGraph(model: Graph, calibration: NDArray[], source: string, options: Partial<QuantizeOptions> = {}): Quantized {
   const opts = withDefaults(options);
+  // LSTM cells unrolled into ops the units below cover (expand-lstm.ts).
+  if (hasLstm(model)) {
+    refuseDynamicSequence(model);
+    model = unrollLstms(fixBatch(model));
+  }
   if (hasExportedCaches(model)) return quantizeStateful(model, calibration, source, opts);
   if (opts.equalize !== 'auto') return quantizeOnce(model, calibration, source, opts);
   const plain = quantizeOnce(model, calibration, source, { ...opts, equalize: false });
