@@ -54,7 +54,7 @@ export function quantizeCommand(program: Command): void {
  * the integer model and its sidecar into the firmware folder (model.int8.onnx, model.int8.quant.json), where
  * the user finds the input scales, and removes the private folder (`keep(false)` after a failure).
  */
-export function quantizeForFirmware(model: string, o: QuantizeFlags, out: string): { model: string; keep(written: boolean): void } {
+export function quantizeForFirmware(model: string, o: QuantizeFlags, out: string): { model: string; label: string; keep(written: boolean): void } {
   const dir = mkdtempSync(join(tmpdir(), 'firmgen-quantize-'));
   const intModel = join(dir, 'model.int8.onnx');
   const t0 = performance.now();
@@ -68,6 +68,8 @@ export function quantizeForFirmware(model: string, o: QuantizeFlags, out: string
   printQuantization(q, join(out, basename(intModel)), performance.now() - t0);
   return {
     model: intModel,
+    // Where the quantized model ends up (keep): the name firmware.json and messages give it, never the private folder.
+    label: join(out, basename(intModel)),
     keep(written: boolean): void {
       if (written) for (const f of [intModel, sidecarPath(intModel)]) copyFileSync(f, join(out, basename(f)));
       rmSync(dir, { recursive: true, force: true });
