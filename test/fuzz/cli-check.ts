@@ -18,6 +18,21 @@ export interface CliRun {
   crashed?: string;
 }
 
+/** A way to run `gen ...args` in `cwd` within `timeoutMs` (runGen, or the in-process worker's run). */
+export type GenRunner = (args: string[], cwd: string, timeoutMs: number) => Promise<CliRun>;
+
+/**
+ * `gen ...args` by `first`; a run past the bound once more by `again` (a fresh process) with three times the time,
+ * after `clean` has removed what the killed run left, since load on a shared machine can stretch a run past the bound
+ * (a firmware build at a load average of 12 took minutes). Only a run that times out twice is a hang.
+ */
+export async function runConfirmingHangs(first: GenRunner, again: GenRunner, args: string[], cwd: string, timeoutMs: number, clean: () => void): Promise<CliRun> {
+  const r = await first(args, cwd, timeoutMs);
+  if (!r.timedOut) return r;
+  clean();
+  return again(args, cwd, 3 * timeoutMs);
+}
+
 export const HEAP_MB = 1024;
 
 export function runGen(args: string[], cwd: string, timeoutMs: number): Promise<CliRun> {

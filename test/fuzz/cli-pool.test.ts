@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkRun, runGen, type CliRun } from './cli-check.js';
+import { checkRun, runConfirmingHangs, runGen, type CliRun } from './cli-check.js';
 import { CliServer } from './cli-pool.js';
 import { CASES_DIR, readEntries } from './corpus.js';
 import { unzipFolder } from './zip-folder.js';
@@ -62,6 +62,25 @@ test('version and usage through both', async () => {
     const inProcess = await server.run(args, scratch, 30_000);
     assert.equal(verdict(inProcess, scratch), verdict(spawned, scratch), args.join(' '));
   }
+});
+
+test('a run past its bound is tried again, cleaned, with three times the time; only twice past it is a hang', async () => {
+  const done = (ms: number): CliRun => ({ code: 0, stdout: '', stderr: '', ms, timedOut: false });
+  const late = (ms: number): CliRun => ({ code: null, stdout: '', stderr: '', ms, timedOut: true });
+  const calls: string[] = [];
+  const fake = (name: string, result: (ms: number) => CliRun) => async (args: string[], _cwd: string, ms: number): Promise<CliRun> => {
+    calls.push(`${name} ${args[0]} ${ms}`);
+    return result(ms);
+  };
+  const clean = (): void => void calls.push('clean');
+  let r = await runConfirmingHangs(fake('first', done), fake('again', done), ['run'], '.', 100, clean);
+  assert.equal([r.timedOut, calls], [false, ['first run 100']]);
+  calls.length = 0;
+  r = await runConfirmingHangs(fake('first', late), fake('again', done), ['run'], '.', 100, clean);
+  assert.equal([r.timedOut, r.code, calls], [false, 0, ['first run 100', 'clean', 'again run 300']]);
+  calls.length = 0;
+  r = await runConfirmingHangs(fake('first', late), fake('again', late), ['firmware'], '.', 100, clean);
+  assert.equal([checkRun(r), calls], [['no exit within 300 ms'], ['first firmware 100', 'clean', 'again firmware 300']]);
 });
 
 test('a command past its bound is a hang, and the next command gets a fresh worker', async () => {

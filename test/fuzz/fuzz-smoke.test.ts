@@ -27,6 +27,16 @@ test('random graphs: exact or cleanly rejected on every platform', async () => {
   assert.equal(bad.map((x) => `${x.caseSeed} ${x.config}: ${x.outcome.verdict} ${x.outcome.message}`), []);
 });
 
+test('a case past its bound is tried again with three times the time before it counts as a hang', async () => {
+  const hurried = new CaseRunner(1);
+  const r = await runDifferential({
+    seed: 8, count: 1, seconds: Infinity, configs: CONFIGS.slice(0, 1), hostShare: 0, work, runner: hurried, record: false, log: () => undefined,
+  });
+  await hurried.close();
+  assert.ok(r.runs.length >= 1, `${r.runs.length} runs`);
+  assert.equal([...new Set(r.runs.map((x) => `${x.outcome.verdict}: ${x.outcome.message}`))], ['hang: no result within 3 ms']);
+});
+
 test('mutated inputs through the command line: clean errors, exit codes, no stray files', async () => {
   const r = await runMutations({
     seed: 5, count: 15, seconds: Infinity, platforms: ['generic', 'siracusa', 'spinnaker2'], work, record: false, log: () => undefined,

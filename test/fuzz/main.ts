@@ -89,7 +89,7 @@ const tDiff = (Date.now() - t0) / 1000;
 const mut = diffShare < 1
   ? await runMutations({
     seed, count: mutations, seconds: left(), platforms: [...new Set(configsFor(platforms).map((c) => c.platform))], work, jobs, record, corpusDir, log,
-    spawnAll: flag('spawn-all'), spawnEvery,
+    spawnAll: flag('spawn-all'), spawnEvery, timeoutMs: timeout,
   })
   : { runs: [], findings: [] };
 await Promise.all(runners.map((r) => r.close()));

@@ -9,7 +9,7 @@ import { Rng } from '../helpers/random.js';
 import { zipFolder } from './zip-folder.js';
 import { caseSeedOf, inLanes } from './lanes.js';
 import { checkAccepted } from './accepted-check.js';
-import { checkRun, runGen, snapshot, touchedFiles } from './cli-check.js';
+import { checkRun, runConfirmingHangs, runGen, snapshot, touchedFiles } from './cli-check.js';
 import { CliServer } from './cli-pool.js';
 import { OPEN_DIR, slug, writeMeta, type CliMeta } from './corpus.js';
 import { buildRecipe, randomRecipe } from './graph-gen.js';
@@ -141,8 +141,13 @@ export async function runMutations(opts: MutationOptions): Promise<MutationResul
       const check = async (args: string[]): Promise<number | null> => {
         commands.push(args);
         const before = caseFiles(opts.work, dir, out);
-        const r = await runCommand(args, dir, timeout);
-      commandMs.push([args[0], r.ms]);
+        // What a killed run left (a SIGKILL cannot clean up: new files of the case) and a firmware's output folder go
+        // before the second try.
+        const r = await runConfirmingHangs(runCommand, runGen, args, dir, timeout, () => {
+          for (const f of touchedFiles(before, caseFiles(opts.work, dir, out))) if (!before.has(f) && !f.endsWith(' (removed)')) rmSync(join(dir, f), { recursive: true, force: true });
+          if (args[0] === 'firmware') rmSync(out, { recursive: true, force: true });
+        });
+        commandMs.push([args[0], r.ms]);
         problems.push(...checkRun(r).map((p) => `${args[0]}: ${p}`));
         const touched = touchedFiles(before, caseFiles(opts.work, dir, out));
         if (touched.length > 0) problems.push(`${args[0]}: touched outside the output folder: ${touched.slice(0, 3).join(', ')}`);

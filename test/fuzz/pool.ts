@@ -4,8 +4,9 @@ import type { CaseJob } from './case-run.js';
 import type { Outcome } from './verdict.js';
 
 /**
- * One worker thread that runs case jobs with a time bound each: a job past its bound is a hang, the worker is
- * terminated (which stops even a synchronous loop) and the next job gets a fresh one.
+ * One worker thread that runs case jobs with a time bound each: a job past its bound is terminated (which stops
+ * even a synchronous loop) and tried once more on a fresh worker with three times the time (load on a shared machine
+ * can stretch a job past the bound); past that too it is a hang. The next job gets a fresh worker.
  */
 export class CaseRunner {
   private worker: Worker | undefined;
@@ -21,7 +22,12 @@ export class CaseRunner {
     return this.worker;
   }
 
-  run(job: CaseJob): Promise<Outcome> {
+  async run(job: CaseJob): Promise<Outcome> {
+    const o = await this.runOnce(job, this.timeoutMs);
+    return o.verdict === 'hang' ? this.runOnce(job, 3 * this.timeoutMs) : o;
+  }
+
+  private runOnce(job: CaseJob, timeoutMs: number): Promise<Outcome> {
     const w = this.theWorker();
     const id = this.nextId++;
     const t0 = Date.now();
@@ -43,8 +49,8 @@ export class CaseRunner {
         void w.terminate();
         this.worker = undefined;
         rmSync(job.out, { recursive: true, force: true });
-        settle({ verdict: 'hang', stage: 'time', message: `no result within ${this.timeoutMs} ms`, ms: Date.now() - t0 });
-      }, this.timeoutMs);
+        settle({ verdict: 'hang', stage: 'time', message: `no result within ${timeoutMs} ms`, ms: Date.now() - t0 });
+      }, timeoutMs);
       w.on('message', onMessage);
       w.on('error', onError);
       w.ref();
