@@ -20,6 +20,7 @@ import { l3CopyKernel } from './kernels/l3copy.js';
 import { memoryOf } from './platforms/types.js';
 import { loadOnnxFile } from './onnx/load.js';
 import { checkTypes } from './validate/types.js';
+import { withQuantizeHint } from './validate/float-model.js';
 import { readNpz } from './onnx/npy.js';
 import { checkSampleSizes } from './frontend/samples.js';
 import { CATALOG } from './platforms/catalog.js';
@@ -142,9 +143,13 @@ function compileOnce(opts: CompileOptions, platform: Platform): Compiled {
   }
   stage('infer');
   const inferred = withFile(opts.modelLabel ?? opts.model, () => {
-    const g = inferGraph(graph, ranges);
-    checkTypes(g); // the model's domain, checked once for every platform (validate/)
-    return g;
+    try {
+      const g = inferGraph(graph, ranges);
+      checkTypes(g); // the model's domain, checked once for every platform (validate/)
+      return g;
+    } catch (e) {
+      throw withQuantizeHint(graph, e);
+    }
   });
   stage('lower');
   const lowered = withFile(opts.modelLabel ?? opts.model, () => platform.passes.reduce((g, pass) => pass(g), inferred));

@@ -5,6 +5,7 @@ import { tensorOf } from '../ir/graph.js';
 import type { KernelDef } from '../kernels/types.js';
 import { ALIAS_OPS } from '../midend/lifetimes.js';
 import type { Platform } from '../platforms/types.js';
+import { QUANTIZE_FIRST } from '../validate/float-model.js';
 
 export interface Layer {
   id: number;
@@ -27,8 +28,7 @@ export function selectKernels(g: Graph, platform: Platform): Layer[] {
     if (float !== undefined) {
       throw new GenError(
         'unsupported',
-        `computes in floating point (tensor ${quoted(float)} is ${tensorOf(g, float).dtype}); firmgen runs integer models: ` +
-          'quantize it first, e.g. gen firmware --calibration <inputs.npz> ..., or gen quantize',
+        `computes in floating point (tensor ${quoted(float)} is ${tensorOf(g, float).dtype}); ${QUANTIZE_FIRST}`,
         { node: node.name, op: node.op },
       );
     }

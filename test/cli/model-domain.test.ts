@@ -154,6 +154,13 @@ test('a fractional pad value for an integer tensor', () => {
 const add = (): OnnxBuilder => new OnnxBuilder('domain').input('a', 'int8', [1, 4]).input('b', 'int8', [1, 4])
   .node('Add', ['a', 'b'], ['y']).output('y', 'int32', [1, 4]);
 
+test('an op no platform knows: a float model is told to quantize first, an integer one is not', () => {
+  const floatModel = new OnnxBuilder('domain').input('x', 'float32', [1, 4]).initializer('w', 'float32', [4, 4], new Array<number>(16).fill(0.25))
+    .node('MatMul', ['x', 'w'], ['m']).node('Frobnicate', ['m'], ['y']).output('y', 'float32', [1, 4]);
+  rejected('float-unknown-op', floatModel, /node 'Frobnicate_1' \(Frobnicate\)/, /op Frobnicate is not supported; the model computes in floating point: .*quantize it first/);
+  const intModel = add().node('Frobnicate', ['y'], ['z']).output('z', 'int32', [1, 4]);
+  rejected('int-unknown-op', intModel, /node 'Frobnicate_1' \(Frobnicate\)/, /op Frobnicate is not supported$/);
+});
 test('a graph output no node produces', () => {
   rejected('orphan-output', add().output('ghost', 'int32', [1, 4]), GRAPH, /graph output 'ghost' is produced by no node/);
 });
