@@ -19,6 +19,7 @@ import { buildTrace } from '../../runtime/node/trace.js';
 import { reportHtml } from '../../runtime/node/report/html.js';
 import { generateCommand, type GenerateFlags } from './generate.js';
 import { spinner } from './progress.js';
+import { checkExpectedSamples, sampleCount, sampleOf, stackSamples } from './run-batch.js';
 
 interface RunFlags {
   inputs?: string;
@@ -60,10 +61,14 @@ function inputArrays(path: string, m: Manifest): NDArray[] {
 }
 
 /** Expected outputs, checked to be one array per output with the output's element count before anything runs. */
-function expectedArrays(path: string, m: Manifest): NDArray[] {
-  const arrays = arraysFor(readNpz(path, npzBound(m, m.outputs)), m.outputs);
+function expectedArrays(path: string, m: Manifest, samples: number): NDArray[] {
+  const arrays = arraysFor(readNpz(path, samples * npzBound(m, m.outputs)), m.outputs);
   if (arrays.length < m.outputs.length) {
     throw new GenError('input', `holds ${arrays.length} arrays, the model has ${m.outputs.length} outputs`, { file: path });
+  }
+  if (samples > 1) {
+    checkExpectedSamples(m, arrays, samples, path);
+    return arrays;
   }
   m.outputs.forEach((name, i) => {
     const t = m.tensors.find((x) => x.name === name);
@@ -73,6 +78,46 @@ function expectedArrays(path: string, m: Manifest): NDArray[] {
     }
   });
   return arrays;
+}
+
+/** One inference in the chosen place: its outputs and, where measured, its cycles; the first prints the profile. */
+async function runSample(dir: string, manifest: Manifest, inputs: NDArray[], o: RunFlags, first: boolean, maxCycles: number, timeoutS: number): Promise<{ outputs: NDArray[]; cycles?: number }> {
+  if (o.on === 'host') return { outputs: runHostC(dir, inputs) };
+  if (o.on === 'qemu') return { outputs: runQemu(dir, inputs).outputs };
+  if (o.on === 'iss') {
+    const r = await runIss(dir, inputs, { hotspots: first && o.hotspots === true });
+    if (first) {
+      console.log(formatIssProfile(r, manifest.clockHz));
+      if (r.hotspots) console.log(`\n${formatHotspots(r.hotspots)}\n`);
+      console.log(`Cycles: ${r.networkCycles}`);
+    }
+    return { outputs: r.outputs, cycles: r.networkCycles };
+  }
+  if (!first) {
+    const r = await runFirmwareGuarded(dir, inputs, { maxCycles, timeoutS });
+    return { outputs: r.outputs, cycles: r.cycles };
+  }
+  const progress = spinner();
+  let r;
+  try {
+    r = await runFirmwareGuarded(dir, inputs, { onStage: progress.stage, maxCycles, timeoutS });
+  } finally {
+    progress.done();
+  }
+  const profile = buildProfile(manifest, r);
+  // The profile lands beside the firmware it measures; `Cycles:` stays the line scripts grep for.
+  writeFileSync(join(dir, 'profile.json'), `${JSON.stringify(profile, null, 2)}\n`);
+  console.log(formatProfile(profile));
+  if (r.spinnaker2) {
+    const table = s2Table(r.spinnaker2);
+    writeFileSync(join(dir, 'spinnaker2-times.json'), `${JSON.stringify({ stamps: r.spinnaker2, table }, null, 2)}\n`);
+    console.log(`\n${formatS2Table(table, `SpiNNaker2 run of ${printable(manifest.model ?? 'the model', 60)}`)}`);
+  }
+  const trace = buildTrace(manifest, r);
+  if (o.trace) writeFileSync(o.trace, JSON.stringify(trace));
+  if (o.report) writeFileSync(o.report, reportHtml(manifest, profile, trace));
+  console.log(`Cycles: ${r.cycles}`);
+  return { outputs: r.outputs, cycles: r.cycles };
 }
 
 /** A file the run will write: its folder must exist and be writable, checked before the run rather than after it. */
@@ -161,43 +206,26 @@ export function runCommand(program: Command): void {
       const given = quantizeFloatInputs(dir, manifest, inputArrays(o.inputs, manifest), o.quant);
       for (const n of given.notes) console.log(`note: ${n}`);
       const inputs = given.arrays;
-      const expected = o.expect ? expectedArrays(o.expect, manifest) : undefined;
+      // A set of samples along the first axis runs as that many inferences (run-batch.ts); the profile, trace and
+      // report are the first sample's.
+      const samples = sampleCount(manifest, inputs);
+      const expected = o.expect ? expectedArrays(o.expect, manifest, samples) : undefined;
       writable(o.outputs, '--outputs');
       writable(o.trace, '--trace');
       writable(o.report, '--report');
-      let outputs: NDArray[];
-      if (o.on === 'host') {
-        outputs = runHostC(dir, inputs);
-      } else if (o.on === 'qemu') {
-        outputs = runQemu(dir, inputs).outputs;
-      } else if (o.on === 'iss') {
-        const r = await runIss(dir, inputs, { hotspots: o.hotspots === true });
-        outputs = r.outputs;
-        console.log(formatIssProfile(r, manifest.clockHz));
-        if (r.hotspots) console.log(`\n${formatHotspots(r.hotspots)}\n`);
-        console.log(`Cycles: ${r.networkCycles}`);
-      } else {
-        const progress = spinner();
-        let r;
-        try {
-          r = await runFirmwareGuarded(dir, inputs, { onStage: progress.stage, maxCycles, timeoutS });
-        } finally {
-          progress.done();
-        }
-        outputs = r.outputs;
-        const profile = buildProfile(manifest, r);
-        // The profile lands beside the firmware it measures; `Cycles:` stays the line scripts grep for.
-        writeFileSync(join(dir, 'profile.json'), `${JSON.stringify(profile, null, 2)}\n`);
-        console.log(formatProfile(profile));
-        if (r.spinnaker2) {
-          const table = s2Table(r.spinnaker2);
-          writeFileSync(join(dir, 'spinnaker2-times.json'), `${JSON.stringify({ stamps: r.spinnaker2, table }, null, 2)}\n`);
-          console.log(`\n${formatS2Table(table, `SpiNNaker2 run of ${printable(manifest.model ?? 'the model', 60)}`)}`);
-        }
-        const trace = buildTrace(manifest, r);
-        if (o.trace) writeFileSync(o.trace, JSON.stringify(trace));
-        if (o.report) writeFileSync(o.report, reportHtml(manifest, profile, trace));
-        console.log(`Cycles: ${r.cycles}`);
+      const perSample: NDArray[][] = [];
+      const cycles: number[] = [];
+      for (let k = 0; k < samples; k++) {
+        const x = samples === 1 ? inputs : sampleOf(manifest, inputs, k);
+        const r = await runSample(dir, manifest, x, o, k === 0, maxCycles, timeoutS);
+        perSample.push(r.outputs);
+        if (r.cycles !== undefined) cycles.push(r.cycles);
+      }
+      const outputs = samples === 1 ? perSample[0] : stackSamples(perSample);
+      if (samples > 1) {
+        const sorted = [...cycles].sort((a, b) => a - b);
+        const spread = sorted.length ? `; cycles per sample min ${sorted[0]}, median ${sorted[sorted.length >> 1]}, max ${sorted[sorted.length - 1]}` : '';
+        console.log(`Samples: ${samples} (the profile above is the first one's)${spread}`);
       }
       if (o.outputs) {
         const keys = npzKeys(manifest.outputs);
