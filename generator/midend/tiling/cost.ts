@@ -53,6 +53,9 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
     case 'isoftmax':
       perOut = c.SOFTMAX_ELEM + c.DIV; // as the AS charges an entry (isoftmax.ts.mustache)
       break;
+    case 'tablesoftmax':
+      perOut = c.SOFTMAX_ELEM + c.DIV; // as the AS charges an entry (table-softmax.ts.mustache)
+      break;
     case 'itamax': case 'itapartialmax':
       perOut = c.SOFTMAX_ELEM + 2 * c.DIV;
       break;

@@ -235,6 +235,19 @@ const tableSpec: TilingSpec = {
   }),
 };
 
+/** TableSoftmax: whole rows of x and y (every axis but the last splits), the table whole in every tile. */
+const tableSoftmaxSpec: TilingSpec = {
+  axes: (node, g) => tensorOf(g, node.outputs[0]).shape.slice(0, -1).map((_, i) => i),
+  geometry: (node, g, out) => ({
+    boxes: new Map([
+      [node.inputs[0], out],
+      [node.inputs[1], fullBox(tensorOf(g, node.inputs[1]).shape)],
+      [node.outputs[0], out],
+    ]),
+    attrs: {},
+  }),
+};
+
 /** Tables a Gather tiles with: 1-D data of at most this many entries, indices known at run time only (an embedding's
  * rows stay in L2; constant indices are a copy). */
 const TABLE_MAX = 1024;
@@ -253,6 +266,7 @@ const SPECS: Record<string, TilingSpec> = {
   ITAPartialMax: broadcastSpec(1),
   iRMSNorm: broadcastSpec(1),
   iLayerNorm: broadcastSpec(1),
+  TableSoftmax: tableSoftmaxSpec,
 };
 
 export function tilingSpecOf(node: Node, g: Graph): TilingSpec | undefined {
