@@ -12,11 +12,13 @@ import type { Rng } from './random.js';
 
 const f32 = Math.fround;
 export type RowForm = 'QDQ Softmax' | 'QDQ Softmax (attention rows, 1/256 output)' | 'QDQ Softmax + Relu' | 'QDQ ReduceMean (last axis)' | 'QDQ Sub (row mean)'
-  | 'QDQ Pow 2, Add eps, Sqrt' | 'QDQ Div (by a row value)' | 'QDQ Div (by a negative row value)' | 'QDQ LayerNorm (decomposed, each op quantized)';
+  | 'QDQ Pow 2, Add eps, Sqrt' | 'QDQ Div (by a row value)' | 'QDQ Div (by a negative row value)' | 'QDQ LayerNorm (decomposed, each op quantized)'
+  | 'QDQ LayerNormalization' | 'QDQ LayerNormalization (float gain and bias, wide rows)';
 
 export const ROW_FORMS: RowForm[] = [
   'QDQ Softmax', 'QDQ Softmax (attention rows, 1/256 output)', 'QDQ Softmax + Relu', 'QDQ ReduceMean (last axis)', 'QDQ Sub (row mean)',
   'QDQ Pow 2, Add eps, Sqrt', 'QDQ Div (by a row value)', 'QDQ Div (by a negative row value)', 'QDQ LayerNorm (decomposed, each op quantized)',
+  'QDQ LayerNormalization', 'QDQ LayerNormalization (float gain and bias, wide rows)',
 ];
 
 export interface RowModel extends QModel {
@@ -30,10 +32,11 @@ function sample(rng: Rng, shape: number[], range: number, offset = 0): NDArray {
 }
 
 export function rowModel(rng: Rng, form: RowForm, v: Variant, count: number): RowModel {
-  const b = new OnnxBuilder('rows', { opset: 13 });
+  const fused = form.startsWith('QDQ LayerNormalization');
+  const b = new OnnxBuilder('rows', { opset: fused ? 17 : 13 });
   const w = new QdqWriter(b);
   const attention = form === 'QDQ Softmax (attention rows, 1/256 output)';
-  const shape = attention ? [1, 4, 16, 16] : [1, 16, 24];
+  const shape = attention ? [1, 4, 16, 16] : form === 'QDQ LayerNormalization (float gain and bias, wide rows)' ? [1, 8, 384] : [1, 16, 24];
   b.input('x', 'float32', shape);
   const range = form.includes('Softmax') ? 4 : 2;
   // LayerNorm inputs sit off zero, so the row mean matters.
@@ -107,6 +110,20 @@ export function rowModel(rng: Rng, form: RowForm, v: Variant, count: number): Ro
       w.constDq('beta', 'int8', [C], beta.map((g) => Math.round(g / sb)), [sb], [0], 0);
       b.node('Mul', [step('z', act(rng, v, 2.5)), 'gamma'], ['g']);
       b.node('Add', [step('g', act(rng, v, 3)), 'beta'], ['y']);
+      return model('y', act(rng, v, 3));
+    }
+    case 'QDQ LayerNormalization':
+    case 'QDQ LayerNormalization (float gain and bias, wide rows)': {
+      // As onnxruntime's QDQ format writes LayerNormalization (opset 17): one DQ in, one Q out, the float op between;
+      // the gain dequantized from int8 (per tensor) or float, the bias float.
+      const C = shape[shape.length - 1];
+      const gamma = rng.floats(C, 0.5, 1.5);
+      b.initializer('beta', 'float32', [C], rng.floats(C, -0.2, 0.2));
+      if (form === 'QDQ LayerNormalization') {
+        const sg = f32(1.5 / 127);
+        w.constDq('gamma', 'int8', [C], gamma.map((g) => Math.round(g / sg)), [sg], [0], 0);
+      } else b.initializer('gamma', 'float32', [C], gamma);
+      b.node('LayerNormalization', ['xd', 'gamma', 'beta'], ['y'], { axis: -1, epsilon: f32(1e-5) });
       return model('y', act(rng, v, 3));
     }
   }

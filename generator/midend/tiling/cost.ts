@@ -59,7 +59,7 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
     case 'itamax': case 'itapartialmax':
       perOut = c.SOFTMAX_ELEM + 2 * c.DIV;
       break;
-    case 'irmsnorm': case 'ilayernorm':
+    case 'irmsnorm': case 'ilayernorm': case 'qlayernorm':
       perOut = c.NORM_ELEM + c.DIV;
       break;
     case 'copy':

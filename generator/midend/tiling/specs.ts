@@ -235,13 +235,16 @@ const tableSpec: TilingSpec = {
   }),
 };
 
-/** TableSoftmax: whole rows of x and y (every axis but the last splits), the table whole in every tile. */
-const tableSoftmaxSpec: TilingSpec = {
+/**
+ * TableSoftmax and QLayerNorm: whole rows of x and y (every axis but the last splits); the other operands (the exponent
+ * table; the gains and offsets per column) whole in every tile.
+ */
+const rowsWithConstantsSpec: TilingSpec = {
   axes: (node, g) => tensorOf(g, node.outputs[0]).shape.slice(0, -1).map((_, i) => i),
   geometry: (node, g, out) => ({
     boxes: new Map([
       [node.inputs[0], out],
-      [node.inputs[1], fullBox(tensorOf(g, node.inputs[1]).shape)],
+      ...node.inputs.slice(1).map((i): [string, Box] => [i, fullBox(tensorOf(g, i).shape)]),
       [node.outputs[0], out],
     ]),
     attrs: {},
@@ -266,7 +269,8 @@ const SPECS: Record<string, TilingSpec> = {
   ITAPartialMax: broadcastSpec(1),
   iRMSNorm: broadcastSpec(1),
   iLayerNorm: broadcastSpec(1),
-  TableSoftmax: tableSoftmaxSpec,
+  TableSoftmax: rowsWithConstantsSpec,
+  QLayerNorm: rowsWithConstantsSpec,
 };
 
 export function tilingSpecOf(node: Node, g: Graph): TilingSpec | undefined {

@@ -6,6 +6,7 @@ import type { NDArray } from '../../../ir/ndarray.js';
 import { quantType } from '../../../reference/ops/quantize.js';
 import { opSpec } from '../../../reference/registry.js';
 import { IntegerWriter, siteOf, typeRange, type QConst, type QParams, type QTensor } from './emit.js';
+import type { LayerNormPending } from './layernorm.js';
 
 /*
  * The state of one lowering walk (lower-quantized.ts): what each tensor of the original graph is in the lowered
@@ -25,6 +26,8 @@ export type Pending =
   | { kind: 'rescale'; node: Node; x: QTensor }
   /** Softmax along the last axis (softmax.ts). */
   | { kind: 'softmax'; node: Node; x: QTensor }
+  /** LayerNormalization along the last axis (layernorm.ts): real gains and biases per column. */
+  | LayerNormPending
   /** Float arithmetic of one 8-bit tensor alone, its dequantized value to the result (table.ts). */
   | { kind: 'table'; node: Node; x: QTensor; fn: (v: number) => number; what: string };
 

@@ -6,6 +6,7 @@ import { dequantizeValue, quantizeValue, quantType } from '../../../reference/op
 import { checkMatrix, unsupported, type LoweringContext, type Pending, type Value } from './context.js';
 import { biasToAccumulator, siteOf, typeRange, type QConst, type QParams, type QTensor } from './emit.js';
 import { emitDivide } from './divide.js';
+import { emitLayerNorm, layerNormOp } from './layernorm.js';
 import { emitSoftmax, softmaxOp } from './softmax.js';
 import { emitTable, tableOp } from './table.js';
 
@@ -82,6 +83,8 @@ export function lowerFloatOp(ctx: LoweringContext, n: Node): void {
       return pend(meanOf(ctx, n, fq(0)));
     case 'Softmax':
       return pend(softmaxOp(ctx, n, fq(0)));
+    case 'LayerNormalization':
+      return pend(layerNormOp(ctx, n, fq(0)));
     case 'GlobalAveragePool':
       return pend({ kind: 'gap', node: n, x: fq(0), shape: ctx.shapeOf(n.inputs[0]) });
     case 'AveragePool':
@@ -105,7 +108,7 @@ export function lowerFloatOp(ctx: LoweringContext, n: Node): void {
   }
   if (!MOVEMENT.has(n.op)) {
     throw unsupported(site, `float ${n.op} on dequantized values is not lowered (integer lowerings exist for Conv, Gemm, MatMul, Add, Sub, Mul, `
-      + 'Div, ReduceMean, Softmax, AveragePool, GlobalAveragePool, Relu, Clip, MaxPool, Pad and data movement, and tables for chains of Erf, '
+      + 'Div, ReduceMean, Softmax, LayerNormalization, AveragePool, GlobalAveragePool, Relu, Clip, MaxPool, Pad and data movement, and tables for chains of Erf, '
       + 'Sigmoid, Tanh, Exp, Sqrt, Neg, Abs, Add, Sub, Mul, Div, Pow of one 8-bit tensor and scalar constants); end the model at the DequantizeLinear before it');
   }
   const data = n.op === 'Concat' ? n.inputs.map((_, i) => fq(i)) : [fq(0)];
@@ -161,6 +164,9 @@ export function emitPending(ctx: LoweringContext, p: Pending, y: QTensor, clip: 
       return;
     case 'softmax':
       emitSoftmax(ctx, p, y, clip);
+      return;
+    case 'layernorm':
+      emitLayerNorm(ctx, p, y, clip);
       return;
     case 'rescale':
       if (p.x.scale === y.scale && p.x.zp === y.zp && p.x.dtype === y.dtype) {
