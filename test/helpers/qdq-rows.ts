@@ -13,12 +13,14 @@ import type { Rng } from './random.js';
 const f32 = Math.fround;
 export type RowForm = 'QDQ Softmax' | 'QDQ Softmax (attention rows, 1/256 output)' | 'QDQ Softmax + Relu' | 'QDQ ReduceMean (last axis)' | 'QDQ Sub (row mean)'
   | 'QDQ Pow 2, Add eps, Sqrt' | 'QDQ Div (by a row value)' | 'QDQ Div (by a negative row value)' | 'QDQ LayerNorm (decomposed, each op quantized)'
-  | 'QDQ LayerNormalization' | 'QDQ LayerNormalization (float gain and bias, wide rows)';
+  | 'QDQ LayerNormalization' | 'QDQ LayerNormalization (float gain and bias, wide rows)' | 'QDQ LayerNorm (decomposed, between one DQ and one Q)'
+  | 'QDQ LayerNorm (decomposed with d*d, dequantized gain, no bias)';
 
 export const ROW_FORMS: RowForm[] = [
   'QDQ Softmax', 'QDQ Softmax (attention rows, 1/256 output)', 'QDQ Softmax + Relu', 'QDQ ReduceMean (last axis)', 'QDQ Sub (row mean)',
   'QDQ Pow 2, Add eps, Sqrt', 'QDQ Div (by a row value)', 'QDQ Div (by a negative row value)', 'QDQ LayerNorm (decomposed, each op quantized)',
-  'QDQ LayerNormalization', 'QDQ LayerNormalization (float gain and bias, wide rows)',
+  'QDQ LayerNormalization', 'QDQ LayerNormalization (float gain and bias, wide rows)', 'QDQ LayerNorm (decomposed, between one DQ and one Q)',
+  'QDQ LayerNorm (decomposed with d*d, dequantized gain, no bias)',
 ];
 
 export interface RowModel extends QModel {
@@ -110,6 +112,31 @@ export function rowModel(rng: Rng, form: RowForm, v: Variant, count: number): Ro
       w.constDq('beta', 'int8', [C], beta.map((g) => Math.round(g / sb)), [sb], [0], 0);
       b.node('Mul', [step('z', act(rng, v, 2.5)), 'gamma'], ['g']);
       b.node('Add', [step('g', act(rng, v, 3)), 'beta'], ['y']);
+      return model('y', act(rng, v, 3));
+    }
+    case 'QDQ LayerNorm (decomposed, between one DQ and one Q)':
+    case 'QDQ LayerNorm (decomposed with d*d, dequantized gain, no bias)': {
+      // torch's opset-13 LayerNorm with onnxruntime's QDQ around the whole (its quantizer leaves these ops float).
+      const C = shape[shape.length - 1];
+      const gamma = rng.floats(C, 0.5, 1.5);
+      b.initializer('two', 'float32', [], [2]).initializer('eps', 'float32', [], [f32(1e-5)]);
+      b.node('ReduceMean', ['xd'], ['m'], { axes: [-1] });
+      b.node('Sub', ['xd', 'm'], ['d']);
+      if (form === 'QDQ LayerNorm (decomposed, between one DQ and one Q)') b.node('Pow', ['d', 'two'], ['s']);
+      else b.node('Mul', ['d', 'd'], ['s']);
+      b.node('ReduceMean', ['s'], ['var'], { axes: [-1] });
+      b.node('Add', ['var', 'eps'], ['ve']);
+      b.node('Sqrt', ['ve'], ['std']);
+      b.node('Div', ['d', 'std'], ['z']);
+      if (form === 'QDQ LayerNorm (decomposed, between one DQ and one Q)') {
+        b.initializer('gamma', 'float32', [C], gamma).initializer('beta', 'float32', [C], rng.floats(C, -0.2, 0.2));
+        b.node('Mul', ['z', 'gamma'], ['g']);
+        b.node('Add', ['g', 'beta'], ['y']);
+        return model('y', act(rng, v, 3));
+      }
+      const sg = f32(1.5 / 127);
+      w.constDq('gamma', 'int8', [C], gamma.map((g) => Math.round(g / sg)), [sg], [0], 0);
+      b.node('Mul', ['gamma', 'z'], ['y']);
       return model('y', act(rng, v, 3));
     }
     case 'QDQ LayerNormalization':

@@ -6,6 +6,7 @@ import type { NDArray } from '../../../ir/ndarray.js';
 import { quantType } from '../../../reference/ops/quantize.js';
 import { opSpec } from '../../../reference/registry.js';
 import { IntegerWriter, siteOf, typeRange, type QConst, type QParams, type QTensor } from './emit.js';
+import type { ChainPending } from './layernorm-chain.js';
 import type { LayerNormPending } from './layernorm.js';
 
 /*
@@ -28,6 +29,8 @@ export type Pending =
   | { kind: 'softmax'; node: Node; x: QTensor }
   /** LayerNormalization along the last axis (layernorm.ts): real gains and biases per column. */
   | LayerNormPending
+  /** A stage of torch's decomposed LayerNorm between one DQ and one Q (layernorm-chain.ts). */
+  | ChainPending
   /** Float arithmetic of one 8-bit tensor alone, its dequantized value to the result (table.ts). */
   | { kind: 'table'; node: Node; x: QTensor; fn: (v: number) => number; what: string };
 

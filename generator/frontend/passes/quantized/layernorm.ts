@@ -18,10 +18,11 @@ import { siteOf, typeRange, type QTensor } from './emit.js';
 const TOP = 2 ** 62;
 const INT32_TOP = 2 ** 31 - 1;
 
-export interface LayerNormPending { kind: 'layernorm'; node: Node; x: QTensor; gamma: number[]; beta: number[]; eps: number }
+/** x's shape rides along: a gain or bias folded in later (layernorm-chain.ts) makes another node the pending one. */
+export interface LayerNormPending { kind: 'layernorm'; node: Node; x: QTensor; shape: number[]; gamma: number[]; beta: number[]; eps: number }
 
 /** Real per-column values of a scale or bias operand: a float constant or a dequantized one. */
-function realValues(n: Node, v: Value | undefined, N: number, what: string, absent: number): number[] {
+export function realValues(n: Node, v: Value | undefined, N: number, what: string, absent: number): number[] {
   const f32 = Math.fround;
   if (v === undefined) return new Array<number>(N).fill(absent);
   let values: number[];
@@ -44,13 +45,12 @@ export function layerNormOp(ctx: LoweringContext, n: Node, x: QTensor): LayerNor
   const N = shape[rank - 1];
   const gamma = realValues(n, ctx.valueOf(n.inputs[1]), N, 'scale', 1);
   const beta = realValues(n, n.inputs[2] ? ctx.valueOf(n.inputs[2]) : undefined, N, 'bias', 0);
-  return { kind: 'layernorm', node: n, x, gamma, beta, eps: Math.fround(attrNumber(n, 'epsilon', 1e-5)) };
+  return { kind: 'layernorm', node: n, x, shape, gamma, beta, eps: Math.fround(attrNumber(n, 'epsilon', 1e-5)) };
 }
 
 export function emitLayerNorm(ctx: LoweringContext, p: LayerNormPending, y: QTensor, clip: [number, number]): void {
   const site = siteOf(p.node);
-  const shape = ctx.shapeOf(p.node.inputs[0]);
-  const N = shape[shape.length - 1];
+  const N = p.shape[p.shape.length - 1];
   const E = Math.round((N ** 3 * p.eps) / (p.x.scale * p.x.scale));
   const [xl, xh] = typeRange(p.x.dtype);
   const cMax = N * (xh - xl);

@@ -7,6 +7,7 @@ import { checkMatrix, unsupported, type LoweringContext, type Pending, type Valu
 import { biasToAccumulator, siteOf, typeRange, type QConst, type QParams, type QTensor } from './emit.js';
 import { emitDivide } from './divide.js';
 import { emitLayerNorm, layerNormOp } from './layernorm.js';
+import { layerNormChainStep } from './layernorm-chain.js';
 import { emitSoftmax, softmaxOp } from './softmax.js';
 import { emitTable, tableOp } from './table.js';
 
@@ -42,6 +43,8 @@ export function lowerFloatOp(ctx: LoweringContext, n: Node): void {
   const pend = (p: Pending): void => void ctx.values.set(out, { k: 'pend', p, lo: -Infinity, hi: Infinity });
   const table = tableOp(n, ins);
   if (table) return pend(table);
+  const chain = layerNormChainStep(ctx, n, ins);
+  if (chain) return pend(chain);
   switch (n.op) {
     case 'Conv':
     case 'Gemm':
@@ -168,6 +171,8 @@ export function emitPending(ctx: LoweringContext, p: Pending, y: QTensor, clip: 
     case 'layernorm':
       emitLayerNorm(ctx, p, y, clip);
       return;
+    case 'lnchain':
+      throw unsupported(site, `the ${p.stage} stage of a LayerNorm chain quantized alone (its ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div are lowered whole, or each quantized)`);
     case 'rescale':
       if (p.x.scale === y.scale && p.x.zp === y.zp && p.x.dtype === y.dtype) {
         // Only the clip: RequantShift with mul 1, shift 0 and no zero-point term (zy is already in x).
