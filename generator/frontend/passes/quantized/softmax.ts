@@ -11,11 +11,11 @@ import { siteOf, typeRange, type QTensor } from './emit.js';
  * is exp(-(m - x)·sx) with m - x an integer in [0, 255]: a 256-entry table T[d] = round(2^F·exp(-d·sx)) holds them
  * all. The probability e/S times 1/sy is then one exact division, e·mul / (S·2^shift) with mul/2^shift = 1/sy held to
  * 25 bits, rounded half up (QuantizeLinear rounds half to even: the two differ only at exact ties). The table's
- * rounding moves a probability by at most L·2^-(F+1) relative to the row's largest entry: with F = 24 and rows of a few
- * hundred entries, about 2^-8 of an output step for sy = 1/256.
+ * rounding moves a probability by at most L·2^-(F+1) (the row's largest entry is 1): with F = 22 and rows of 16, about
+ * 2^-11 of an output step for sy = 1/256.
  */
 
-/** Fraction bits of the exponent table at most; fewer when a long row would take the denominator past 62 bits. */
+/** Fraction bits of the exponent table at most (fewer for long rows and small output scales, below). */
 const TABLE_BITS = 24;
 /** The output multiplier 1/sy as mul / 2^shift with mul below this. */
 const MUL_LIMIT = 2 ** 25;
@@ -40,9 +40,11 @@ export function emitSoftmax(ctx: LoweringContext, p: SoftmaxPending, y: QTensor,
   while (shift > 0 && Math.round(2 ** shift / y.scale) >= MUL_LIMIT) shift--;
   const mul = Math.round(2 ** shift / y.scale);
   if (mul >= MUL_LIMIT || mul < 1) throw unsupported(site, `output scale ${y.scale}: 1/scale is not held by a 25-bit multiplier`);
-  // The row's sum times 2^shift, and an entry times mul, stay below 2^62.
+  // The row's sum times 2^shift, and an entry times mul, stay below 2^62; down to 16 bits, the sum and an entry's
+  // quotient before the division by the sum (about 2^bits/sy) also stay below 2^32, so a 32-bit core divides in 32 bits.
   let bits = TABLE_BITS;
   while (bits > 8 && L * 2 ** (bits + shift) >= 2 ** 62) bits--;
+  while (bits > 16 && (L * 2 ** bits >= 2 ** 32 || 2 ** bits / y.scale + L >= 2 ** 32)) bits--;
   if (L * 2 ** (bits + shift) >= 2 ** 62) throw unsupported(site, `a row of ${L} entries: the exact division would pass 64 bits`);
   const table = Array.from({ length: 256 }, (_, d) => Math.round(2 ** bits * Math.exp(-d * p.x.scale)));
   const [tl, th] = typeRange(y.dtype);
