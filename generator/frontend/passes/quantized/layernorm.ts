@@ -11,8 +11,8 @@ import { siteOf, typeRange, type QTensor } from './emit.js';
  * V = Σ c_j² + N³·eps/sx²:  (x_j - mean) / sqrt(var + eps) = c_j·sqrt(N) / sqrt(V). So the output code is
  *   gamma_j·sqrt(N)/sy · c_j / sqrt(V) + beta_j/sy + zy,
  * computed as (G_j·c_j·2^frac + B_j·r) / (r·2^shift) with r = isqrt(V·4^frac), G_j = round(gamma_j·sqrt(N)/sy·2^shift),
- * B_j = round(beta_j/sy·2^shift): frac and shift as large as 64-bit words (and int32 gains) allow, so the roundings
- * of r, G and B move an output by far less than a step.
+ * B_j = round(beta_j/sy·2^shift): frac sized for r near 2^20 (below), shift as large as 64-bit words and int32 gains
+ * allow, so the roundings of r, G and B move an output by far less than a step.
  */
 
 const TOP = 2 ** 62;
@@ -56,8 +56,11 @@ export function emitLayerNorm(ctx: LoweringContext, p: LayerNormPending, y: QTen
   const cMax = N * (xh - xl);
   const vMax = N * cMax * cMax + E;
   if (!(E <= INT32_TOP) || vMax >= TOP) throw unsupported(site, `a row of ${N} entries with epsilon ${p.eps}: the sum of squares would pass 62 bits`);
+  // r = sqrt(V)·2^frac near 2^20 for a row whose codes spread by 32 (V = N³·32²): its roundings then move an output by
+  // about 2^-12 of a step (2^-7 for a row spread by 1), and the quotient (about the output code times r) and r fit 32
+  // bits, so a 32-bit core divides in 32 bits (kernels: the same floor either way).
   let frac = 0;
-  while (frac < 30 && vMax * 4 ** (frac + 1) < TOP) frac++;
+  while (frac < 30 && vMax * 4 ** (frac + 1) < TOP && Math.sqrt(N ** 3 * 1024) * 2 ** (frac + 1) <= 2 ** 20) frac++;
   const rMax = Math.sqrt(vMax) * 2 ** frac + 1;
   const G = p.gamma.map((gm) => (gm * Math.sqrt(N)) / y.scale);
   const B = p.beta.map((b) => b / y.scale);
