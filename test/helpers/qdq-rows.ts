@@ -11,13 +11,13 @@ import type { Rng } from './random.js';
  */
 
 const f32 = Math.fround;
-export type RowForm = 'QDQ Softmax' | 'QDQ Softmax (attention rows, 1/256 output)' | 'QDQ Softmax + Relu' | 'QDQ ReduceMean (last axis)' | 'QDQ Sub (row mean)'
+export type RowForm = 'QDQ Softmax' | 'QDQ Softmax (attention rows, 1/256 output)' | 'QDQ Softmax + Clip' | 'QDQ ReduceMean (last axis)' | 'QDQ Sub (row mean)'
   | 'QDQ Pow 2, Add eps, Sqrt' | 'QDQ Div (by a row value)' | 'QDQ Div (by a negative row value)' | 'QDQ LayerNorm (decomposed, each op quantized)'
   | 'QDQ LayerNormalization' | 'QDQ LayerNormalization (float gain and bias, wide rows)' | 'QDQ LayerNorm (decomposed, between one DQ and one Q)'
   | 'QDQ LayerNorm (decomposed with d*d, dequantized gain, no bias)';
 
 export const ROW_FORMS: RowForm[] = [
-  'QDQ Softmax', 'QDQ Softmax (attention rows, 1/256 output)', 'QDQ Softmax + Relu', 'QDQ ReduceMean (last axis)', 'QDQ Sub (row mean)',
+  'QDQ Softmax', 'QDQ Softmax (attention rows, 1/256 output)', 'QDQ Softmax + Clip', 'QDQ ReduceMean (last axis)', 'QDQ Sub (row mean)',
   'QDQ Pow 2, Add eps, Sqrt', 'QDQ Div (by a row value)', 'QDQ Div (by a negative row value)', 'QDQ LayerNorm (decomposed, each op quantized)',
   'QDQ LayerNormalization', 'QDQ LayerNormalization (float gain and bias, wide rows)', 'QDQ LayerNorm (decomposed, between one DQ and one Q)',
   'QDQ LayerNorm (decomposed with d*d, dequantized gain, no bias)',
@@ -61,8 +61,8 @@ export function rowModel(rng: Rng, form: RowForm, v: Variant, count: number): Ro
     case 'QDQ Softmax (attention rows, 1/256 output)':
       b.node('Softmax', ['xd'], ['p'], { axis: -1 });
       return model('p', probabilities);
-    case 'QDQ Softmax + Relu':
-      // A Relu after the Softmax narrows nothing in float, but tests the clip path: the output range [0.1, 1].
+    case 'QDQ Softmax + Clip':
+      // A Clip after the Softmax: the output range narrowed to [0.1, 1] (the clip path).
       b.initializer('lo', 'float32', [], [0.1]);
       b.node('Softmax', ['xd'], ['p']);
       b.node('Clip', ['p', 'lo'], ['c']);
