@@ -1,6 +1,7 @@
 import { GenError } from '../errors.js';
 import { attrInt } from '../ir/attrs.js';
 import { tensorOf } from '../ir/graph.js';
+import { isqrt } from '../reference/exact.js';
 import { typeNames } from './common.js';
 import type { KernelDef } from './types.js';
 import { bigRange, maxAbs, rowAccepts, rowsOf, siteOf } from './words.js';
@@ -13,14 +14,6 @@ import { bigRange, maxAbs, rowAccepts, rowsOf, siteOf } from './words.js';
  */
 
 const MAX64 = 2n ** 63n - 1n;
-
-function isqrtBig(v: bigint): bigint {
-  if (v <= 0n) return 0n;
-  let x = BigInt(Math.floor(Math.sqrt(Number(v))));
-  while (x * x > v) x--;
-  while ((x + 1n) * (x + 1n) <= v) x++;
-  return x;
-}
 
 export const qLayerNormKernel: KernelDef = {
   name: 'qlayernorm',
@@ -38,7 +31,7 @@ export const qLayerNormKernel: KernelDef = {
     const cMax = N * (xr.hi - xr.lo);
     const V = N * cMax * cMax + BigInt(eps);
     const scaledV = V * 4n ** BigInt(frac);
-    const rMax = isqrtBig(scaledV) + 1n;
+    const rMax = BigInt(isqrt(scaledV)) + 1n;
     const den = rMax * 2n ** BigInt(shift);
     const num = bigRange(G).abs * cMax * 2n ** BigInt(frac) + bigRange(B).abs * rMax + den;
     const worst = maxAbs(N * xr.abs, scaledV, den, num);
