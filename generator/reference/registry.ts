@@ -21,6 +21,9 @@ import { requantShiftOp } from './ops/requant-shift.js';
 import { flattenOp, identityOp, reshapeOp, squeezeOp, transposeOp, unsqueezeOp } from './ops/reshape.js';
 import { iSoftmaxOp, itaMaxOp, itaPartialMaxOp } from './ops/softmax.js';
 import { softmaxOp } from './ops/softmax-float.js';
+import { tableSoftmaxOp } from './ops/table-softmax.js';
+import { layerNormalizationOp } from './ops/layernorm-float.js';
+import { qLayerNormOp } from './ops/qlayernorm.js';
 import { trueIntegerDivOp } from './ops/true-integer-div.js';
 
 /** Every op the reference interpreter and inference know, by ONNX op type (the domain does not matter). */
@@ -31,7 +34,7 @@ const SPECS: OpSpec[] = [
   iRMSNormOp, iNoNormOp, iGeluOp, iHardswishOp, integerDivOp, quantizeLinearOp, dequantizeLinearOp, qlinearMatMulOp,
   qlinearConvOp, qgemmOp, matMulIntegerOp, convIntegerOp, qlinearAddOp, qlinearMulOp, softmaxOp,
   sqrtOp, erfOp, reciprocalOp, sigmoidOp, tanhOp, expOp, negOp, powOp, whereOp, castOp, cacheWriteOp, positionMaskOp, argMaxOp,
-  analogMatmulOp, im2colOp,
+  analogMatmulOp, im2colOp, tableSoftmaxOp, layerNormalizationOp, qLayerNormOp,
 ];
 
 const BY_OP = new Map<string, OpSpec>();

@@ -49,7 +49,7 @@ const MAX_INPUTS: Record<string, number> = {
 /** Inputs of firmgen's integer dialect ops (SEMANTICS.md section 1); all of them are needed. */
 const DIALECT_INPUTS: Record<string, number> = {
   RequantShift: 3, iRMSNorm: 2, iLayerNorm: 3, iNoNorm: 3, IntegerDiv: 2, iSoftmax: 1, ITAMax: 1, ITAPartialMax: 1,
-  iGELU: 1, iHardswish: 1, TrueIntegerDiv: 1, IntegerMean: 1, CacheWrite: 3, PositionMask: 2,
+  iGELU: 1, iHardswish: 1, TrueIntegerDiv: 1, IntegerMean: 1, CacheWrite: 3, PositionMask: 2, TableSoftmax: 2, QLayerNorm: 3,
 };
 
 /** Dialect ops with an optional last operand: iSoftmax's position of a decoder's cache (quantize/stateful.ts). */

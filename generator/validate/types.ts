@@ -94,7 +94,7 @@ function checkPadValue(g: Graph, node: Node): void {
  * there; a float constant with fractions, e.g. a bias, makes the tensor downstream float). */
 const INTEGER_OPERANDS: Record<string, number[]> = {
   RequantShift: [0], iRMSNorm: [0], iLayerNorm: [0], iNoNorm: [0], IntegerDiv: [0, 1], iSoftmax: [0], ITAMax: [0],
-  ITAPartialMax: [0], iGELU: [0], iHardswish: [0], TrueIntegerDiv: [0], IntegerMean: [0],
+  ITAPartialMax: [0], iGELU: [0], iHardswish: [0], TrueIntegerDiv: [0], IntegerMean: [0], TableSoftmax: [0, 1], QLayerNorm: [0, 1, 2],
 };
 
 function checkIntegerOperands(g: Graph, node: Node): void {

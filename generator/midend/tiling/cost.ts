@@ -53,10 +53,13 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
     case 'isoftmax':
       perOut = c.SOFTMAX_ELEM + c.DIV; // as the AS charges an entry (isoftmax.ts.mustache)
       break;
+    case 'tablesoftmax':
+      perOut = c.SOFTMAX_ELEM + c.DIV; // as the AS charges an entry (table-softmax.ts.mustache)
+      break;
     case 'itamax': case 'itapartialmax':
       perOut = c.SOFTMAX_ELEM + 2 * c.DIV;
       break;
-    case 'irmsnorm': case 'ilayernorm':
+    case 'irmsnorm': case 'ilayernorm': case 'qlayernorm':
       perOut = c.NORM_ELEM + c.DIV;
       break;
     case 'copy':

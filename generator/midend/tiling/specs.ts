@@ -235,6 +235,22 @@ const tableSpec: TilingSpec = {
   }),
 };
 
+/**
+ * TableSoftmax and QLayerNorm: whole rows of x and y (every axis but the last splits); the other operands (the exponent
+ * table; the gains and offsets per column) whole in every tile.
+ */
+const rowsWithConstantsSpec: TilingSpec = {
+  axes: (node, g) => tensorOf(g, node.outputs[0]).shape.slice(0, -1).map((_, i) => i),
+  geometry: (node, g, out) => ({
+    boxes: new Map([
+      [node.inputs[0], out],
+      ...node.inputs.slice(1).map((i): [string, Box] => [i, fullBox(tensorOf(g, i).shape)]),
+      [node.outputs[0], out],
+    ]),
+    attrs: {},
+  }),
+};
+
 /** Tables a Gather tiles with: 1-D data of at most this many entries, indices known at run time only (an embedding's
  * rows stay in L2; constant indices are a copy). */
 const TABLE_MAX = 1024;
@@ -253,6 +269,8 @@ const SPECS: Record<string, TilingSpec> = {
   ITAPartialMax: broadcastSpec(1),
   iRMSNorm: broadcastSpec(1),
   iLayerNorm: broadcastSpec(1),
+  TableSoftmax: rowsWithConstantsSpec,
+  QLayerNorm: rowsWithConstantsSpec,
 };
 
 export function tilingSpecOf(node: Node, g: Graph): TilingSpec | undefined {

@@ -6,6 +6,8 @@ import type { NDArray } from '../../../ir/ndarray.js';
 import { quantType } from '../../../reference/ops/quantize.js';
 import { opSpec } from '../../../reference/registry.js';
 import { IntegerWriter, siteOf, typeRange, type QConst, type QParams, type QTensor } from './emit.js';
+import type { ChainPending } from './layernorm-chain.js';
+import type { LayerNormPending } from './layernorm.js';
 
 /*
  * The state of one lowering walk (lower-quantized.ts): what each tensor of the original graph is in the lowered
@@ -17,10 +19,18 @@ const f32 = Math.fround;
 /** A float computation on dequantized values, written as integer ops once a QuantizeLinear names its output. */
 export type Pending =
   | { kind: 'linear'; node: Node; op: 'Conv' | 'Gemm' | 'MatMul'; x: QTensor; w: QConst; outAxis: number; bias?: Value; alpha: number; beta: number; attrs: Record<string, AttrValue> }
-  | { kind: 'matmul' | 'add' | 'mul'; node: Node; a: QTensor; b: QTensor }
+  | { kind: 'matmul' | 'add' | 'sub' | 'mul' | 'div'; node: Node; a: QTensor; b: QTensor }
   | { kind: 'gap' | 'avgpool'; node: Node; x: QTensor; shape: number[] }
+  /** ReduceMean over `axes` (normalised), kept or not. */
+  | { kind: 'mean'; node: Node; x: QTensor; shape: number[]; axes: number[]; keep: boolean }
   | { kind: 'concat'; node: Node; parts: QTensor[] }
   | { kind: 'rescale'; node: Node; x: QTensor }
+  /** Softmax along the last axis (softmax.ts). */
+  | { kind: 'softmax'; node: Node; x: QTensor }
+  /** LayerNormalization along the last axis (layernorm.ts): real gains and biases per column. */
+  | LayerNormPending
+  /** A stage of torch's decomposed LayerNorm between one DQ and one Q (layernorm-chain.ts). */
+  | ChainPending
   /** Float arithmetic of one 8-bit tensor alone, its dequantized value to the result (table.ts). */
   | { kind: 'table'; node: Node; x: QTensor; fn: (v: number) => number; what: string };
 

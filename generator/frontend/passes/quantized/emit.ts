@@ -266,13 +266,17 @@ export class IntegerWriter {
     this.requantize(site, base, x.name, [m], undefined, 0, y, clip, (ms) => -x.zp * ms.mul[0]);
   }
 
-  /** QLinearAdd: each operand scaled by its own integer multiplier, summed, requantized (quantizer's lowering). */
-  add(site: ErrorSite, base: string, a: QTensor, c: QTensor, y: QTensor, clip: [number, number]): void {
+  /**
+   * QLinearAdd: each operand scaled by its own integer multiplier, summed, requantized (quantizer's lowering); with
+   * `op` Sub, the difference (a Sub of two dequantized tensors: the second term subtracted, its zero-point term added).
+   */
+  add(site: ErrorSite, base: string, a: QTensor, c: QTensor, y: QTensor, clip: [number, number], op: 'Add' | 'Sub' = 'Add'): void {
     const ma = f32(f32(a.scale) / f32(y.scale));
     const mc = f32(f32(c.scale) / f32(y.scale));
     // The largest shift whose scaled operands, their sum and the add term stay in int32 (Mul and Add are int32 ops).
     const [A, C] = [a, c].map((x) => Math.max(...typeRange(x.dtype).map(Math.abs)));
-    const offsetOf = (m: MulShift): number => -(a.zp * m.mul[0] + c.zp * m.mul[1]);
+    const sign = op === 'Sub' ? -1 : 1;
+    const offsetOf = (m: MulShift): number => -(a.zp * m.mul[0] + sign * c.zp * m.mul[1]);
     const ms = addMulShift(ma, mc, A, C, maxShiftFor(y.zp), (m) => fitsInt32(y.zp * 2 ** m.shift + offsetOf(m)));
     for (const m of ms.mul) checkInt32(m, 'requantization multiplier', site);
     const terms = [a, c].map((x, i) => {
@@ -282,8 +286,8 @@ export class IntegerWriter {
       return t;
     });
     const sum = this.b.tensor(this.fresh(`${base}_sum`), 'int32', []);
-    this.node('Add', base, terms, [sum]);
-    // The sum carries a.zp*mul_a + c.zp*mul_c too many: the add term removes it. mul 1 keeps the shift's meaning.
+    this.node(op, base, terms, [sum]);
+    // The sum carries a.zp*mul_a ± c.zp*mul_c too many: the add term removes it. mul 1 keeps the shift's meaning.
     const offset = offsetOf(ms);
     this.requantizeBy(site, base, sum, { mul: [1], shift: ms.shift }, undefined, 0, y, clip, offset);
   }
@@ -354,13 +358,17 @@ export class IntegerWriter {
     this.requantize(site, base, acc, [f32(f32(f32(x.scale) / taps) / f32(y.scale))], undefined, 0, y, clip);
   }
 
-  /** GlobalAveragePool: Σx over the plane (ReduceSum), then (Σx - count*zx) * sx/(count*sy) + zy. */
+  /** GlobalAveragePool: the mean over the plane (axes 2 and on, kept). */
   globalAverage(site: ErrorSite, base: string, x: QTensor, xShape: number[], y: QTensor, clip: [number, number]): void {
-    const axes = xShape.slice(2).map((_, i) => i + 2);
-    const count = xShape.slice(2).reduce((p, d) => p * d, 1);
+    this.mean(site, base, x, xShape, xShape.slice(2).map((_, i) => i + 2), true, y, clip);
+  }
+
+  /** ReduceMean over `axes` (GlobalAveragePool's plane): Σx (ReduceSum), then (Σx - count*zx) * sx/(count*sy) + zy. */
+  mean(site: ErrorSite, base: string, x: QTensor, xShape: number[], axes: number[], keep: boolean, y: QTensor, clip: [number, number]): void {
+    const count = axes.reduce((p, a) => p * xShape[a], 1);
     const ax = this.constant(`${base}_axes`, 'int64', [axes.length], axes);
     const sum = this.b.tensor(this.fresh(`${base}_sum`), 'int32', []);
-    this.node('ReduceSum', base, [x.name, ax], [sum], { keepdims: int(1) });
+    this.node('ReduceSum', base, [x.name, ax], [sum], { keepdims: int(keep ? 1 : 0) });
     // Σ (x - zx) = Σx - count*zx: the constant added to the sum (an Add the elementwise fusion absorbs), where
     // times the multiplier it could leave the requant's int32 add term on a large plane.
     let acc = sum;

@@ -1,9 +1,14 @@
 import { attrInt, attrInts, attrNumber, hasAttr } from '../../../ir/attrs.js';
 import type { Node } from '../../../ir/graph.js';
+import { normAxis } from '../../../reference/broadcast.js';
 import { clipBounds } from '../../../reference/ops/elementwise.js';
 import { dequantizeValue, quantizeValue, quantType } from '../../../reference/ops/quantize.js';
 import { checkMatrix, unsupported, type LoweringContext, type Pending, type Value } from './context.js';
 import { biasToAccumulator, siteOf, typeRange, type QConst, type QParams, type QTensor } from './emit.js';
+import { emitDivide } from './divide.js';
+import { emitLayerNorm, layerNormOp } from './layernorm.js';
+import { layerNormChainStep } from './layernorm-chain.js';
+import { emitSoftmax, softmaxOp } from './softmax.js';
 import { emitTable, tableOp } from './table.js';
 
 /*
@@ -38,6 +43,8 @@ export function lowerFloatOp(ctx: LoweringContext, n: Node): void {
   const pend = (p: Pending): void => void ctx.values.set(out, { k: 'pend', p, lo: -Infinity, hi: Infinity });
   const table = tableOp(n, ins);
   if (table) return pend(table);
+  const chain = layerNormChainStep(ctx, n, ins);
+  if (chain) return pend(chain);
   switch (n.op) {
     case 'Conv':
     case 'Gemm':
@@ -70,6 +77,17 @@ export function lowerFloatOp(ctx: LoweringContext, n: Node): void {
     }
     case 'Mul':
       return pend({ kind: 'mul', node: n, a: fq(0), b: fq(1) });
+    // Of two different tensors (a function of one tensor and a scalar is a table, above).
+    case 'Sub':
+      return pend({ kind: 'sub', node: n, a: fq(0), b: fq(1) });
+    case 'Div':
+      return pend({ kind: 'div', node: n, a: fq(0), b: fq(1) });
+    case 'ReduceMean':
+      return pend(meanOf(ctx, n, fq(0)));
+    case 'Softmax':
+      return pend(softmaxOp(ctx, n, fq(0)));
+    case 'LayerNormalization':
+      return pend(layerNormOp(ctx, n, fq(0)));
     case 'GlobalAveragePool':
       return pend({ kind: 'gap', node: n, x: fq(0), shape: ctx.shapeOf(n.inputs[0]) });
     case 'AveragePool':
@@ -92,9 +110,9 @@ export function lowerFloatOp(ctx: LoweringContext, n: Node): void {
       break;
   }
   if (!MOVEMENT.has(n.op)) {
-    throw unsupported(site, `float ${n.op} on dequantized values is not lowered (integer lowerings exist for Conv, Gemm, MatMul, Add, Mul, `
-      + 'AveragePool, GlobalAveragePool, Relu, Clip, MaxPool, Pad and data movement, and tables for chains of Erf, Sigmoid, Tanh, Exp, '
-      + 'Neg, Abs, Add, Sub, Mul, Div of one 8-bit tensor and scalar constants); end the model at the DequantizeLinear before it');
+    throw unsupported(site, `float ${n.op} on dequantized values is not lowered (integer lowerings exist for Conv, Gemm, MatMul, Add, Sub, Mul, `
+      + 'Div, ReduceMean, Softmax, LayerNormalization, AveragePool, GlobalAveragePool, Relu, Clip, MaxPool, Pad and data movement, and tables for chains of Erf, '
+      + 'Sigmoid, Tanh, Exp, Sqrt, Neg, Abs, Add, Sub, Mul, Div, Pow of one 8-bit tensor and scalar constants); end the model at the DequantizeLinear before it');
   }
   const data = n.op === 'Concat' ? n.inputs.map((_, i) => fq(i)) : [fq(0)];
   const same = data.every((t) => t.scale === data[0].scale && t.zp === data[0].zp && t.dtype === data[0].dtype);
@@ -126,7 +144,14 @@ export function emitPending(ctx: LoweringContext, p: Pending, y: QTensor, clip: 
       w.matmul(site, base, p.a, p.b, y, clip, rank, ctx.innerDim(p.node));
       return;
     case 'add':
-      w.add(site, base, p.a, p.b, y, clip);
+    case 'sub':
+      w.add(site, base, p.a, p.b, y, clip, p.kind === 'sub' ? 'Sub' : 'Add');
+      return;
+    case 'div':
+      emitDivide(ctx, { ...p, kind: 'div' }, y, clip);
+      return;
+    case 'mean':
+      w.mean(site, base, p.x, p.shape, p.axes, p.keep, y, clip);
       return;
     case 'mul':
       w.mul(site, base, p.a, p.b, y, clip);
@@ -140,6 +165,14 @@ export function emitPending(ctx: LoweringContext, p: Pending, y: QTensor, clip: 
     case 'table':
       emitTable(ctx, p, y, clip);
       return;
+    case 'softmax':
+      emitSoftmax(ctx, p, y, clip);
+      return;
+    case 'layernorm':
+      emitLayerNorm(ctx, p, y, clip);
+      return;
+    case 'lnchain':
+      throw unsupported(site, `the ${p.stage} stage of a LayerNorm chain quantized alone (its ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div are lowered whole, or each quantized)`);
     case 'rescale':
       if (p.x.scale === y.scale && p.x.zp === y.zp && p.x.dtype === y.dtype) {
         // Only the clip: RequantShift with mul 1, shift 0 and no zero-point term (zy is already in x).
@@ -161,6 +194,16 @@ export function emitPending(ctx: LoweringContext, p: Pending, y: QTensor, clip: 
       w.node('Concat', base, parts, [y.name], { ...p.node.attrs });
     }
   }
+}
+
+/** ReduceMean's axes (attribute up to opset 17, input from 18; none: every axis) and keepdims. */
+function meanOf(ctx: LoweringContext, n: Node, x: QTensor): Pending {
+  const site = siteOf(n);
+  const shape = ctx.shapeOf(n.inputs[0]);
+  const given = n.inputs[1] ? Array.from(ctx.constant(n, 1, 'the reduction axes')!.data) : hasAttr(n, 'axes') ? attrInts(n, 'axes') : [];
+  if (given.length === 0 && attrInt(n, 'noop_with_empty_axes', 0) !== 0) throw unsupported(site, 'ReduceMean with noop_with_empty_axes');
+  const axes = given.length === 0 ? shape.map((_, i) => i) : [...new Set(given.map((a) => normAxis(a, shape.length)))].sort((p, q) => p - q);
+  return { kind: 'mean', node: n, x, shape, axes, keep: attrInt(n, 'keepdims', 1) !== 0 };
 }
 
 /** AveragePool with one divisor everywhere: the window size (no padding, or padding counted). */

@@ -26,6 +26,10 @@ const UNARY: Record<string, Fn> = {
   Exp: (v) => f32(Math.exp(v)),
   Neg: (v) => -v,
   Abs: (v) => Math.abs(v),
+  // A negative value's square root is NaN in onnxruntime, and its QuantizeLinear makes NaN the type's minimum (as
+  // measured with onnxruntime-node on x86); -Infinity quantizes to the same code. LayerNorm's variance never takes
+  // such codes, but the table has an entry for every code.
+  Sqrt: (v) => (v < 0 ? -Infinity : f32(Math.sqrt(v))),
 };
 
 /** Elementwise ops of two values, float32 in and out. */
@@ -34,6 +38,8 @@ const BINARY: Record<string, (a: number, b: number) => number> = {
   Sub: (a, b) => f32(a - b),
   Mul: (a, b) => f32(a * b),
   Div: (a, b) => f32(a / b),
+  // Math.pow is exact for the square torch's LayerNorm exports (x*x rounded once to float32, as onnxruntime).
+  Pow: (a, b) => f32(Math.pow(a, b)),
 };
 
 /** An operand of a chain: a function of one 8-bit tensor's dequantized value, or a float scalar constant. */
