@@ -95,6 +95,7 @@ export async function generateCommand(dir: string, o: GenerateFlags): Promise<vo
     console.log(`tokens: ${r.tokens.join(' ')}`);
     return;
   }
+  if (sample && !o.hostLoop) console.log('sampled in the host\'s loop: this firmware has no sampler (gen firmware --sampling puts it on the cores)');
   const promptCycles = r.stepCycles.slice(0, r.promptSteps).reduce((a, b) => a + b, 0);
   const perToken = r.stepCycles.slice(r.promptSteps);
   const mean = perToken.reduce((a, b) => a + b, 0) / perToken.length;
