@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { sampler, sampling, samplingBlock, scaledDraw, SAMPLING_ONE } from '../../generator/reference/sample.js';
+import { mulberry32, sampler, sampling, samplingBlock, scaledDraw, SAMPLING_ONE } from '../../generator/reference/sample.js';
 import { genError } from '../helpers/gen-error.js';
 
 /*
@@ -46,6 +46,16 @@ test('the same seed draws the same tokens; another seed others', () => {
   };
   assert.equal(draw(42), draw(42));
   assert.not.equal(draw(42), draw(43));
+});
+
+test('a draw on a running sum\'s boundary takes the next token: the first sum strictly above u', () => {
+  // Two equal logits weigh 2^16 each: total 2^17, u = r >> 15. A seed whose first r is in [2^31, 2^31 + 2^15) gives
+  // u = 2^16 = w_0 exactly: token 0's sum is not above u, so the draw is token 1.
+  let seed = 0;
+  while ((mulberry32(seed).r >>> 15) !== 65536) seed++;
+  assert.is(sampler(sampling(1, seed, 1))([7, 7]), 1);
+  // Four: total 2^18, u = r >> 14 = 2^17 or 2^17 + 1, at or just past token 1's sum 2^17: token 2.
+  assert.is(sampler(sampling(1, seed, 1))([7, 7, 7, 7]), 2);
 });
 
 test('the draw u = (r * total) >> 32 is exact past 2^53', () => {
