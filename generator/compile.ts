@@ -19,6 +19,8 @@ import { alignUp } from './midend/lifetimes.js';
 import { l3CopyKernel } from './kernels/l3copy.js';
 import { memoryOf } from './platforms/types.js';
 import { loadOnnxFile } from './onnx/load.js';
+import { addSamplingBlock } from './ir/state.js';
+import { SAMPLING_MAX_VOCAB, SAMPLING_TABLE } from './reference/sample.js';
 import { checkTypes } from './validate/types.js';
 import { withQuantizeHint } from './validate/float-model.js';
 import { readNpz } from './onnx/npy.js';
@@ -35,6 +37,8 @@ export interface CompileOptions {
    */
   modelLabel?: string;
   platform: string;
+  /** A decoder step graph's generation loop samples on the cores (ir/state.ts addSamplingBlock); default argmax only. */
+  sampling?: boolean;
   /**
    * Sample inputs (.npz) whose value ranges give the graph inputs their device types. The integer dialect
    * declares inputs FLOAT; without samples firmgen looks for inputs.npz beside the model, then assumes int8.
@@ -129,6 +133,7 @@ function compileOnce(opts: CompileOptions, platform: Platform): Compiled {
   stage('load');
   const graph = loadOnnxFile(opts.model);
   if (opts.modelLabel !== undefined) graph.source = opts.modelLabel;
+  if (opts.sampling) addSamplingBlock(graph, SAMPLING_TABLE, SAMPLING_MAX_VOCAB);
   const notes: string[] = [];
   let ranges: Map<string, IntRange> | undefined;
   const sample = opts.sampleInputs ?? join(dirname(opts.model), 'inputs.npz');

@@ -225,7 +225,15 @@ function generationView(g: Graph, plan: MemoryPlan, symbolOf: (t: string) => str
   return {
     ctl: at(roles.control), ids: at(roles.ids), pos: at(roles.position), next: at(roles.next),
     nextType: typeNames(tensorOf(g, roles.next).dtype), context: roles.context,
+    sampling: roles.sampling ? samplingView(g, roles.sampling, roles.logits, at) : false,
   };
+}
+
+/** The sampler's view (reference/sample.ts): its block, the logits' integer codes and their count. */
+function samplingView(g: Graph, block: string, logits: string, at: (name: string) => { symbol: string; offset: number }): Record<string, unknown> {
+  const t = tensorOf(g, logits);
+  if (!['int8', 'int16', 'int32'].includes(t.dtype)) throw new GenError('input', `--sampling: the logits '${logits}' are ${t.dtype}, not int8, int16 or int32`);
+  return { block: at(block), logits: at(logits), logitsType: typeNames(t.dtype), vocab: t.shape.reduce((a, b) => a * b, 1) };
 }
 
 function ioView(g: Graph, plan: MemoryPlan, symbolOf: (t: string) => string): Record<string, unknown> {

@@ -53,6 +53,8 @@ export interface ManifestGeneration {
   next?: string;
   /** The on-chip loop's control block: [steps, prompt length, tokens...] (ir/state.ts). */
   control?: string;
+  /** The loop's sampling block (gen firmware --sampling): [on, PRNG state, weights[256]] (reference/sample.ts). */
+  sampling?: string;
   /** Cache inputs and the outputs that update them (one buffer each: fed back without a copy). */
   state: { input: string; output: string }[];
   /** Positions the caches hold. */

@@ -22,6 +22,7 @@ interface FirmwareFlags {
   singleBuffer?: boolean;
   doubleBuffer?: boolean;
   untiled?: boolean;
+  sampling?: boolean;
   /** The platforms' own options (text, parsed by the platform), by their keys. */
   [platformOption: string]: unknown;
 }
@@ -68,7 +69,8 @@ export function firmwareCommand(program: Command): void {
     .option('--l3 <bytes>', 'on platforms with a far memory (L3): bytes for the tensors the home memory cannot hold, staged through it (default: all of it; 0: none)', parseBytes)
     .option('--single-buffer', 'wait for every DMA transfer before computing (default: double buffering)')
     .option('--double-buffer', 'prefetch tile i+1 and write back tile i-1 while tile i computes (the default)')
-    .option('--untiled', 'no tiles and no DMA: kernels work on the home memory directly (for comparison)');
+    .option('--untiled', 'no tiles and no DMA: kernels work on the home memory directly (for comparison)')
+    .option('--sampling', 'decoder step graphs: the generation loop can sample with a temperature on the cores (gen run --temperature --seed); default: argmax only');
   // Each platform's own options, from its declaration (generator/platforms/options.ts): one flag, the platforms that take it.
   addPlatformOptions(c);
   addQuantizeOptions(c, false)
@@ -84,11 +86,11 @@ export function firmwareCommand(program: Command): void {
       const progress = spinner();
       let r;
       try {
-        const { platform, inputs, l1, l2, l3, untiled, singleBuffer, out, ...rest } = o;
+        const { platform, inputs, l1, l2, l3, untiled, singleBuffer, out, sampling, ...rest } = o;
         // Only this platform's modules are loaded (platforms/catalog.ts).
         r = generateFor(await loadPlatform(platform), {
           ...platformValues(rest), model, modelLabel: quantized?.label, platform, out: out!, sampleInputs: inputs, onStage: progress.stage,
-          l1, l2, l3, buffering: singleBuffer ? 'single' : 'double', untiled,
+          l1, l2, l3, buffering: singleBuffer ? 'single' : 'double', untiled, sampling,
         });
       } finally {
         progress.done();

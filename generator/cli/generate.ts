@@ -5,11 +5,12 @@ import { checkGeneration, generateOnEmulator, generateWithoutCache, stepLimits, 
 import { readManifest } from '../../runtime/node/manifest.js';
 import { readTokenizer, type Tokenizer } from '../../runtime/node/tokenizer.js';
 import { readSidecar } from '../../runtime/node/float-inputs.js';
-import { sampler } from '../reference/sample.js';
+import { sampling } from '../reference/sample.js';
 
 /*
- * `gen run <dir> --prompt "text" --tokens N` (or --prompt-ids): greedy generation with a decoder step firmware in the
- * emulator (runtime/node/generate.ts). Prints the text, the cycles of the prompt and per new token, and tokens/s at
+ * `gen run <dir> --prompt "text" --tokens N` (or --prompt-ids): generation with a decoder step firmware in the
+ * emulator (runtime/node/generate.ts), greedy or (--temperature, --seed) sampled by reference/sample.ts's integer
+ * sampler: in the firmware's own loop when it was built with --sampling, else in the host's loop (the same tokens). Prints the text, the cycles of the prompt and per new token, and tokens/s at
  * the chip's clock.
  */
 
@@ -41,6 +42,9 @@ function logitsScale(dir: string, logits: string, given?: string): number {
   return out.scale;
 }
 
+/** A flag's number as given ('' and words are NaN, which the checks refuse). */
+const number = (text: string): number => (text.trim() === '' ? NaN : Number(text));
+
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export async function generateCommand(dir: string, o: GenerateFlags): Promise<void> {
@@ -64,11 +68,12 @@ export async function generateCommand(dir: string, o: GenerateFlags): Promise<vo
   checkGeneration(prompt, tokens, limits);
   const logits = manifest.generation?.logits ?? manifest.outputs[0];
   const context = limits.positions;
-  const choose = o.temperature === undefined ? undefined : sampler(Number(o.temperature), Number(o.seed ?? '0'), logitsScale(dir, logits, o.quant));
+  if (o.temperature === undefined && o.seed !== undefined) throw new GenError('input', '--seed goes with --temperature (sampling); without it the next token is the argmax');
+  const sample = o.temperature === undefined ? undefined : sampling(number(o.temperature), number(o.seed ?? '0'), logitsScale(dir, logits, o.quant));
   // Generated text reaches the terminal through printable() line by line (newlines kept, other control characters escaped).
   const show = (ids: number[]): string => (tok ? tok.decode(ids).split('\n').map((l) => printable(l, 100000)).join('\n') : ids.join(' '));
   process.stdout.write(show(prompt));
-  const hooks = { onToken: (t: number) => process.stdout.write(tok ? show([t]) : ` ${t}`), choose };
+  const hooks = { onToken: (t: number) => process.stdout.write(tok ? show([t]) : ` ${t}`), sampling: sample };
   const r = noCache
     ? await generateWithoutCache(dir, prompt, tokens, { maxCycles: o.maxCycles }, hooks)
     : await generateOnEmulator(dir, prompt, tokens, { maxCycles: o.maxCycles, hostLoop: o.hostLoop === true }, hooks);
@@ -77,7 +82,8 @@ export async function generateCommand(dir: string, o: GenerateFlags): Promise<vo
   const rate = (cycles: number): string => (hz ? `; ${(hz / cycles).toFixed(1)} tokens/s at ${(hz / 1e6).toFixed(0)} MHz` : '');
   if (r.loop === 'chip') {
     const steps = prompt.length + r.tokens.length - 1;
-    console.log(`${steps} steps in the firmware's own loop (prompt ${prompt.length} tokens, one step each): ${r.totalCycles} cycles, `
+    const how = sample ? `, sampled on the cores (temperature ${sample.temperature}, seed ${sample.seed})` : '';
+    console.log(`${steps} steps in the firmware's own loop (prompt ${prompt.length} tokens, one step each${how}): ${r.totalCycles} cycles, `
       + `${Math.round(r.totalCycles / steps)} per step${rate(r.totalCycles / steps)}`);
     console.log(`tokens: ${r.tokens.join(' ')}`);
     console.log(`emulated in ${(r.ms / 1000).toFixed(2)} s`);
@@ -89,6 +95,7 @@ export async function generateCommand(dir: string, o: GenerateFlags): Promise<vo
     console.log(`tokens: ${r.tokens.join(' ')}`);
     return;
   }
+  if (sample && !o.hostLoop) console.log('sampled in the host\'s loop: this firmware has no sampler (gen firmware --sampling puts it on the cores)');
   const promptCycles = r.stepCycles.slice(0, r.promptSteps).reduce((a, b) => a + b, 0);
   const perToken = r.stepCycles.slice(r.promptSteps);
   const mean = perToken.reduce((a, b) => a + b, 0) / perToken.length;

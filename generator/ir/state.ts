@@ -1,3 +1,4 @@
+import { GenError } from '../errors.js';
 import type { Graph, Node } from './graph.js';
 
 /*
@@ -40,6 +41,11 @@ export interface StepRoles {
    * node reads): [steps, prompt length, tokens...]. steps 0: one step on the inputs as written.
    */
   control?: string;
+  /**
+   * The generation loop's sampling block, when the firmware samples (`gen firmware --sampling`, addSamplingBlock):
+   * the second such input, int32 [2 + 256]: [on, PRNG state, weights] (reference/sample.ts). on 0: the argmax.
+   */
+  sampling?: string;
   state: StatePair[];
   context: number;
 }
@@ -49,13 +55,37 @@ export function stepRoles(g: Graph): StepRoles | undefined {
   const write = g.nodes.find((n) => n.op === 'CacheWrite');
   if (state.length === 0 || !write) return undefined;
   const position = write.inputs[2];
-  const control = g.inputs.find((i) => g.outputs.includes(i) && !g.nodes.some((n) => n.inputs.includes(i)));
-  const ids = g.inputs.find((i) => i !== position && i !== control && !state.some((p) => p.input === i));
+  const blocks = g.inputs.filter((i) => g.outputs.includes(i) && !g.nodes.some((n) => n.inputs.includes(i)));
+  const [control, sampling] = blocks;
+  const ids = g.inputs.find((i) => i !== position && !blocks.includes(i) && !state.some((p) => p.input === i));
   const chosen = (o: string): boolean => producerThroughIdentity(g, o)?.op === 'ArgMax';
-  const logits = g.outputs.find((o) => !state.some((p) => p.output === o) && !chosen(o) && o !== control);
+  const logits = g.outputs.find((o) => !state.some((p) => p.output === o) && !chosen(o) && !blocks.includes(o));
   const next = g.outputs.find((o) => chosen(o) && producerThroughIdentity(g, o)!.inputs[0] === logits);
-  if (!ids || !logits || g.inputs.length !== state.length + 2 + (control ? 1 : 0)) return undefined;
+  if (!ids || !logits || blocks.length > 2 || g.inputs.length !== state.length + 2 + blocks.length) return undefined;
   const axis = write.attrs.axis?.kind === 'int' ? write.attrs.axis.value : 0;
   const cache = g.tensors.get(write.inputs[0])?.shape ?? [];
-  return { ids, position, logits, ...(next ? { next } : {}), ...(control ? { control } : {}), state, context: cache[axis < 0 ? axis + cache.length : axis] ?? 0 };
+  return { ids, position, logits, ...(next ? { next } : {}), ...(control ? { control } : {}), ...(sampling ? { sampling } : {}), state, context: cache[axis < 0 ? axis + cache.length : axis] ?? 0 };
+}
+
+/**
+ * `gen firmware --sampling`: a decoder step graph with the generation loop (control block and ArgMax) gets the
+ * sampling block, an int32 input [2 + 256] the firmware also returns (its PRNG state after the run), which the loop
+ * reads after each step: [on, state, W[0..255]] (reference/sample.ts). A graph without it generates as before.
+ */
+export function addSamplingBlock(g: Graph, table: number, maxVocab: number): void {
+  const roles = stepRoles(g);
+  if (!roles?.control || !roles.next) {
+    throw new GenError('input', '--sampling takes a decoder step graph with the generation loop (quantized with --context)', { file: g.source });
+  }
+  if (roles.sampling) return;
+  const logits = g.tensors.get(roles.logits)!;
+  const vocab = logits.shape.reduce((a, b) => a * b, 1);
+  if (vocab !== logits.shape[logits.shape.length - 1] || vocab > maxVocab) {
+    throw new GenError('input', `--sampling: the logits ${JSON.stringify(logits.shape)} must be one row of at most ${maxVocab} tokens`, { file: g.source });
+  }
+  let name = 'sampling';
+  for (let k = 1; g.tensors.has(name); k++) name = `sampling_${k}`;
+  g.tensors.set(name, { name, dtype: 'int32', shape: [2 + table] });
+  g.inputs.push(name);
+  g.outputs.push(name);
 }

@@ -1,7 +1,7 @@
 import { GenError } from '../../generator/errors.js';
 import { sizeOf } from '../../generator/ir/ndarray.js';
 import { argmax, generationSteps } from '../../generator/reference/generate.js';
-import type { Choose } from '../../generator/reference/sample.js';
+import { sampler, samplingBlock, type Choose, type Sampling } from '../../generator/reference/sample.js';
 import type { Manifest } from './manifest.js';
 import { loadFirmware, readManifestTensor, startFirmware, writeManifestTensor, type LoadedFirmware, type RunOptions } from './run.js';
 
@@ -11,9 +11,12 @@ import { loadFirmware, readManifestTensor, startFirmware, writeManifestTensor, t
  *   - the firmware's own loop (a control block [steps, prompt length, tokens...], ir/state.ts): the prompt goes in,
  *     one `_start` runs every step on the chip (the prompt one token per step, then the cores' next token fed back)
  *     and the tokens come out of the block; the cycles are the whole loop's;
- *   - the host's loop (hostLoop, sampling, or a per-step hook): one emulator keeps the firmware's memory across steps;
- *     each step writes the token and its position, runs `_start` and reads the next token (or samples from the
- *     logits); cycles per step are the master clock's advance over the step.
+ *   - the host's loop (hostLoop, a per-step hook, or sampling with a firmware built without a sampler): one emulator
+ *     keeps the firmware's memory across steps; each step writes the token and its position, runs `_start` and reads
+ *     the next token (or samples from the logits with the same integer sampler); cycles per step are the master
+ *     clock's advance over the step.
+ * Sampling (reference/sample.ts) runs in the firmware's loop when the firmware has a sampling block (gen firmware
+ * --sampling): the host writes [1, seed, weights] into it before the run.
  */
 
 export interface GenerationResult {
@@ -36,8 +39,10 @@ export interface GenerationHooks {
   onToken?: (token: number) => void;
   /** After each step: its position and the firmware (its memory as the step left it). */
   onStep?: (step: number, firmware: LoadedFirmware) => void;
-  /** Picks the next token from the logits on the host (sampling); absent: the chip's ArgMax (or the host's argmax). */
+  /** Picks the next token from the logits on the host; absent: the chip's ArgMax (or the host's argmax). */
   choose?: Choose;
+  /** Seeded sampling with a temperature: on the cores when the firmware has a sampler, else on the host. */
+  sampling?: Sampling;
 }
 
 /** What a firmware can generate: its vocabulary and how many positions it holds (and what they are called). */
@@ -93,9 +98,12 @@ export async function generateOnEmulator(outDir: string, prompt: readonly number
   const g = f.manifest.generation!;
   const steps = generationSteps(prompt.length, tokens);
   const zeros = (name: string): Float64Array => new Float64Array(sizeOf(shapeOf(f.manifest, name)));
-  for (const name of [...g.state.map((p) => p.input), ...(g.control ? [g.control] : [])]) writeManifestTensor(f, name, zeros(name));
+  const blocks = [g.control, g.sampling].filter((b): b is string => b !== undefined);
+  for (const name of [...g.state.map((p) => p.input), ...blocks]) writeManifestTensor(f, name, zeros(name));
   const t0 = performance.now();
-  if (g.control && g.next && !hooks.choose && !hooks.onStep && !opts.hostLoop) {
+  const onChip = !hooks.choose && !hooks.onStep && !opts.hostLoop && (!hooks.sampling || g.sampling !== undefined);
+  if (g.control && g.next && onChip) {
+    if (hooks.sampling) writeManifestTensor(f, g.sampling!, samplingBlock(hooks.sampling));
     // The firmware's own loop: the prompt into the control block, one run, the tokens back out of it.
     const ctl = zeros(g.control);
     ctl[0] = steps;
@@ -110,6 +118,7 @@ export async function generateOnEmulator(outDir: string, prompt: readonly number
     out.forEach((t) => hooks.onToken?.(t));
     return { tokens: out, loop: 'chip', totalCycles, stepCycles: [], promptSteps: prompt.length - 1, clockHz: f.manifest.clockHz ?? 0, ms: performance.now() - t0 };
   }
+  const choose = hooks.choose ?? (hooks.sampling ? sampler(hooks.sampling) : undefined);
   const out: number[] = [];
   const stepCycles: number[] = [];
   for (let t = 0; t < steps; t++) {
@@ -124,7 +133,7 @@ export async function generateOnEmulator(outDir: string, prompt: readonly number
     if (t >= prompt.length - 1) {
       // The chip's own choice when the firmware computes it (ArgMax on the cores), else the host takes the argmax.
       const logits = (): Float64Array => readManifestTensor(f, g.logits).data;
-      const next = hooks.choose ? hooks.choose(logits()) : g.next ? readManifestTensor(f, g.next).data[0] : argmax(logits());
+      const next = choose ? choose(logits()) : g.next ? readManifestTensor(f, g.next).data[0] : argmax(logits());
       out.push(next);
       hooks.onToken?.(next);
     }
@@ -150,6 +159,7 @@ export async function generateWithoutCache(outDir: string, prompt: readonly numb
   const { vocab, positions: P } = limits;
   const t0 = performance.now();
   const seq = [...prompt];
+  const choose = hooks.choose ?? (hooks.sampling ? sampler(hooks.sampling) : undefined);
   const stepCycles: number[] = [];
   const out: number[] = [];
   for (let k = 0; k < tokens; k++) {
@@ -160,7 +170,7 @@ export async function generateWithoutCache(outDir: string, prompt: readonly numb
     await startFirmware(f, opts);
     stepCycles.push(Number(f.emu.total_cycles()) - before);
     const row = readManifestTensor(f, logits).data.subarray((seq.length - 1) * vocab, seq.length * vocab);
-    const next = hooks.choose ? hooks.choose(row) : argmax(row);
+    const next = choose ? choose(row) : argmax(row);
     out.push(next);
     seq.push(next);
     hooks.onToken?.(next);

@@ -68,7 +68,7 @@ export interface Manifest {
   outputs: string[];
   /** A decoder step's generation roles (generator/backend/manifest.ts). */
   generation?: {
-    ids: string; position: string; logits: string; next?: string; control?: string; state: { input: string; output: string }[]; context: number;
+    ids: string; position: string; logits: string; next?: string; control?: string; sampling?: string; state: { input: string; output: string }[]; context: number;
   };
 }
 
@@ -128,6 +128,7 @@ function readGeneration(r: Reader, v: unknown): NonNullable<Manifest['generation
     logits: r.str(o, 'logits', 'generation'),
     next: r.optStr(o, 'next', 'generation'),
     control: r.optStr(o, 'control', 'generation'),
+    sampling: r.optStr(o, 'sampling', 'generation'),
     context: r.uint(o, 'context', 'generation'),
     state: r.list(o, 'state', 'generation').map((p, i) => {
       const e = r.obj(p, `generation.state[${i}]`);

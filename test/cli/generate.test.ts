@@ -54,6 +54,42 @@ test('quantize a step graph: --context is required, then generate from ids and f
   assert.match(t.stdout, /^ab[a-w\uFFFD]{3}\n/);
 });
 
+test('gen firmware --sampling: --temperature --seed sample on the cores, the host\'s loop drawing the same tokens', () => {
+  const sfw = join(work, 'sfw');
+  const f = gen('firmware', '--platform', 'generic', int8, '-o', sfw, '--sampling');
+  assert.is(f.code, 0, f.stderr);
+  const tokensOf = (stdout: string): string => /^tokens: ([\d ]+)$/m.exec(stdout)![1];
+  const draws = new Set<string>();
+  for (const [temperature, seed] of [['0.8', '5'], ['2', '123456789']]) {
+    const chip = gen('run', sfw, '--prompt-ids', '1,2', '--tokens', '5', '--temperature', temperature, '--seed', seed);
+    assert.is(chip.code, 0, chip.stderr);
+    assert.match(chip.stdout, new RegExp(`6 steps in the firmware's own loop \\(prompt 2 tokens, one step each, sampled on the cores \\(temperature ${temperature}, seed ${seed}\\)\\)`));
+    const host = gen('run', sfw, '--prompt-ids', '1,2', '--tokens', '5', '--temperature', temperature, '--seed', seed, '--host-loop');
+    assert.is(host.code, 0, host.stderr);
+    assert.match(host.stdout, /new tokens: 5, cycles per token/);
+    assert.is(tokensOf(chip.stdout), tokensOf(host.stdout), `T ${temperature}, seed ${seed}: the same tokens either way`);
+    // The firmware without the sampler samples in the host's loop: the same tokens again.
+    const plain = gen('run', fw, '--prompt-ids', '1,2', '--tokens', '5', '--temperature', temperature, '--seed', seed);
+    assert.is(plain.code, 0, plain.stderr);
+    assert.match(plain.stdout, /sampled in the host's loop: this firmware has no sampler/);
+    assert.is(tokensOf(plain.stdout), tokensOf(chip.stdout));
+    draws.add(tokensOf(chip.stdout));
+  }
+  assert.is(draws.size, 2, 'two temperatures and seeds, two draws');
+  const greedy = gen('run', sfw, '--prompt-ids', '1,2', '--tokens', '5');
+  const plainGreedy = gen('run', fw, '--prompt-ids', '1,2', '--tokens', '5');
+  assert.is(greedy.code, 0, greedy.stderr);
+  assert.is(tokensOf(greedy.stdout), tokensOf(plainGreedy.stdout), 'without --temperature: the argmax');
+  for (const seed of ['-1', '1.5', 'x', '4294967296', '']) {
+    oneLine(gen('run', sfw, '--prompt-ids', '1', '--tokens', '2', '--temperature', '1', '--seed', seed), /seed .*: expected a whole number from 0 to 4294967295/);
+  }
+  for (const t of ['0', 'hot', '']) oneLine(gen('run', sfw, '--prompt-ids', '1', '--tokens', '2', '--temperature', t), /temperature .*: expected a number > 0/);
+  oneLine(gen('run', sfw, '--prompt-ids', '1', '--tokens', '2', '--seed', '3'), /--seed goes with --temperature/);
+  const nope = join(work, 'nope');
+  oneLine(gen('firmware', '--platform', 'spinnaker2', int8, '-o', nope, '--sampling'), /--sampling: this platform's generation loop chooses by argmax only/);
+  assert.not.ok(existsSync(nope), 'nothing written');
+});
+
 test('--no-cache: a prompt graph recomputes its window per token; tokens equal the reference\'s', () => {
   const promptModel = join(work, 'prompt.onnx');
   const promptInt8 = join(work, 'prompt.int8.onnx');
@@ -73,6 +109,8 @@ test('--no-cache: a prompt graph recomputes its window per token; tokens equal t
   assert.equal(got, seq.slice(3));
   oneLine(gen('run', fw, '--prompt-ids', '1', '--tokens', '2', '--no-cache'), /--no-cache takes a prompt graph's firmware/);
   oneLine(gen('run', pfw, '--prompt-ids', '1', '--tokens', '2'), /no decoder step graph/);
+  oneLine(gen('firmware', '--platform', 'generic', promptInt8, '-o', join(work, 'pnope'), '--sampling'), /--sampling takes a decoder step graph with the generation loop/);
+  assert.not.ok(existsSync(join(work, 'pnope')), 'nothing written');
 });
 
 test('misuses of gen run --prompt are one line and exit 2', () => {

@@ -14,7 +14,7 @@ import { quantizeGraph } from '../../generator/quantize/index.js';
 import { foldConstants } from '../../generator/quantize/fold.js';
 import { makeStateful, runSequences } from '../../generator/quantize/stateful.js';
 import { DecoderSteps, generateReference } from '../../generator/reference/generate.js';
-import { sampler } from '../../generator/reference/sample.js';
+import { mulberry32, sampler, sampling, samplingBlock, SAMPLING_TABLE } from '../../generator/reference/sample.js';
 import { runReference } from '../../generator/reference/interpreter.js';
 import { generateOnEmulator } from '../../runtime/node/generate.js';
 import { runHostC } from '../../runtime/node/host-c.js';
@@ -131,12 +131,60 @@ function readZeros(g: typeof intGraph, name: string): NDArray {
   return ndarray('int8', g.tensors.get(name)!.shape);
 }
 
-test('sampling with a temperature: the emulated firmware draws the reference\'s tokens for a seed', async () => {
-  const scale = q.plan.act.get('logits')!.scale;
-  const want = generateReference(intGraph, prompt, NEW, sampler(0.7, 11, scale));
-  const r = await generateOnEmulator(join(work, 'siracusa'), prompt, NEW, {}, { choose: sampler(0.7, 11, scale) });
-  assert.equal(r.tokens, want);
-  assert.not.equal(want, generateReference(intGraph, prompt, NEW), 'sampled tokens differ from the greedy ones here');
+// Sampling (reference/sample.ts): firmware generated with the sampler (gen firmware --sampling) draws in its own loop
+// exactly the tokens the reference draws for the same temperature and seed, and so does the host's loop.
+const SAMPLED: { temperature: number; seed: number }[] = [{ temperature: 0.7, seed: 11 }, { temperature: 1.5, seed: 0 }, { temperature: 3, seed: 4294967295 }];
+const logitsScale = (): number => q.plan.act.get('logits')!.scale;
+
+for (const platform of ['generic', 'siracusa']) test(`${platform} with --sampling: the firmware's own loop draws the reference's tokens for each seed`, async () => {
+  const out = join(work, `${platform}-sampling`);
+  const { manifest } = generateFirmware({ model, platform, out, sampling: true });
+  assert.ok(manifest.generation!.sampling, 'the manifest names the sampling block');
+  const greedy = generateReference(intGraph, prompt, NEW);
+  const off = await generateOnEmulator(out, prompt, NEW);
+  assert.is(off.loop, 'chip');
+  assert.equal(off.tokens, greedy, 'without a temperature the sampler is off: the argmax');
+  const draws = new Set<string>();
+  for (const { temperature, seed } of SAMPLED) {
+    const s = sampling(temperature, seed, logitsScale());
+    const want = generateReference(intGraph, prompt, NEW, sampler(s));
+    draws.add(want.join(' '));
+    const chip = await generateOnEmulator(out, prompt, NEW, {}, { sampling: s });
+    assert.is(chip.loop, 'chip');
+    assert.equal(chip.tokens, want, `T ${temperature}, seed ${seed}: on the cores`);
+    const host = await generateOnEmulator(out, prompt, NEW, { hostLoop: true }, { sampling: s });
+    assert.is(host.loop, 'host');
+    assert.equal(host.tokens, want, `T ${temperature}, seed ${seed}: the host's loop`);
+  }
+  draws.add(greedy.join(' '));
+  assert.ok(draws.size >= 3, `the seeds and temperatures draw different tokens here (${[...draws].join(' | ')})`);
+});
+
+test('sampling on a firmware without the sampler runs in the host\'s loop, with the same tokens', async () => {
+  const s = sampling(0.7, 11, logitsScale());
+  const r = await generateOnEmulator(join(work, 'siracusa'), prompt, NEW, {}, { sampling: s });
+  assert.is(r.loop, 'host');
+  assert.equal(r.tokens, generateReference(intGraph, prompt, NEW, sampler(s)));
+});
+
+test('siracusa host C with --sampling: the firmware\'s own loop draws the reference\'s tokens, its PRNG state returned', () => {
+  const out = join(work, 'siracusa-sampling');
+  const roles = stepRoles(intGraph)!; // the firmware's graph adds the sampling block after these inputs and outputs
+  for (const { temperature, seed } of SAMPLED) {
+    const s = sampling(temperature, seed, logitsScale());
+    const want = generateReference(intGraph, prompt, NEW, sampler(s));
+    const inputs = new DecoderSteps(intGraph).inputs(0, 0);
+    const ctl = inputs[intGraph.inputs.indexOf(roles.control!)];
+    ctl.data[0] = prompt.length + NEW - 1;
+    ctl.data[1] = prompt.length;
+    prompt.forEach((t, i) => (ctl.data[2 + i] = t));
+    const host = runHostC(out, [...inputs, ndarray('int32', [2 + SAMPLING_TABLE], samplingBlock(s))]);
+    const back = host[intGraph.outputs.indexOf(roles.control!)].data;
+    assert.equal(Array.from(back.subarray(2 + prompt.length, 2 + prompt.length + NEW)), want, `T ${temperature}, seed ${seed}`);
+    let state = seed;
+    for (let k = 0; k < NEW; k++) state = mulberry32(state).state;
+    assert.is(host[host.length - 1].data[1] >>> 0, state, 'the block returns the state after one draw per token');
+  }
 });
 
 for (const platform of ['siracusa', 'spinnaker2']) test(`${platform} host C: the firmware's own loop generates the reference's tokens in one run`, () => {

@@ -13,6 +13,8 @@ import { quantizeFile } from '../../generator/quantize/files.js';
 import { DecoderSteps, generateReference } from '../../generator/reference/generate.js';
 import { generateOnEmulator } from '../../runtime/node/generate.js';
 import { runHostC } from '../../runtime/node/host-c.js';
+import { readSidecar } from '../../runtime/node/float-inputs.js';
+import { sampler, sampling, samplingBlock, SAMPLING_TABLE } from '../../generator/reference/sample.js';
 import { readTokenizer } from '../../runtime/node/tokenizer.js';
 import { repoRoot } from '../helpers/paths.js';
 
@@ -22,7 +24,9 @@ import { repoRoot } from '../helpers/paths.js';
  *   - the int8 model's perplexity on 16 other held-out windows within 5 % of the float model's (both run token by
  *     token with their caches, in the reference interpreter);
  *   - 256 greedy steps from a one-character prompt, in the firmware's own loop: the emulated siracusa firmware
- *     generates exactly the reference interpreter's tokens, and the host C build the same (one run each).
+ *     generates exactly the reference interpreter's tokens, and the host C build the same (one run each);
+ *   - the same 256 steps sampled on the cores (gen firmware --sampling, a temperature and a seed): the reference's
+ *     integer sampler's tokens, emulated and host C.
  */
 
 const example = join(repoRoot, 'examples', 'tiny-llama');
@@ -59,16 +63,40 @@ test('siracusa: 256 steps of the emulated firmware generate the reference interp
   console.log(`  ${(r.clockHz / mean).toFixed(1)} tokens/s at ${r.clockHz / 1e6} MHz (cluster), ${Math.round(mean)} cycles per step`);
 });
 
-test('siracusa host C: the firmware\'s own loop generates the same tokens in one run', () => {
-  const out = join(work, 'siracusa');
+/** The host C's inputs for one run of the firmware's own loop: zero caches, the prompt in the control block. */
+function loopInputs(): NDArray[] {
   const roles = stepRoles(intGraph)!;
-  const inputs = new DecoderSteps(intGraph).inputs(0, 0); // zero caches; the control block below drives the steps
+  const inputs = new DecoderSteps(intGraph).inputs(0, 0);
   const ctl = inputs[intGraph.inputs.indexOf(roles.control!)];
   ctl.data[0] = STEPS;
   ctl.data[1] = prompt.length;
   prompt.forEach((t, i) => (ctl.data[2 + i] = t));
-  const back = runHostC(out, inputs)[intGraph.outputs.indexOf(roles.control!)].data;
-  assert.equal(Array.from(back.subarray(2 + prompt.length, 2 + prompt.length + want.length)), want);
+  return inputs;
+}
+
+/** The tokens the loop appended, from the host C's outputs. */
+function loopTokens(outputs: NDArray[], count: number): number[] {
+  const back = outputs[intGraph.outputs.indexOf(stepRoles(intGraph)!.control!)].data;
+  return Array.from(back.subarray(2 + prompt.length, 2 + prompt.length + count));
+}
+
+test('siracusa host C: the firmware\'s own loop generates the same tokens in one run', () => {
+  assert.equal(loopTokens(runHostC(join(work, 'siracusa'), loopInputs()), want.length), want);
+});
+
+test('siracusa --sampling: 256 steps sampled on the cores (T 0.8, seed 2026) draw the reference\'s tokens, emulated and host C', async () => {
+  const out = join(work, 'siracusa-sampling');
+  generateFirmware({ model, platform: 'siracusa', out, sampling: true });
+  const scale = readSidecar(join(work, 'step.int8.quant.json'), 'outputs').find((t) => t.name === stepRoles(intGraph)!.logits)!.scale;
+  const s = sampling(0.8, 2026, scale);
+  const drawn = generateReference(intGraph, prompt, want.length, sampler(s));
+  assert.not.equal(drawn, want, 'sampled, not the greedy tokens');
+  const r = await generateOnEmulator(out, prompt, want.length, {}, { sampling: s });
+  assert.is(r.loop, 'chip');
+  assert.equal(r.tokens, drawn);
+  const mean = r.totalCycles / STEPS;
+  console.log(`  sampled: ${(r.clockHz / mean).toFixed(1)} tokens/s at ${r.clockHz / 1e6} MHz (cluster), ${Math.round(mean)} cycles per step`);
+  assert.equal(loopTokens(runHostC(out, [...loopInputs(), ndarray('int32', [2 + SAMPLING_TABLE], samplingBlock(s))]), want.length), drawn);
 });
 
 test.after(() => rmSync(work, { recursive: true, force: true }));

@@ -106,6 +106,8 @@ function planLayer(l: Layer, g: Graph, platform: Platform, workers: number): Pla
 }
 
 function emit({ graph, layers, plan: data, platform }: { graph: Graph; layers: Layer[]; plan: MemoryPlan; platform: Platform }): Emitted {
+  // The scheduler's loop appends the ArgMax only; a graph given a sampler (gen firmware --sampling) is refused.
+  if (stepRoles(graph)?.sampling) throw new GenError('input', '--sampling: this platform\'s generation loop chooses by argmax only (sample with gen run --host-loop)', { file: graph.source });
   const dram = platform.memories[0];
   const pes = platform.cores;
   const planned = layers.filter((l) => l.kernel !== 'alias').map((l) => planLayer(l, graph, platform, pes - 1));
