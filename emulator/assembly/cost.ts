@@ -6,7 +6,7 @@
 
 import {
   CALL, CONV_ROW, CONV_UNIT, COPY_BYTE, DIV, ELEM_OP, ELEMENT, GATHER_ROW, GEMM_UNIT, MAC_SCALAR, POOL_ROW, REDUCE_ELEM, REQUANT_WIDE, MAC_CONV, MAC_DW, MAC_GEMM, MOVE_ELEM, NORM_ELEM, NUM_CLASSES, POOL_TAP,
-  GEMM_BLOCK, MAC_GEMM_KDOT, MAC_GEMM_COL, MAC_GEMM_LONE, MAC_GEMM_SCALAR, GEMM_COL, CLIP_TAKEN, POOL_PAIR, ROW_EDGE, ROW_OUT, GATHER_QUAD, REQUANT_SPLIT, LOOKUP, REQUANT, ROW_WORD, SOFTMAX_ELEM,
+  GEMM_BLOCK, MAC_GEMM_KDOT, MAC_GEMM_COL, MAC_GEMM_LONE, MAC_GEMM_SCALAR, GEMM_COL, CLIP_TAKEN, POOL_PAIR, ROW_EDGE, ROW_OUT, GATHER_QUAD, REQUANT_SPLIT, LOOKUP, TSOFTMAX_ELEM, QNORM_ROW, QNORM_ELEM, REQUANT, ROW_WORD, SOFTMAX_ELEM,
 } from "../../runtime/as/cost";
 import { GENERIC_MEASURED_64THS } from "./chips/generic-measured";
 import { SIRACUSA_MEASURED_64THS } from "./chips/siracusa-measured";
@@ -52,6 +52,16 @@ function applyMeasured(m: StaticArray<i32>): void {
 function setRequant(q16: i64): void {
   set(REQUANT, q16);
   set(ROW_OUT, q16);
+}
+
+/**
+ * The QDQ row ops by the classes they were charged before theirs (an iSoftmax or iLayerNorm entry and a division; the
+ * fit measures them where a platform's C runs on the ISS). After SOFTMAX_ELEM, NORM_ELEM and DIV are set.
+ */
+function setQdqRows(): void {
+  set(TSOFTMAX_ELEM, costAt(SOFTMAX_ELEM) + costAt(DIV));
+  set(QNORM_ROW, 0);
+  set(QNORM_ELEM, costAt(NORM_ELEM) + costAt(DIV));
 }
 
 /** Data movement and pooling taps, hand-counted as one ELEMENT (a load, a store or a max, the loop). */
@@ -161,6 +171,7 @@ export function siracusaCosts(): void {
   // add, sra, sb) 8. The divisions by N and std and the square root are charged as DIV.
   set(NORM_ELEM, per(14 * INSTR, 1));
   set(DIV, per(DIV_WORST, 1));
+  setQdqRows();
   // call + return (2 jumps), save/restore 8 callee-saved registers (16), 6 argument loads from the struct,
   // share bounds from the core id (~6), 2 hardware-loop setups.
   set(CALL, per(2 * JUMP + 16 * INSTR + 6 * INSTR + 6 * INSTR + 2 * INSTR, 1));
@@ -195,6 +206,7 @@ export function genericCosts(measured: bool): void {
   // The Siracusa body (14) and three passes of loop.
   set(NORM_ELEM, per(14 * INSTR * 4 + 3 * loop2, 4));
   set(DIV, per(DIV_WORST, 1));
+  setQdqRows();
   // As on Siracusa minus the hardware-loop setup.
   set(CALL, per(2 * JUMP + 16 * INSTR + 6 * INSTR + 6 * INSTR, 1));
   // The scalar conv loop as Siracusa's with mul and add apart; a reduction's value: lb, add, and the loop over 4.
@@ -249,6 +261,7 @@ export function spinnaker2Costs(): void {
   // The iLayerNorm body (14) with its 4 loads at 2 cycles (+4) and 3 passes of loop overhead.
   set(NORM_ELEM, per(4 * (14 + 4) + 3 * (INSTR + M4_BRANCH_TAKEN), 4));
   set(DIV, per(M4_DIV_WORST, 1));
+  setQdqRows();
   // BL + BX (2 x 3), PUSH/POP of 8 registers (2 x 9), 6 argument loads (7) = 31.
   set(CALL, per(2 * M4_BRANCH_TAKEN + 2 * (1 + 8) + 7, 1));
   set(MAC_SCALAR, mac);

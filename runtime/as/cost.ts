@@ -133,6 +133,15 @@ export const REQUANT_SPLIT: i32 = 33;
  * 256-entry tables): the code's load, its wrap, the entry's load, the store.
  */
 export const LOOKUP: i32 = 34;
+/**
+ * One entry of a TableSoftmax row (kernels/table-softmax.ts: the QDQ Softmax): its load and max, its table entry and
+ * sum, its division by the row sum and the store; one class for the whole entry, measured on its own calibration layer.
+ */
+export const TSOFTMAX_ELEM: i32 = 35;
+/** One row of a QLayerNorm (kernels/qlayernorm.ts): its sums, the integer square root, the denominator. */
+export const QNORM_ROW: i32 = 36;
+/** One entry of a QLayerNorm row: its centred value, its square, its numerator, the division and the store. */
+export const QNORM_ELEM: i32 = 37;
 
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 35;
+export const NUM_CLASSES: i32 = 38;

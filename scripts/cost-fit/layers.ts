@@ -3,14 +3,22 @@
  * integer models requantize, at several sizes so each cost class varies independently of the others (MACs per
  * output, outputs per call, bytes gathered per MAC). Seeded data: the same models on every run.
  */
-import { ndarray, type NDArray } from '../../generator/ir/ndarray.js';
+import { lowerQuantized } from '../../generator/frontend/passes/lower-quantized.js';
+import { isIntType } from '../../generator/ir/dtype.js';
+import { inferGraph } from '../../generator/ir/infer.js';
+import { ndarray, sizeOf, type NDArray } from '../../generator/ir/ndarray.js';
+import { loadOnnxBytes } from '../../generator/onnx/load.js';
+import { encodeModel } from '../../generator/onnx/save.js';
+import { typeRange } from '../../generator/frontend/passes/quantized/emit.js';
 import { float, OnnxBuilder } from '../../test/helpers/onnx-builder.js';
+import { rowModel, type RowForm } from '../../test/helpers/qdq-rows.js';
 import { Rng } from '../../test/helpers/random.js';
 import type { FitTarget } from './targets.js';
 
 export interface CalibrationLayer {
   name: string;
-  builder: OnnxBuilder;
+  /** The model's bytes (an OnnxBuilder, or an integer graph encoded by generator/onnx/save.ts). */
+  builder: { bytes(): Uint8Array };
   inputs: NDArray[];
   /** Measured only on the platforms whose cores have the cost it is for (absent: all). */
   onlyWhere?: (t: FitTarget) => boolean;
@@ -177,6 +185,25 @@ function lookup(shape: number[]): CalibrationLayer {
   });
 }
 
+/**
+ * A QDQ row op as onnxruntime's format writes it (test/helpers/qdq-rows.ts), lowered by the frontend to its integer
+ * op (TableSoftmax, QLayerNorm) with the constants a user's model gets; its inputs random codes of the lowered input's
+ * type. Each class of these ops is measured on layers no other class is charged on, so adding them moves no other.
+ */
+function qdqRow(name: string, form: RowForm): CalibrationLayer {
+  const rng = new Rng(name.length * 7919 + name.charCodeAt(0));
+  const m = rowModel(rng, form, { act: 'int8', zeroPoints: true, perChannel: false }, 0);
+  const g = lowerQuantized(inferGraph(loadOnnxBytes(m.builder.bytes(), `${name}.onnx`))).graph;
+  const bytes = encodeModel(g);
+  const inputs = g.inputs.map((i) => {
+    const t = g.tensors.get(i)!;
+    if (!isIntType(t.dtype)) throw new Error(`calibration layer ${name}: input '${i}' is ${t.dtype}, not codes`);
+    const [lo, hi] = typeRange(t.dtype);
+    return ndarray(t.dtype, t.shape, rng.ints(sizeOf(t.shape), lo, hi));
+  });
+  return { name, builder: { bytes: () => bytes }, inputs };
+}
+
 export const CALIBRATION: CalibrationLayer[] = [
   conv(16, 32, 16, 3),
   conv(32, 64, 16, 3),
@@ -259,6 +286,10 @@ export const CALIBRATION: CalibrationLayer[] = [
   softmax(16, 64),
   softmax(8, 256),
   lookup([1, 64, 64]),
+  // The QDQ row ops: a TableSoftmax (rows of 24), and a QLayerNorm at two row lengths (24, 384) for its row and entry.
+  qdqRow('tablesoftmax 16x24', 'QDQ Softmax'),
+  qdqRow('qlayernorm 16x24', 'QDQ LayerNormalization'),
+  qdqRow('qlayernorm 8x384', 'QDQ LayerNormalization (float gain and bias, wide rows)'),
 ];
 
 /** The calibration layers a target measures (a layer may be for some cores only: `onlyWhere`). */

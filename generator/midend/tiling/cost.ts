@@ -1,5 +1,5 @@
 import { attrInt, attrInts } from '../../ir/attrs.js';
-import type { Graph, Node } from '../../ir/graph.js';
+import { tensorOf, type Graph, type Node } from '../../ir/graph.js';
 import type { ExtraWork, KernelDef } from '../../kernels/types.js';
 import { gemmBusiestColumns, gemmOutputOps } from '../../kernels/gemm.js';
 import { elementOps } from '../../kernels/elementwise.js';
@@ -54,12 +54,16 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
       perOut = c.SOFTMAX_ELEM + c.DIV; // as the AS charges an entry (isoftmax.ts.mustache)
       break;
     case 'tablesoftmax':
-      perOut = c.SOFTMAX_ELEM + c.DIV; // as the AS charges an entry (table-softmax.ts.mustache)
+      perOut = c.TSOFTMAX_ELEM; // as the AS charges an entry (table-softmax.ts.mustache)
+      break;
+    case 'qlayernorm':
+      // An entry and, where the tile's graph says how long a row is, its share of the row (qlayernorm.ts.mustache).
+      perOut = c.QNORM_ELEM + (tile ? c.QNORM_ROW / Math.max(1, tensorOf(tile.graph, node.outputs[0]).shape.at(-1) ?? 1) : 0);
       break;
     case 'itamax': case 'itapartialmax':
       perOut = c.SOFTMAX_ELEM + 2 * c.DIV;
       break;
-    case 'irmsnorm': case 'ilayernorm': case 'qlayernorm':
+    case 'irmsnorm': case 'ilayernorm':
       perOut = c.NORM_ELEM + c.DIV;
       break;
     case 'copy':

@@ -37,6 +37,10 @@ export const SCALAR_CORE_COSTS: CoreCosts = {
   GATHER_QUAD: 0,
   // A table entry read by its 8-bit code: ELEMENT's count (a load, the wrap, a load, a store).
   LOOKUP: 5.5,
+  // The QDQ row ops' entries as an iSoftmax or iLayerNorm entry and a division (their charge before the classes).
+  TSOFTMAX_ELEM: 23.75 + 35,
+  QNORM_ROW: 0,
+  QNORM_ELEM: 17.75 + 35,
 };
 
 /**

@@ -39,4 +39,9 @@ export const HAND_COUNTS: CoreCosts = {
   GATHER_QUAD: 12,
   // A table entry read by its 8-bit code: the code's load, its wrap, the entry's load, the store; ELEMENT's count.
   LOOKUP: 4,
+  // The QDQ row ops' entries as an iSoftmax or iLayerNorm entry and a division, their rows nothing: what they were
+  // charged before their classes (the fit measures them on calibration layers of their own).
+  TSOFTMAX_ELEM: 18 + 35,
+  QNORM_ROW: 0,
+  QNORM_ELEM: 14 + 35,
 };
