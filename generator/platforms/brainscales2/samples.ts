@@ -4,6 +4,7 @@
  * actually meets (mapping.ts sampleSpread) instead of the input-free bound.
  */
 import { GenError, quoted } from '../../errors.js';
+import { isIntType, rangeOf } from '../../ir/dtype.js';
 import type { Graph, Node } from '../../ir/graph.js';
 import { formatShape, sizeOf, type NDArray } from '../../ir/ndarray.js';
 import { valueRange } from '../../kernels/common.js';
@@ -77,9 +78,10 @@ function samplesFor(g: Graph, s: AnalogSamples): NDArray[][] {
     if (a.data.length / count !== sizeOf(t.shape)) {
       fail(`array ${i} has shape ${formatShape(a.shape)}, ${a.data.length / count} elements per sample; input ${quoted(name)} declares ${formatShape(t.shape)}`);
     }
-    const r = valueRange(t);
+    // the input's type, not its inferred range (sample inputs beside the model may have set a narrower one)
+    const r = isIntType(t.dtype) ? rangeOf(t.dtype) : valueRange(t);
     const out = Array.prototype.findIndex.call(a.data, (v: number) => v < r.min || v > r.max);
-    if (out >= 0) fail(`array ${i}, element ${out}: ${a.data[out]} is outside input ${quoted(name)}'s range [${r.min}, ${r.max}]`);
+    if (out >= 0) fail(`array ${i}, element ${out}: ${a.data[out]} is outside input ${quoted(name)}'s ${t.dtype} range [${r.min}, ${r.max}]`);
     return t.shape;
   });
   const one = (i: number): number => s.arrays[i].data.length / count;
