@@ -104,6 +104,7 @@ function fiveBitRows(l: SampledLayer, x: NDArray): Float64Array {
  * reference interpreter): the choice belongs to the model, the same for every chip and noise.
  */
 export function sampleSpreads(g: Graph, s: AnalogSamples, layers: readonly SampledLayer[]): number[] {
+  if (layers.length === 0) return [];
   const peaks: Float64Array[][] = layers.map(() => []);
   const names = [...new Set(layers.map((l) => l.x))];
   runBatched(g, samplesFor(g, s), names, (values) => {
