@@ -104,10 +104,12 @@ function fiveBitRows(l: SampledLayer, x: NDArray): Float64Array {
  * reference interpreter): the choice belongs to the model, the same for every chip and noise.
  */
 export function sampleSpreads(g: Graph, s: AnalogSamples, layers: readonly SampledLayer[]): number[] {
+  // checked against the model's inputs even when no layer needs them: a file that does not fit is refused
+  const samples = samplesFor(g, s);
   if (layers.length === 0) return [];
   const peaks: Float64Array[][] = layers.map(() => []);
   const names = [...new Set(layers.map((l) => l.x))];
-  runBatched(g, samplesFor(g, s), names, (values) => {
+  runBatched(g, samples, names, (values) => {
     layers.forEach((l, i) => {
       const rows = fiveBitRows(l, values.get(l.x)!);
       peaks[i].push(outputPeaks(rows, rows.length / l.K, l.w6, l.K, l.N, l.useful));
