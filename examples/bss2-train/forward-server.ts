@@ -8,7 +8,7 @@
  * request:  {"model": "<int8 .onnx>", "inputs": "<.npz>", "out": "<.npz>", "options": {"chipSeed": 2, ...}, "layers": true}
  * answer:   {"ok": true, "samples": 64, "ms": 310}   or   {"error": "<one line>"}
  *
- * `options` are the platform options of `gen firmware` (chipSeed, fixedPattern, noiseSeed, noiseStd,
+ * `options` are the platform options of `gen firmware` (chipSeed, fixedPattern, noiseSeed, noiseStd, analogSamples,
  * analogCalibration), checked the same way. End of stdin ends the process.
  */
 import { writeFileSync } from 'node:fs';

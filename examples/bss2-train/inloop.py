@@ -252,10 +252,11 @@ def chip_loss_acc(chip, q, model, images, labels, options):
     return loss, 100 * (logits.argmax(1).numpy() == labels).mean()
 
 
-def train_in_the_loop(chip, q, xs, ys, seed, args, work, log, use_chip=True):
+def train_in_the_loop(chip, q, xs, ys, seed, args, work, log, use_chip=True, mapping=None):
     """One epoch (or --steps) of training with the chip of `seed` in the forward pass; returns the trained model's path.
     use_chip False: the same steps on the same batches without the chip (the int8 model's layers in float, rounding
-    passed straight through): the control that tells the chip's part of the gain from that of more training."""
+    passed straight through): the control that tells the chip's part of the gain from that of more training.
+    mapping: platform options every step's chip takes besides the seed and noise (the calibration samples)."""
     net = InTheLoop(q).double()
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)
     rng = np.random.default_rng(seed)
@@ -275,7 +276,7 @@ def train_in_the_loop(chip, q, xs, ys, seed, args, work, log, use_chip=True):
             if use_chip:
                 q.write(*net.rounded(), step_model)
                 # a fresh temporal noise draw per step (the chip's noise is not part of what is learnt)
-                opts = {'chipSeed': seed, 'noiseStd': args.noise_std, 'noiseSeed': 1000 + steps}
+                opts = {**(mapping or {}), 'chipSeed': seed, 'noiseStd': args.noise_std, 'noiseSeed': 1000 + steps}
                 out = chip.forward(step_model, X[b], opts, layers=True)
                 if f'analog{len(q.layers) - 1}_output' not in out or f'analog{len(q.layers)}_output' in out:
                     raise ChipError(f'not every one of the {len(q.layers)} layers is on the analog arrays')
@@ -313,6 +314,8 @@ def add_options(ap):
     ap.add_argument('--batch', type=int, default=64)
     ap.add_argument('--lr', type=float, default=0.3, help='Adam step, in int8 weight units')
     ap.add_argument('--json', help='write the figures (and each step\'s loss) to this file')
+    ap.add_argument('--analog-samples', type=int, default=200,
+                    help='training samples given to the mapping as calibration samples (num_sends from their sums; 0: the input-free bound)')
 
 
 def chip_seeds(ap, args):
@@ -335,23 +338,28 @@ def experiment(args, seeds, data, model, float_acc, classes, log):
     # the held-out samples as the firmware's input bytes, for `gen run --inputs` (not inputs.npz: beside the models
     # that name would set their input ranges)
     np.savez(os.path.join(args.out, 'heldout.npz'), image=q.image_bytes(xt), label=yt)
+    # the calibration samples of the mapping (gen firmware --analog-samples): num_sends from the sums they give
+    mapping = {}
+    if args.analog_samples > 0:
+        mapping = {'analogSamples': os.path.join(args.out, 'analog-samples.npz')}
+        np.savez(mapping['analogSamples'], image=q.image_bytes(xs[:args.analog_samples]))
     chip = Chip(args.out)
     try:
         _, int8_acc = chip_loss_acc(chip, q, q.path, xt, yt, {'analog': 'off'})
         log(f'int8 digital: {int8_acc:.2f} %')
-        evalopts = {'noiseStd': args.noise_std, 'noiseSeed': 7}  # one noise draw for every evaluation
+        evalopts = {**mapping, 'noiseStd': args.noise_std, 'noiseSeed': 7}  # one noise draw for every evaluation
         probe = slice(0, min(256, len(xs)))  # training samples on which the loss is measured before and after
         results = []
         for seed in seeds:
             before_loss, _ = chip_loss_acc(chip, q, q.path, xs[probe], ys[probe], {**evalopts, 'chipSeed': seed})
             _, before = chip_loss_acc(chip, q, q.path, xt, yt, {**evalopts, 'chipSeed': seed})
             log(f'chip {seed}: deployed as trained in float {before:.2f} %')
-            trained, steps, losses = train_in_the_loop(chip, q, xs, ys, seed, args, args.out, log)
+            trained, steps, losses = train_in_the_loop(chip, q, xs, ys, seed, args, args.out, log, mapping=mapping)
             after_loss, _ = chip_loss_acc(chip, q, trained, xs[probe], ys[probe], {**evalopts, 'chipSeed': seed})
             _, after = chip_loss_acc(chip, q, trained, xt, yt, {**evalopts, 'chipSeed': seed})
             others = [s for s in seeds if s != seed]
             cross = [chip_loss_acc(chip, q, trained, xt, yt, {**evalopts, 'chipSeed': s})[1] for s in others]
-            digital, _, _ = train_in_the_loop(chip, q, xs, ys, seed, args, args.out, log, use_chip=False)
+            digital, _, _ = train_in_the_loop(chip, q, xs, ys, seed, args, args.out, log, use_chip=False, mapping=mapping)
             _, control = chip_loss_acc(chip, q, digital, xt, yt, {**evalopts, 'chipSeed': seed})
             log(f'chip {seed}: after {steps} in-the-loop steps {after:.2f} % (loss on {probe.stop} training samples '
                 f'{before_loss:.3f} -> {after_loss:.3f})')
@@ -362,7 +370,8 @@ def experiment(args, seeds, data, model, float_acc, classes, log):
         chip.close()
 
     print()
-    print(f'{name}, {what}, {len(xt)} held-out samples, temporal noise {args.noise_std} LSB')
+    sends = f'num_sends from {args.analog_samples} calibration samples' if args.analog_samples > 0 else 'num_sends from the input-free bound'
+    print(f'{name}, {what}, {len(xt)} held-out samples, temporal noise {args.noise_std} LSB, {sends}')
     print(f'float {float_acc:.2f} %, int8 digital {int8_acc:.2f} %')
     print('(a) trained in float, deployed; (b) + one epoch with this chip in the loop; (c) + the same epoch without the chip')
     print('chip seed |     (a) |     (b) |     (c) | (b)-(a) | (b)-(c) | (b) on the other chips')
@@ -371,7 +380,7 @@ def experiment(args, seeds, data, model, float_acc, classes, log):
         print(f'{r["chipSeed"]:9d} | {r["before"]:5.2f} % | {r["after"]:5.2f} % | {r["control"]:5.2f} % | '
               f'{r["after"] - r["before"]:+7.2f} | {r["after"] - r["control"]:+7.2f} | {other}')
     log(f'done (chip forward passes {chip.ms / 1000:.1f} s)')
-    return {'data': name, 'model': what, 'float': float_acc, 'int8': int8_acc, 'noiseStd': args.noise_std,
+    return {'data': name, 'model': what, 'float': float_acc, 'int8': int8_acc, 'noiseStd': args.noise_std, 'analogSamples': args.analog_samples,
             'int8Model': q.path, 'results': results}
 
 

@@ -1,8 +1,9 @@
 /**
- * `gen firmware --platform brainscales2` options: bad values and options of another platform are one line and exit 2;
+ * `gen firmware --platform brainscales2` options: bad values (a bad calibration file too) and options of another
+ * platform are one line and exit 2;
  * good ones reach the firmware (the analog layers' chip seed and noise in the manifest's engine notes and the code).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -50,6 +51,38 @@ test('--analog-calibration: a missing file or a wrong shape is one line, exit 2;
   assert.is(gen('firmware', '--platform', 'brainscales2', m.model, '-o', plain).code, 0);
   // the first layer's rescale multipliers doubled: the C constants differ
   assert.not.equal(readFileSync(join(out, 'c', 'network_data.c'), 'utf8'), readFileSync(join(plain, 'c', 'network_data.c'), 'utf8'));
+});
+
+test('--analog-samples: a missing, broken or ill-fitting file is one line, exit 2; a good one sets num_sends', () => {
+  const run = (file: string) => gen('firmware', '--platform', 'brainscales2', m.model, '-o', join(work, 'bad'), '--analog-samples', file);
+  let r = run(join(work, 'none.npz'));
+  assert.is(r.code, 2);
+  assert.match(r.stderr.trim(), /^error: --analog-samples \S*none\.npz: .*(no such file|ENOENT|cannot read)/i);
+  assert.is(r.stderr.trim().split('\n').length, 1);
+  const broken = join(work, 'broken.npz');
+  writeFileSync(broken, 'not a zip');
+  r = run(broken);
+  assert.is(r.code, 2);
+  assert.match(r.stderr.trim(), /^error: --analog-samples \S*broken\.npz: not a valid \.npz archive/);
+  assert.is(r.stderr.trim().split('\n').length, 1);
+  const fractions = join(work, 'fractions.npz');
+  writeFileSync(fractions, encodeNpz(new Map([['x', ndarray('float32', [2, 200], new Array(400).fill(0.5))]])));
+  r = run(fractions);
+  assert.is(r.code, 2);
+  assert.is(r.stderr.trim(), `error: --analog-samples ${fractions}: array 0 holds a non-integer value (element 0: 0.5); the samples are the integer model's inputs`);
+  const short = join(work, 'short.npz');
+  writeFileSync(short, encodeNpz(new Map([['x', ndarray('uint8', [2, 100], new Array(200).fill(3))]])));
+  r = run(short);
+  assert.is(r.code, 2);
+  assert.match(r.stderr.trim(), /^error: (\S+: )?--analog-samples \S*short\.npz: array 0 has shape \[2, 100\], 100 elements per sample; input 'x' declares \[1, 200\]$/);
+  assert.is(r.stderr.trim().split('\n').length, 1);
+  for (const bad of ['bad', 'none']) assert.not.ok(existsSync(join(work, bad, 'firmware.json')));
+  const good = join(work, 'good.npz');
+  writeFileSync(good, encodeNpz(new Map([['x', ndarray('uint8', [30, 200], new Rng(5).ints(6000, 0, 255))]])));
+  const out = join(work, 'sampled');
+  r = gen('firmware', '--platform', 'brainscales2', m.model, '-o', out, '--analog-samples', good);
+  assert.is(r.code, 0, r.stderr);
+  assert.match(readFileSync(join(out, 'firmware.json'), 'utf8'), /num_sends \d+ \(from the calibration samples\)/);
 });
 
 test('--chip-seed on another platform: one line, exit 2', () => {

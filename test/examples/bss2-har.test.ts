@@ -109,7 +109,10 @@ test('the trained model: gen firmware --platform brainscales2 and gen run equal 
   const model = r.results[0].model;
   const heldout = readNpz(join(out, 'heldout.npz')).get('image')!;
   assert.equal(heldout.shape, [64, 9, 128]);
-  firmwareEqualsReference(model, ['--chip-seed', '1', '--noise-std', '0'], { chipSeed: 1, noiseStd: 0 }, heldout, 3, 6, work);
+  // as the example deploys it: num_sends from its calibration samples
+  const samples = join(out, 'analog-samples.npz');
+  firmwareEqualsReference(model, ['--chip-seed', '1', '--noise-std', '0', '--analog-samples', samples], { chipSeed: 1, noiseStd: 0, analogSamples: samples }, heldout, 3, 6, work);
+  assert.equal((readFileSync(join(work, 'fw', 'firmware.json'), 'utf8').match(/from the calibration samples/g) ?? []).length, 3);
 });
 
 test('gen forward --layers on the Conv net: the Conv\'s rows are the reference\'s NCHW output, position by position', () => {

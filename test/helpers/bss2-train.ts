@@ -34,7 +34,7 @@ export function sampleAt(a: NDArray, i: number): NDArray {
  * compileModel options), then `gen run` on the first `count` held-out samples against the reference interpreter on
  * the lowered graph: every one of the `outputs` logits equal. Returns the reference graph.
  */
-export function firmwareEqualsReference(model: string, flags: string[], options: Record<string, number>, heldout: NDArray,
+export function firmwareEqualsReference(model: string, flags: string[], options: Record<string, number | string>, heldout: NDArray,
   count: number, outputs: number, work: string): ReturnType<typeof referenceGraph> {
   const fw = join(work, 'fw');
   const g = gen('firmware', '--platform', 'brainscales2', model, ...flags, '-o', fw);

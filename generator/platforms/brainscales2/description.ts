@@ -9,6 +9,7 @@ export const BSS2_OPTIONS: PlatformOption[] = [
   { flag: '--noise-seed <n>', key: 'noiseSeed', help: 'seed of the temporal noise (0..4294967295; default 1)' },
   { flag: '--noise-std <x>', key: 'noiseStd', help: 'temporal noise in output LSB (default 2, hxtorch\'s mock; 0 switches it off)' },
   { flag: '--analog-calibration <file>', key: 'analogCalibration', help: 'per analog layer and column, the correction a * v + b of the analog outputs (JSON, [{"a": [...], "b": [...]}, ...]; calibrate.ts makes it on the emulated chip)' },
+  { flag: '--analog-samples <npz>', key: 'analogSamples', help: 'calibration samples, the integer model\'s inputs (one array per input, samples along the first axis, as gen forward --inputs): each analog layer\'s num_sends from the sums they give (default: an input-free bound)' },
 ];
 
 /** BrainScaleS-2 before its modules are loaded (platforms/catalog.ts). It runs `gen forward`. */

@@ -1,4 +1,6 @@
-import { consumersOf, type Graph, type Node } from '../../ir/graph.js';
+import { consumersOf, tensorOf, type Graph, type Node } from '../../ir/graph.js';
+import type { IntRange } from '../../ir/dtype.js';
+import { valueRange } from '../../kernels/common.js';
 import { GenError } from '../../errors.js';
 import { ndarray, type NDArray } from '../../ir/ndarray.js';
 import { compileModel } from '../../pipeline.js';
@@ -14,6 +16,8 @@ export interface ForwardOptions {
   noiseStd?: number;
   /** Corrections of calibrate.ts (or a JSON file of them). */
   analogCalibration?: unknown;
+  /** Calibration samples for num_sends (a .npz file, or the arrays: one per graph input, samples along axis 0). */
+  analogSamples?: unknown;
 }
 
 export interface Forward {
@@ -24,9 +28,30 @@ export interface Forward {
   /**
    * With `layers`: per analog layer (model order), per sample, what a straight-through backward pass needs: the
    * layer's 5-bit input rows [M, K] (a convolution's windows), its analog outputs after the digital block sum [M, N],
-   * and its requantized output [M, N] (before a convolution's reshape to NCHW).
+   * and its requantized output [M, N] (before a convolution's reshape to NCHW); the range of that output.
    */
-  layers?: { input: NDArray[]; analog: NDArray[]; output: NDArray[] }[];
+  layers?: { input: NDArray[]; analog: NDArray[]; output: NDArray[]; range: IntRange }[];
+}
+
+/**
+ * How often a layer's analog outputs (after the digital block sum) sit at the int8 edges: `all`, the share of them;
+ * `telling`, the share that also leave the layer's requantized output inside its range (uint8 or int8: `range`), where the
+ * clip changed a value the layer would have told apart (a ReLU layer's sums clipped at -128 give 0 either way).
+ */
+export function clipRates(layer: { analog: readonly NDArray[]; output: readonly NDArray[]; range: IntRange }): { all: number; telling: number } {
+  let edge = 0;
+  let telling = 0;
+  let count = 0;
+  layer.analog.forEach((a, i) => {
+    const y = layer.output[i];
+    a.data.forEach((v, j) => {
+      if (v > -128 && v < 127) return;
+      edge++;
+      if (y.data[j] > layer.range.min && y.data[j] < layer.range.max) telling++;
+    });
+    count += a.data.length;
+  });
+  return count === 0 ? { all: 0, telling: 0 } : { all: edge / count, telling: telling / count };
 }
 
 /** The tensor the rescale of an analog layer reads (the clipped block sum, or the analog output itself), and its output. */
@@ -64,11 +89,11 @@ export function analogForward(model: string, samples: NDArray[][], options: Forw
   const g = referenceGraph(c.platform, c.graph);
   const taps = want.layers ? g.nodes.filter((x) => x.op === ANALOG_OP).map((x) => {
     const r = rescaleOf(g, x);
-    return { input: x.inputs[0], analog: r.input, output: r.output };
+    return { input: x.inputs[0], analog: r.input, output: r.output, range: valueRange(tensorOf(g, r.output)) };
   }) : [];
   const read = [...g.outputs, ...taps.flatMap((t) => [t.input, t.analog, t.output])];
   const outputs: NDArray[][] = [];
-  const layers = taps.map(() => ({ input: [] as NDArray[], analog: [] as NDArray[], output: [] as NDArray[] }));
+  const layers = taps.map((t) => ({ input: [] as NDArray[], analog: [] as NDArray[], output: [] as NDArray[], range: t.range }));
   let batched = false;
   for (let s = 0, chunk = 0; s < samples.length; s += CHUNK, chunk++) {
     runBatched(forChunk(g, chunk), samples.slice(s, s + CHUNK), read, (values, count) => {

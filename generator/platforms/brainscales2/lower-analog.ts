@@ -5,7 +5,9 @@ import type { Graph, Node, Tensor } from '../../ir/graph.js';
 import { fusedNames, tensorBuilder } from '../../frontend/edit.js';
 import { valueRange } from '../../kernels/common.js';
 import { ARRAYS, DEFAULT_GAIN, DEFAULT_WAIT_BETWEEN_EVENTS } from './analog/constants.js';
-import { blocksOf, blockSpread, inputShift, numSendsFor, rescale, scaledWeights, weightScales, type Rescale } from './mapping.js';
+import { blocksOf, blockSpread, inputShift, numSendsFor, rescale, scaledWeights, weightScales, usefulSums, weightShrink, type Rescale } from './mapping.js';
+import { requantParams } from '../../reference/ops/requant-shift.js';
+import { sampleSpreads, type AnalogSamples, type SampledLayer } from './samples.js';
 
 /** The emulated chip and its noise, from the platform's options (platform.ts). */
 export interface AnalogOptions {
@@ -20,6 +22,11 @@ export interface AnalogOptions {
    * fitted on the emulated chip (calibrate.ts), folded into the rescale. Absent: none.
    */
   corrections?: Correction[];
+  /**
+   * Calibration samples (the integer model's inputs): num_sends chosen per layer on the sums they give (mapping.ts
+   * sampleSpread). Absent: the input-free bound (blockSpread).
+   */
+  samples?: AnalogSamples;
 }
 
 export interface Correction {
@@ -154,6 +161,16 @@ function corrected(re: Rescale, c: Correction | undefined, N: number): Rescale {
   return fits ? { mul, add, shift: re.shift } : re;
 }
 
+/** The mapping's input shift and 6-bit weights of a product (mapping.ts), and its input as the sample sums read it. */
+function weightsOf(p: Product): SampledLayer & { scales: number[] } {
+  const k = inputShift(valueRange(p.x).max);
+  const scales = weightScales(p.b, p.K, p.N);
+  const w6 = scaledWeights(p.b, p.K, p.N, scales);
+  const c = p.conv;
+  const useful = usefulSums({ ...p, shift: attrLog2(p.requant, 'div'), k, scales, out: requantParams(p.requant).range });
+  return { x: p.x.name, k, scales, w6, K: p.K, N: p.N, useful, ...(c ? { conv: { attrs: c.attrs, C: c.C, H: c.H, W: c.W } } : {}) };
+}
+
 function productOf(n: Node, g: Graph, consumers: Map<string, Node[]>): Product | string {
   if (n.domain !== '') return 'not a product';
   if (n.op === 'Gemm' || n.op === 'MatMul') return matmulOf(n, g, consumers);
@@ -185,19 +202,29 @@ export function lowerAnalog(o: AnalogOptions): (g: Graph) => Graph {
     const consumers = consumersOf(g);
     const replaced = new Map<Node, Node[]>();
     const dropped = new Set<Node>();
+    const products = g.nodes.map((n) => ({ n, p: productOf(n, g, consumers) }));
+    const mapped = new Map(products.flatMap(({ n, p }) => (typeof p === 'string' ? [] : [[n, weightsOf(p)] as const])));
+    const sampled = o.samples ? sampleSpreads(g, o.samples, [...mapped.values()]) : [];
+    const spreads = new Map([...mapped.keys()].map((n, i) => [n, sampled[i] ?? 0]));
     let layer = 0;
     let block = 0;
-    for (const n of g.nodes) {
-      const p = productOf(n, g, consumers);
+    for (const { n, p } of products) {
       if (typeof p === 'string') {
         if (p !== 'not a product') replaced.set(n, [{ ...n, engineNote: `core: ${p}` }]);
         continue;
       }
       const { M, K, N } = p;
-      const k = inputShift(valueRange(p.x).max);
-      const scales = weightScales(p.b, K, N);
-      const w6 = scaledWeights(p.b, K, N, scales);
-      const numSends = numSendsFor(blockSpread(w6, K, N), DEFAULT_GAIN);
+      const full = mapped.get(n)!;
+      const k = full.k;
+      // the calibration samples' sums where given (and not all zero), else the input-free bound
+      const fromSamples = spreads.get(n)! > 0;
+      const spread = fromSamples ? spreads.get(n)! : blockSpread(full.w6, K, N);
+      // sums that overfill the range even at one send: the weights scaled below 6 bits (the input-free bound never
+      // gets there: 3 * 18 * 63 * sqrt(128) * gain = 77 < 127)
+      const shrink = weightShrink(spread, DEFAULT_GAIN);
+      const scales = shrink < 1 ? full.scales.map((s) => s * shrink) : full.scales;
+      const w6 = shrink < 1 ? scaledWeights(p.b, K, N, scales) : full.w6;
+      const numSends = numSendsFor(spread, DEFAULT_GAIN);
       const r = p.requant;
       const plain = rescale({ mul: p.mul, add: p.add, bias: p.bias, shift: attrLog2(r, 'div'), k, numSends, gain: DEFAULT_GAIN, scales });
       const re = plain && corrected(plain, o.corrections?.[layer], N);
@@ -242,7 +269,7 @@ export function lowerAnalog(o: AnalogOptions): (g: Graph) => Graph {
         noise_std: { kind: 'float', value: o.noiseStd },
       }, {
         domain: 'firmgen',
-        engineNote: `analog: ${blocks.rows} x ${blocks.cols} blocks of 128 x 256 from array ${firstArray}, num_sends ${numSends}, inputs >> ${k} to 5 bits, weights scaled per column to 6 bits${c ? ', the convolution unfolded (im2col)' : ''}`,
+        engineNote: `analog: ${blocks.rows} x ${blocks.cols} blocks of 128 x 256 from array ${firstArray}, num_sends ${numSends}${fromSamples ? ' (from the calibration samples)' : ''}, inputs >> ${k} to 5 bits, weights scaled per column to ${shrink < 1 ? `${(63 * shrink).toFixed(1)} of 63` : '6 bits'}${c ? ', the convolution unfolded (im2col)' : ''}`,
       }));
       let sum = v;
       if (blocks.rows > 1) {

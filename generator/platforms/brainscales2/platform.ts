@@ -13,6 +13,7 @@ import type { Pass, Platform } from '../types.js';
 import { DEFAULT_NOISE_STD } from './analog/constants.js';
 import { lowerAnalog, type AnalogOptions, type Correction } from './lower-analog.js';
 import { im2colKernel } from './im2col-kernel.js';
+import { analogSamples } from './samples.js';
 import { bss2MatmulKernel } from './matmul-kernel.js';
 
 /** The emulated chip by default: chip 1, its fixed pattern on, hxtorch's default temporal noise from seed 1. */
@@ -90,6 +91,7 @@ export const brainscales2: Platform = {
       noiseSeed: seed('--noise-seed', given.noiseSeed, DEFAULT_ANALOG.noiseSeed),
       noiseStd: given.noiseStd === undefined ? DEFAULT_ANALOG.noiseStd : noiseStd(given.noiseStd),
       ...(given.analogCalibration === undefined ? {} : { corrections: corrections(given.analogCalibration) }),
+      ...(given.analogSamples === undefined ? {} : { samples: analogSamples(given.analogSamples) }),
     };
     return { ...self, passes: passes(o) };
   },
