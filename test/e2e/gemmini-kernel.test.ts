@@ -126,6 +126,8 @@ test('the board build holds loop_ws as RoCC custom-3 instructions (config, loop_
 
 test('products the array cannot take stay on the host core, exact', async () => {
   await check('int16-result', { m: 9, k: 8, n: 7, limit: 20, onArray: false });
+  // Weight-stationary transposes A or B, not both (a fuzz finding: the array was given both and config_ex faulted).
+  await check('transA-transB', { m: 12, k: 20, n: 9, transA: true, transB: true, onArray: false });
 });
 
 test.after(cleanup);

@@ -43,6 +43,8 @@ function productOf(node: Node, g: Graph): Product | string {
   if (isGemm && (attrInt(node, 'alpha', 1) !== 1 || attrInt(node, 'beta', 1) !== 1)) return 'alpha or beta is not 1';
   const transA = isGemm && attrInt(node, 'transA', 0) !== 0;
   const transB = isGemm && attrInt(node, 'transB', 0) !== 0;
+  // config_ex's weight-stationary dataflow transposes A or B, not both (gemmini.h; the emulator faults on it).
+  if (transA && transB) return 'A and B both transposed (the weight-stationary array transposes one of them)';
   const M = transA ? A.shape[1] : A.shape[0];
   const K = transA ? A.shape[0] : A.shape[1];
   const N = transB ? B.shape[0] : B.shape[1];
