@@ -147,7 +147,7 @@ function compileOnce(opts: CompileOptions, platform: Platform): Compiled {
     notes.push('no sample inputs: FLOAT-declared inputs are taken as int8 (give --inputs to set their types)');
   }
   stage('infer');
-  const inferred = withFile(opts.modelLabel ?? opts.model, () => {
+  const inferred = inModel(opts, () => {
     try {
       const g = inferGraph(graph, ranges);
       checkTypes(g); // the model's domain, checked once for every platform (validate/)
@@ -157,8 +157,8 @@ function compileOnce(opts: CompileOptions, platform: Platform): Compiled {
     }
   });
   stage('lower');
-  const lowered = withFile(opts.modelLabel ?? opts.model, () => platform.passes.reduce((g, pass) => pass(g), inferred));
-  const first = withFile(opts.modelLabel ?? opts.model, () => placeGraph(lowered, platform, opts, stage));
+  const lowered = inModel(opts, () => platform.passes.reduce((g, pass) => pass(g), inferred));
+  const first = inModel(opts, () => placeGraph(lowered, platform, opts, stage));
   if (first.plan.used <= first.plan.arenaSize || platform.backend) return { graph: inferred, platform, notes, ...first };
   // L2 cannot hold every tensor: move some to the far memory (L3) and stage them through L2 (midend/l3.ts).
   const farBytes = opts.l3 ?? (platform.far ? memoryOf(platform, platform.far.memory).size : 0);
@@ -166,12 +166,12 @@ function compileOnce(opts: CompileOptions, platform: Platform): Compiled {
   const isAliased = (i: number): boolean => sharesInput(lowered, first.layers, i);
   let slack = 0;
   for (let attempt = 0; ; attempt++) {
-    const spilled = withFile(opts.modelLabel ?? opts.model, () => chooseSpills({
+    const spilled = inModel(opts, () => chooseSpills({
       graph: lowered, isAliased, budget: first.plan.arenaSize, fixedBytes: blobBytes(first.tiling), elsewhere: new Set(first.elsewhere?.offsets.keys()),
       align: 4, slack,
     }));
     const staged = stageThroughL2(lowered, spilled);
-    const next = withFile(opts.modelLabel ?? opts.model, () => placeGraph(staged, platform, { ...opts, l3: farBytes }, stage, spilled));
+    const next = inModel(opts, () => placeGraph(staged, platform, { ...opts, l3: farBytes }, stage, spilled));
     const over = next.plan.used - next.plan.arenaSize;
     if (over <= 0) {
       notes.push(`${spilled.size} tensor(s) at home in ${platform.far.memory}, staged through ${next.plan.region} by copy layers`);
@@ -215,14 +215,14 @@ export function generateFor(base: Platform, opts: FirmwareOptions): Compiled & O
     const compiled = compileOnce(opts, platform);
     opts.onStage?.('emit');
     const input = { graph: compiled.lowered, layers: compiled.layers, plan: compiled.plan, platform: compiled.platform };
-    const emitted = withFile(opts.modelLabel ?? opts.model, () =>
+    const emitted = inModel(opts, () =>
       compiled.platform.backend ? compiled.platform.backend.emit(input) : emitFirmware({ ...input, tiling: compiled.tiling, elsewhere: compiled.elsewhere, onStage: opts.onStage }),
     );
     return { compiled, ...emitted };
   });
   // A QDQ/QOperator model's firmware works on quantized tensors: their scales and zero points, and the lowered
   // integer model, go beside it.
-  const sidecar = withFile(opts.modelLabel ?? opts.model, () => quantSidecar(compiled.graph, opts.model));
+  const sidecar = inModel(opts, () => quantSidecar(compiled.graph, opts.model));
   if (sidecar) {
     for (const [name, content] of sidecar.files) files.set(name, content);
     compiled.notes.push(...sidecar.notes);
@@ -232,11 +232,12 @@ export function generateFor(base: Platform, opts: FirmwareOptions): Compiled & O
   return { ...compiled, manifest, closures };
 }
 
-function withFile<T>(file: string, f: () => T): T {
+/** f(), its model errors naming the model as the user knows it (CompileOptions.modelLabel, else the file read). */
+function inModel<T>(opts: CompileOptions, f: () => T): T {
   try {
     return f();
   } catch (e) {
-    if (e instanceof GenError) throw e.withSite({ file });
+    if (e instanceof GenError) throw e.withSite({ file: opts.modelLabel ?? opts.model });
     throw e;
   }
 }

@@ -34,10 +34,13 @@ interface RunFlags {
   hotspots?: boolean;
 }
 
-/** The bytes a .npz of these tensors may inflate to: the widest dtype numpy writes (8 bytes), with room for extras. */
-function npzBound(m: Manifest, names: string[]): number {
+/**
+ * The bytes a .npz of these tensors may inflate to (`samples` of each: gen run on a set of samples): the widest dtype
+ * numpy writes (8 bytes), with room for extras.
+ */
+function npzBound(m: Manifest, names: string[], samples = 1): number {
   const elements = names.reduce((n, name) => n + sizeOf(m.tensors.find((t) => t.name === name)?.shape ?? []), 0);
-  return Math.max(64 << 20, 16 * 8 * elements);
+  return Math.max(64 << 20, 16 * 8 * elements * samples);
 }
 
 /**
@@ -62,7 +65,7 @@ function inputArrays(path: string, m: Manifest): NDArray[] {
 
 /** Expected outputs, checked to be one array per output with the output's element count before anything runs. */
 function expectedArrays(path: string, m: Manifest, samples: number): NDArray[] {
-  const arrays = arraysFor(readNpz(path, samples * npzBound(m, m.outputs)), m.outputs);
+  const arrays = arraysFor(readNpz(path, npzBound(m, m.outputs, samples)), m.outputs);
   if (arrays.length < m.outputs.length) {
     throw new GenError('input', `holds ${arrays.length} arrays, the model has ${m.outputs.length} outputs`, { file: path });
   }
