@@ -80,13 +80,30 @@ function literal(v: number): Emitted {
  */
 let countClips = false;
 
-/** The expression in both languages; `used64` when any step of it computes in 64 bits (the cost model's wide class). */
-export function emitExpr(e: Expr, leaves: Leaf[], opts: { countClips?: boolean } = {}): Emitted & { used64: boolean } {
+/**
+ * Clamps of one emission: left out (the value's range lies inside the bounds: no instruction), and the instructions
+ * of the tests of those emitted as FG_CLIP on a core without p.clip (firmgen_simd.h's plain fg_clip: the offset by a
+ * non-zero lower bound, the unsigned compare-and-branch; seen in the rv32 ELF's disassembly).
+ */
+let clampsElided = 0;
+let clampsEmitted = 0;
+let clampTestInstructions = 0;
+
+/**
+ * The expression in both languages; `used64` when any step of it computes in 64 bits (the cost model's wide class);
+ * `clampsElided` counts its clamps the ranges leave out, `clampsEmitted` the 32-bit ones emitted as FG_CLIP and
+ * `clampTestInstructions` the instructions of their tests on a core without p.clip (kernels/elementwise.ts charges
+ * what runs: an elided clamp costs nothing, an emitted one its test, CLIP_TEST).
+ */
+export function emitExpr(e: Expr, leaves: Leaf[], opts: { countClips?: boolean } = {}): Emitted & { used64: boolean; clampsElided: number; clampsEmitted: number; clampTestInstructions: number } {
   const before = widenings;
   countClips = opts.countClips ?? false;
+  clampsElided = 0;
+  clampsEmitted = 0;
+  clampTestInstructions = 0;
   try {
     const r = emitNode(e, leaves);
-    return { ...r, used64: widenings !== before };
+    return { ...r, used64: widenings !== before, clampsElided, clampsEmitted, clampTestInstructions };
   } finally {
     countClips = false;
   }
@@ -134,13 +151,18 @@ function emitNode(e: Expr, leaves: Leaf[]): Emitted {
     case 'clip': {
       const a = emitNode(e.a, leaves);
       const r = { min: Math.min(Math.max(a.range.min, e.lo), e.hi), max: Math.max(Math.min(a.range.max, e.hi), e.lo) };
-      if (a.range.min >= e.lo && a.range.max <= e.hi) return a;
+      if (a.range.min >= e.lo && a.range.max <= e.hi) {
+        clampsElided++;
+        return a;
+      }
       const lo = literal(e.lo);
       const hi = literal(e.hi);
       const inner = minmax('max', a, lo, { min: Math.max(a.range.min, e.lo), max: Math.max(a.range.max, e.lo) });
       const both = minmax('min', inner, hi, r);
       // In C a 32-bit clamp is FG_CLIP (firmgen_simd.h: one p.clip on XpulpV2 for the int8/int16 ranges).
       if (a.wide || lo.wide || hi.wide) return both;
+      clampsEmitted++;
+      clampTestInstructions += e.lo !== 0 ? 2 : 1;
       const as = countClips ? `fg_clip_count(${a.as}, ${lo.as}, ${hi.as})` : both.as;
       return { ...both, c: `FG_CLIP(${a.c}, ${lo.c}, ${hi.c})`, as };
     }

@@ -57,3 +57,17 @@ export function tapsInside(from: number, to: number, S: number, P: number, K: nu
   }
   return n;
 }
+
+/** Instructions that narrow a clamped int32 to the output type on rv32 (sign extension by two shifts, or an and). */
+const CAST_INSTRUCTIONS: Partial<Record<DType, number>> = { int8: 2, int16: 2, uint8: 1, uint16: 2 };
+
+/**
+ * CLIP_TEST units of one value of an emitted expression on a core whose clamp branches (no p.clip): the instructions
+ * of its clamps' tests (backend/expr.ts: the offset by a non-zero lower bound, the unsigned compare-and-branch; none
+ * for a clamp its ranges leave out) and, where the clamp is the stored value, its narrowing to the output type, which
+ * gcc keeps for the out-of-line block (two shifts for a signed 8- or 16-bit output, an and for uint8; read in the rv32
+ * ELF's disassembly).
+ */
+export function clampTestUnits(emitted: { c: string; clampTestInstructions: number }, out: DType): number {
+  return emitted.clampTestInstructions + (emitted.c.startsWith('FG_CLIP(') ? CAST_INSTRUCTIONS[out] ?? 0 : 0);
+}

@@ -63,7 +63,7 @@ export const convKernel: KernelDef = {
       const br = valueRange(bias);
       bound += Math.max(Math.abs(br.min), Math.abs(br.max));
     }
-    const ep = epilogueOf(node, graph, accRange(bound), () => 'co');
+    const ep = epilogueOf(node, graph, accRange(bound), () => 'co', platform.image?.xpulp ? undefined : y.dtype);
     // Weight elements from one output channel's filter to the next: dense (per) unless the tile plan padded the
     // filter rows in L1 against bank conflicts (midend/tiling/filter-layout.ts).
     const WS = node.filterStride ?? per;

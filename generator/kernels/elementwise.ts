@@ -1,8 +1,9 @@
+import { emitExpr } from '../backend/expr.js';
 import { broadcastStrides } from '../ir/broadcast.js';
-import { isIntType } from '../ir/dtype.js';
+import { isIntType, type DType, type IntRange } from '../ir/dtype.js';
 import { tensorOf, type Expr } from '../ir/graph.js';
 import { stridesOf } from '../ir/ndarray.js';
-import { valueRange } from './common.js';
+import { clampTestUnits, valueRange } from './common.js';
 import { partNest, renderPart } from './parts.js';
 import type { KernelDef } from './types.js';
 
@@ -11,6 +12,12 @@ import type { KernelDef } from './types.js';
  * its operands that vary over the loop (a load each; one that is the same for every element is loaded once).
  */
 export function elementOps(e: Expr, leafStrides: readonly number[][]): number {
+  return exprOps(e) + streamedLeaves(leafStrides);
+}
+
+const streamedLeaves = (leafStrides: readonly number[][]): number => leafStrides.filter((s) => s.some((v) => v !== 0)).length;
+
+function exprOps(e: Expr): number {
   const ops = (x: Expr): number => {
     switch (x.k) {
       case 'in': case 'const': return 0;
@@ -19,7 +26,24 @@ export function elementOps(e: Expr, leafStrides: readonly number[][]): number {
       default: return 1 + ops(x.a) + ops(x.b);
     }
   };
-  return ops(e) + leafStrides.filter((s) => s.some((v) => v !== 0)).length;
+  return ops(e);
+}
+
+/**
+ * What one element of a fused expression costs on a core whose clamp branches (no p.clip), in the instructions its C
+ * runs: its ALU operations less its 32-bit clamps (ELEM_OP units), its operands loaded per element (ELEM_LOAD), and
+ * the clamps' tests in instructions (CLIP_TEST units, kernels/common.ts clampTestUnits: none for a clamp the
+ * operands' ranges leave out, which the C does not run). On a core with p.clip a clamp is one ELEM_OP, as elementOps counts it
+ * (an elided clamp too: left, docs/timing.md).
+ */
+export function elementCharges(e: Expr, leafRanges: readonly IntRange[], leafStrides: readonly number[][], clampBranches: boolean, out: DType): { ops: number; clampTests: number; loads: number } {
+  if (!clampBranches) return { ops: elementOps(e, leafStrides), clampTests: 0, loads: 0 };
+  const emitted = emitExpr(e, leafRanges.map((range, k) => ({ name: `v${k}`, range })));
+  return {
+    ops: exprOps(e) - emitted.clampsElided - emitted.clampsEmitted,
+    clampTests: clampTestUnits(emitted, out),
+    loads: streamedLeaves(leafStrides),
+  };
 }
 
 /** Any fused elementwise expression over broadcast operands (frontend/passes/fuse-elementwise.ts). */
@@ -45,15 +69,18 @@ export const elementwiseKernel: KernelDef = {
     };
     const site = { node: node.name, op: node.op };
     // A leaf loads per element only where the inner loop moves along it: the C loads the others once per run.
-    const ops = elementOps(node.expr!, partNest(spec, site).strides.slice(0, leaves.length).map((s) => [s[3]]));
-    // Without XpulpV2's p.clip the C's clamp branches when it clips: the AS counts those (CLIP_TAKEN).
-    const part = renderPart(spec, site, Math.ceil(platform.costs.ELEMENT + ops * platform.costs.ELEM_OP), !platform.image?.xpulp);
+    // Without XpulpV2's p.clip the C's clamp is a compare-and-branch pair (CLIP_TEST) that branches when it clips:
+    // the AS counts those values (CLIP_TAKEN).
+    const branchy = !platform.image?.xpulp;
+    const { ops, clampTests, loads } = elementCharges(node.expr!, spec.leaves.map((l) => l.range), partNest(spec, site).strides.slice(0, leaves.length).map((s) => [s[3]]), branchy, out.dtype);
+    const period = Math.ceil(platform.costs.ELEMENT + ops * platform.costs.ELEM_OP + clampTests * platform.costs.CLIP_TEST + loads * platform.costs.ELEM_LOAD);
+    const part = renderPart(spec, site, period, branchy);
     return {
       args: [
         ...leaves.map((t, k) => ({ field: fields[k], tensor: t.name, dtype: t.dtype, write: false })),
         { field: 'y', tensor: out.name, dtype: out.dtype, write: true },
       ],
-      params: { parts: [part], cost: 'ELEMENT', ops },
+      params: { parts: [part], cost: 'ELEMENT', ops, clampTests, loads },
       macs: 0,
     };
   },

@@ -1,9 +1,9 @@
 import { emitExpr, requantExpr, splitRequantExpr } from '../backend/expr.js';
-import type { IntRange } from '../ir/dtype.js';
+import type { DType, IntRange } from '../ir/dtype.js';
 import type { Graph, Node, Tensor } from '../ir/graph.js';
 import { tensorOf } from '../ir/graph.js';
 import { sizeOf } from '../ir/ndarray.js';
-import { typeNames, valueRange } from './common.js';
+import { clampTestUnits, typeNames, valueRange } from './common.js';
 import type { BufferArg } from './types.js';
 
 /**
@@ -13,7 +13,7 @@ import type { BufferArg } from './types.js';
 export interface Epilogue {
   args: BufferArg[];
   params: {
-    requant: false | { mulAs: string; mulC: string; mulShift: number; addAs: string; addC: string; addShift: number; mulIdx: string; addIdx: string; wide: boolean; split: boolean; shiftedInt32: boolean };
+    requant: false | { clampTests: number; countsClips: boolean; mulAs: string; mulC: string; mulShift: number; addAs: string; addC: string; addShift: number; mulIdx: string; addIdx: string; wide: boolean; split: boolean; shiftedInt32: boolean };
     exprAs: string;
     exprC: string;
   };
@@ -21,9 +21,11 @@ export interface Epilogue {
 
 /**
  * `indexOf` names the loop variable a parameter tensor is indexed by ('0' for a scalar): the kernel knows which
- * output axis a per-channel, per-row or per-column parameter follows.
+ * output axis a per-channel, per-row or per-column parameter follows. `branchyOut`, the output's type on a core whose
+ * clamp branches (no p.clip): the AS counts the values the clamp changes (CLIP_TAKEN, charged by the kernel after its
+ * loop) and each output's clamp test (CLIP_TEST), as the elementwise kernel does.
  */
-export function epilogueOf(node: Node, g: Graph, acc: IntRange, indexOf: (param: Tensor) => string): Epilogue {
+export function epilogueOf(node: Node, g: Graph, acc: IntRange, indexOf: (param: Tensor) => string, branchyOut?: DType): Epilogue {
   const rq = node.requant;
   if (!rq) return { args: [], params: { requant: false, exprAs: 'acc', exprC: 'acc' } };
   const mul = tensorOf(g, rq.mul);
@@ -33,10 +35,11 @@ export function epilogueOf(node: Node, g: Graph, acc: IntRange, indexOf: (param:
   const m = { k: 'in', i: 1 } as const;
   const b = { k: 'in', i: 2 } as const;
   const wholeExpr = requantExpr(v, m, b, rq.shift, rq.min, rq.max);
-  const whole = emitExpr(wholeExpr, leaves);
+  const countClips = branchyOut !== undefined;
+  const whole = emitExpr(wholeExpr, leaves, { countClips });
   // A product past int32 split at bit 16 where its halves' steps fit int32 (backend/expr.ts splitRequantExpr).
   const halves = whole.used64 ? splitRequantExpr(v, m, b, rq.shift, rq.min, rq.max) : undefined;
-  const split = halves ? emitExpr(halves, leaves) : undefined;
+  const split = halves ? emitExpr(halves, leaves, { countClips }) : undefined;
   const e = split && !split.used64 ? split : whole;
   return {
     args: [
@@ -45,6 +48,8 @@ export function epilogueOf(node: Node, g: Graph, acc: IntRange, indexOf: (param:
     ],
     params: {
       requant: {
+        clampTests: branchyOut ? clampTestUnits(e, branchyOut) : 0,
+        countsClips: countClips,
         mulAs: typeNames(mul.dtype).as, mulC: typeNames(mul.dtype).c, mulShift: typeNames(mul.dtype).shift,
         addAs: typeNames(add.dtype).as, addC: typeNames(add.dtype).c, addShift: typeNames(add.dtype).shift,
         mulIdx: sizeOf(mul.shape) > 1 ? indexOf(mul) : '0',

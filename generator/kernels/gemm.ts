@@ -132,7 +132,7 @@ export const gemmKernel: KernelDef = {
       if (axes.length === 1 && axes[0] === fullY.length - 2) return 'row';
       throw new GenError('internal', `requantization parameter '${p.name}' is neither per row nor per column`, site);
     };
-    const ep = epilogueOf(node, graph, accRange(bound), indexOf);
+    const ep = epilogueOf(node, graph, accRange(bound), indexOf, platform.image?.xpulp ? undefined : Y.dtype);
     // The AS kernel's SIMD paths (emulation speed only; the C and the charged cycles do not change): both operands
     // 8-bit, and either both contiguous in k (dot products along k) or B contiguous in n (16 columns at a time).
     const bytes8 = byteWide(A.dtype) && byteWide(B.dtype);

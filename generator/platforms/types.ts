@@ -24,8 +24,8 @@ export type Pass = (g: Graph) => Graph;
  * Cycles per unit of each cost class the emulator charges (emulator/assembly/cost.ts, derivations in
  * docs/timing.md). The generator's cost model uses the same figures to choose tiles; a test keeps them equal.
  */
-/** The cost classes in the emulator's numbering (runtime/as/cost.ts: MAC_CONV = 0 .. QNORM_ELEM = 37). */
-export const COST_CLASSES = ['MAC_CONV', 'MAC_DW', 'MAC_GEMM', 'ELEMENT', 'REQUANT', 'COPY_BYTE', 'SOFTMAX_ELEM', 'NORM_ELEM', 'DIV', 'CALL', 'MOVE_ELEM', 'POOL_TAP', 'CONV_UNIT', 'ELEM_OP', 'CONV_ROW', 'GATHER_ROW', 'REQUANT_WIDE', 'GEMM_UNIT', 'POOL_ROW', 'MAC_SCALAR', 'REDUCE_ELEM', 'ROW_WORD', 'MAC_GEMM_SCALAR', 'MAC_GEMM_KDOT', 'GEMM_BLOCK', 'MAC_GEMM_LONE', 'POOL_PAIR', 'MAC_GEMM_COL', 'GEMM_COL', 'CLIP_TAKEN', 'ROW_EDGE', 'ROW_OUT', 'GATHER_QUAD', 'REQUANT_SPLIT', 'LOOKUP', 'TSOFTMAX_ELEM', 'QNORM_ROW', 'QNORM_ELEM'] as const;
+/** The cost classes in the emulator's numbering (runtime/as/cost.ts: MAC_CONV = 0 .. ELEM_LOAD = 39). */
+export const COST_CLASSES = ['MAC_CONV', 'MAC_DW', 'MAC_GEMM', 'ELEMENT', 'REQUANT', 'COPY_BYTE', 'SOFTMAX_ELEM', 'NORM_ELEM', 'DIV', 'CALL', 'MOVE_ELEM', 'POOL_TAP', 'CONV_UNIT', 'ELEM_OP', 'CONV_ROW', 'GATHER_ROW', 'REQUANT_WIDE', 'GEMM_UNIT', 'POOL_ROW', 'MAC_SCALAR', 'REDUCE_ELEM', 'ROW_WORD', 'MAC_GEMM_SCALAR', 'MAC_GEMM_KDOT', 'GEMM_BLOCK', 'MAC_GEMM_LONE', 'POOL_PAIR', 'MAC_GEMM_COL', 'GEMM_COL', 'CLIP_TAKEN', 'ROW_EDGE', 'ROW_OUT', 'GATHER_QUAD', 'REQUANT_SPLIT', 'LOOKUP', 'TSOFTMAX_ELEM', 'QNORM_ROW', 'QNORM_ELEM', 'CLIP_TEST', 'ELEM_LOAD'] as const;
 export type CostClass = (typeof COST_CLASSES)[number];
 
 export interface CoreCosts {
@@ -67,6 +67,8 @@ export interface CoreCosts {
   TSOFTMAX_ELEM: number;
   QNORM_ROW: number;
   QNORM_ELEM: number;
+  CLIP_TEST: number;
+  ELEM_LOAD: number;
   fork: number;
   barrier: number;
   join: number;

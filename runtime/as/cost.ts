@@ -142,6 +142,17 @@ export const TSOFTMAX_ELEM: i32 = 35;
 export const QNORM_ROW: i32 = 36;
 /** One entry of a QLayerNorm row: its centred value, its square, its numerator, the division and the store. */
 export const QNORM_ELEM: i32 = 37;
+/**
+ * One clamp of an elementwise expression evaluated, on a core without p.clip: the C's plain fg_clip compares the
+ * value with both bounds and branches (not taken unless it clips, CLIP_TAKEN); with p.clip it is one ELEM_OP.
+ */
+export const CLIP_TEST: i32 = 38;
+/**
+ * One operand of an elementwise expression loaded per element (it varies along the loop), on a core without p.clip:
+ * its load, address and the load-use wait, apart from the ALU operations (ELEM_OP); with XpulpV2 (post-increment
+ * loads) an operand is one ELEM_OP.
+ */
+export const ELEM_LOAD: i32 = 39;
 
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 38;
+export const NUM_CLASSES: i32 = 40;

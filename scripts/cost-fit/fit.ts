@@ -20,6 +20,8 @@ const stepOf = (c: CostClass): number => STEP[c] ?? 64;
 export interface Fit {
   costs: Record<CostClass, number>;
   fitted: CostClass[];
+  /** Of them, the classes measured apart (measuredByDifference), not by the least squares. */
+  apart: CostClass[];
   /** Per calibration row: the AS prediction with the fitted costs over the ISS cycles. */
   ratios: { name: string; predicted: number; iss: number; ratio: number }[];
 }
@@ -30,7 +32,34 @@ export interface Fit {
  */
 const HELD: readonly CostClass[] = ['DIV'];
 
-export function fitCosts(rows: CalibrationRow[], given: CoreCosts, keep: readonly CostClass[] = []): Fit {
+/** Marks a calibration row that runs another row's firmware on inputs of zeros (layers.ts zeroInputs). */
+export const ZERO_INPUTS = ', zero inputs';
+
+/**
+ * Classes measured apart, by difference: a layer's firmware run on its data and on zeros differs only in the units
+ * that follow the data (CLIP_TAKEN: the values a clamp changes), so their cost is the ISS's cycles between the two runs
+ * over the units between them, summed over such pairs; not left to the least squares, which would trade it against
+ * the per-element classes of the same layers. Classes no pair separates are absent.
+ */
+export function measuredByDifference(rows: CalibrationRow[]): Map<CostClass, number> {
+  const cycles = new Map<number, number>();
+  const units = new Map<number, number>();
+  for (const z of rows.filter((r) => r.name.endsWith(ZERO_INPUTS))) {
+    const d = rows.find((r) => r.name === z.name.slice(0, -ZERO_INPUTS.length));
+    if (!d) continue;
+    const differ = COST_CLASSES.map((_, k) => k).filter((k) => d.units[k] !== z.units[k]);
+    if (differ.length !== 1) continue;
+    const k = differ[0];
+    cycles.set(k, (cycles.get(k) ?? 0) + d.issCycles - z.issCycles);
+    units.set(k, (units.get(k) ?? 0) + d.units[k] - z.units[k]);
+  }
+  return new Map([...units].map(([k, u]) => [COST_CLASSES[k], Math.round((cycles.get(k)! / u) * 64) / 64]));
+}
+
+export function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, keepGiven: readonly CostClass[] = []): Fit {
+  const apart = measuredByDifference(rows);
+  const given = { ...givenCosts, ...Object.fromEntries(apart) };
+  const keep = [...keepGiven, ...apart.keys()];
   const fitted = COST_CLASSES.filter((c, k) => !keep.includes(c) && !HELD.includes(c) && rows.some((r) => r.units[k] > 0));
   const A = rows.map((r) => fitted.map((c) => r.units[COST_CLASSES.indexOf(c)] / r.issCycles));
   const b = rows.map((r) => {
@@ -40,9 +69,10 @@ export function fitCosts(rows: CalibrationRow[], given: CoreCosts, keep: readonl
   const x = nnls(A, b);
   const costs = Object.fromEntries(COST_CLASSES.map((c) => [c, given[c]])) as Record<CostClass, number>;
   fitted.forEach((c, j) => (costs[c] = Math.round(x[j] * stepOf(c)) / stepOf(c)));
+  fitted.push(...apart.keys());
   const ratios = rows.map((r) => {
     const predicted = r.asOther + COST_CLASSES.reduce((s, c, k) => s + r.units[k] * costs[c], 0);
     return { name: r.name, predicted: Math.round(predicted), iss: r.issCycles, ratio: predicted / r.issCycles };
   });
-  return { costs, fitted, ratios };
+  return { costs, fitted, apart: [...apart.keys()], ratios };
 }

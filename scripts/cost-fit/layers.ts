@@ -13,6 +13,7 @@ import { typeRange } from '../../generator/frontend/passes/quantized/emit.js';
 import { float, OnnxBuilder } from '../../test/helpers/onnx-builder.js';
 import { rowModel, type RowForm } from '../../test/helpers/qdq-rows.js';
 import { Rng } from '../../test/helpers/random.js';
+import { ZERO_INPUTS } from './fit.js';
 import type { FitTarget } from './targets.js';
 
 export interface CalibrationLayer {
@@ -20,6 +21,11 @@ export interface CalibrationLayer {
   /** The model's bytes (an OnnxBuilder, or an integer graph encoded by generator/onnx/save.ts). */
   builder: { bytes(): Uint8Array };
   inputs: NDArray[];
+  /**
+   * The inputs the runs take when they are not `inputs`: the firmware is generated from `inputs` (their value ranges
+   * set the input types, backend/expr.ts its clamps), so a run on other data measures the same code.
+   */
+  runWith?: NDArray[];
   /** Measured only on the platforms whose cores have the cost it is for (absent: all). */
   onlyWhere?: (t: FitTarget) => boolean;
 }
@@ -39,6 +45,11 @@ function requant(b: OnnxBuilder, x: string, y: string, wide: Wide = false, mul =
   b.initializer(`${y}_mul`, 'int32', [1], [m]);
   b.initializer(`${y}_add`, 'int32', [1], [add]);
   b.node('RequantShift', [x, `${y}_mul`, `${y}_add`], [y], { div: float(div), n_levels: float(256), signed: float(1) });
+}
+
+/** The layer's firmware run on inputs of zeros: what its costs that follow the data (CLIP_TAKEN) leave. */
+function zeroInputs(l: CalibrationLayer): CalibrationLayer {
+  return { ...l, name: `${l.name}${ZERO_INPUTS}`, runWith: l.inputs.map((a) => ndarray(a.dtype, a.shape, new Array(sizeOf(a.shape)).fill(0))) };
 }
 
 const wideName = (wide: Wide): string => (wide === 'split' ? ' split' : wide ? ' wide' : '');
@@ -114,6 +125,23 @@ function add(shape: number[], mul = 37): CalibrationLayer {
     requant(b, 'p', 'y', false, mul);
     return 'y';
   });
+}
+
+/**
+ * A requantization alone, per channel, onto uint8 (a global average pool's after its sum, a standalone RequantShift):
+ * an int16 input, an expression of few operations (ELEMENT apart from ELEM_OP and ELEM_LOAD) and one clamp.
+ */
+function requantAlone(c: number, hw: number): CalibrationLayer {
+  const name = `requant ${c} ${hw}x${hw} to uint8`;
+  const rng = new Rng(name.length * 7919 + name.charCodeAt(0));
+  const b = new OnnxBuilder('calibration');
+  const shape = [1, c, hw, hw];
+  b.input('x', 'int16', shape);
+  b.initializer('y_mul', 'int32', [1, c, 1, 1], rng.ints(c, 1000, 3000));
+  b.initializer('y_add', 'int32', [1], [1 << 18]);
+  b.node('RequantShift', ['x', 'y_mul', 'y_add'], ['y'], { div: float(2 ** 19), n_levels: float(256), signed: float(0) });
+  b.output('y', 'float32');
+  return { name, builder: b, inputs: [ndarray('int16', shape, rng.ints(prod(shape), -4000, 4000))] };
 }
 
 /**
@@ -270,7 +298,13 @@ export const CALIBRATION: CalibrationLayer[] = [
   add([1, 8, 8, 8]),
   // Clipping: a cost of cores without p.clip only (on Siracusa it would measure nothing new, and move the others).
   { ...add([1, 16, 16, 16], 32768), onlyWhere: (t) => t.clipBranches === true },
+  // The same clamps on zero inputs: every one compares, none branches (CLIP_TEST apart from CLIP_TAKEN).
+  { ...zeroInputs(add([1, 16, 16, 16], 32768)), onlyWhere: (t) => t.clipBranches === true },
   residualAdd([1, 32, 16, 16]),
+  // A requantization alone and on zeros (ELEM_LOAD apart from ELEM_OP; CLIP_TAKEN at a uint8 clamp): measured where
+  // the clamp branches; on Siracusa they would move the fitted classes without a class of their own (left).
+  { ...requantAlone(64, 8), onlyWhere: (t) => t.clipBranches === true },
+  { ...zeroInputs(requantAlone(64, 8)), onlyWhere: (t) => t.clipBranches === true },
   residualAdd([1, 16, 4, 4]),
   maxpool(32, 16),
   maxpool(8, 32),

@@ -52,8 +52,9 @@ export async function measure(layers: CalibrationLayer[], work: string, target: 
     const { model, sample, out } = writeLayer(l, join(work, `layer${i}`));
     // Planned with the hand counts: the tiles (and so the units per class) do not follow the table being fitted.
     generateFirmware({ model, platform: target.platform, out, ...target.options, sampleInputs: sample, planCosts: target.hand });
-    const as = await runFirmware(out, l.inputs, { costs: table });
-    const iss = await runIss(out, l.inputs);
+    const inputs = l.runWith ?? l.inputs;
+    const as = await runFirmware(out, inputs, { costs: table });
+    const iss = await runIss(out, inputs);
     checkSameOutputs(l, as.outputs, iss.outputs, '');
     // One core: every unit is on the critical path, so compute() accounts for units x cost of the AS cycles.
     const compute = COST_CLASSES.reduce((s, c, k) => s + as.units[k] * costs[c], 0);

@@ -24,8 +24,11 @@ function provenance(fit: Fit, rows: CalibrationRow[], platform: string): string[
   ];
 }
 
+/** A class measured apart (fit.ts measuredByDifference), not by the least squares. */
+const BY_DIFFERENCE = '; by difference: the same layers on their data and on zeros';
+
 export function renderGenerator(fit: Fit, rows: CalibrationRow[], t: FitTarget): string {
-  const lines = fit.fitted.map((c) => `  ${c}: ${fit.costs[c]}, // hand count ${t.hand[c]}`);
+  const lines = fit.fitted.map((c) => `  ${c}: ${fit.costs[c]}, // hand count ${t.hand[c]}${fit.apart.includes(c) ? BY_DIFFERENCE : ''}`);
   return [
     HEADER,
     ...provenance(fit, rows, t.platform),
@@ -65,7 +68,7 @@ export function renderEmulator(fit: Fit, rows: CalibrationRow[], t: FitTarget, s
 }
 
 export function renderDocTable(fit: Fit, t: FitTarget): string {
-  const rows = fit.fitted.map((c) => `| ${c} | ${fit.costs[c]} | ${t.hand[c]} |`);
+  const rows = fit.fitted.map((c) => `| ${c} | ${fit.costs[c]} | ${t.hand[c]}${fit.apart.includes(c) ? ' (measured by difference: the same layers on their data and on zeros)' : ''} |`);
   const layers = fit.ratios.map((r) => `| ${r.name} | ${r.iss} | ${r.predicted} | ${r.ratio.toFixed(2)} |`);
   return [
     docBegin(t.platform),

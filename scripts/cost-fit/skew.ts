@@ -31,10 +31,11 @@ export async function fitSkew(layers: CalibrationLayer[], work: string, target: 
     const { model, sample, out } = writeLayer(l, join(work, `team${i}`));
     // The platform's whole team, planned with the hand counts like the one-core runs (tiles do not follow the fit).
     generateFirmware({ model, platform: target.platform, out, sampleInputs: sample, planCosts: target.hand });
-    const iss = await runIss(out, l.inputs);
+    const inputs = l.runWith ?? l.inputs;
+    const iss = await runIss(out, inputs);
     const as = new Map<number, number>();
     for (const s of SKEWS) {
-      const r = await runFirmware(out, l.inputs, { bankSkew: s });
+      const r = await runFirmware(out, inputs, { bankSkew: s });
       if (s === 0) checkSameOutputs(l, r.outputs, iss.outputs, ' (whole team)');
       as.set(s, r.cycles);
     }

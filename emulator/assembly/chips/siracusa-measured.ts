@@ -2,8 +2,8 @@
 // 62 calibration layers (scripts/cost-fit/layers.ts) on siracusa, one core, its rv32 C on the ISS;
 // AS/ISS per layer with these costs: 0.67 .. 1.11 (docs/timing.md, "The fit").
 
-/** Cycles x 64 per unit of each cost class (runtime/as/cost.ts ids: MAC_CONV, MAC_DW, MAC_GEMM, ELEMENT, REQUANT, COPY_BYTE, SOFTMAX_ELEM, NORM_ELEM, DIV, CALL, MOVE_ELEM, POOL_TAP, CONV_UNIT, ELEM_OP, CONV_ROW, GATHER_ROW, REQUANT_WIDE, GEMM_UNIT, POOL_ROW, MAC_SCALAR, REDUCE_ELEM, ROW_WORD, MAC_GEMM_SCALAR, MAC_GEMM_KDOT, GEMM_BLOCK, MAC_GEMM_LONE, POOL_PAIR, MAC_GEMM_COL, GEMM_COL, CLIP_TAKEN, ROW_EDGE, ROW_OUT, GATHER_QUAD, REQUANT_SPLIT, LOOKUP, TSOFTMAX_ELEM, QNORM_ROW, QNORM_ELEM); -1: the hand count stands. */
-export const SIRACUSA_MEASURED_64THS: StaticArray<i32> = [28, 48, 26, 380, 532, 514, 1180, -1, -1, 54848, 286, 767, 5471, 52, 0, 1073, 691, 454, 0, 1270, 1714, 102, 344, 176, 1729, 52, 1051, 35, 871, -1, 2885, 160, 1573, 382, 616, 4643, 64581, 10841];
+/** Cycles x 64 per unit of each cost class (runtime/as/cost.ts ids: MAC_CONV, MAC_DW, MAC_GEMM, ELEMENT, REQUANT, COPY_BYTE, SOFTMAX_ELEM, NORM_ELEM, DIV, CALL, MOVE_ELEM, POOL_TAP, CONV_UNIT, ELEM_OP, CONV_ROW, GATHER_ROW, REQUANT_WIDE, GEMM_UNIT, POOL_ROW, MAC_SCALAR, REDUCE_ELEM, ROW_WORD, MAC_GEMM_SCALAR, MAC_GEMM_KDOT, GEMM_BLOCK, MAC_GEMM_LONE, POOL_PAIR, MAC_GEMM_COL, GEMM_COL, CLIP_TAKEN, ROW_EDGE, ROW_OUT, GATHER_QUAD, REQUANT_SPLIT, LOOKUP, TSOFTMAX_ELEM, QNORM_ROW, QNORM_ELEM, CLIP_TEST, ELEM_LOAD); -1: the hand count stands. */
+export const SIRACUSA_MEASURED_64THS: StaticArray<i32> = [28, 48, 26, 380, 532, 514, 1180, -1, -1, 54848, 286, 767, 5471, 52, 0, 1073, 691, 454, 0, 1270, 1714, 102, 344, 176, 1729, 52, 1051, 35, 871, -1, 2885, 160, 1573, 382, 616, 4643, 64581, 10841, -1, -1];
 
 /** Cycles between consecutive cores' loop starts in the L1 bank replay (banks.ts): the skew of the sweep whose AS
  * cycles of the 62 calibration layers on the whole team come closest to the ISS's (scripts/cost-fit/skew.ts). */

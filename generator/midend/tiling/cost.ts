@@ -2,7 +2,8 @@ import { attrInt, attrInts } from '../../ir/attrs.js';
 import { tensorOf, type Graph, type Node } from '../../ir/graph.js';
 import type { ExtraWork, KernelDef } from '../../kernels/types.js';
 import { gemmBusiestColumns, gemmOutputOps } from '../../kernels/gemm.js';
-import { elementOps } from '../../kernels/elementwise.js';
+import { valueRange } from '../../kernels/common.js';
+import { elementCharges, elementOps } from '../../kernels/elementwise.js';
 import { pooledInPairs } from '../../kernels/pool.js';
 import type { Platform } from '../../platforms/types.js';
 
@@ -72,11 +73,16 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
     case 'gather':
       perOut = c.LOOKUP; // a table's entry (the tiled Gathers are tables: specs.ts tableSpec)
       break;
-    case 'elementwise':
+    case 'elementwise': {
       // The planner has no operand shapes here: every operand counts as streamed (the emulator's charge counts
-      // only the ones that vary, kernels/elementwise.ts elementOps).
-      perOut = c.ELEMENT + (node.expr ? elementOps(node.expr, node.inputs.map(() => [1])) : 0) * c.ELEM_OP;
+      // only the ones that vary, kernels/elementwise.ts elementOps); with the tile's graph, the operands' ranges
+      // leave out the clamps the C does not run, as the emulator's charge does (elementCharges).
+      const ch = !node.expr ? { ops: 0, clampTests: 0, loads: 0 }
+        : tile ? elementCharges(node.expr, tile.node.inputs.map((n) => valueRange(tensorOf(tile.graph, n))), node.inputs.map(() => [1]), !p.image?.xpulp, tensorOf(tile.graph, tile.node.outputs[0]).dtype)
+        : { ops: elementOps(node.expr, node.inputs.map(() => [1])), clampTests: 0, loads: 0 };
+      perOut = c.ELEMENT + ch.ops * c.ELEM_OP + ch.clampTests * c.CLIP_TEST + ch.loads * c.ELEM_LOAD;
       break;
+    }
     default:
       perOut = c.ELEMENT;
   }

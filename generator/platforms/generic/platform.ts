@@ -29,6 +29,8 @@ export const SCALAR_CORE_COSTS: CoreCosts = {
   MAC_GEMM_COL: 5.25, GEMM_COL: 0,
   // A clipped value's branch to the clamp's out-of-line block and back: measured by the fit only (0).
   CLIP_TAKEN: 0,
+  CLIP_TEST: 0,
+  ELEM_LOAD: 0,
   // A depthwise pixel pair in the padding's columns: fg_row_at and the words' shifts, measured by the fit only (0).
   ROW_EDGE: 0,
   // An output of the depthwise row path: REQUANT's count (what it was charged before it was a class).

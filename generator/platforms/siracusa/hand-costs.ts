@@ -28,6 +28,8 @@ export const HAND_COUNTS: CoreCosts = {
   MAC_GEMM_COL: 0.625, GEMM_COL: 0,
   // p.clip never branches: the AS counts no clipped value here.
   CLIP_TAKEN: 0,
+  CLIP_TEST: 0,
+  ELEM_LOAD: 0,
   // A depthwise pixel pair in the padding's columns: fg_row_at and the words' shifts, measured by the fit only (0).
   ROW_EDGE: 0,
   // An output of the depthwise row path: REQUANT's count (what it was charged before it was a class).
