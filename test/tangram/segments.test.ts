@@ -33,7 +33,7 @@ test('the rows a producer engine forwards to a consumer engine, worked out by ha
   const places = snake(hw);
   const p = planLayer(P, 1, hw, split, false, places, 0, false);
   const c = planLayer(C, 1, hw, split, false, places.slice(2), 2, true);
-  const rd = readingOf(P, C, { top: 1, left: 0 });
+  const rd = readingOf(P, C);
   assert.equal(forwardsOf(p, c, rd, 1, 2), [
     { from: 0, step: 0, to: 0, at: 0, words: 4 },
     { from: 0, step: 0, to: 1, at: 1, words: 2 },
@@ -43,7 +43,7 @@ test('the rows a producer engine forwards to a consumer engine, worked out by ha
   // A 1x1 conv of stride 2 reads rows 0 and 2 of the 4: P0 sends row 0 only, P1 row 2 only (2 words each).
   const S2: LayerShape = { name: 's', kind: 'conv', c: 2, k: 2, h: 2, w: 1, r: 1, s: 1, stride: 2, inputs: [0] };
   const s2 = planLayer(S2, 1, hw, { pb: 1, po: 1, ph: 1, pw: 1, pi: 1 }, false, places.slice(2), 2, true);
-  assert.equal(forwardsOf(p, s2, readingOf(P, S2, { top: 0, left: 0 }), 1, 2), [
+  assert.equal(forwardsOf(p, s2, readingOf(P, S2), 1, 2), [
     { from: 0, step: 0, to: 0, at: 0, words: 2 },
     { from: 1, step: 1, to: 0, at: 1, words: 2 },
   ]);
@@ -172,6 +172,18 @@ test('a segment faults on an element-wise layer of two operands in functional mo
   const seg = evaluateSegment(layers, consumersOf(layers), 0, 2, hw, 1, { sharing: true, pipelining: 'allo', objective: 'time' })!;
   const fn: Functional = { ...convFn(4, 4, 4, 'int8', 1), r: 1, s: 1, padT: 0, padL: 0 };
   assert.throws(() => segmentProgram(seg, layers, 1, hw, true, [{ kind: 1, fn }, { kind: 1, fn }, { kind: 3, fn }]), /an element-wise layer of 2 operands/);
+});
+
+test('a layer the engines cannot compute inside a segment is a segment of its own', () => {
+  const layers = [conv('a', 4, 4, 4, 1, 1, []), { ...conv('b', 4, 4, 4, 1, 1, [0]), alone: 'runs on the control core' }, conv('c', 4, 4, 4, 1, 1, [1])];
+  const strategy = { sharing: true, pipelining: 'allo' as const, objective: 'time' as const };
+  const consumers = consumersOf(layers);
+  assert.is(evaluateSegment(layers, consumers, 0, 1, hw, 1, strategy), undefined);
+  assert.is(evaluateSegment(layers, consumers, 1, 2, hw, 1, strategy), undefined);
+  assert.ok(evaluateSegment(layers, consumers, 1, 1, hw, 1, strategy));
+  // Without the reason the three pipeline.
+  const free = layers.map(({ alone: _, ...l }) => l);
+  assert.ok(evaluateSegment(free, consumers, 0, 2, hw, 1, strategy));
 });
 
 test.run();

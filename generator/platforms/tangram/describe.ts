@@ -34,6 +34,8 @@ export interface DataflowData {
       cycles: number;
       /** pJ by component: MACs, register files, array bus, buffers, NoC, DRAM, idle. */
       energyPJ: Record<string, number>;
+      /** Why the layer is a segment of its own (the engines cannot compute it inside a segment program). */
+      notPipelined?: string;
     }>;
     cycles: number;
     steps: number;
@@ -70,6 +72,7 @@ export function dataflowData(plan: NetworkPlan, shapes: LayerShape[], ids: numbe
         dramWords: round(p.eval.dramWords),
         nocWordHops: round(p.eval.wordHops),
         ...layerTotals(p, hw),
+        ...(shapes[p.index].alone ? { notPipelined: shapes[p.index].alone } : {}),
       })),
       cycles: round(s.totals.cycles),
       steps: s.steps,
@@ -77,6 +80,11 @@ export function dataflowData(plan: NetworkPlan, shapes: LayerShape[], ids: numbe
       energyPJ: Object.fromEntries(Object.entries(s.totals.energy).map(([k, v]) => [k, round(v)])),
     })),
   };
+}
+
+/** The legend's note on a layer that cannot be pipelined. */
+function alone(l: LayerShape): string {
+  return l.alone ? `; not pipelined: ${printable(l.alone, 100)}` : '';
 }
 
 const MARKS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
@@ -92,7 +100,7 @@ export function dataflowPicture(plan: NetworkPlan, shapes: LayerShape[], ids: nu
       for (const [r, c] of p.region.engines) grid[r][c] = mark;
       const q = p.eval.partition;
       const t = totalsOf(p.eval, hw);
-      legend.push(`  ${mark} layer ${ids[p.index]} ${printable(shapes[p.index].name, 60)}: ${p.region.engines.length} engines, split b${q.pb} o${q.po} h${q.ph} w${q.pw} i${q.pi}, ${p.eval.order}, in ${p.sources.map((x) => x.from).join('+')}, out ${p.ofmOnChip ? 'noc' : 'dram'}, ${round(t.cycles)} cycles, ${round(t.energy.total)} pJ`);
+      legend.push(`  ${mark} layer ${ids[p.index]} ${printable(shapes[p.index].name, 60)}: ${p.region.engines.length} engines, split b${q.pb} o${q.po} h${q.ph} w${q.pw} i${q.pi}, ${p.eval.order}, in ${p.sources.map((x) => x.from).join('+')}, out ${p.ofmOnChip ? 'noc' : 'dram'}, ${round(t.cycles)} cycles, ${round(t.energy.total)} pJ${alone(shapes[p.index])}`);
     });
     out.push('', `segment ${si}: ${round(s.totals.cycles)} cycles (x${round(s.stretch)} fill/drain over ${s.steps} steps)`);
     for (const row of grid) out.push(`  ${row.join('')}`);

@@ -192,7 +192,7 @@ function poolOp(node: Node, g: Graph): EngineOp | string {
   };
 }
 
-function engineOp(node: Node, g: Graph): EngineOp | string {
+export function engineOp(node: Node, g: Graph): EngineOp | string {
   if (node.op === 'Conv') return convOp(node, g);
   if (node.op === 'Gemm' || node.op === 'MatMul') return productOp(node, g);
   if (node.op === 'MaxPool') return poolOp(node, g);

@@ -1,5 +1,5 @@
 import { hasFilters, type LayerShape } from './layers.js';
-import type { EngineBlock, LayerPlan } from './programs.js';
+import type { EngineBlock, Functional, LayerPlan } from './programs.js';
 
 /**
  * The exact data a producer's engines forward to a consumer's engines in a pipeline segment (segment-programs.ts,
@@ -94,16 +94,17 @@ export interface Reading {
 
 /**
  * How `c` reads `p`'s output. The same channels and map (a convolution, pooling, element-wise layer or a product of
- * the same rows): through its windows, with the given padding (a functional layer's own; the timing-only programs'
- * is the symmetric padding that gives the consumer's output size). Anything else (a product after a flattened map):
+ * the same rows): through its windows (a functional layer's own strides, windows and padding; the timing-only
+ * programs' are the shape's, with the symmetric padding that gives the consumer's output size). Anything else (a product after a flattened map):
  * per sample, the producer's channels whose flattened elements the consumer's input channels cover.
  */
-export function readingOf(p: LayerShape, c: LayerShape, pad?: { top: number; left: number }): Reading {
+export function readingOf(p: LayerShape, c: LayerShape, fn?: Functional): Reading {
   const channels = hasFilters(c) ? c.c : c.k;
   if (channels === p.k && (c.kind !== 'fc' || (c.h === p.h && c.w === p.w))) {
+    if (fn) return { mode: 'window', strideH: fn.strideH, strideW: fn.strideW, r: fn.r, s: fn.s, padT: fn.padT, padL: fn.padL };
     const padH = Math.max(0, Math.floor(((c.h - 1) * c.stride + c.r - p.h) / 2));
     const padW = Math.max(0, Math.floor(((c.w - 1) * c.stride + c.s - p.w) / 2));
-    return { mode: 'window', strideH: c.stride, strideW: c.stride, r: c.r, s: c.s, padT: pad?.top ?? padH, padL: pad?.left ?? padW };
+    return { mode: 'window', strideH: c.stride, strideW: c.stride, r: c.r, s: c.s, padT: padH, padL: padW };
   }
   return { mode: 'samples', strideH: 1, strideW: 1, r: 1, s: 1, padT: 0, padL: 0 };
 }

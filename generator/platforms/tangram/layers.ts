@@ -17,6 +17,11 @@ export interface LayerShape {
   s: number;
   stride: number;
   inputs: number[];
+  /**
+   * Why the layer cannot be pipelined with others (the engines cannot compute it inside a segment program:
+   * segment-functions.ts); absent: it can. Such a layer is a segment of its own.
+   */
+  alone?: string;
 }
 
 /** Operands of an element-wise layer (an Add of two maps reads two); every other layer reads one map. */

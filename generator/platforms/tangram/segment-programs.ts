@@ -80,8 +80,7 @@ export function segmentProgram(seg: SegmentPlan, layers: LayerShape[], batch: nu
     layers[pl.index].inputs.forEach((p, operand) => {
       if (!inSeg(p)) return;
       forwarded[at]++;
-      const fn = fns?.[at].fn;
-      const rd = readingOf(layers[p], layers[pl.index], fn ? { top: fn.padT, left: fn.padL } : undefined);
+      const rd = readingOf(layers[p], layers[pl.index], fns?.[at].fn);
       const producer = plans[p - first];
       for (const f of forwardsOf(producer, plans[at], rd, batch, steps)) {
         const key = `f${p}>${pl.index}/${operand}/${f.from}/${f.step}/${f.to}`;

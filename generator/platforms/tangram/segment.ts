@@ -73,6 +73,7 @@ export function evaluateSegment(
 ): SegmentPlan | undefined {
   const idx = Array.from({ length: last - first + 1 }, (_, i) => first + i);
   if (idx.length > 1 && strategy.pipelining === 'none') return undefined;
+  if (idx.length > 1 && idx.some((i) => layers[i].alone !== undefined)) return undefined;
   const sizes = shareEngines(idx.map((i) => opsOf(layers[i], batch)), hw.grid.rows * hw.grid.cols);
   if (!sizes) return undefined;
   const regions = regionsOf(hw, sizes);

@@ -1,0 +1,110 @@
+/**
+ * The searched dataflow's pipelined segments of small networks quantized by firmgen (ResNet-8 and MobileNetV1-0.25
+ * of MLPerf Tiny), each run as one segment program on the engine model with its layers' arithmetic
+ * (segment-functions.ts): every layer's output equal to the reference interpreter's on the model, and the
+ * timing-only run of the same program with the same schedule and counters. The reasons that split the segments
+ * (layers the engines cannot compute inside one) are those of segment-functions.ts.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { bytesOf } from '../../generator/ir/dtype.js';
+import { type Graph, tensorOf } from '../../generator/ir/graph.js';
+import type { NDArray } from '../../generator/ir/ndarray.js';
+import { compileModel, generateFirmware } from '../../generator/pipeline.js';
+import { engineOp } from '../../generator/platforms/tangram/engine-kernel.js';
+import { layersOfGraph } from '../../generator/platforms/tangram/from-graph.js';
+import { TANGRAM_DEFAULT } from '../../generator/platforms/tangram/hardware.js';
+import { searchDataflow } from '../../generator/platforms/tangram/search.js';
+import { segmentFunctionOf } from '../../generator/platforms/tangram/segment-functions.js';
+import { segmentProgram, type SegmentLayerFunction } from '../../generator/platforms/tangram/segment-programs.js';
+import { runReference } from '../../generator/reference/interpreter.js';
+import { arrays } from '../helpers/deeploy.js';
+import { workDir } from '../helpers/kernel-check.js';
+import { writeTinyModel } from '../helpers/tiny-models.js';
+import { type SegmentOperands, runSegment } from '../helpers/tangram-engines.js';
+
+const { dir, cleanup } = workDir('tangram-model-segments');
+
+const TYPED = { int8: Int8Array, uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array, int32: Int32Array } as const;
+
+/** A tensor's values (a constant's or the reference run's) as the bytes of its element type. */
+function bytes(g: Graph, values: Map<string, NDArray>, name: string): Uint8Array {
+  const t = tensorOf(g, name);
+  const v = t.data ?? values.get(name);
+  if (!v) throw new Error(`no values for ${name}`);
+  const a = TYPED[t.dtype as keyof typeof TYPED].from(v.data);
+  return new Uint8Array(a.buffer);
+}
+
+/** Runs every pipelined segment of the model's searched dataflow; returns how many layers ran in such segments. */
+async function checkSegments(name: string, model: string): Promise<number> {
+  const inputs = arrays(join(model, '..', 'inputs.npz'));
+  const c = compileModel({ model, sampleInputs: join(model, '..', 'inputs.npz'), platform: 'tangram' });
+  const g = c.lowered;
+  // The reference runs the model as loaded (the lowered graph's fused nodes keep the names of what they fuse's results).
+  const values = runReference(c.graph, inputs);
+  const { shapes, ids } = layersOfGraph(g, c.layers);
+  const plan = searchDataflow(shapes, TANGRAM_DEFAULT, { batch: 1, strategy: { sharing: true, pipelining: 'allo', objective: 'energy' } });
+  const nodeOf = new Map(c.layers.map((l) => [l.id, l.node]));
+  let ran = 0;
+  for (const seg of plan.segments) {
+    if (seg.layers.length < 2) continue;
+    const nodes = seg.layers.map((pl) => nodeOf.get(ids[pl.index])!);
+    const fns = nodes.map((n) => segmentFunctionOf(n, g));
+    fns.forEach((f, i) => assert.type(f, 'object', `${name}: ${nodes[i].name} in a segment: ${String(f)}`));
+    const operands: Array<SegmentOperands & { from?: number }> = nodes.map((n, i) => {
+      const op = engineOp(n, g);
+      const names = typeof op === 'string' ? { x: n.inputs[0], w: undefined, bias: undefined } : op;
+      const rq = typeof op === 'string' ? (n.inputs[1] ? { mul: n.inputs[1], add: n.inputs[2] } : undefined) : n.requant;
+      const producer = shapes[seg.layers[i].index].inputs[0];
+      const inside = producer !== undefined && producer >= seg.first && producer <= seg.last;
+      const y = tensorOf(g, n.outputs[0]);
+      return {
+        ...(inside ? { from: producer - seg.first } : { x: bytes(g, values, names.x) }),
+        w: names.w ? bytes(g, values, names.w) : undefined,
+        bias: names.bias ? bytes(g, values, names.bias) : undefined,
+        mul: rq ? bytes(g, values, rq.mul) : undefined,
+        add: rq ? bytes(g, values, rq.add) : undefined,
+        yBytes: y.shape.reduce((a, d) => a * d, 1) * bytesOf(y.dtype),
+      };
+    });
+    const image = segmentProgram(seg, shapes, 1, TANGRAM_DEFAULT, true, fns as SegmentLayerFunction[]);
+    const f = await runSegment(image, operands);
+    nodes.forEach((n, i) => assert.equal(Array.from(f.ys![i]), Array.from(bytes(g, values, n.outputs[0])), `${name}: ${n.name}`));
+    const t = await runSegment(image);
+    assert.equal([t.cycles, t.dramWords, t.wordHops, t.computeCycles, t.linkWait], [f.cycles, f.dramWords, f.wordHops, f.computeCycles, f.linkWait], name);
+    ran += nodes.length;
+  }
+  return ran;
+}
+
+test('ResNet-8: its pipelined conv -> conv segment exact against the reference; residual Adds stay alone, with the reason', async () => {
+  const model = writeTinyModel('ResNet-8', dir);
+  assert.ok(await checkSegments('ResNet-8', model) >= 2);
+  const c = compileModel({ model, platform: 'tangram' });
+  const { shapes } = layersOfGraph(c.lowered, c.layers);
+  const adds = shapes.filter((s) => s.alone?.includes('element-wise expression the engines do not compute'));
+  assert.is(adds.length, 3);
+});
+
+test('MobileNetV1-0.25: its pipelined element-wise -> Gemm segment exact against the reference', async () => {
+  assert.ok(await checkSegments('MobileNetV1-0.25', writeTinyModel('MobileNetV1-0.25', dir)) >= 2);
+});
+
+test('firmware.json and dataflow.txt say why a layer is a segment of its own', () => {
+  const model = writeTinyModel('ResNet-8', dir);
+  const out = join(dir, 'ResNet-8-fw');
+  generateFirmware({ model, platform: 'tangram', out });
+  const data = JSON.parse(readFileSync(join(out, 'firmware.json'), 'utf8')).platformData.tangram as { segments: Array<{ layers: Array<{ name: string; notPipelined?: string }> }> };
+  const alone = data.segments.flatMap((s) => s.layers).filter((l) => l.notPipelined !== undefined);
+  // The three residual Adds and the global average pooling's sum (ReduceSum) run on the control core.
+  assert.is(alone.length, 4);
+  for (const s of data.segments) if (s.layers.length > 1) assert.ok(s.layers.every((l) => l.notPipelined === undefined));
+  const picture = readFileSync(join(out, 'dataflow.txt'), 'utf8');
+  assert.is((picture.match(/; not pipelined: runs on the control core/g) ?? []).length, 4);
+});
+
+test.after(cleanup);
+test.run();
