@@ -46,7 +46,8 @@ interface Link { peer: number; words: number; key: string }
  * One program for a whole pipeline segment of the dataflow (segment.ts): every layer on its own region with its
  * partitioning, in the same steps (bands of output rows, forwarding.ts; at most MAX_SEGMENT_STEPS, coarser than the
  * cost model's row-by-row steps, so the fill and drain weigh more here). Per step an engine waits for its loads and
- * for the forwarded data its step needs first, computes its block's rows of the band (STEP), reduces the band's
+ * for the forwarded data its step needs first (relaying it along its input-sharing group), computes its block's
+ * rows of the band (STEP), reduces the band's
  * partial sums over its input-channel group, and the group's leader applies the epilogue (FINISH) and forwards to
  * each consumer engine exactly the data of the band that engine needs (forwarding.ts). A layer whose output leaves
  * the segment also stores it. A one-layer segment without `fns` is the layer alone (programs.ts emitLayer).
@@ -75,6 +76,7 @@ export function segmentProgram(seg: SegmentPlan, layers: LayerShape[], batch: nu
   const table = (): Link[][][][] => plans.map((p) => p.blocks.map(() => Array.from({ length: steps }, (): Link[] => [])));
   const recvs = table();
   const sends = table();
+  const relays = table();
   const forwarded = plans.map(() => 0);
   seg.layers.forEach((pl, at) => {
     layers[pl.index].inputs.forEach((p, operand) => {
@@ -82,10 +84,23 @@ export function segmentProgram(seg: SegmentPlan, layers: LayerShape[], batch: nu
       forwarded[at]++;
       const rd = readingOf(layers[p], layers[pl.index], fns?.[at].fn);
       const producer = plans[p - first];
-      for (const f of forwardsOf(producer, plans[at], rd, batch, steps)) {
+      const consumer = plans[at];
+      // An input-sharing group (engines that differ only in their output channels) reads the same data: the producer
+      // sends it to the group's first member, which relays it to the next, and so on (buffer sharing of forwarded
+      // maps: each link of the chain carries it once, instead of the producer sending a copy to every member).
+      const { po, pi } = consumer.p;
+      const relay = consumer.groups.ifm > 1;
+      for (const f of forwardsOf(producer, consumer, rd, batch, steps)) {
+        if (relay && Math.floor(f.to / pi) % po !== 0) continue;
         const key = `f${p}>${pl.index}/${operand}/${f.from}/${f.step}/${f.to}`;
-        sends[p - first][f.from][f.step].push({ peer: plans[at].base + f.to, words: f.words, key });
+        sends[p - first][f.from][f.step].push({ peer: consumer.base + f.to, words: f.words, key });
         recvs[at][f.to][f.at].push({ peer: producer.base + f.from, words: f.words, key });
+        for (let m = 1; relay && m < po; m++) {
+          const prev = f.to + (m - 1) * pi, next = f.to + m * pi;
+          const link = `${key}/${m}`;
+          relays[at][prev][f.at].push({ peer: consumer.base + next, words: f.words, key: link });
+          recvs[at][next][f.at].push({ peer: consumer.base + prev, words: f.words, key: link });
+        }
       }
     });
   });
@@ -93,7 +108,10 @@ export function segmentProgram(seg: SegmentPlan, layers: LayerShape[], batch: nu
     const l = plan.l;
     const pes = hw.array.rows * hw.array.cols;
     const finish = fns?.[at].kind === 1 && fns[at].fn.requant !== undefined;
-    const dramShare = (operandsOf(l) - forwarded[at]) / operandsOf(l);
+    // The share of the input words from DRAM: the inputs not forwarded (an element-wise layer's operands, or the
+    // parts of a product's concatenated input, ASSUMPTION: equal parts).
+    const inputs = Math.max(1, l.inputs.length);
+    const dramShare = (inputs - forwarded[at]) / inputs;
     const R = batch * l.h;
     plan.blocks.forEach((b, j) => {
       const t = plan.tiles[j];
@@ -108,6 +126,7 @@ export function segmentProgram(seg: SegmentPlan, layers: LayerShape[], batch: nu
         b.cmds.push({ op: OP.WAIT_LOADS, a: 0, b: 0, c: 0 });
         if (s + 1 < steps) e.load(s + 1);
         for (const r of recvs[at][j][s]) b.cmds.push({ op: OP.RECV, a: r.peer, b: r.words, c: ids.msg(r.key) });
+        for (const r of relays[at][j][s]) b.cmds.push({ op: OP.SEND, a: r.peer, b: r.words, c: ids.msg(r.key) });
         e.rotate(s);
         const [f0, f1] = band(R, steps, s);
         const rows = bandPieces(b.n, b.h, l.h, f0, f1).reduce((n, q) => n + (q.n1 - q.n0) * (q.h1 - q.h0), 0);
