@@ -45,7 +45,7 @@ async function checkSegments(name: string, model: string): Promise<number> {
   const g = c.lowered;
   // The reference runs the model as loaded (the lowered graph's fused nodes keep the names of what they fuse's results).
   const values = runReference(c.graph, inputs);
-  const { shapes, ids } = layersOfGraph(g, c.layers);
+  const { shapes, ids } = layersOfGraph(g, c.layers, true);
   const plan = searchDataflow(shapes, TANGRAM_DEFAULT, { batch: 1, strategy: { sharing: true, pipelining: 'allo', objective: 'energy' } });
   const nodeOf = new Map(c.layers.map((l) => [l.id, l.node]));
   let ran = 0;
@@ -84,7 +84,7 @@ test('ResNet-8: its pipelined conv -> conv segment exact against the reference; 
   const model = writeTinyModel('ResNet-8', dir);
   assert.ok(await checkSegments('ResNet-8', model) >= 2);
   const c = compileModel({ model, platform: 'tangram' });
-  const { shapes } = layersOfGraph(c.lowered, c.layers);
+  const { shapes } = layersOfGraph(c.lowered, c.layers, true);
   const adds = shapes.filter((s) => s.alone?.includes('element-wise expression the engines do not compute'));
   assert.is(adds.length, 3);
 });
@@ -97,13 +97,20 @@ test('firmware.json and dataflow.txt say why a layer is a segment of its own', (
   const model = writeTinyModel('ResNet-8', dir);
   const out = join(dir, 'ResNet-8-fw');
   generateFirmware({ model, platform: 'tangram', out });
-  const data = JSON.parse(readFileSync(join(out, 'firmware.json'), 'utf8')).platformData.tangram as { segments: Array<{ layers: Array<{ name: string; notPipelined?: string }> }> };
+  const data = JSON.parse(readFileSync(join(out, 'firmware.json'), 'utf8')).platformData.tangram as { segments: Array<{ firmware?: string; layers: Array<{ name: string; notPipelined?: string }> }> };
   const alone = data.segments.flatMap((s) => s.layers).filter((l) => l.notPipelined !== undefined);
-  // The three residual Adds and the global average pooling's sum (ReduceSum) run on the control core.
-  assert.is(alone.length, 4);
-  for (const s of data.segments) if (s.layers.length > 1) assert.ok(s.layers.every((l) => l.notPipelined === undefined));
+  // On the control core: the three residual Adds, the global average pooling's sum (ReduceSum) and its
+  // requantization (the firmware's element-wise layers).
+  assert.equal(alone.map((l) => l.name), ['Add_5_requant', 'Add_11_requant', 'Add_17_requant', 'GlobalAveragePool_19', 'GlobalAveragePool_19_requant']);
+  const pipelined = data.segments.filter((s) => s.layers.length > 1);
+  assert.ok(pipelined.length >= 1);
+  for (const s of pipelined) {
+    assert.ok(s.layers.every((l) => l.notPipelined === undefined));
+    assert.is(s.firmware, 'one program');
+  }
   const picture = readFileSync(join(out, 'dataflow.txt'), 'utf8');
-  assert.is((picture.match(/; not pipelined: runs on the control core/g) ?? []).length, 4);
+  assert.is((picture.match(/; not pipelined: runs on the control core/g) ?? []).length, 5);
+  assert.is((picture.match(/; the firmware runs it as one program/g) ?? []).length, pipelined.length);
 });
 
 test.after(cleanup);

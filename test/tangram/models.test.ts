@@ -25,6 +25,7 @@ import { runEngines } from '../helpers/tangram-engines.js';
 import { compileModel } from '../../generator/pipeline.js';
 import { engineOpOf, engineProgramOf } from '../../generator/platforms/tangram/engine-kernel.js';
 import { TANGRAM_DEFAULT } from '../../generator/platforms/tangram/hardware.js';
+import { graphDataflow } from '../../generator/platforms/tangram/graph-segments.js';
 import { unevenMlp, uniformInputs } from '../quantize/models.js';
 
 const { dir, cleanup } = workDir('tangram-models');
@@ -61,7 +62,7 @@ async function check(name: string, model: string): Promise<void> {
   assert.is(data.segments.reduce((n, s) => n + s.layers.length, 0), computing);
 }
 
-test('ResNet-8 (residual forks) exact; its engine layers take in the functional run what their programs take timing-only', async () => {
+test('ResNet-8 (residual forks) exact, its pipelined segment as one program; engine layers take in the functional run what their programs take timing-only', async () => {
   const model = writeTinyModel('ResNet-8', dir);
   await check('ResNet-8', model);
   // The same programs run timing-only (no operands, no arithmetic) give each engine layer's cycles in the functional
@@ -70,16 +71,26 @@ test('ResNet-8 (residual forks) exact; its engine layers take in the functional 
   const out = join(dir, 'ResNet-8-out');
   const r = await runFirmware(out, arrays(sample));
   const compiled = compileModel({ model, sampleInputs: sample, platform: 'tangram' });
+  // A pipelined segment (graph-segments.ts) runs as one program at its first layer; its other layers run nothing.
+  const dataflow = graphDataflow(compiled.lowered, TANGRAM_DEFAULT, { sharing: true, pipelining: 'allo', objective: 'energy' }, 1);
   let checked = 0;
+  let inSegments = 0;
   for (const l of compiled.layers) {
     if (l.kernel === 'alias' || l.kernel.name !== 'tangram-engines') continue;
-    const program = engineProgramOf(engineOpOf(l.node, compiled.graph), TANGRAM_DEFAULT, 'energy');
-    const timing = await runEngines(program);
+    const seg = dataflow.of.get(l.node.name);
     const layer = r.profile.layers.find((p) => p.layer === l.id)!;
+    if (seg) inSegments++;
+    if (seg && seg.at > 0) {
+      assert.is(layer.cycles - compiled.platform.costs.CALL, 0, `${l.node.name}`);
+      continue;
+    }
+    const program = seg ? (seg.segment.program as Int32Array) : engineProgramOf(engineOpOf(l.node, compiled.graph), TANGRAM_DEFAULT, 'energy');
+    const timing = await runEngines(program);
     assert.is(layer.cycles - compiled.platform.costs.CALL, timing.cycles, `${l.node.name}`);
     checked++;
   }
   assert.ok(checked >= 5, `${checked} engine layers`);
+  assert.ok(inSegments >= 2, `${inSegments} layers in pipelined segments`);
 });
 
 test('DS-CNN exact', async () => {

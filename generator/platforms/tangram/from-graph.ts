@@ -20,7 +20,12 @@ export interface GraphLayers {
 
 const product = (xs: number[]): number => xs.reduce((a, b) => a * b, 1);
 
-export function layersOfGraph(g: Graph, layers: Layer[]): GraphLayers {
+/**
+ * `layers`: the firmware's (or the nodes with their alias mark: only 'alias' is looked at). `elementwiseOnEngines`:
+ * the one-operand element-wise layers may join segments (the segment programs compute them; the firmware runs its
+ * element-wise layers on the control core, so its segments leave them out: segment-functions.ts).
+ */
+export function layersOfGraph(g: Graph, layers: ReadonlyArray<Pick<Layer, 'id' | 'node'> & { kernel: unknown }>, elementwiseOnEngines = false): GraphLayers {
   const producer = new Map<string, number>();
   const shapes: LayerShape[] = [];
   const ids: number[] = [];
@@ -35,7 +40,7 @@ export function layersOfGraph(g: Graph, layers: Layer[]): GraphLayers {
     const y = tensorOf(g, n.outputs[0]).shape;
     // An empty dimension (a zero-sized tensor) is priced as one: the cost model's splits need at least one of each.
     const raw = shapeOf(g, l, y, inputs);
-    const fn = segmentFunctionOf(n, g);
+    const fn = segmentFunctionOf(n, g, elementwiseOnEngines);
     const shape: LayerShape = { ...raw, ...(typeof fn === 'string' ? { alone: fn } : {}), c: Math.max(1, raw.c), k: Math.max(1, raw.k), h: Math.max(1, raw.h), w: Math.max(1, raw.w), r: Math.max(1, raw.r), s: Math.max(1, raw.s), stride: Math.max(1, raw.stride) };
     producer.set(n.outputs[0], shapes.length);
     for (const o of n.outputs.slice(1)) producer.set(o, shapes.length);
@@ -45,7 +50,7 @@ export function layersOfGraph(g: Graph, layers: Layer[]): GraphLayers {
   return { shapes, ids };
 }
 
-function shapeOf(g: Graph, l: Layer, y: number[], inputs: number[]): LayerShape {
+function shapeOf(g: Graph, l: Pick<Layer, 'node'>, y: number[], inputs: number[]): LayerShape {
   const n = l.node;
   const name = n.name;
   if (n.op === 'Conv' || n.op === 'MaxPool') {

@@ -9,10 +9,12 @@ import type { SegmentLayerFunction } from './segment-programs.js';
  *  - the engine kernels' Conv, Gemm/MatMul (with a fused requantization) and MaxPool of one sample;
  *  - an Elementwise node of one map operand that is a requantization and/or a clip (RequantShift, ReLU, Clip and
  *    their fused chains: the integer dialect's expressions, frontend/passes/fuse-elementwise.ts).
- * Everything else (an Add of two maps, tables, normalisations, copies) is the control core's.
+ * Everything else (an Add of two maps, tables, normalisations, copies) is the control core's. The firmware's own
+ * segments leave the element-wise layers out (`elementwiseOnEngines` false): its element-wise layers are the control
+ * core's kernels.
  */
-export function segmentFunctionOf(node: Node, g: Graph): SegmentLayerFunction | string {
-  if (node.op === 'Elementwise') return elementwiseOf(node, g);
+export function segmentFunctionOf(node: Node, g: Graph, elementwiseOnEngines = true): SegmentLayerFunction | string {
+  if (node.op === 'Elementwise') return elementwiseOnEngines ? elementwiseOf(node, g) : 'runs on the control core (the firmware\'s element-wise layers: docs/tangram.md "What is left")';
   const op = engineOp(node, g);
   if (typeof op === 'string') return `runs on the control core (${node.op}: ${op})`;
   if (op.fn.n !== 1) return `a batch of ${op.fn.n} samples (a segment's steps are rows of one sample)`;
