@@ -13,6 +13,10 @@ import { bytesOf } from '../../generator/ir/dtype.js';
 import { type Graph, tensorOf } from '../../generator/ir/graph.js';
 import type { NDArray } from '../../generator/ir/ndarray.js';
 import { compileModel, generateFirmware } from '../../generator/pipeline.js';
+import { loadOnnxFile } from '../../generator/onnx/load.js';
+import { compareOutputs } from '../../runtime/node/compare.js';
+import { runFirmware } from '../../runtime/node/run.js';
+import { graphDataflow } from '../../generator/platforms/tangram/graph-segments.js';
 import { engineOp } from '../../generator/platforms/tangram/engine-kernel.js';
 import { layersOfGraph } from '../../generator/platforms/tangram/from-graph.js';
 import { TANGRAM_DEFAULT } from '../../generator/platforms/tangram/hardware.js';
@@ -99,9 +103,8 @@ test('firmware.json and dataflow.txt say why a layer is a segment of its own', (
   generateFirmware({ model, platform: 'tangram', out });
   const data = JSON.parse(readFileSync(join(out, 'firmware.json'), 'utf8')).platformData.tangram as { segments: Array<{ firmware?: string; layers: Array<{ name: string; notPipelined?: string }> }> };
   const alone = data.segments.flatMap((s) => s.layers).filter((l) => l.notPipelined !== undefined);
-  // On the control core: the three residual Adds, the global average pooling's sum (ReduceSum) and its
-  // requantization (the firmware's element-wise layers).
-  assert.equal(alone.map((l) => l.name), ['Add_5_requant', 'Add_11_requant', 'Add_17_requant', 'GlobalAveragePool_19', 'GlobalAveragePool_19_requant']);
+  // On the control core: the three residual Adds (two operands) and the global average pooling's sum (ReduceSum).
+  assert.equal(alone.map((l) => l.name), ['Add_5_requant', 'Add_11_requant', 'Add_17_requant', 'GlobalAveragePool_19']);
   const pipelined = data.segments.filter((s) => s.layers.length > 1);
   assert.ok(pipelined.length >= 1);
   for (const s of pipelined) {
@@ -109,8 +112,27 @@ test('firmware.json and dataflow.txt say why a layer is a segment of its own', (
     assert.is(s.firmware, 'one program');
   }
   const picture = readFileSync(join(out, 'dataflow.txt'), 'utf8');
-  assert.is((picture.match(/; not pipelined: runs on the control core/g) ?? []).length, 5);
+  assert.is((picture.match(/; not pipelined: runs on the control core/g) ?? []).length, 4);
   assert.is((picture.match(/; the firmware runs it as one program/g) ?? []).length, pipelined.length);
+});
+
+test('MobileNetV1-0.25 firmware exact with its element-wise -> Gemm segment run as one program on the engines', async () => {
+  const model = writeTinyModel('MobileNetV1-0.25', dir);
+  const sample = join(model, '..', 'inputs.npz');
+  const inputs = arrays(sample);
+  const graph = loadOnnxFile(model);
+  const values = runReference(graph, inputs);
+  const out = join(dir, 'MobileNet-fw');
+  const g = generateFirmware({ model, sampleInputs: sample, platform: 'tangram', out });
+  const r = await runFirmware(out, inputs);
+  const c = compareOutputs(g.manifest.outputs, r.outputs, graph.outputs.map((o) => values.get(o)!));
+  assert.is(c.errors, 0, c.details.join('; '));
+  // The segment's first layer is the element-wise one: its AS hands the segment's program to the engines.
+  const dataflow = graphDataflow(g.lowered, TANGRAM_DEFAULT, { sharing: true, pipelining: 'allo', objective: 'energy' }, 1);
+  const firsts = [...dataflow.of.entries()].filter(([, s]) => s.at === 0).map(([name]) => g.lowered.nodes.find((n) => n.name === name)!.op);
+  assert.ok(firsts.includes('Elementwise'), firsts.join(', '));
+  const network = readFileSync(join(out, 'as', 'network.ts'), 'utf8');
+  assert.ok(network.includes('a pipelined segment of 2 layers, this one first'));
 });
 
 test.after(cleanup);

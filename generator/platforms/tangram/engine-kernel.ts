@@ -5,7 +5,7 @@ import { maxPoolWindow } from '../../kernels/pool.js';
 import { requantParamShape, varyingAxes } from '../../ir/broadcast.js';
 import type { BufferArg, KernelDef } from '../../kernels/types.js';
 import type { FirmwareSegment } from './graph-segments.js';
-import { ARGS_PER_LAYER } from './segment-programs.js';
+import { ARGS_PER_LAYER, type SegmentLayerFunction } from './segment-programs.js';
 import type { LayerContext } from './cost.js';
 import type { TangramHardware } from './hardware.js';
 import type { LayerShape } from './layers.js';
@@ -243,14 +243,20 @@ export type SegmentOf = (g: Graph, node: Node) => { segment: FirmwareSegment; at
  * absent) as argument fields (the layer's own fields, then one `s<i>` per further tensor) and the table the template
  * fills from them for tangram_run.
  */
-function segmentArgs(segment: FirmwareSegment, g: Graph, own: BufferArg[]): { extra: BufferArg[]; entries: Array<{ offset: number; value: string }>; tableBytes: number } {
+/** A segment layer's six operands (x, w, bias, y, mul, add), undefined where it has none. */
+function operandNames(n: Node, g: Graph, f: SegmentLayerFunction): Array<string | undefined> {
+  if (f.kind === 3) return [n.inputs[0], undefined, undefined, n.outputs[0], f.fn.requant ? n.inputs[1] : undefined, f.fn.requant ? n.inputs[2] : undefined];
+  const op = engineOpOf(n, g);
+  return [op.x, op.w, op.bias, op.y, n.requant?.mul, n.requant?.add];
+}
+
+export function segmentArgs(segment: FirmwareSegment, g: Graph, own: BufferArg[]): { extra: BufferArg[]; entries: Array<{ offset: number; value: string }>; tableBytes: number } {
   const field = new Map(own.map((a) => [a.tensor, a.field]));
   const extra: BufferArg[] = [];
   const entries: Array<{ offset: number; value: string }> = [];
   const written = new Set(segment.nodes.map((n) => n.outputs[0]));
   segment.nodes.forEach((n, i) => {
-    const op = engineOpOf(n, g);
-    const names = [op.x, op.w, op.bias, op.y, n.requant?.mul, n.requant?.add];
+    const names = operandNames(n, g, segment.fns[i]);
     names.forEach((t, j) => {
       let value = '0';
       if (t) {

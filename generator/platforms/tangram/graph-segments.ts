@@ -39,14 +39,14 @@ export interface GraphDataflow {
 
 export function graphDataflow(g: Graph, hw: TangramHardware, strategy: Strategy, batch: number): GraphDataflow {
   const layers = g.nodes.map((node, id) => ({ id, node, kernel: ALIAS_OPS.has(node.op) && canAlias(g, node) ? 'alias' : 'code' }));
-  const { shapes, ids } = layersOfGraph(g, layers);
+  const { shapes, ids } = layersOfGraph(g, layers, true);
   const plan = searchDataflow(shapes, hw, { batch, strategy });
   const of = new Map<string, { segment: FirmwareSegment; at: number }>();
   const groups: Array<[number, number]> = [];
   const segments = plan.segments.map((seg): FirmwareSegment | undefined => {
     if (seg.layers.length < 2) return undefined;
     const nodes = seg.layers.map((pl) => g.nodes[ids[pl.index]]);
-    const fns = nodes.map((n) => segmentFunctionOf(n, g, false)).filter((f): f is SegmentLayerFunction => typeof f !== 'string');
+    const fns = nodes.map((n) => segmentFunctionOf(n, g)).filter((f): f is SegmentLayerFunction => typeof f !== 'string');
     let program: Int32Array | string;
     if (batch !== 1) program = `the dataflow is searched for a batch of ${batch}; the firmware runs the model's own`;
     else if (fns.length !== nodes.length) program = 'a layer the engines cannot compute inside a segment';

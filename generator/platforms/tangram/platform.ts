@@ -9,7 +9,8 @@ import { readTangramConfig } from './config-file.js';
 import { dataflowData, dataflowPicture } from './describe.js';
 import type { Graph } from '../../ir/graph.js';
 import { graphDataflow, type GraphDataflow } from './graph-segments.js';
-import { PROGRAM_BUDGET_BYTES, tangramEngineKernels } from './engine-kernel.js';
+import { PROGRAM_BUDGET_BYTES, type SegmentOf, tangramEngineKernels } from './engine-kernel.js';
+import { tangramElementwiseKernel } from './elementwise-kernel.js';
 import { engineCount, pesPerEngine, TANGRAM_DEFAULT, type TangramHardware } from './hardware.js';
 import type { Objective } from './partition.js';
 import { DEFAULT_OBJECTIVE, MAX_BATCH, OBJECTIVES, tangramOptions } from './description.js';
@@ -32,6 +33,7 @@ function tangramPlatform(hw: TangramHardware, strategy: Strategy, batch: number)
   const programBytes = new Map<string, number>();
   // One search per lowered graph: the kernels, the memory plan and firmware.json read the same dataflow.
   const dataflows = new WeakMap<Graph, GraphDataflow>();
+  const segmentOf: SegmentOf = (g, node) => dataflowOf(g).of.get(node.name);
   const dataflowOf = (g: Graph): GraphDataflow => {
     let d = dataflows.get(g);
     if (!d) {
@@ -59,7 +61,11 @@ function tangramPlatform(hw: TangramHardware, strategy: Strategy, batch: number)
     // The core passes: a requantization fused into its Conv/Gemm runs on the engines too (engine-kernel.ts: exact
     // integer arithmetic on the whole int32 sums); ReLU, Add and unfused requantizations are the control core's.
     passes: CORE_PASSES,
-    kernels: [...tangramEngineKernels(hw, strategy.objective, programBytes, (g, node) => dataflowOf(g).of.get(node.name)), ...CORE_KERNELS],
+    kernels: [
+      ...tangramEngineKernels(hw, strategy.objective, programBytes, segmentOf),
+      tangramElementwiseKernel(segmentOf, programBytes),
+      ...CORE_KERNELS,
+    ],
     layerGroups: (g) => dataflowOf(g).groups,
     // The control core is priced as the generic scalar core (the emulator's genericCosts(false), docs/timing.md).
     costs: SCALAR_CORE_COSTS,

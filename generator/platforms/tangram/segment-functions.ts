@@ -54,6 +54,7 @@ function elementwiseOf(node: Node, g: Graph): SegmentLayerFunction | string {
   const x = tensorOf(g, node.inputs[0]);
   const y = tensorOf(g, node.outputs[0]);
   if (!ELEMENT_KINDS.includes(x.dtype as ElementKind) || !ELEMENT_KINDS.includes(y.dtype as ElementKind)) return why;
+  if (x.shape.length !== y.shape.length || x.shape.some((d, i) => d !== y.shape[i])) return why;
   let dims: { k: number; ho: number; wo: number; strides: [number, number, number, number] };
   if (x.shape.length === 4 && x.shape[0] === 1) {
     const [, C, H, W] = x.shape;

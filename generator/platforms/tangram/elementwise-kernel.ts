@@ -1,0 +1,59 @@
+import { tensorOf } from '../../ir/graph.js';
+import type { BufferArg, KernelDef } from '../../kernels/types.js';
+import { segmentArgs, type SegmentOf } from './engine-kernel.js';
+
+/**
+ * The integer dialect's one-operand element-wise layers (a requantization, ReLU or Clip of one map:
+ * segment-functions.ts) inside a pipelined segment of the searched dataflow (graph-segments.ts): the engines compute
+ * them in the segment's program. The AS of the segment's first layer hands the program to the engines, the AS of its
+ * other layers does nothing; the C computes the layer on the control core (as it does every engine layer). Outside a
+ * segment the shared element-wise kernel runs them on the control core.
+ */
+export function tangramElementwiseKernel(segmentOf: SegmentOf, programBytes?: Map<string, number>): KernelDef {
+  return {
+    name: 'tangram-elementwise',
+    template: 'tangram-elementwise',
+    engine: 'accelerator',
+    accepts(node, g) {
+      if (node.op !== 'Elementwise') return 'not an element-wise layer';
+      return segmentOf(g, node) ? null : 'not inside a pipelined segment';
+    },
+    view({ node, graph }) {
+      const inSegment = segmentOf(graph, node)!;
+      const f = inSegment.segment.fns[inSegment.at];
+      const fn = f.fn;
+      const rq = fn.requant;
+      const args: BufferArg[] = [
+        { field: 'x', tensor: node.inputs[0], dtype: fn.xType, write: false },
+        ...(rq ? [
+          { field: 'mul', tensor: node.inputs[1], dtype: rq.mulType, write: false },
+          { field: 'add', tensor: node.inputs[2], dtype: rq.addType, write: false },
+        ] : []),
+        { field: 'y', tensor: node.outputs[0], dtype: fn.yType, write: true },
+      ];
+      const program = inSegment.at === 0 ? (inSegment.segment.program as Int32Array) : new Int32Array(0);
+      programBytes?.set(node.name, program.byteLength);
+      const seg = inSegment.at === 0 ? segmentArgs(inSegment.segment, graph, args) : undefined;
+      const out = tensorOf(graph, node.outputs[0]);
+      return {
+        args: [...args, ...(seg?.extra ?? [])],
+        params: {
+          program: Array.from(program).join(', '),
+          words: program.length,
+          engines: program.length > 0 ? program[1] : 0,
+          segment: seg ? { layers: inSegment.segment.nodes.length, entries: seg.entries, tableBytes: seg.tableBytes } : false,
+          member: inSegment.at > 0,
+          // The C: y[i] = clip(requant(x[i])), channel i / (rows x columns) of a map, i mod K of a matrix.
+          total: out.shape.reduce((a, d) => a * d, 1),
+          chDiv: fn.xStrides[1] === 1 ? 1 : fn.ho * fn.wo,
+          chMod: fn.k,
+          rq: rq ? { shift: rq.shift, round: rq.shift > 0 ? `${2 ** (rq.shift - 1)}LL` : '0LL', mulIdx: rq.mulPerChannel ? 'ch' : '0', addIdx: rq.addPerChannel ? 'ch' : '0' } : false,
+          lo: rq ? rq.min : f.clip!.min,
+          hi: rq ? rq.max : f.clip!.max,
+        },
+        macs: 0,
+      };
+    },
+    hal: { c: '#include "firmgen_hal.h"', as: "import { tangram_run } from './hal/tangram';" },
+  };
+}
