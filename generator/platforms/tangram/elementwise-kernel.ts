@@ -1,6 +1,6 @@
 import { tensorOf } from '../../ir/graph.js';
 import type { BufferArg, KernelDef } from '../../kernels/types.js';
-import { segmentArgs, type SegmentOf } from './engine-kernel.js';
+import { programView, type SegmentOf } from './engine-kernel.js';
 
 /**
  * The integer dialect's one-operand element-wise layers (a requantization, ReLU or Clip of one map:
@@ -33,16 +33,12 @@ export function tangramElementwiseKernel(segmentOf: SegmentOf, programBytes?: Ma
       ];
       const program = inSegment.at === 0 ? (inSegment.segment.program as Int32Array) : new Int32Array(0);
       programBytes?.set(node.name, program.byteLength);
-      const seg = inSegment.at === 0 ? segmentArgs(inSegment.segment, graph, args) : undefined;
+      const pv = programView(program, inSegment, graph, args);
       const out = tensorOf(graph, node.outputs[0]);
       return {
-        args: [...args, ...(seg?.extra ?? [])],
+        args: pv.args,
         params: {
-          program: Array.from(program).join(', '),
-          words: program.length,
-          engines: program.length > 0 ? program[1] : 0,
-          segment: seg ? { layers: inSegment.segment.nodes.length, entries: seg.entries, tableBytes: seg.tableBytes } : false,
-          member: inSegment.at > 0,
+          ...pv.params,
           // The C: y[i] = clip(requant(x[i])), channel i / (rows x columns) of a map, i mod K of a matrix.
           total: out.shape.reduce((a, d) => a * d, 1),
           chDiv: fn.xStrides[1] === 1 ? 1 : fn.ho * fn.wo,

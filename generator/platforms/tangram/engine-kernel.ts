@@ -243,6 +243,24 @@ export type SegmentOf = (g: Graph, node: Node) => { segment: FirmwareSegment; at
  * absent) as argument fields (the layer's own fields, then one `s<i>` per further tensor) and the table the template
  * fills from them for tangram_run.
  */
+/**
+ * The view's part for the program a layer's AS hands to the engines (its own, its segment's at the segment's first
+ * layer, or none inside a segment): the program's words, the segment's table of addresses and its extra fields.
+ */
+export function programView(program: Int32Array, inSegment: ReturnType<SegmentOf>, graph: Graph, args: BufferArg[]): { args: BufferArg[]; params: Record<string, unknown> } {
+  const seg = inSegment?.at === 0 ? segmentArgs(inSegment.segment, graph, args) : undefined;
+  return {
+    args: [...args, ...(seg?.extra ?? [])],
+    params: {
+      program: Array.from(program).join(', '),
+      words: program.length,
+      engines: program.length > 0 ? program[1] : 0,
+      segment: seg ? { layers: inSegment!.segment.nodes.length, entries: seg.entries, tableBytes: seg.tableBytes } : false,
+      member: inSegment !== undefined && inSegment.at > 0,
+    },
+  };
+}
+
 /** A segment layer's six operands (x, w, bias, y, mul, add), undefined where it has none. */
 function operandNames(n: Node, g: Graph, f: SegmentLayerFunction): Array<string | undefined> {
   if (f.kind === 3) return [n.inputs[0], undefined, undefined, n.outputs[0], f.fn.requant ? n.inputs[1] : undefined, f.fn.requant ? n.inputs[2] : undefined];
@@ -250,7 +268,7 @@ function operandNames(n: Node, g: Graph, f: SegmentLayerFunction): Array<string 
   return [op.x, op.w, op.bias, op.y, n.requant?.mul, n.requant?.add];
 }
 
-export function segmentArgs(segment: FirmwareSegment, g: Graph, own: BufferArg[]): { extra: BufferArg[]; entries: Array<{ offset: number; value: string }>; tableBytes: number } {
+function segmentArgs(segment: FirmwareSegment, g: Graph, own: BufferArg[]): { extra: BufferArg[]; entries: Array<{ offset: number; value: string }>; tableBytes: number } {
   const field = new Map(own.map((a) => [a.tensor, a.field]));
   const extra: BufferArg[] = [];
   const entries: Array<{ offset: number; value: string }> = [];
@@ -302,15 +320,11 @@ function engineKernel(name: string, kind: 1 | 2, hw: TangramHardware, objective:
           ] : []),
           { field: 'y', tensor: op.y, dtype: f.yType, write: true },
       ];
-      const seg = inSegment?.at === 0 ? segmentArgs(inSegment.segment, graph, args) : undefined;
+      const pv = programView(program, inSegment, graph, args);
       return {
-        args: [...args, ...(seg?.extra ?? [])],
+        args: pv.args,
         params: {
-          program: Array.from(program).join(', '),
-          words: program.length,
-          engines: program.length > 0 ? program[1] : 0,
-          segment: seg ? { layers: inSegment!.segment.nodes.length, entries: seg.entries, tableBytes: seg.tableBytes } : false,
-          member: inSegment !== undefined && inSegment.at > 0,
+          ...pv.params,
           bias: op.bias !== undefined,
           N: f.n, K: f.k, C: f.c, HO: f.ho, WO: f.wo, R: f.r, S: f.s, SH: f.strideH, SW: f.strideW, PT: f.padT, PL: f.padL, H: f.h, W: f.w,
           xn: f.xStrides[0], xc: f.xStrides[1], xh: f.xStrides[2], xw: f.xStrides[3],

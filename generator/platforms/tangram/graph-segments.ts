@@ -6,6 +6,7 @@ import { layersOfGraph } from './from-graph.js';
 import type { LayerShape } from './layers.js';
 import { type NetworkPlan, searchDataflow } from './search.js';
 import { segmentFunctionOf } from './segment-functions.js';
+import { PROGRAM_BUDGET_BYTES } from './engine-kernel.js';
 import { segmentProgram, type SegmentLayerFunction } from './segment-programs.js';
 import type { Strategy } from './segment.js';
 
@@ -53,6 +54,7 @@ export function graphDataflow(g: Graph, hw: TangramHardware, strategy: Strategy,
     else {
       try {
         program = segmentProgram(seg, shapes, batch, hw, strategy.sharing, fns);
+        if (program.byteLength > PROGRAM_BUDGET_BYTES) program = `its program (${Math.ceil(program.byteLength / 1024)} KiB) is larger than the firmware's ${PROGRAM_BUDGET_BYTES / 1024} KiB for programs`;
       } catch (e) {
         program = (e as Error).message;
       }
