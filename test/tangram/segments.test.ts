@@ -21,12 +21,11 @@ const hw: TangramHardware = { ...TANGRAM_DEFAULT, grid: { rows: 4, cols: 4 } };
 
 test('the rows a producer engine forwards to a consumer engine, worked out by hand', () => {
   // P: 2 channels of a 4x1 map split by rows over 2 engines (P0 rows 0-1, P1 rows 2-3). C: a 3x1 conv (pad 1) on it,
-  // its 4 output rows split the same way (C0 rows 0-1, C1 rows 2-3). Two steps: rows [0, 2) then [2, 4).
-  // C0's rows 0-1 read input rows 0..2; C1's rows 2-3 read rows 1..3. So:
-  //  P0 after step 0 (rows 0, 1): to C0 both rows (2 x 2 channels = 4 words), first read by C0's step 0;
-  //                               to C1 row 1 (2 words), first read by C1's step 1 (C1 has no rows in step 0);
-  //  P1 after step 1 (rows 2, 3): to C0 row 2 (2 words), read by C0's step 0 (C0 waits for P1's step 1);
-  //                               to C1 both rows (4 words), step 1.
+  // its 4 output rows split the same way (C0 rows 0-1, C1 rows 2-3). Two steps, each engine's first row then its
+  // second: P0 holds row 0 after step 0, row 1 after step 1; P1 rows 2 and 3; C0 computes row 0 then 1, C1 2 then 3.
+  // Row 0 reads input rows 0..1, row 1 rows 0..2, row 2 rows 1..3, row 3 rows 2..3. Each message 1 row x 2 channels:
+  //  P0 step 0 (row 0): to C0, for its step 0;             P0 step 1 (row 1): to C0 for step 0, to C1 for step 0;
+  //  P1 step 0 (row 2): to C0 for its step 1, to C1 for 0; P1 step 1 (row 3): to C1 for step 0 (row 2 reads it).
   const P: LayerShape = { name: 'p', kind: 'conv', c: 1, k: 2, h: 4, w: 1, r: 1, s: 1, stride: 1, inputs: [] };
   const C: LayerShape = { name: 'c', kind: 'conv', c: 2, k: 2, h: 4, w: 1, r: 3, s: 1, stride: 1, inputs: [0] };
   const split = { pb: 1, po: 1, ph: 2, pw: 1, pi: 1 };
@@ -34,18 +33,21 @@ test('the rows a producer engine forwards to a consumer engine, worked out by ha
   const p = planLayer(P, 1, hw, split, false, places, 0, false);
   const c = planLayer(C, 1, hw, split, false, places.slice(2), 2, true);
   const rd = readingOf(P, C);
-  assert.equal(forwardsOf(p, c, rd, 1, 2), [
-    { from: 0, step: 0, to: 0, at: 0, words: 4 },
-    { from: 0, step: 0, to: 1, at: 1, words: 2 },
-    { from: 1, step: 1, to: 0, at: 0, words: 2 },
-    { from: 1, step: 1, to: 1, at: 1, words: 4 },
+  assert.equal(forwardsOf(p, c, rd, 2), [
+    { from: 0, step: 0, to: 0, at: 0, words: 2 },
+    { from: 0, step: 1, to: 0, at: 0, words: 2 },
+    { from: 0, step: 1, to: 1, at: 0, words: 2 },
+    { from: 1, step: 0, to: 0, at: 1, words: 2 },
+    { from: 1, step: 0, to: 1, at: 0, words: 2 },
+    { from: 1, step: 1, to: 1, at: 0, words: 2 },
   ]);
-  // A 1x1 conv of stride 2 reads rows 0 and 2 of the 4: P0 sends row 0 only, P1 row 2 only (2 words each).
+  // A 1x1 conv of stride 2 (one engine, its rows 0 and 1 in steps 0 and 1) reads input rows 0 and 2 of the 4: P0
+  // sends row 0 after its step 0 (for step 0), P1 row 2 after its step 0 (for step 1); rows 1 and 3 go nowhere.
   const S2: LayerShape = { name: 's', kind: 'conv', c: 2, k: 2, h: 2, w: 1, r: 1, s: 1, stride: 2, inputs: [0] };
   const s2 = planLayer(S2, 1, hw, { pb: 1, po: 1, ph: 1, pw: 1, pi: 1 }, false, places.slice(2), 2, true);
-  assert.equal(forwardsOf(p, s2, readingOf(P, S2), 1, 2), [
+  assert.equal(forwardsOf(p, s2, readingOf(P, S2), 2), [
     { from: 0, step: 0, to: 0, at: 0, words: 2 },
-    { from: 1, step: 1, to: 0, at: 1, words: 2 },
+    { from: 1, step: 0, to: 0, at: 1, words: 2 },
   ]);
   // The windows' count: rows 0, 2, 4 of windows 1 long at stride 2; [1, 5) holds 2 and 4.
   assert.is(windowsIn({ origin: 0, count: 3, stride: 2, window: 1, size: 8 }, 1, 5), 2);

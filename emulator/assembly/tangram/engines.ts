@@ -388,7 +388,7 @@ function step(e: i32, doMath: bool, x: usize, w: usize, b: usize, y: usize): voi
     if (doMath) {
       if (!segment) fail("a pipeline step outside a segment, engine", e);
       useLayer(layerOf(e));
-      if (a3 < a2 || a3 > dim(0) * dim(3)) fail("a step's rows out of the layer's, engine", e);
+      if (a3 < a2 || a3 > (engineWord(e, 5) - engineWord(e, 4)) * (engineWord(e, 11) - engineWord(e, 10))) fail("a step's rows out of the engine's block, engine", e);
       const kind = fw(10);
       if (op == OP_FINISH) {
         if (kind != 1 || fw(43) == 0) fail("an epilogue of a layer without one, engine", e);
@@ -467,10 +467,13 @@ function setZero(base: usize, i: i32, kind: i32): void {
   else store<i32>(base + (<usize>i << 2), 0);
 }
 
-/** Row oh of sample n lies in the folded rows [f0, f1) (row n * HO + oh; a single layer's program: all rows). */
+/**
+ * Row oh of sample n lies in the rows [f0, f1) of the block from sample n0, row h0, hb rows a sample (counted in the
+ * block, sample by sample: a pipeline step's, segment-programs.ts; a single layer's program: all its rows).
+ */
 // @ts-ignore: decorator
-@inline function inBand(n: i32, oh: i32, f0: i32, f1: i32): bool {
-  const f = n * dim(3) + oh;
+@inline function inBand(n: i32, oh: i32, n0: i32, h0: i32, hb: i32, f0: i32, f1: i32): bool {
+  const f = (n - n0) * hb + (oh - h0);
   return f >= f0 && f < f1;
 }
 
@@ -493,7 +496,7 @@ function computeBlock(e: i32, x: usize, w: usize, b: usize, y: usize, f0: i32, f
   const h0 = engineWord(e, 10), h1 = engineWord(e, 11);
   const w0 = engineWord(e, 12), w1 = engineWord(e, 13);
   for (let n = n0; n < n1; n++) for (let k = k0; k < k1; k++) for (let oh = h0; oh < h1; oh++) {
-    if (!inBand(n, oh, f0, f1)) continue;
+    if (!inBand(n, oh, n0, h0, h1 - h0, f0, f1)) continue;
     for (let ow = w0; ow < w1; ow++) {
       let acc: i32 = bias && c0 == 0 ? element(b, k, bKind) : 0;
       for (let c = c0; c < c1; c++) for (let r = 0; r < R; r++) {
@@ -536,7 +539,7 @@ function requantize(y: usize, mul: usize, add: usize, n0: i32, n1: i32, k0: i32,
   const sn = fw(33), sk = fw(34), sh = fw(35), sw = fw(36);
   const yKind = fw(42);
   for (let a = n0; a < n1; a++) for (let q = k0; q < k1; q++) for (let i = h0; i < h1; i++) {
-    if (!inBand(a, i, f0, f1)) continue;
+    if (!inBand(a, i, n0, h0, h1 - h0, f0, f1)) continue;
     for (let j = w0; j < w1; j++) {
       const acc = <i64>load<i32>(ACC + (<usize>(ACC_BASE + ((a * k + q) * ho + i) * wo + j) << 2));
       const at = a * sn + q * sk + i * sh + j * sw;
@@ -557,7 +560,7 @@ function poolBlock(e: i32, x: usize, y: usize, f0: i32, f1: i32): void {
   const h0 = engineWord(e, 10), h1 = engineWord(e, 11);
   const w0 = engineWord(e, 12), w1 = engineWord(e, 13);
   for (let n = n0; n < n1; n++) for (let k = k0; k < k1; k++) for (let oh = h0; oh < h1; oh++) {
-    if (!inBand(n, oh, f0, f1)) continue;
+    if (!inBand(n, oh, n0, h0, h1 - h0, f0, f1)) continue;
     for (let ow = w0; ow < w1; ow++) {
       let m: i32 = kind == 0 ? -128 : 0;
       for (let r = 0; r < R; r++) {
@@ -590,7 +593,7 @@ function eltBlock(e: i32, x: usize, y: usize, mul: usize, add: usize, f0: i32, f
   const h0 = engineWord(e, 10), h1 = engineWord(e, 11);
   const w0 = engineWord(e, 12), w1 = engineWord(e, 13);
   for (let n = n0; n < n1; n++) for (let k = k0; k < k1; k++) for (let oh = h0; oh < h1; oh++) {
-    if (!inBand(n, oh, f0, f1)) continue;
+    if (!inBand(n, oh, n0, h0, h1 - h0, f0, f1)) continue;
     for (let ow = w0; ow < w1; ow++) {
       let v = <i64>element(x, n * xn + k * xc + oh * xh + ow * xw, xKind);
       if (requant) v = requantOne(v, k, mul, add);

@@ -3,11 +3,11 @@ import type { EngineBlock, Functional, LayerPlan } from './programs.js';
 
 /**
  * The exact data a producer's engines forward to a consumer's engines in a pipeline segment (segment-programs.ts,
- * docs/tangram.md "Pipelined segments"). A segment runs in S steps; step s of a layer is the band of its output rows
- * [floor(s*R/S), floor((s+1)*R/S)) where R = batch x rows and row f is (sample floor(f/rows), row f mod rows) (the
- * batch folded into the rows, as the cost model's 'allo' steps are rows). After its step s (and the step's partial-
- * sum tree), the leader of each producer reduction group holds its block's output in that band; a consumer engine
- * needs, for its own block, the input window of its output rows. Every element the consumer needs is held by exactly
+ * docs/tangram.md "Pipelined segments"). A segment runs in S steps; step s of an engine is the band of its block's
+ * rows [floor(s*R/S), floor((s+1)*R/S)) where R = the block's samples x rows, in order (sample by sample, row by row:
+ * the batch folded into the rows, as the cost model's 'allo' steps are rows), so every engine works in every step.
+ * After its step s (and the step's partial-sum tree), the leader of each producer reduction group holds its block's
+ * output in that band; a consumer engine needs, for its band, the input window of its output rows. Every element the consumer needs is held by exactly
  * one (producer leader, step): that leader sends the consumer, once, everything of its step's band the consumer's
  * whole block needs, tagged with the consumer's first step that needs any of it. A consumer's step t then waits for the
  * messages tagged t: it holds every input element its step reads (each one's message is tagged at or before the first
@@ -30,9 +30,26 @@ export interface Need { pieces: Array<{ n0: number; n1: number; rows: Windows }>
 /** What a producer's leader holds after a step: pieces of its band, its channels and columns. */
 export interface Held { pieces: Piece[]; k: [number, number]; w: [number, number] }
 
-/** Step s's band of R folded rows over S steps. */
+/** Step s's band of R rows over S steps. */
 export function band(R: number, S: number, s: number): [number, number] {
   return [Math.floor((s * R) / S), Math.floor(((s + 1) * R) / S)];
+}
+
+/** Rows of a block, its samples x its rows. */
+export function blockRows(b: Pick<EngineBlock, 'n' | 'h'>): number {
+  return (b.n[1] - b.n[0]) * (b.h[1] - b.h[0]);
+}
+
+/** A block's rows [r0, r1) (counted in the block, sample by sample) as pieces of the map. */
+export function blockPieces(b: Pick<EngineBlock, 'n' | 'h'>, r0: number, r1: number): Piece[] {
+  const hb = b.h[1] - b.h[0];
+  if (hb <= 0) return [];
+  return bandPieces([0, b.n[1] - b.n[0]], [0, hb], hb, r0, r1).map((q) => ({ n0: q.n0 + b.n[0], n1: q.n1 + b.n[0], h0: q.h0 + b.h[0], h1: q.h1 + b.h[0] }));
+}
+
+/** Step s of a block over S steps, as pieces of the map. */
+export function stepPieces(b: Pick<EngineBlock, 'n' | 'h'>, steps: number, s: number): Piece[] {
+  return blockPieces(b, ...band(blockRows(b), steps, s));
 }
 
 /**
@@ -109,9 +126,8 @@ export function readingOf(p: LayerShape, c: LayerShape, fn?: Functional): Readin
   return { mode: 'samples', strideH: 1, strideW: 1, r: 1, s: 1, padT: 0, padL: 0 };
 }
 
-/** What consumer engine block `b` needs of the producer's output for its output rows [f0, f1) (folded). */
-export function needOf(p: LayerShape, c: LayerShape, rd: Reading, b: EngineBlock, f0: number, f1: number): Need {
-  const pieces = bandPieces(b.n, b.h, c.h, f0, f1);
+/** What consumer engine block `b` needs of the producer's output for its output rows `pieces`. */
+export function needOf(p: LayerShape, c: LayerShape, rd: Reading, b: EngineBlock, pieces: Piece[]): Need {
   if (rd.mode === 'samples') {
     // The consumer's input channels [c0, c1) of the flattened sample (k, h, w) cover the producer's channels
     // [floor(c0 / (h w)), ceil(c1 / (h w))): whole channels (at the two ends, a few elements more than it reads).
@@ -136,18 +152,17 @@ export interface Forward { from: number; step: number; to: number; at: number; w
  * Every message of one producer -> consumer edge over `steps` steps (engines by their index in their layer; the
  * leaders of the producer's reduction groups send). Ordered by producer engine, step, consumer engine.
  */
-export function forwardsOf(producer: LayerPlan, consumer: LayerPlan, rd: Reading, batch: number, steps: number): Forward[] {
+export function forwardsOf(producer: LayerPlan, consumer: LayerPlan, rd: Reading, steps: number): Forward[] {
   const P = producer.l, C = consumer.l;
-  const pRows = batch * P.h, cRows = batch * C.h;
   const needs = consumer.blocks.map((b) => ({
-    whole: needOf(P, C, rd, b, 0, cRows),
-    byStep: Array.from({ length: steps }, (_, t) => needOf(P, C, rd, b, ...band(cRows, steps, t))),
+    whole: needOf(P, C, rd, b, blockPieces(b, 0, blockRows(b))),
+    byStep: Array.from({ length: steps }, (_, t) => needOf(P, C, rd, b, stepPieces(b, steps, t))),
   }));
   const out: Forward[] = [];
   producer.blocks.forEach((b, j) => {
     if (j % producer.p.pi !== 0) return;
     for (let s = 0; s < steps; s++) {
-      const held: Held = { pieces: bandPieces(b.n, b.h, P.h, ...band(pRows, steps, s)), k: b.k, w: b.w };
+      const held: Held = { pieces: stepPieces(b, steps, s), k: b.k, w: b.w };
       if (held.pieces.length === 0) continue;
       needs.forEach((need, i) => {
         const words = shared(held, need.whole);

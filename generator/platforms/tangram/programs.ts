@@ -31,8 +31,9 @@ const MAX_CHUNKS = 8;
 const MAX_ROTATION_MESSAGES = 4;
 
 /**
- * STEP and FINISH are a pipeline segment's (segment-programs.ts): STEP computes the engine's block in the folded output
- * rows [b, c) for `a` cycles; FINISH is the leader's element-wise epilogue (the fused requantization) of those rows.
+ * STEP and FINISH are a pipeline segment's (segment-programs.ts): STEP computes the engine's block's rows [b, c)
+ * (counted in the block, sample by sample) for `a` cycles; FINISH is the leader's element-wise epilogue (the fused
+ * requantization) of those rows.
  */
 export const OP = { LOAD: 1, WAIT_LOADS: 2, COMPUTE: 3, SEND: 4, RECV: 5, STORE: 6, STEP: 7, FINISH: 8 } as const;
 

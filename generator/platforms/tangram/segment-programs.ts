@@ -1,5 +1,5 @@
 import { computeCycles, enginesOf } from './cost.js';
-import { band, bandPieces, forwardsOf, readingOf } from './forwarding.js';
+import { band, blockRows, forwardsOf, readingOf } from './forwarding.js';
 import type { TangramHardware } from './hardware.js';
 import { type LayerShape, operandsOf } from './layers.js';
 import {
@@ -44,8 +44,8 @@ interface Link { peer: number; words: number; key: string }
 
 /**
  * One program for a whole pipeline segment of the dataflow (segment.ts): every layer on its own region with its
- * partitioning, in the same steps (bands of output rows, forwarding.ts; at most MAX_SEGMENT_STEPS, coarser than the
- * cost model's row-by-row steps, so the fill and drain weigh more here). Per step an engine waits for its loads and
+ * partitioning, in the same steps (each engine's step is a band of its block's output rows, forwarding.ts; at most
+ * MAX_SEGMENT_STEPS, coarser than the cost model's row-by-row steps, so the fill and drain weigh more here). Per step an engine waits for its loads and
  * for the forwarded data its step needs first (relaying it along its input-sharing group), computes its block's
  * rows of the band (STEP), reduces the band's
  * partial sums over its input-channel group, and the group's leader applies the epilogue (FINISH) and forwards to
@@ -90,7 +90,7 @@ export function segmentProgram(seg: SegmentPlan, layers: LayerShape[], batch: nu
       // maps: each link of the chain carries it once, instead of the producer sending a copy to every member).
       const { po, pi } = consumer.p;
       const relay = consumer.groups.ifm > 1;
-      for (const f of forwardsOf(producer, consumer, rd, batch, steps)) {
+      for (const f of forwardsOf(producer, consumer, rd, steps)) {
         if (relay && Math.floor(f.to / pi) % po !== 0) continue;
         const key = `f${p}>${pl.index}/${operand}/${f.from}/${f.step}/${f.to}`;
         sends[p - first][f.from][f.step].push({ peer: consumer.base + f.to, words: f.words, key });
@@ -112,15 +112,13 @@ export function segmentProgram(seg: SegmentPlan, layers: LayerShape[], batch: nu
     // parts of a product's concatenated input, ASSUMPTION: equal parts).
     const inputs = Math.max(1, l.inputs.length);
     const dramShare = (inputs - forwarded[at]) / inputs;
-    const R = batch * l.h;
     plan.blocks.forEach((b, j) => {
       const t = plan.tiles[j];
       const e = engineParts(plan, hw, ids.msg, j, steps, dramShare);
       const cycles = computeCycles(l, t, hw);
-      const blockRows = t.b * t.h;
-      let done = 0;
+      const rowsOf = blockRows(b);
       // A step's share of the block's cycles: its rows' (cumulative, so the steps add up to the block's cycles).
-      const upTo = (rows: number): number => (blockRows === 0 ? 0 : Math.round((cycles * rows) / blockRows));
+      const upTo = (rows: number): number => (rowsOf === 0 ? 0 : Math.round((cycles * rows) / rowsOf));
       e.load(0);
       for (let s = 0; s < steps; s++) {
         b.cmds.push({ op: OP.WAIT_LOADS, a: 0, b: 0, c: 0 });
@@ -128,16 +126,16 @@ export function segmentProgram(seg: SegmentPlan, layers: LayerShape[], batch: nu
         for (const r of recvs[at][j][s]) b.cmds.push({ op: OP.RECV, a: r.peer, b: r.words, c: ids.msg(r.key) });
         for (const r of relays[at][j][s]) b.cmds.push({ op: OP.SEND, a: r.peer, b: r.words, c: ids.msg(r.key) });
         e.rotate(s);
-        const [f0, f1] = band(R, steps, s);
-        const rows = bandPieces(b.n, b.h, l.h, f0, f1).reduce((n, q) => n + (q.n1 - q.n0) * (q.h1 - q.h0), 0);
-        b.cmds.push({ op: OP.STEP, a: upTo(done + rows) - upTo(done), b: f0, c: f1 });
-        done += rows;
+        // The step's rows of the block, [r0, r1) counted in the block (forwarding.ts stepPieces).
+        const [r0, r1] = band(rowsOf, steps, s);
+        const rows = r1 - r0;
+        b.cmds.push({ op: OP.STEP, a: upTo(r1) - upTo(r0), b: r0, c: r1 });
         if (rows === 0) continue;
         const words = rows * t.k * t.w;
         if (!e.reduce(words, `${plan.base}/r/${s}`)) continue;
         // The fused requantization of the band's whole sums on the leader. ASSUMPTION: each PE requantizes one
         // output per cycle (its multiplier, the rounding add and the shift as one operation, like a MAC).
-        if (finish) b.cmds.push({ op: OP.FINISH, a: Math.ceil(words / pes), b: f0, c: f1 });
+        if (finish) b.cmds.push({ op: OP.FINISH, a: Math.ceil(words / pes), b: r0, c: r1 });
         for (const x of sends[at][j][s]) b.cmds.push({ op: OP.SEND, a: x.peer, b: x.words, c: ids.msg(x.key) });
       }
       if (isLeader(plan, j) && !seg.layers[at].ofmOnChip && t.ofm > 0) b.cmds.push({ op: OP.STORE, a: e.ch, b: t.ofm, c: 0 });
