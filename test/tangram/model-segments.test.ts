@@ -16,6 +16,7 @@ import { compileModel, generateFirmware } from '../../generator/pipeline.js';
 import { loadOnnxFile } from '../../generator/onnx/load.js';
 import { compareOutputs } from '../../runtime/node/compare.js';
 import { runFirmware } from '../../runtime/node/run.js';
+import { runHostC } from '../../runtime/node/host-c.js';
 import { graphDataflow } from '../../generator/platforms/tangram/graph-segments.js';
 import { engineOp } from '../../generator/platforms/tangram/engine-kernel.js';
 import { layersOfGraph } from '../../generator/platforms/tangram/from-graph.js';
@@ -116,7 +117,7 @@ test('firmware.json and dataflow.txt say why a layer is a segment of its own', (
   assert.is((picture.match(/; the firmware runs it as one program/g) ?? []).length, pipelined.length);
 });
 
-test('MobileNetV1-0.25 firmware exact with its element-wise -> Gemm segment run as one program on the engines', async () => {
+test('MobileNetV1-0.25 firmware exact with its element-wise -> Gemm segment run as one program on the engines; its host-built C equal', async () => {
   const model = writeTinyModel('MobileNetV1-0.25', dir);
   const sample = join(model, '..', 'inputs.npz');
   const inputs = arrays(sample);
@@ -133,6 +134,9 @@ test('MobileNetV1-0.25 firmware exact with its element-wise -> Gemm segment run 
   assert.ok(firsts.includes('Elementwise'), firsts.join(', '));
   const network = readFileSync(join(out, 'as', 'network.ts'), 'utf8');
   assert.ok(network.includes('a pipelined segment of 2 layers, this one first'));
+  // The C (every layer on the control core, the element-wise one by tangram-elementwise's C) built on the host.
+  const host = compareOutputs(g.manifest.outputs, runHostC(out, inputs), r.outputs);
+  assert.is(host.errors, 0, host.details.join('; '));
 });
 
 test.after(cleanup);
