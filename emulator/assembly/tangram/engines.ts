@@ -14,8 +14,12 @@
 // output) into the output, which the run zeroes first: the sums are exact in any order (two's-complement addition
 // modulo the output's width is associative, and the final sum fits the type the generator gave the output), so the
 // result is bit-exact with the reference. Max pooling: the last COMPUTE writes its block's window maxima (no split
-// over channels of one output, so no partial results). Timing-only mode skips the
-// arithmetic and the zeroing; schedule and counters are the same.
+// over channels of one output, so no partial results). A pipeline segment's program (segment-programs.ts: functional
+// kind 3, a record per layer after the message table, six operand addresses per layer in a table at `x`) computes
+// per STEP the engine's rows of the step (products into the output or the layer's accumulators; pooling; the
+// element-wise clip(requant(x))) and per FINISH the leader's requantization of the step's whole sums; a command runs
+// only after the messages before it in its engine's list, so a step reads only data its producers have finished.
+// Timing-only mode skips the arithmetic and the zeroing; schedule and counters are the same.
 
 import { clockQ, waitUntil } from "../agents";
 import { Q } from "../cost";
