@@ -1,4 +1,5 @@
 import { createEmulator, type EmulatorExports, faultError } from '../../runtime/node/emulator.js';
+import { ARGS_PER_LAYER } from '../../generator/platforms/tangram/segment-programs.js';
 
 /**
  * Runs one engine program (generator/platforms/tangram/programs.ts) on the emulator's Tangram engine model
@@ -62,13 +63,13 @@ export async function runEngines(program: Int32Array, operands?: { x: ArrayBuffe
 }
 
 /** One segment layer's operands (absent ones 0): bytes placed in the chip's DRAM; `y` gets `yBytes` of 0xa5. */
-export interface SegmentOperands { x?: ArrayBufferView; w?: ArrayBufferView; bias?: ArrayBufferView; mul?: ArrayBufferView; add?: ArrayBufferView; yBytes: number }
+export interface SegmentOperands { x?: ArrayBufferView; w?: ArrayBufferView; bias?: ArrayBufferView; mul?: ArrayBufferView; add?: ArrayBufferView; x2?: ArrayBufferView; yBytes: number }
 
 /**
  * Runs a pipeline segment's program (segment-programs.ts): with `layers`, functionally, each layer's x either its
  * own bytes or (`from`) the y of an earlier layer of the segment; returns every layer's y bytes.
  */
-export async function runSegment(program: Int32Array, layers?: Array<SegmentOperands & { from?: number }>): Promise<EngineRun & { ys?: Uint8Array[] }> {
+export async function runSegment(program: Int32Array, layers?: Array<SegmentOperands & { from?: number; from2?: number }>): Promise<EngineRun & { ys?: Uint8Array[] }> {
   const emu = (await createEmulator('tangram')) as unknown as EngineExports;
   const mem = new Uint8Array(emu.memory.buffer);
   let at = emu.region_linear_base(0) >>> 0;
@@ -83,10 +84,11 @@ export async function runSegment(program: Int32Array, layers?: Array<SegmentOper
   let args = 0;
   const ys: number[] = [];
   if (layers) {
-    const table = new Uint32Array(layers.length * 6);
+    const table = new Uint32Array(layers.length * ARGS_PER_LAYER);
     layers.forEach((l, i) => {
       ys.push(place(new Uint8Array(l.yBytes).fill(0xa5)));
-      table.set([l.from !== undefined ? ys[l.from] : view(l.x), view(l.w), view(l.bias), ys[i], view(l.mul), view(l.add)], i * 6);
+      const x2 = l.from2 !== undefined ? ys[l.from2] : view(l.x2);
+      table.set([l.from !== undefined ? ys[l.from] : view(l.x), view(l.w), view(l.bias), ys[i], view(l.mul), view(l.add), x2], i * ARGS_PER_LAYER);
     });
     args = place(new Uint8Array(table.buffer));
   }

@@ -44,7 +44,22 @@ test('a requantization: per-channel multiplier, scalar add, its clip', () => {
   assert.is(f.clip, undefined);
 });
 
-test('an Add of two maps, and the firmware without element-wise layers in segments, give their reasons', () => {
+test('the requantized Add of two maps: the scaled sum, then the requantization', () => {
+  // clip(((x2 * s0 + x * s1) * mul + add + 2^3) >> 4, 0, 255): the leaves in any order, the scales scalars.
+  const sum: Expr = { k: 'add', a: { k: 'mul', a: inp(2), b: inp(3) }, b: { k: 'mul', a: inp(4), b: inp(5) } };
+  const rq: Expr = { k: 'shr', a: { k: 'add', a: { k: 'add', a: { k: 'mul', a: sum, b: inp(0) }, b: inp(1) }, b: { k: 'const', v: 8 } }, s: 4 };
+  const { g, n } = graphWith({ k: 'clip', a: rq, lo: 0, hi: 255 }, ['mul', 'add', 'x2', 'add', 'x', 'add']);
+  const f = segmentFunctionOf(n, g);
+  if (typeof f === 'string') throw new Error(f);
+  assert.is(f.kind, 4);
+  assert.equal(f.leaves, { x: 2, sx: 3, x2: 4, sx2: 5, mul: 0, add: 1 });
+  assert.equal(f.fn.requant, { shift: 4, min: 0, max: 255, mulPerChannel: true, addPerChannel: false, mulType: 'int32', addType: 'int32' });
+  // Per-channel scales are not the engines' (scalars only).
+  const perChannel = graphWith({ k: 'clip', a: rq, lo: 0, hi: 255 }, ['mul', 'add', 'x2', 'mul', 'x', 'add']);
+  assert.match(String(segmentFunctionOf(perChannel.n, perChannel.g)), /runs on the control core/);
+});
+
+test('a plain Add of two maps, and the firmware without element-wise layers in segments, give their reasons', () => {
   const add = graphWith({ k: 'add', a: inp(0), b: inp(1) }, ['x', 'x2']);
   assert.match(String(segmentFunctionOf(add.n, add.g)), /runs on the control core \(an element-wise expression the engines do not compute/);
   const relu = graphWith({ k: 'max', a: inp(0), b: { k: 'const', v: 0 } }, ['x']);

@@ -169,11 +169,11 @@ test('a segment of conv -> requantization -> ReLU -> max pooling -> conv runs as
   }
 });
 
-test('a segment faults on an element-wise layer of two operands in functional mode (the engines compute one)', () => {
+test('a segment program refuses a one-map function for an element-wise layer of two operands', () => {
   const layers = [conv('a', 4, 4, 4, 1, 1, []), conv('b', 4, 4, 4, 1, 1, [0]), eltwise('add', 4, 4, [1, 0])];
   const seg = evaluateSegment(layers, consumersOf(layers), 0, 2, hw, 1, { sharing: true, pipelining: 'allo', objective: 'time' })!;
   const fn: Functional = { ...convFn(4, 4, 4, 'int8', 1), r: 1, s: 1, padT: 0, padL: 0 };
-  assert.throws(() => segmentProgram(seg, layers, 1, hw, true, [{ kind: 1, fn }, { kind: 1, fn }, { kind: 3, fn }]), /an element-wise layer of 2 operands/);
+  assert.throws(() => segmentProgram(seg, layers, 1, hw, true, [{ kind: 1, fn }, { kind: 1, fn }, { kind: 3, fn }]), /an element-wise layer of 2 operands for a function of 1/);
 });
 
 test('a layer the engines cannot compute inside a segment is a segment of its own', () => {

@@ -15,7 +15,7 @@
 // modulo the output's width is associative, and the final sum fits the type the generator gave the output), so the
 // result is bit-exact with the reference. Max pooling: the last COMPUTE writes its block's window maxima (no split
 // over channels of one output, so no partial results). A pipeline segment's program (segment-programs.ts: functional
-// kind 3, a record per layer after the message table, six operand addresses per layer in a table at `x`) computes
+// kind 3, a record per layer after the message table, seven operand addresses per layer in a table at `x`) computes
 // per STEP the engine's rows of the step (products into the output or the layer's accumulators; pooling; the
 // element-wise clip(requant(x))) and per FINISH the leader's requantization of the step's whole sums; a command runs
 // only after the messages before it in its engine's list, so a step reads only data its producers have finished.
@@ -166,11 +166,11 @@ function channelEast(ch: i32): bool {
 /** A pipeline segment's program: its layers, their records (segment-programs.ts LAYER_WORDS each). */
 const LAYER: i32 = 42;
 const MAX_LAYERS: i32 = 64;
-const ARGS_PER_LAYER: i32 = 6;
+const ARGS_PER_LAYER: i32 = 7;
 let segment = false;
 let segmentLayers: i32 = 0;
 let lastEngine: i32 = 0;
-/** The segment's operand addresses (6 per layer: x, w, bias, y, mul, add) and the current layer's. */
+/** The segment's operand addresses (7 per layer: x, w, bias, y, mul, add, x2) and the current layer's. */
 let ARGS: usize = 0;
 let X: usize = 0;
 let W: usize = 0;
@@ -178,6 +178,7 @@ let B: usize = 0;
 let Y: usize = 0;
 let MUL: usize = 0;
 let ADD: usize = 0;
+let X2: usize = 0;
 
 /** Makes segment layer l's record the operation the arithmetic reads, and its operands the current ones. */
 function useLayer(l: i32): void {
@@ -191,6 +192,7 @@ function useLayer(l: i32): void {
   Y = <usize>load<u32>(at + 12);
   MUL = <usize>load<u32>(at + 16);
   ADD = <usize>load<u32>(at + 20);
+  X2 = <usize>load<u32>(at + 24);
 }
 
 /** The segment layer engine e computes. */
@@ -213,9 +215,12 @@ function prepare(e0: i32, e1: i32, kind: i32, y: usize): void {
   } else if (kind == 1) {
     if (fw(38) < 0 || fw(38) > 1 || fw(39) < 0 || fw(39) > 1) fail("operands must be int8 or uint8 (kinds 0, 1), not kinds", fw(38) * 10 + fw(39));
     if (fw(40) < 0 || fw(40) > 4) fail("unknown bias element kind", fw(40));
-  } else if (kind == 3) {
+  } else if (kind == 3 || kind == 4) {
     if (!segment) fail("an element-wise operation outside a segment, kind", kind);
     if (fw(38) < 0 || fw(38) > 4) fail("unknown input element kind", fw(38));
+    // The requantized Add of two maps: the second map's kind in the bias flag's word, the scales' in the filter's
+    // and the bias's; it requantizes its sum.
+    if (kind == 4 && (fw(37) < 0 || fw(37) > 4 || fw(39) < 0 || fw(39) > 4 || fw(40) < 0 || fw(40) > 4 || fw(43) == 0)) fail("bad operands of a two-map element-wise operation, kinds", fw(37) * 100 + fw(39) * 10 + fw(40));
   } else fail("unknown functional operation", kind);
   if (fw(42) < 0 || fw(42) > 4) fail("unknown output element kind", fw(42));
   if (kind != 2 && fw(43) != 0) {
@@ -583,9 +588,14 @@ function poolBlock(e: i32, x: usize, y: usize, f0: i32, f1: i32): void {
 
 /**
  * An element-wise layer of a segment on the block's rows in [f0, f1): y = clip(requant(x)) per element (the
- * requantization and the clip each optional: a RequantShift, a ReLU or a Clip).
+ * requantization and the clip each optional: a RequantShift, a ReLU or a Clip), or (kind 4, the requantized Add)
+ * y = requant(x * sx + x2 * sx2) with the scalar scales sx at w and sx2 at b.
  */
 function eltBlock(e: i32, x: usize, y: usize, mul: usize, add: usize, f0: i32, f1: i32): void {
+  const two = fw(10) == 4;
+  const sx: i64 = two ? <i64>element(W, 0, fw(39)) : 1;
+  const sx2: i64 = two ? <i64>element(B, 0, fw(40)) : 0;
+  const x2Kind = fw(37);
   const xn = fw(25), xc = fw(26), xh = fw(27), xw = fw(28);
   const yn = fw(33), yk = fw(34), yh = fw(35), yw = fw(36);
   const xKind = fw(38), yKind = fw(42);
@@ -599,12 +609,14 @@ function eltBlock(e: i32, x: usize, y: usize, mul: usize, add: usize, f0: i32, f
   for (let n = n0; n < n1; n++) for (let k = k0; k < k1; k++) for (let oh = h0; oh < h1; oh++) {
     if (!inBand(n, oh, n0, h0, h1 - h0, f0, f1)) continue;
     for (let ow = w0; ow < w1; ow++) {
-      let v = <i64>element(x, n * xn + k * xc + oh * xh + ow * xw, xKind);
+      const at = n * xn + k * xc + oh * xh + ow * xw;
+      let v = <i64>element(x, at, xKind);
+      if (two) v = v * sx + <i64>element(X2, at, x2Kind) * sx2;
       if (requant) v = requantOne(v, k, mul, add);
       if (clip) v = v < lo ? lo : v > hi ? hi : v;
-      const at = n * yn + k * yk + oh * yh + ow * yw;
-      setZero(y, at, yKind);
-      addInto(y, at, yKind, <i32>v);
+      const to = n * yn + k * yk + oh * yh + ow * yw;
+      setZero(y, to, yKind);
+      addInto(y, to, yKind, <i32>v);
     }
   }
 }

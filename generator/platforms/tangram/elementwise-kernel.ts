@@ -3,8 +3,8 @@ import type { BufferArg, KernelDef } from '../../kernels/types.js';
 import { programView, type SegmentOf } from './engine-kernel.js';
 
 /**
- * The integer dialect's one-operand element-wise layers (a requantization, ReLU or Clip of one map:
- * segment-functions.ts) inside a pipelined segment of the searched dataflow (graph-segments.ts): the engines compute
+ * The integer dialect's element-wise layers the engines compute (a requantization, ReLU or Clip of one map, the
+ * requantized Add of two: segment-functions.ts) inside a pipelined segment of the searched dataflow (graph-segments.ts): the engines compute
  * them in the segment's program. The AS of the segment's first layer hands the program to the engines, the AS of its
  * other layers does nothing; the C computes the layer on the control core (as it does every engine layer). Outside a
  * segment the shared element-wise kernel runs them on the control core.
@@ -23,11 +23,18 @@ export function tangramElementwiseKernel(segmentOf: SegmentOf, programBytes?: Ma
       const f = inSegment.segment.fns[inSegment.at];
       const fn = f.fn;
       const rq = fn.requant;
+      const l = f.leaves!;
+      const two = f.kind === 4;
       const args: BufferArg[] = [
-        { field: 'x', tensor: node.inputs[0], dtype: fn.xType, write: false },
+        { field: 'x', tensor: node.inputs[l.x], dtype: fn.xType, write: false },
+        ...(two ? [
+          { field: 'sx', tensor: node.inputs[l.sx!], dtype: fn.wType, write: false },
+          { field: 'x2', tensor: node.inputs[l.x2!], dtype: f.x2Type!, write: false },
+          { field: 'sx2', tensor: node.inputs[l.sx2!], dtype: fn.biasType, write: false },
+        ] : []),
         ...(rq ? [
-          { field: 'mul', tensor: node.inputs[1], dtype: rq.mulType, write: false },
-          { field: 'add', tensor: node.inputs[2], dtype: rq.addType, write: false },
+          { field: 'mul', tensor: node.inputs[l.mul!], dtype: rq.mulType, write: false },
+          { field: 'add', tensor: node.inputs[l.add!], dtype: rq.addType, write: false },
         ] : []),
         { field: 'y', tensor: node.outputs[0], dtype: fn.yType, write: true },
       ];
@@ -41,6 +48,7 @@ export function tangramElementwiseKernel(segmentOf: SegmentOf, programBytes?: Ma
           ...pv.params,
           // The C: y[i] = clip(requant(x[i])), channel i / (rows x columns) of a map, i mod K of a matrix.
           total: out.shape.reduce((a, d) => a * d, 1),
+          two,
           chDiv: fn.xStrides[1] === 1 ? 1 : fn.ho * fn.wo,
           chMod: fn.k,
           rq: rq ? { shift: rq.shift, round: rq.shift > 0 ? `${2 ** (rq.shift - 1)}LL` : '0LL', mulIdx: rq.mulPerChannel ? 'ch' : '0', addIdx: rq.addPerChannel ? 'ch' : '0' } : false,

@@ -239,7 +239,7 @@ export function tangramEngineKernels(hw: TangramHardware, objective: Objective, 
 export type SegmentOf = (g: Graph, node: Node) => { segment: FirmwareSegment; at: number } | undefined;
 
 /**
- * The AS side of a segment's first layer: the segment's six addresses per layer (x, w, bias, y, mul, add; 0 when
+ * The AS side of a segment's first layer: the segment's seven addresses per layer (x, w, bias, y, mul, add, x2; 0 when
  * absent) as argument fields (the layer's own fields, then one `s<i>` per further tensor) and the table the template
  * fills from them for tangram_run.
  */
@@ -261,11 +261,15 @@ export function programView(program: Int32Array, inSegment: ReturnType<SegmentOf
   };
 }
 
-/** A segment layer's six operands (x, w, bias, y, mul, add), undefined where it has none. */
-function operandNames(n: Node, g: Graph, f: SegmentLayerFunction): Array<string | undefined> {
-  if (f.kind === 3) return [n.inputs[0], undefined, undefined, n.outputs[0], f.fn.requant ? n.inputs[1] : undefined, f.fn.requant ? n.inputs[2] : undefined];
+/** A segment layer's operands (segment-programs.ts ARGS_PER_LAYER: x, w, bias, y, mul, add, x2), undefined where none. */
+export function operandNames(n: Node, g: Graph, f: SegmentLayerFunction): Array<string | undefined> {
+  const at = (i: number | undefined): string | undefined => (i === undefined ? undefined : n.inputs[i]);
+  if (f.leaves) {
+    const l = f.leaves;
+    return [at(l.x), at(l.sx), at(l.sx2), n.outputs[0], at(l.mul), at(l.add), at(l.x2)];
+  }
   const op = engineOpOf(n, g);
-  return [op.x, op.w, op.bias, op.y, n.requant?.mul, n.requant?.add];
+  return [op.x, op.w, op.bias, op.y, n.requant?.mul, n.requant?.add, undefined];
 }
 
 function segmentArgs(segment: FirmwareSegment, g: Graph, own: BufferArg[]): { extra: BufferArg[]; entries: Array<{ offset: number; value: string }>; tableBytes: number } {

@@ -22,7 +22,7 @@ const product = (xs: number[]): number => xs.reduce((a, b) => a * b, 1);
 
 /**
  * `layers`: the firmware's (or the nodes with their alias mark: only 'alias' is looked at). `elementwiseOnEngines`:
- * the one-operand element-wise layers may join segments (the segment programs compute them; the firmware runs its
+ * the element-wise layers the engines compute may join segments (the segment programs compute them; the firmware runs its
  * element-wise layers on the control core, so its segments leave them out: segment-functions.ts).
  */
 export function layersOfGraph(g: Graph, layers: ReadonlyArray<Pick<Layer, 'id' | 'node'> & { kernel: unknown }>, elementwiseOnEngines = false): GraphLayers {
@@ -41,7 +41,8 @@ export function layersOfGraph(g: Graph, layers: ReadonlyArray<Pick<Layer, 'id' |
     // An empty dimension (a zero-sized tensor) is priced as one: the cost model's splits need at least one of each.
     const raw = shapeOf(g, l, y, inputs);
     const fn = segmentFunctionOf(n, g, elementwiseOnEngines);
-    const shape: LayerShape = { ...raw, ...(typeof fn === 'string' ? { alone: fn } : {}), c: Math.max(1, raw.c), k: Math.max(1, raw.k), h: Math.max(1, raw.h), w: Math.max(1, raw.w), r: Math.max(1, raw.r), s: Math.max(1, raw.s), stride: Math.max(1, raw.stride) };
+    const accumulators = typeof fn !== 'string' && fn.kind === 1 && fn.fn.requant ? fn.fn.n * fn.fn.k * fn.fn.ho * fn.fn.wo : 0;
+    const shape: LayerShape = { ...raw, ...(typeof fn === 'string' ? { alone: fn } : {}), ...(accumulators > 0 ? { accumulators } : {}), c: Math.max(1, raw.c), k: Math.max(1, raw.k), h: Math.max(1, raw.h), w: Math.max(1, raw.w), r: Math.max(1, raw.r), s: Math.max(1, raw.s), stride: Math.max(1, raw.stride) };
     producer.set(n.outputs[0], shapes.length);
     for (const o of n.outputs.slice(1)) producer.set(o, shapes.length);
     shapes.push(shape);

@@ -22,6 +22,11 @@ export interface LayerShape {
    * segment-functions.ts); absent: it can. Such a layer is a segment of its own.
    */
   alone?: string;
+  /**
+   * The int32 accumulators the layer holds inside a segment program (a product with a fused requantization: its
+   * outputs); a segment's layers share the engine model's MAX_SEGMENT_ACCUMULATORS (segment.ts).
+   */
+  accumulators?: number;
 }
 
 /** Operands of an element-wise layer (an Add of two maps reads two); every other layer reads one map. */

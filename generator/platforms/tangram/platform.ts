@@ -25,7 +25,7 @@ import type { Strategy } from './segment.js';
  *  - the firmware: 8-bit Conv, Gemm/MatMul and MaxPool layers as per-engine programs (engine-kernel.ts, programs.ts)
  *    that the emulator's engine model runs, computing them exactly and timing engines, NoC and DRAM channels; every
  *    other layer (requantization, ReLU, Add, and what the engines do not take) on the chip's control core
- *    with the shared kernels, exact (SEMANTICS.md), except one-operand element-wise layers inside a pipelined segment
+ *    with the shared kernels, exact (SEMANTICS.md), except the element-wise layers inside a pipelined segment
  *    (elementwise-kernel.ts). A pipelined segment of the searched dataflow runs as one engine
  *    program at its first layer (graph-segments.ts, segment-programs.ts), its tensors kept apart by the memory plan
  *    (layerGroups); every other engine layer runs alone.

@@ -24,21 +24,34 @@ export function segmentFunctionOf(node: Node, g: Graph, elementwiseOnEngines = t
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
-/** The leaves' requantization in an expression: clip((in0*in1 + in2 + 2^(s-1)) >> s) without its clip. */
-function requantLeaves(e: Expr): { shift: number } | undefined {
+/** A leaf of the expression: its index among the node's inputs. */
+const leaf = (e: Expr): number | undefined => (e.k === 'in' ? e.i : undefined);
+
+/**
+ * The requantization of an expression without its clip: (v*mul + add + 2^(s-1)) >> s over leaves mul and add, or
+ * undefined.
+ */
+function requantParts(e: Expr): { v: Expr; mul: number; add: number; shift: number } | undefined {
   let shift = 0;
   let t = e;
   if (t.k === 'shr') {
     shift = t.s;
     const a = t.a;
-    if (a.k !== 'add' || a.b.k !== 'const' || a.b.v !== 2 ** (shift - 1)) return undefined;
+    if (shift < 1 || a.k !== 'add' || a.b.k !== 'const' || a.b.v !== 2 ** (shift - 1)) return undefined;
     t = a.a;
   }
-  if (t.k !== 'add' || t.b.k !== 'in' || t.b.i !== 2) return undefined;
-  const m = t.a;
-  if (m.k !== 'mul' || m.a.k !== 'in' || m.a.i !== 0 || m.b.k !== 'in' || m.b.i !== 1) return undefined;
-  return { shift };
+  if (t.k !== 'add' || t.a.k !== 'mul') return undefined;
+  const mul = leaf(t.a.b), add = leaf(t.b);
+  if (mul === undefined || add === undefined) return undefined;
+  return { v: t.a.a, mul, add, shift };
 }
+
+/**
+ * What the engines compute of an element-wise expression: one map (leaf `x`), or the integer dialect's requantized
+ * Add's scaled sum of two maps, x*sx + x2*sx2 (SEMANTICS.md: each input requantized, summed, requantized again; the
+ * fusion leaves the scales as products), then the requantization and the clip.
+ */
+export interface ElementwiseLeaves { x: number; x2?: number; sx?: number; sx2?: number; mul?: number; add?: number }
 
 function elementwiseOf(node: Node, g: Graph): SegmentLayerFunction | string {
   const why = `runs on the control core (an element-wise expression the engines do not compute: ${node.fusedFrom?.join(', ') ?? node.name})`;
@@ -49,12 +62,20 @@ function elementwiseOf(node: Node, g: Graph): SegmentLayerFunction | string {
   for (;;) {
     if (e.k === 'clip') { lo = Math.max(lo, e.lo); hi = Math.min(hi, e.hi); e = e.a; } else if (e.k === 'max' && e.b.k === 'const') { lo = Math.max(lo, e.b.v); e = e.a; } else if (e.k === 'min' && e.b.k === 'const') { hi = Math.min(hi, e.b.v); e = e.a; } else break;
   }
-  const rq = e.k === 'in' && e.i === 0 ? undefined : requantLeaves(e);
-  if (lo > hi || (!rq && !(e.k === 'in' && e.i === 0))) return why;
-  const x = tensorOf(g, node.inputs[0]);
+  const rq = requantParts(e);
+  const v = rq ? rq.v : e;
+  const isMap = (i: number | undefined): i is number => i !== undefined && tensorOf(g, node.inputs[i]).data === undefined;
+  let leaves: ElementwiseLeaves;
+  if (isMap(leaf(v))) leaves = { x: leaf(v)! };
+  else if (v.k === 'add' && v.a.k === 'mul' && v.b.k === 'mul' && isMap(leaf(v.a.a)) && isMap(leaf(v.b.a)) && !isMap(leaf(v.a.b)) && !isMap(leaf(v.b.b))) {
+    leaves = { x: leaf(v.a.a)!, sx: leaf(v.a.b), x2: leaf(v.b.a)!, sx2: leaf(v.b.b) };
+  } else return why;
+  if (lo > hi || (leaves.x2 !== undefined && !rq)) return why;
+  const x = tensorOf(g, node.inputs[leaves.x]);
   const y = tensorOf(g, node.outputs[0]);
-  if (!ELEMENT_KINDS.includes(x.dtype as ElementKind) || !ELEMENT_KINDS.includes(y.dtype as ElementKind)) return why;
-  if (x.shape.length !== y.shape.length || x.shape.some((d, i) => d !== y.shape[i])) return why;
+  const sameShape = (t: { shape: number[] }): boolean => t.shape.length === y.shape.length && t.shape.every((d, i) => d === y.shape[i]);
+  const maps = [x, ...(leaves.x2 !== undefined ? [tensorOf(g, node.inputs[leaves.x2])] : [])];
+  if (![...maps, y].every((t) => ELEMENT_KINDS.includes(t.dtype as ElementKind)) || !maps.every(sameShape)) return why;
   let dims: { k: number; ho: number; wo: number; strides: [number, number, number, number] };
   if (x.shape.length === 4 && x.shape[0] === 1) {
     const [, C, H, W] = x.shape;
@@ -63,23 +84,29 @@ function elementwiseOf(node: Node, g: Graph): SegmentLayerFunction | string {
     const [M, K] = x.shape;
     dims = { k: K, ho: M, wo: 1, strides: [0, 1, K, 0] };
   } else return `a map of shape [${x.shape.join(', ')}] (a segment's element-wise layers take one sample's maps or matrices)`;
+  // A constant leaf: integer, scalar or (requantization parameters) one per channel.
+  const constant = (i: number | undefined, perChannel: boolean): { per: boolean; type: ElementKind } | undefined => {
+    if (i === undefined) return undefined;
+    const t = tensorOf(g, node.inputs[i]);
+    const size = t.shape.reduce((a, d) => a * d, 1);
+    if (t.data === undefined || !ELEMENT_KINDS.includes(t.dtype as ElementKind) || (size !== 1 && (!perChannel || size !== dims.k))) return undefined;
+    return { per: size !== 1, type: t.dtype as ElementKind };
+  };
   let requant: Functional['requant'];
   if (rq) {
-    const per: boolean[] = [];
-    const types: ElementKind[] = [];
-    for (const name of node.inputs.slice(1, 3)) {
-      const t = tensorOf(g, name);
-      const size = t.shape.reduce((a, d) => a * d, 1);
-      if (t.data === undefined || !ELEMENT_KINDS.includes(t.dtype as ElementKind) || (size !== 1 && size !== dims.k)) return why;
-      per.push(size !== 1);
-      types.push(t.dtype as ElementKind);
-    }
-    requant = { shift: rq.shift, min: lo, max: hi, mulPerChannel: per[0], addPerChannel: per[1], mulType: types[0], addType: types[1] };
+    const m = constant(rq.mul, true), d = constant(rq.add, true);
+    if (!m || !d) return why;
+    leaves = { ...leaves, mul: rq.mul, add: rq.add };
+    requant = { shift: rq.shift, min: lo, max: hi, mulPerChannel: m.per, addPerChannel: d.per, mulType: m.type, addType: d.type };
   }
+  // The two maps' scales (scalars) take the filter and bias kinds' words of the record; the second map's kind the bias flag's.
+  const sx = constant(leaves.sx, false), sx2 = constant(leaves.sx2, false);
+  if (leaves.x2 !== undefined && (!sx || !sx2)) return why;
   const fn: Functional = {
     n: 1, k: dims.k, c: dims.k, ho: dims.ho, wo: dims.wo, r: 1, s: 1, strideH: 1, strideW: 1, padT: 0, padL: 0, h: dims.ho, w: dims.wo,
     xStrides: dims.strides, wStrides: [0, 0, 0, 0], yStrides: dims.strides, bias: false,
-    xType: x.dtype as ElementKind, wType: 'int8', biasType: 'int32', yType: y.dtype as ElementKind, requant,
+    xType: x.dtype as ElementKind, wType: sx?.type ?? 'int8', biasType: sx2?.type ?? 'int32', yType: y.dtype as ElementKind, requant,
   };
-  return { kind: 3, fn, clip: rq ? undefined : { min: lo, max: hi } };
+  if (leaves.x2 !== undefined) return { kind: 4, fn, leaves, x2Type: maps[1].dtype as ElementKind };
+  return { kind: 3, fn, clip: rq ? undefined : { min: lo, max: hi }, leaves };
 }

@@ -3,9 +3,11 @@ import { band, blockRows, forwardsOf, readingOf } from './forwarding.js';
 import type { TangramHardware } from './hardware.js';
 import { type LayerShape, operandsOf } from './layers.js';
 import {
-  emitLayer, engineParts, type Functional, H, isLeader, type LayerPlan, messageIds, OP, planLayer, programImage, writeFunctional,
+  ELEMENT_KINDS, type ElementKind, emitLayer, engineParts, type Functional, H, isLeader, type LayerPlan, messageIds, OP, planLayer,
+  programImage, writeFunctional,
 } from './programs.js';
-import type { SegmentPlan } from './segment.js';
+import type { ElementwiseLeaves } from './segment-functions.js';
+import { MAX_SEGMENT_ACCUMULATORS, type SegmentPlan } from './segment.js';
 
 /** Most pipeline steps a segment's program takes (its size grows with them): the dataflow's steps, capped. */
 export const MAX_SEGMENT_STEPS = 8;
@@ -13,12 +15,17 @@ export const MAX_SEGMENT_STEPS = 8;
 /**
  * What one layer of a segment computes (functional programs): 1 products (a convolution; its fused requantization
  * applied by the group's leader after each step's partial-sum tree), 2 max pooling, 3 element-wise on one operand,
- * y = clip(requant(x)) (a RequantShift, a ReLU or a Clip: `fn.requant` optional, `clip` optional), per element.
+ * y = clip(requant(x)) (a RequantShift, a ReLU or a Clip: `fn.requant` optional, `clip` optional), per element,
+ * 4 the requantized Add of two maps, y = requant(x*sx + x2*sx2) (the scales scalars).
  */
 export interface SegmentLayerFunction {
-  kind: 1 | 2 | 3;
+  kind: 1 | 2 | 3 | 4;
   fn: Functional;
   clip?: { min: number; max: number };
+  /** Element-wise layers: which of the node's inputs are the maps, scales and requantization parameters. */
+  leaves?: ElementwiseLeaves;
+  /** Kind 4: the second map's element kind. */
+  x2Type?: ElementKind;
 }
 
 /**
@@ -29,10 +36,11 @@ export interface SegmentLayerFunction {
  */
 export const LAYER_WORDS = 42;
 export const LAYER = { first: 11, engines: 41, clip: 48, clipMin: 49, clipMax: 50, accumulators: 51 } as const;
-/** The firmware hands a segment 6 addresses per layer: x, w, bias, y, mul, add (0 when absent). */
-export const ARGS_PER_LAYER = 6;
-/** The emulator's accumulators (engines.ts MAX_ACCUMULATORS), shared out among the requantized products. */
-export const MAX_SEGMENT_ACCUMULATORS = 65536;
+/**
+ * The firmware hands a segment 7 addresses per layer: x, w, bias, y, mul, add, x2 (0 when absent; an Add of two maps
+ * has its maps' scales in w and bias).
+ */
+export const ARGS_PER_LAYER = 7;
 
 /** Steps of a segment's program: the dataflow's, capped, and at most every layer's folded output rows. */
 export function segmentSteps(seg: SegmentPlan, layers: LayerShape[], batch: number): number {
@@ -150,7 +158,7 @@ export function segmentProgram(seg: SegmentPlan, layers: LayerShape[], batch: nu
   image[H.dims + 1] = records;
   let accumulators = 0;
   fns.forEach((f, at) => {
-    if (f.kind === 3 && operandsOf(plans[at].l) !== 1) throw new Error(`segment program: ${plans[at].l.name}: an element-wise layer of ${operandsOf(plans[at].l)} operands (the engines compute one-operand ones)`);
+    if ((f.kind === 3 && operandsOf(plans[at].l) !== 1) || (f.kind === 4 && operandsOf(plans[at].l) !== 2)) throw new Error(`segment program: ${plans[at].l.name}: an element-wise layer of ${operandsOf(plans[at].l)} operands for a function of ${f.kind === 3 ? 1 : 2}`);
     const rec = records + at * LAYER_WORDS;
     const fb = rec - H.functional;
     writeFunctional(image, fb, f.fn, f.kind);
@@ -162,6 +170,7 @@ export function segmentProgram(seg: SegmentPlan, layers: LayerShape[], batch: nu
       image[fb + LAYER.clipMax] = f.clip.max;
     }
     image[fb + LAYER.accumulators] = accumulators;
+    if (f.kind === 4) image[fb + H.bias] = ELEMENT_KINDS.indexOf(f.x2Type!);
     if (f.kind === 1 && f.fn.requant) accumulators += f.fn.n * f.fn.k * f.fn.ho * f.fn.wo;
   });
   if (accumulators > MAX_SEGMENT_ACCUMULATORS) throw new Error(`segment program: its requantized products have ${accumulators} outputs, more than the engine model's ${MAX_SEGMENT_ACCUMULATORS} accumulators`);
