@@ -55,7 +55,7 @@ export function sharesInput(g: Graph, layers: readonly Layer[], i: number): bool
 }
 
 /** A reshape-like node shares its input's buffer when the bytes mean the same thing on both sides. */
-function canAlias(g: Graph, n: Node): boolean {
+export function canAlias(g: Graph, n: Node): boolean {
   const x = tensorOf(g, n.inputs[0]);
   const y = tensorOf(g, n.outputs[0]);
   // A graph output that would rename a constant's bytes is copied instead: outputs live in the arena, constants in

@@ -23,7 +23,7 @@ export interface BufferUse {
  * Buffers and their lifetimes over the execution order. Steps: 0 = before the first layer (inputs arrive),
  * layer i runs at step i + 1, the last step reads outputs.
  */
-export function bufferUses(g: Graph, isAliased: (nodeIndex: number) => boolean): Map<string, BufferUse> {
+export function bufferUses(g: Graph, isAliased: (nodeIndex: number) => boolean, groups: ReadonlyArray<[number, number]> = []): Map<string, BufferUse> {
   const rootOf = new Map<string, string>();
   const root = (t: string): string => rootOf.get(t) ?? t;
   g.nodes.forEach((n, i) => {
@@ -58,11 +58,18 @@ export function bufferUses(g: Graph, isAliased: (nodeIndex: number) => boolean):
     touch(i, 0);
     uses.get(root(i))!.kind = 'input';
   }
+  // A group of layers run as one step touches its tensors over all of its steps.
+  const span = g.nodes.map((_, i): [number, number] => [i + 1, i + 1]);
+  for (const [a, b] of groups) for (let i = a; i <= b; i++) span[i] = [a + 1, b + 1];
   g.nodes.forEach((n, i) => {
-    for (const t of [...n.inputs, ...n.outputs]) touch(t, i + 1);
+    const [s0, s1] = span[i];
+    const touchAll = (t: string): void => {
+      for (let s = s0; s <= s1; s++) touch(t, s);
+    };
+    for (const t of [...n.inputs, ...n.outputs]) touchAll(t);
     if (n.requant) {
-      touch(n.requant.mul, i + 1);
-      touch(n.requant.add, i + 1);
+      touchAll(n.requant.mul);
+      touchAll(n.requant.add);
     }
   });
   for (const o of g.outputs) {

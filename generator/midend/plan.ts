@@ -98,7 +98,7 @@ export function planMemory(g: Graph, platform: Platform, isAliased: (nodeIndex: 
   if (opts.arenaSize !== undefined && opts.arenaSize > mem.size - arenaOffset) {
     throw new GenError('input', `--${mem.name.toLowerCase()} ${opts.arenaSize} is larger than the ${mem.size - arenaOffset} bytes ${mem.name} has for tensors`);
   }
-  const all = [...bufferUses(g, isAliased).values()].filter((u) => !opts.elsewhere?.has(u.root));
+  const all = [...bufferUses(g, isAliased, platform.layerGroups?.(g)).values()].filter((u) => !opts.elsewhere?.has(u.root));
   const isFar = (u: BufferUse): boolean => opts.far?.roots.has(u.root) ?? false;
   const uses = all.filter((u) => !isFar(u));
   const home = planLevel(uses, opts.blobs ?? [], opts.solver, platform.tensorAlign);

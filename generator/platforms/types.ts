@@ -158,6 +158,12 @@ export interface Platform {
    */
   retryWithout?(failure: GenError): Platform | undefined;
   /**
+   * Runs of consecutive layers (node indices, first and last inclusive) the firmware runs as one step (Tangram: a
+   * pipelined segment runs as one engine program at its first layer): the memory plan keeps every tensor they touch
+   * live over the whole run, so no two of them share bytes.
+   */
+  layerGroups?(g: Graph): Array<[number, number]>;
+  /**
    * Outputs a platform adds beside the common ones: `data` goes into firmware.json as `platformData`, `files` into
    * the output folder (Tangram: the searched dataflow per layer and segment, and its pictures of the engine grid).
    */

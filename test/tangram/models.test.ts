@@ -17,6 +17,7 @@ import { quantizeGraph } from '../../generator/quantize/index.js';
 import { runReference } from '../../generator/reference/interpreter.js';
 import { compareOutputs } from '../../runtime/node/compare.js';
 import { runFirmware } from '../../runtime/node/run.js';
+import { runHostC } from '../../runtime/node/host-c.js';
 import { arrays } from '../helpers/deeploy.js';
 import { workDir } from '../helpers/kernel-check.js';
 import { Rng } from '../helpers/random.js';
@@ -25,6 +26,7 @@ import { runEngines } from '../helpers/tangram-engines.js';
 import { compileModel } from '../../generator/pipeline.js';
 import { engineOpOf, engineProgramOf } from '../../generator/platforms/tangram/engine-kernel.js';
 import { TANGRAM_DEFAULT } from '../../generator/platforms/tangram/hardware.js';
+import { graphDataflow } from '../../generator/platforms/tangram/graph-segments.js';
 import { unevenMlp, uniformInputs } from '../quantize/models.js';
 
 const { dir, cleanup } = workDir('tangram-models');
@@ -61,7 +63,7 @@ async function check(name: string, model: string): Promise<void> {
   assert.is(data.segments.reduce((n, s) => n + s.layers.length, 0), computing);
 }
 
-test('ResNet-8 (residual forks) exact; its engine layers take in the functional run what their programs take timing-only', async () => {
+test('ResNet-8 (residual forks) exact, its pipelined segments (residual Adds inside) as one program each; engine layers take in the functional run what their programs take timing-only', async () => {
   const model = writeTinyModel('ResNet-8', dir);
   await check('ResNet-8', model);
   // The same programs run timing-only (no operands, no arithmetic) give each engine layer's cycles in the functional
@@ -69,17 +71,34 @@ test('ResNet-8 (residual forks) exact; its engine layers take in the functional 
   const sample = join(model, '..', 'inputs.npz');
   const out = join(dir, 'ResNet-8-out');
   const r = await runFirmware(out, arrays(sample));
+  // The C (every layer on the control core; the residual Adds of the segments by tangram-elementwise's C) built on
+  // the host gives the emulated AS's outputs.
+  const manifest = JSON.parse(readFileSync(join(out, 'firmware.json'), 'utf8')) as { outputs: Parameters<typeof compareOutputs>[0] };
+  const host = compareOutputs(manifest.outputs, runHostC(out, arrays(sample)), r.outputs);
+  assert.is(host.errors, 0, host.details.join('; '));
   const compiled = compileModel({ model, sampleInputs: sample, platform: 'tangram' });
+  // A pipelined segment (graph-segments.ts) runs as one program at its first layer; its other layers run nothing.
+  const dataflow = graphDataflow(compiled.lowered, TANGRAM_DEFAULT, { sharing: true, pipelining: 'allo', objective: 'energy' }, 1);
   let checked = 0;
+  let inSegments = 0;
   for (const l of compiled.layers) {
     if (l.kernel === 'alias' || l.kernel.name !== 'tangram-engines') continue;
-    const program = engineProgramOf(engineOpOf(l.node, compiled.graph), TANGRAM_DEFAULT, 'energy');
-    const timing = await runEngines(program);
+    const seg = dataflow.of.get(l.node.name);
     const layer = r.profile.layers.find((p) => p.layer === l.id)!;
+    if (seg) inSegments++;
+    if (seg && seg.at > 0) {
+      assert.is(layer.cycles - compiled.platform.costs.CALL, 0, `${l.node.name}`);
+      continue;
+    }
+    const program = seg ? (seg.segment.program as Int32Array) : engineProgramOf(engineOpOf(l.node, compiled.graph), TANGRAM_DEFAULT, 'energy');
+    const timing = await runEngines(program);
     assert.is(layer.cycles - compiled.platform.costs.CALL, timing.cycles, `${l.node.name}`);
     checked++;
   }
-  assert.ok(checked >= 5, `${checked} engine layers`);
+  // Two pipelined segments (Conv_0 .. Conv_9 with the Add of the first residual block, Conv_10 .. Conv_16 with the
+  // second's), nine products in them; programs: the two segments' and the classifier's Gemm alone.
+  assert.is(checked, 3, `${checked} programs`);
+  assert.is(inSegments, 9, `${inSegments} products in pipelined segments`);
 });
 
 test('DS-CNN exact', async () => {

@@ -19,7 +19,7 @@ import { DEEPLOY } from '../helpers/deeploy.js';
 const work = mkdtempSync(join(tmpdir(), 'firmgen-tangram-'));
 const model = join(DEEPLOY, 'Models', 'CNN_Linear2', 'network.onnx');
 
-interface Segment { layers: Array<{ layer: number; engines: number; firstEngine: number[]; cycles: number; energyPJ: Record<string, number> }> }
+interface Segment { firmware?: string; layers: Array<{ layer: number; engines: number; firstEngine: number[]; cycles: number; energyPJ: Record<string, number> }> }
 interface Data { tangram: { hardware: { grid: { rows: number; cols: number }; bufferBytes: number }; strategy: { objective: string }; batch: number; segments: Segment[] } }
 
 function generate(name: string, extra: Record<string, unknown> = {}): { manifest: { layers: Array<{ id: number; kernel: string }>; platformData: Data }; dir: string } {
@@ -71,6 +71,11 @@ test('a configuration file changes the grid and the buffer; objective and batch 
   // The picture of a segment has 4 rows of 2 engines.
   const first = readFileSync(join(dir, 'dataflow.txt'), 'utf8').split('\n').slice(3, 7);
   for (const row of first) assert.match(row, /^ {2}[a-zA-Z#.]{2}$/);
+  // A dataflow searched for a batch of 8 is not the firmware's (the model's own batch): its pipelined segments run
+  // layer by layer, and firmware.json says so.
+  const pipelined = d.segments.filter((s) => s.layers.length > 1);
+  assert.ok(pipelined.length > 0);
+  for (const s of pipelined) assert.match(s.firmware ?? '', /^layer by layer: the dataflow is searched for a batch of 8/);
 });
 
 test('bad configuration: one named error each', () => {

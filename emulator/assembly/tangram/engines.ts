@@ -14,8 +14,12 @@
 // output) into the output, which the run zeroes first: the sums are exact in any order (two's-complement addition
 // modulo the output's width is associative, and the final sum fits the type the generator gave the output), so the
 // result is bit-exact with the reference. Max pooling: the last COMPUTE writes its block's window maxima (no split
-// over channels of one output, so no partial results). Timing-only mode skips the
-// arithmetic and the zeroing; schedule and counters are the same.
+// over channels of one output, so no partial results). A pipeline segment's program (segment-programs.ts: functional
+// kind 3, a record per layer after the message table, seven operand addresses per layer in a table at `x`) computes
+// per STEP the engine's rows of the step (products into the output or the layer's accumulators; pooling; the
+// element-wise clip(requant(x))) and per FINISH the leader's requantization of the step's whole sums; a command runs
+// only after the messages before it in its engine's list, so a step reads only data its producers have finished.
+// Timing-only mode skips the arithmetic and the zeroing; schedule and counters are the same.
 
 import { clockQ, waitUntil } from "../agents";
 import { Q } from "../cost";
@@ -32,6 +36,8 @@ const OP_COMPUTE: i32 = 3;
 const OP_SEND: i32 = 4;
 const OP_RECV: i32 = 5;
 const OP_STORE: i32 = 6;
+const OP_STEP: i32 = 7;
+const OP_FINISH: i32 = 8;
 
 /** Bounds of the model's tables (static data: they count in the emulator's 1 MiB window). */
 const MAX_ENGINES: i32 = 1024;
@@ -157,6 +163,81 @@ function channelEast(ch: i32): bool {
   return ch >= perSide;
 }
 
+/** A pipeline segment's program: its layers, their records (segment-programs.ts LAYER_WORDS each). */
+const LAYER: i32 = 42;
+const MAX_LAYERS: i32 = 64;
+const ARGS_PER_LAYER: i32 = 7;
+let segment = false;
+let segmentLayers: i32 = 0;
+let lastEngine: i32 = 0;
+/** The segment's operand addresses (7 per layer: x, w, bias, y, mul, add, x2) and the current layer's. */
+let ARGS: usize = 0;
+let X: usize = 0;
+let W: usize = 0;
+let B: usize = 0;
+let Y: usize = 0;
+let MUL: usize = 0;
+let ADD: usize = 0;
+let X2: usize = 0;
+
+/** Makes segment layer l's record the operation the arithmetic reads, and its operands the current ones. */
+function useLayer(l: i32): void {
+  FB = word(13) + l * LAYER - 10;
+  ACC_BASE = fw(51);
+  if (ARGS == 0) return;
+  const at = ARGS + (<usize>(l * ARGS_PER_LAYER) << 2);
+  X = <usize>load<u32>(at);
+  W = <usize>load<u32>(at + 4);
+  B = <usize>load<u32>(at + 8);
+  Y = <usize>load<u32>(at + 12);
+  MUL = <usize>load<u32>(at + 16);
+  ADD = <usize>load<u32>(at + 20);
+  X2 = <usize>load<u32>(at + 24);
+}
+
+/** The segment layer engine e computes. */
+function layerOf(e: i32): i32 {
+  for (let l = 0; l < segmentLayers; l++) {
+    const first = word(word(13) + l * LAYER + 1);
+    if (e >= first && e < first + word(word(13) + l * LAYER + 31)) return l;
+  }
+  fail("an engine of no segment layer:", e);
+  return -1;
+}
+
+/**
+ * Checks an operation (at FB) and its engines' blocks [e0, e1) before any arithmetic, and zeroes what it sums into:
+ * the output of products, or their accumulators when requantized.
+ */
+function prepare(e0: i32, e1: i32, kind: i32, y: usize): void {
+  if (kind == 2) {
+    if (fw(38) < 0 || fw(38) > 1 || fw(42) != fw(38)) fail("pooling takes an 8-bit map into its own type, not kinds", fw(38) * 10 + fw(42));
+  } else if (kind == 1) {
+    if (fw(38) < 0 || fw(38) > 1 || fw(39) < 0 || fw(39) > 1) fail("operands must be int8 or uint8 (kinds 0, 1), not kinds", fw(38) * 10 + fw(39));
+    if (fw(40) < 0 || fw(40) > 4) fail("unknown bias element kind", fw(40));
+  } else if (kind == 3 || kind == 4) {
+    if (!segment) fail("an element-wise operation outside a segment, kind", kind);
+    if (fw(38) < 0 || fw(38) > 4) fail("unknown input element kind", fw(38));
+    // The requantized Add of two maps: the second map's kind in the bias flag's word, the scales' in the filter's
+    // and the bias's; it requantizes its sum.
+    if (kind == 4 && (fw(37) < 0 || fw(37) > 4 || fw(39) < 0 || fw(39) > 4 || fw(40) < 0 || fw(40) > 4 || fw(43) == 0)) fail("bad operands of a two-map element-wise operation, kinds", fw(37) * 100 + fw(39) * 10 + fw(40));
+  } else fail("unknown functional operation", kind);
+  if (fw(42) < 0 || fw(42) > 4) fail("unknown output element kind", fw(42));
+  if (kind != 2 && fw(43) != 0) {
+    if (fw(43) < 1 || fw(43) > 32 || (fw(46) >> 1) > 4 || (fw(47) >> 1) > 4) fail("bad requantization parameters, shift + 1 =", fw(43));
+  }
+  if (kind == 1 && fw(43) != 0) {
+    const outputs = <i64>dim(0) * dim(1) * dim(3) * dim(4);
+    if (<i64>ACC_BASE + outputs > MAX_ACCUMULATORS) fail("requantized layers have more outputs than the model's accumulators (65536):", <i64>ACC_BASE + outputs);
+    memory.fill(ACC + (<usize>ACC_BASE << 2), 0, <usize>outputs << 2);
+  } else if (kind == 1) zeroOutput(y);
+  // The blocks must lie inside the operation's dimensions (batch, output channels, input channels, rows, columns):
+  // the arithmetic reads and writes the operands through them.
+  for (let e = e0; e < e1; e++) {
+    if (!inside(e, 4, dim(0)) || !inside(e, 6, dim(1)) || !inside(e, 8, dim(2)) || !inside(e, 10, dim(3)) || !inside(e, 12, dim(4))) fail("a block outside the operation, engine", e);
+  }
+}
+
 /** Runs a layer's program (see the file comment); `functional` 0 skips the arithmetic. Returns the layer's cycles. */
 export function tangram_run(program: usize, words: i32, x: usize, w: usize, b: usize, y: usize, mul: usize, add: usize, functional: i32): i64 {
   prog = program;
@@ -178,7 +259,12 @@ export function tangram_run(program: usize, words: i32, x: usize, w: usize, b: u
   if (messages < 0 || table != HEADER + engines * ENGINE + commands * COMMAND) fail("bad message table, messages", messages);
   MESSAGES = prog + (<usize>table << 2);
   if (channelBytes <= 0 || linkWords <= 0) fail("a channel or link rate is not positive:", word(5));
-  if (words != HEADER + engines * ENGINE + commands * COMMAND + 2 * messages) fail("program size does not match its header, words", words);
+  // A pipeline segment's program (functional kind 3) carries its layers' records after the message table.
+  segment = word(10) == 3;
+  segmentLayers = segment ? word(12) : 0;
+  lastEngine = 0;
+  if (segment && (segmentLayers < 1 || segmentLayers > MAX_LAYERS || word(13) != table + 2 * messages)) fail("bad segment layer table, layers", segmentLayers);
+  if (words != HEADER + engines * ENGINE + commands * COMMAND + 2 * messages + segmentLayers * LAYER) fail("program size does not match its header, words", words);
   for (let e = 0; e < engines; e++) {
     setF64(CLOCK, e, 0);
     setF64(LOADS, e, 0);
@@ -197,26 +283,22 @@ export function tangram_run(program: usize, words: i32, x: usize, w: usize, b: u
   computeCycles = 0;
   linkWait = 0;
   const doMath = functional != 0 && word(10) != 0;
-  if (doMath && word(10) == 2) {
-    if (word(38) < 0 || word(38) > 1 || word(42) != word(38)) fail("pooling takes an 8-bit map into its own type, not kinds", word(38) * 10 + word(42));
-  } else if (doMath) {
-    if (word(10) != 1) fail("unknown functional operation", word(10));
-    if (word(38) < 0 || word(38) > 1 || word(39) < 0 || word(39) > 1) fail("operands must be int8 or uint8 (kinds 0, 1), not kinds", word(38) * 10 + word(39));
-    if (word(40) < 0 || word(40) > 4) fail("unknown bias element kind", word(40));
-    if (word(42) < 0 || word(42) > 4) fail("unknown output element kind", word(42));
-    if (word(43) != 0) {
-      const outputs = <i64>word(12) * word(13) * word(15) * word(16);
-      if (outputs > MAX_ACCUMULATORS) fail("a requantized layer has more outputs than the model's accumulators (65536):", outputs);
-      if (word(43) < 1 || word(43) > 32 || (word(46) >> 1) > 4 || (word(47) >> 1) > 4) fail("bad requantization parameters, shift + 1 =", word(43));
-      memory.fill(ACC, 0, <usize>outputs << 2);
-    } else zeroOutput(y);
-  }
-  // The blocks must lie inside the operation's dimensions (batch, output channels, input channels, rows, columns):
-  // the arithmetic reads and writes the operands through them.
-  if (doMath) {
-    for (let e = 0; e < engines; e++) {
-      if (!inside(e, 4, word(12)) || !inside(e, 6, word(13)) || !inside(e, 8, word(14)) || !inside(e, 10, word(15)) || !inside(e, 12, word(16))) fail("a block outside the operation, engine", e);
+  FB = 0;
+  ACC_BASE = 0;
+  if (segment) {
+    ARGS = doMath ? x : 0;
+    for (let l = 0; l < segmentLayers; l++) {
+      useLayer(l);
+      const first = fw(11), count = fw(41);
+      if (first < 0 || count < 1 || first + count > engines) fail("a segment layer's engines out of the program, layer", l);
+      if (l > 0 && first != lastEngine) fail("a segment layer's engines do not follow the previous layer's, layer", l);
+      lastEngine = first + count;
+      if (fw(51) < 0) fail("a segment layer's accumulators out of the table, layer", l);
+      if (doMath) prepare(first, first + count, fw(10), Y);
     }
+    if (lastEngine != engines) fail("engines of no segment layer from engine", lastEngine);
+  } else if (doMath) {
+    prepare(0, engines, word(10), y);
   }
 
   while (true) {
@@ -236,7 +318,7 @@ export function tangram_run(program: usize, words: i32, x: usize, w: usize, b: u
     if (best < 0) fail("every remaining engine waits for a message never sent (deadlock); engines waiting:", pending);
     step(best, doMath, x, w, b, y);
   }
-  if (doMath && word(10) == 1 && word(43) != 0) requantize(y, mul, add);
+  if (doMath && !segment && word(10) == 1 && word(43) != 0) requantize(y, mul, add, 0, dim(0), 0, dim(1), 0, dim(3), 0, dim(4), 0, dim(0) * dim(3));
   let end: f64 = 0;
   for (let e = 0; e < engines; e++) end = max(end, max(f64At(CLOCK, e), f64At(LOADS, e)));
   lastCycles = end;
@@ -266,7 +348,7 @@ function step(e: i32, doMath: bool, x: usize, w: usize, b: usize, y: usize): voi
   const a1 = word(at + 1);
   const a2 = word(at + 2);
   const a3 = word(at + 3);
-  if (a2 < 0 || (op == OP_COMPUTE && a1 < 0)) fail("a negative word count or cycle count, engine", e);
+  if (a2 < 0 || ((op == OP_COMPUTE || op == OP_STEP || op == OP_FINISH) && a1 < 0)) fail("a negative word count or cycle count, engine", e);
   const r = engineWord(e, 0);
   const c = engineWord(e, 1);
   const now = f64At(CLOCK, e);
@@ -304,8 +386,25 @@ function step(e: i32, doMath: bool, x: usize, w: usize, b: usize, y: usize): voi
     setF64(CLOCK, e, now + <f64>a1);
     computeCycles += a1;
     if (doMath && a2 != 0) {
-      if (word(10) == 2) poolBlock(e, x, y);
-      else computeBlock(e, x, w, b, y);
+      if (segment) fail("a whole-block compute in a segment, engine", e);
+      if (word(10) == 2) poolBlock(e, x, y, 0, dim(0) * dim(3));
+      else computeBlock(e, x, w, b, y, 0, dim(0) * dim(3));
+    }
+  } else if (op == OP_STEP || op == OP_FINISH) {
+    // A pipeline step's rows [a2, a3) of the engine's block (segment-programs.ts).
+    setF64(CLOCK, e, now + <f64>a1);
+    computeCycles += a1;
+    if (doMath) {
+      if (!segment) fail("a pipeline step outside a segment, engine", e);
+      useLayer(layerOf(e));
+      if (a3 < a2 || a3 > (engineWord(e, 5) - engineWord(e, 4)) * (engineWord(e, 11) - engineWord(e, 10))) fail("a step's rows out of the engine's block, engine", e);
+      const kind = fw(10);
+      if (op == OP_FINISH) {
+        if (kind != 1 || fw(43) == 0) fail("an epilogue of a layer without one, engine", e);
+        requantize(Y, MUL, ADD, engineWord(e, 4), engineWord(e, 5), engineWord(e, 6), engineWord(e, 7), engineWord(e, 10), engineWord(e, 11), engineWord(e, 12), engineWord(e, 13), a2, a3);
+      } else if (kind == 1) computeBlock(e, X, W, B, Y, a2, a3);
+      else if (kind == 2) poolBlock(e, X, Y, a2, a3);
+      else eltBlock(e, X, Y, MUL, ADD, a2, a3);
     }
   } else if (op == OP_SEND) {
     if (a1 < 0 || a1 >= engines) fail("send to an engine not in the program:", a1);
@@ -325,15 +424,27 @@ function step(e: i32, doMath: bool, x: usize, w: usize, b: usize, y: usize): voi
 }
 
 // --- the arithmetic (functional mode) ---
+//
+// The operation's words are read at the header's offsets from FB: 0 for a single layer's program, a layer record of
+// a pipeline segment otherwise (segment-programs.ts: record word i is header word i + 10). A segment layer's
+// accumulators start at ACC_BASE.
+
+let FB: i32 = 0;
+let ACC_BASE: i32 = 0;
+
+// @ts-ignore: decorator
+@inline function fw(i: i32): i32 {
+  return word(FB + i);
+}
 
 function dim(i: i32): i32 {
-  return word(12 + i);
+  return fw(12 + i);
 }
 
 function zeroOutput(y: usize): void {
   const n = dim(0), k = dim(1), ho = dim(3), wo = dim(4);
-  const sn = word(33), sk = word(34), sh = word(35), sw = word(36);
-  const yKind = word(42);
+  const sn = fw(33), sk = fw(34), sh = fw(35), sw = fw(36);
+  const yKind = fw(42);
   for (let a = 0; a < n; a++) for (let q = 0; q < k; q++) for (let i = 0; i < ho; i++) for (let j = 0; j < wo; j++) {
     setZero(y, a * sn + q * sk + i * sh + j * sw, yKind);
   }
@@ -365,90 +476,148 @@ function setZero(base: usize, i: i32, kind: i32): void {
   else store<i32>(base + (<usize>i << 2), 0);
 }
 
-/** y[n,k,oh,ow] += (c0 == 0 ? bias[k] : 0) + sum over the engine's input channels and the window of x * w. */
-function computeBlock(e: i32, x: usize, w: usize, b: usize, y: usize): void {
+/**
+ * Row oh of sample n lies in the rows [f0, f1) of the block from sample n0, row h0, hb rows a sample (counted in the
+ * block, sample by sample: a pipeline step's, segment-programs.ts; a single layer's program: all its rows).
+ */
+// @ts-ignore: decorator
+@inline function inBand(n: i32, oh: i32, n0: i32, h0: i32, hb: i32, f0: i32, f1: i32): bool {
+  const f = (n - n0) * hb + (oh - h0);
+  return f >= f0 && f < f1;
+}
+
+/**
+ * y[n,k,oh,ow] += (c0 == 0 ? bias[k] : 0) + sum over the engine's input channels and the window of x * w, for the
+ * block's rows in [f0, f1).
+ */
+function computeBlock(e: i32, x: usize, w: usize, b: usize, y: usize, f0: i32, f1: i32): void {
   const R = dim(5), S = dim(6), strideH = dim(7), strideW = dim(8), padT = dim(9), padL = dim(10), H = dim(11), W = dim(12);
-  const xn = word(25), xc = word(26), xh = word(27), xw = word(28);
-  const wk = word(29), wc = word(30), wr = word(31), ws = word(32);
-  const yn = word(33), yk = word(34), yh = word(35), yw = word(36);
-  const bias = word(37) != 0;
-  const xKind = word(38), wKind = word(39), bKind = word(40), yKind = word(42);
-  const requant = word(43) != 0;
+  const xn = fw(25), xc = fw(26), xh = fw(27), xw = fw(28);
+  const wk = fw(29), wc = fw(30), wr = fw(31), ws = fw(32);
+  const yn = fw(33), yk = fw(34), yh = fw(35), yw = fw(36);
+  const bias = fw(37) != 0;
+  const xKind = fw(38), wKind = fw(39), bKind = fw(40), yKind = fw(42);
+  const requant = fw(43) != 0;
   const K = dim(1), HO = dim(3), WO = dim(4);
   const n0 = engineWord(e, 4), n1 = engineWord(e, 5);
   const k0 = engineWord(e, 6), k1 = engineWord(e, 7);
   const c0 = engineWord(e, 8), c1 = engineWord(e, 9);
   const h0 = engineWord(e, 10), h1 = engineWord(e, 11);
   const w0 = engineWord(e, 12), w1 = engineWord(e, 13);
-  for (let n = n0; n < n1; n++) for (let k = k0; k < k1; k++) for (let oh = h0; oh < h1; oh++) for (let ow = w0; ow < w1; ow++) {
-    let acc: i32 = bias && c0 == 0 ? element(b, k, bKind) : 0;
-    for (let c = c0; c < c1; c++) for (let r = 0; r < R; r++) {
-      const ih = oh * strideH - padT + r;
-      if (ih < 0 || ih >= H) continue;
-      for (let s = 0; s < S; s++) {
-        const iw = ow * strideW - padL + s;
-        if (iw < 0 || iw >= W) continue;
-        const xv = element(x, n * xn + c * xc + ih * xh + iw * xw, xKind);
-        const wv = element(w, k * wk + c * wc + r * wr + s * ws, wKind);
-        acc += xv * wv;
+  for (let n = n0; n < n1; n++) for (let k = k0; k < k1; k++) for (let oh = h0; oh < h1; oh++) {
+    if (!inBand(n, oh, n0, h0, h1 - h0, f0, f1)) continue;
+    for (let ow = w0; ow < w1; ow++) {
+      let acc: i32 = bias && c0 == 0 ? element(b, k, bKind) : 0;
+      for (let c = c0; c < c1; c++) for (let r = 0; r < R; r++) {
+        const ih = oh * strideH - padT + r;
+        if (ih < 0 || ih >= H) continue;
+        for (let s = 0; s < S; s++) {
+          const iw = ow * strideW - padL + s;
+          if (iw < 0 || iw >= W) continue;
+          const xv = element(x, n * xn + c * xc + ih * xh + iw * xw, xKind);
+          const wv = element(w, k * wk + c * wc + r * wr + s * ws, wKind);
+          acc += xv * wv;
+        }
       }
+      if (requant) {
+        const at = ACC + (<usize>(ACC_BASE + ((n * K + k) * HO + oh) * WO + ow) << 2);
+        store<i32>(at, load<i32>(at) + acc);
+      } else addInto(y, n * yn + k * yk + oh * yh + ow * yw, yKind, acc);
     }
-    if (requant) {
-      const at = ACC + (<usize>(((n * K + k) * HO + oh) * WO + ow) << 2);
-      store<i32>(at, load<i32>(at) + acc);
-    } else addInto(y, n * yn + k * yk + oh * yh + ow * yw, yKind, acc);
   }
 }
 
-/**
- * The requantization of every whole sum into y (SEMANTICS.md RequantShift: clip((acc*mul + add + 2^(s-1)) >> s),
- * in 64 bits: an int32 sum times an int32 multiplier cannot overflow them), mul and add scalar or per channel.
- */
-function requantize(y: usize, mul: usize, add: usize): void {
-  const n = dim(0), k = dim(1), ho = dim(3), wo = dim(4);
-  const sn = word(33), sk = word(34), sh = word(35), sw = word(36);
-  const yKind = word(42);
-  const shift = word(43) - 1;
-  const lo = <i64>word(44), hi = <i64>word(45);
-  const mulPer = (word(46) & 1) != 0, mulKind = word(46) >> 1;
-  const addPer = (word(47) & 1) != 0, addKind = word(47) >> 1;
+/** v requantized (SEMANTICS.md RequantShift: clip((v*mul + add + 2^(s-1)) >> s), in 64 bits), channel q's parameters. */
+function requantOne(v: i64, q: i32, mul: usize, add: usize): i64 {
+  const shift = fw(43) - 1;
+  const m = <i64>element(mul, (fw(46) & 1) != 0 ? q : 0, fw(46) >> 1);
+  const d = <i64>element(add, (fw(47) & 1) != 0 ? q : 0, fw(47) >> 1);
   const round: i64 = shift > 0 ? (<i64>1 << (shift - 1)) : 0;
-  for (let a = 0; a < n; a++) for (let q = 0; q < k; q++) {
-    const m = <i64>element(mul, mulPer ? q : 0, mulKind);
-    const d = <i64>element(add, addPer ? q : 0, addKind);
-    for (let i = 0; i < ho; i++) for (let j = 0; j < wo; j++) {
-      const acc = <i64>load<i32>(ACC + (<usize>(((a * k + q) * ho + i) * wo + j) << 2));
-      let v = (acc * m + d + round) >> shift;
-      v = v < lo ? lo : v > hi ? hi : v;
+  const r = (v * m + d + round) >> shift;
+  const lo = <i64>fw(44), hi = <i64>fw(45);
+  return r < lo ? lo : r > hi ? hi : r;
+}
+
+/**
+ * The requantization of the whole sums of samples [n0, n1), channels [k0, k1), rows [h0, h1) in the folded rows
+ * [f0, f1), columns [w0, w1) into y (an int32 sum times an int32 multiplier cannot overflow 64 bits), mul and add
+ * scalar or per channel.
+ */
+function requantize(y: usize, mul: usize, add: usize, n0: i32, n1: i32, k0: i32, k1: i32, h0: i32, h1: i32, w0: i32, w1: i32, f0: i32, f1: i32): void {
+  const k = dim(1), ho = dim(3), wo = dim(4);
+  const sn = fw(33), sk = fw(34), sh = fw(35), sw = fw(36);
+  const yKind = fw(42);
+  for (let a = n0; a < n1; a++) for (let q = k0; q < k1; q++) for (let i = h0; i < h1; i++) {
+    if (!inBand(a, i, n0, h0, h1 - h0, f0, f1)) continue;
+    for (let j = w0; j < w1; j++) {
+      const acc = <i64>load<i32>(ACC + (<usize>(ACC_BASE + ((a * k + q) * ho + i) * wo + j) << 2));
       const at = a * sn + q * sk + i * sh + j * sw;
       setZero(y, at, yKind);
-      addInto(y, at, yKind, <i32>v);
+      addInto(y, at, yKind, <i32>requantOne(acc, q, mul, add));
     }
   }
 }
 
 /** y[n,c,oh,ow] = the maximum of the window over x (elements in the padding never win; every window holds one). */
-function poolBlock(e: i32, x: usize, y: usize): void {
+function poolBlock(e: i32, x: usize, y: usize, f0: i32, f1: i32): void {
   const R = dim(5), S = dim(6), strideH = dim(7), strideW = dim(8), padT = dim(9), padL = dim(10), H = dim(11), W = dim(12);
-  const xn = word(25), xc = word(26), xh = word(27), xw = word(28);
-  const yn = word(33), yk = word(34), yh = word(35), yw = word(36);
-  const kind = word(38);
+  const xn = fw(25), xc = fw(26), xh = fw(27), xw = fw(28);
+  const yn = fw(33), yk = fw(34), yh = fw(35), yw = fw(36);
+  const kind = fw(38);
   const n0 = engineWord(e, 4), n1 = engineWord(e, 5);
   const k0 = engineWord(e, 6), k1 = engineWord(e, 7);
   const h0 = engineWord(e, 10), h1 = engineWord(e, 11);
   const w0 = engineWord(e, 12), w1 = engineWord(e, 13);
-  for (let n = n0; n < n1; n++) for (let k = k0; k < k1; k++) for (let oh = h0; oh < h1; oh++) for (let ow = w0; ow < w1; ow++) {
-    let m: i32 = kind == 0 ? -128 : 0;
-    for (let r = 0; r < R; r++) {
-      const ih = oh * strideH - padT + r;
-      if (ih < 0 || ih >= H) continue;
-      for (let s = 0; s < S; s++) {
-        const iw = ow * strideW - padL + s;
-        if (iw < 0 || iw >= W) continue;
-        m = max(m, element(x, n * xn + k * xc + ih * xh + iw * xw, kind));
+  for (let n = n0; n < n1; n++) for (let k = k0; k < k1; k++) for (let oh = h0; oh < h1; oh++) {
+    if (!inBand(n, oh, n0, h0, h1 - h0, f0, f1)) continue;
+    for (let ow = w0; ow < w1; ow++) {
+      let m: i32 = kind == 0 ? -128 : 0;
+      for (let r = 0; r < R; r++) {
+        const ih = oh * strideH - padT + r;
+        if (ih < 0 || ih >= H) continue;
+        for (let s = 0; s < S; s++) {
+          const iw = ow * strideW - padL + s;
+          if (iw < 0 || iw >= W) continue;
+          m = max(m, element(x, n * xn + k * xc + ih * xh + iw * xw, kind));
+        }
       }
+      store<u8>(y + <usize>(n * yn + k * yk + oh * yh + ow * yw), <u8>m);
     }
-    store<u8>(y + <usize>(n * yn + k * yk + oh * yh + ow * yw), <u8>m);
+  }
+}
+
+/**
+ * An element-wise layer of a segment on the block's rows in [f0, f1): y = clip(requant(x)) per element (the
+ * requantization and the clip each optional: a RequantShift, a ReLU or a Clip), or (kind 4, the requantized Add)
+ * y = requant(x * sx + x2 * sx2) with the scalar scales sx at w and sx2 at b.
+ */
+function eltBlock(e: i32, x: usize, y: usize, mul: usize, add: usize, f0: i32, f1: i32): void {
+  const two = fw(10) == 4;
+  const sx: i64 = two ? <i64>element(W, 0, fw(39)) : 1;
+  const sx2: i64 = two ? <i64>element(B, 0, fw(40)) : 0;
+  const x2Kind = fw(37);
+  const xn = fw(25), xc = fw(26), xh = fw(27), xw = fw(28);
+  const yn = fw(33), yk = fw(34), yh = fw(35), yw = fw(36);
+  const xKind = fw(38), yKind = fw(42);
+  const requant = fw(43) != 0;
+  const clip = fw(48) != 0;
+  const lo = <i64>fw(49), hi = <i64>fw(50);
+  const n0 = engineWord(e, 4), n1 = engineWord(e, 5);
+  const k0 = engineWord(e, 6), k1 = engineWord(e, 7);
+  const h0 = engineWord(e, 10), h1 = engineWord(e, 11);
+  const w0 = engineWord(e, 12), w1 = engineWord(e, 13);
+  for (let n = n0; n < n1; n++) for (let k = k0; k < k1; k++) for (let oh = h0; oh < h1; oh++) {
+    if (!inBand(n, oh, n0, h0, h1 - h0, f0, f1)) continue;
+    for (let ow = w0; ow < w1; ow++) {
+      const at = n * xn + k * xc + oh * xh + ow * xw;
+      let v = <i64>element(x, at, xKind);
+      if (two) v = v * sx + <i64>element(X2, at, x2Kind) * sx2;
+      if (requant) v = requantOne(v, k, mul, add);
+      if (clip) v = v < lo ? lo : v > hi ? hi : v;
+      const to = n * yn + k * yk + oh * yh + ow * yw;
+      setZero(y, to, yKind);
+      addInto(y, to, yKind, <i32>v);
+    }
   }
 }
 

@@ -34,11 +34,15 @@ export interface DataflowData {
       cycles: number;
       /** pJ by component: MACs, register files, array bus, buffers, NoC, DRAM, idle. */
       energyPJ: Record<string, number>;
+      /** Why the layer is a segment of its own (the engines cannot compute it inside a segment program). */
+      notPipelined?: string;
     }>;
     cycles: number;
     steps: number;
     stretch: number;
     energyPJ: Record<string, number>;
+    /** A segment of more than one layer: how the firmware runs it ('one program', or layer by layer and why). */
+    firmware?: string;
   }>;
 }
 
@@ -49,13 +53,13 @@ function layerTotals(p: PlacedLayer, hw: TangramHardware): { cycles: number; ene
   return { cycles: round(t.cycles), energyPJ: Object.fromEntries(Object.entries(t.energy).map(([k, v]) => [k, round(v)])) };
 }
 
-export function dataflowData(plan: NetworkPlan, shapes: LayerShape[], ids: number[], hw: TangramHardware, strategy: Strategy, batch: number): DataflowData {
+export function dataflowData(plan: NetworkPlan, shapes: LayerShape[], ids: number[], hw: TangramHardware, strategy: Strategy, batch: number, runs: Array<string | undefined> = []): DataflowData {
   return {
     hardware: hw,
     strategy,
     batch,
     totals: { cycles: round(plan.cycles), energyPJ: round(plan.energy), ops: plan.ops },
-    segments: plan.segments.map((s) => ({
+    segments: plan.segments.map((s, si) => ({
       layers: s.layers.map((p) => ({
         layer: ids[p.index],
         name: shapes[p.index].name,
@@ -70,19 +74,26 @@ export function dataflowData(plan: NetworkPlan, shapes: LayerShape[], ids: numbe
         dramWords: round(p.eval.dramWords),
         nocWordHops: round(p.eval.wordHops),
         ...layerTotals(p, hw),
+        ...(shapes[p.index].alone ? { notPipelined: shapes[p.index].alone } : {}),
       })),
       cycles: round(s.totals.cycles),
       steps: s.steps,
       stretch: round(s.stretch),
       energyPJ: Object.fromEntries(Object.entries(s.totals.energy).map(([k, v]) => [k, round(v)])),
+      ...(runs[si] ? { firmware: runs[si] } : {}),
     })),
   };
+}
+
+/** The legend's note on a layer that cannot be pipelined. */
+function alone(l: LayerShape): string {
+  return l.alone ? `; not pipelined: ${printable(l.alone, 100)}` : '';
 }
 
 const MARKS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
 /** One block per segment: the grid with a letter per layer's engines, '.' for an idle engine, and the legend. */
-export function dataflowPicture(plan: NetworkPlan, shapes: LayerShape[], ids: number[], hw: TangramHardware): string {
+export function dataflowPicture(plan: NetworkPlan, shapes: LayerShape[], ids: number[], hw: TangramHardware, runs: Array<string | undefined> = []): string {
   const out: string[] = [`Tangram dataflow: ${hw.grid.rows}x${hw.grid.cols} engines, ${plan.segments.length} segment(s), ${round(plan.cycles)} cycles, ${round(plan.energy)} pJ`];
   plan.segments.forEach((s, si) => {
     const grid = Array.from({ length: hw.grid.rows }, () => Array<string>(hw.grid.cols).fill('.'));
@@ -92,9 +103,9 @@ export function dataflowPicture(plan: NetworkPlan, shapes: LayerShape[], ids: nu
       for (const [r, c] of p.region.engines) grid[r][c] = mark;
       const q = p.eval.partition;
       const t = totalsOf(p.eval, hw);
-      legend.push(`  ${mark} layer ${ids[p.index]} ${printable(shapes[p.index].name, 60)}: ${p.region.engines.length} engines, split b${q.pb} o${q.po} h${q.ph} w${q.pw} i${q.pi}, ${p.eval.order}, in ${p.sources.map((x) => x.from).join('+')}, out ${p.ofmOnChip ? 'noc' : 'dram'}, ${round(t.cycles)} cycles, ${round(t.energy.total)} pJ`);
+      legend.push(`  ${mark} layer ${ids[p.index]} ${printable(shapes[p.index].name, 60)}: ${p.region.engines.length} engines, split b${q.pb} o${q.po} h${q.ph} w${q.pw} i${q.pi}, ${p.eval.order}, in ${p.sources.map((x) => x.from).join('+')}, out ${p.ofmOnChip ? 'noc' : 'dram'}, ${round(t.cycles)} cycles, ${round(t.energy.total)} pJ${alone(shapes[p.index])}`);
     });
-    out.push('', `segment ${si}: ${round(s.totals.cycles)} cycles (x${round(s.stretch)} fill/drain over ${s.steps} steps)`);
+    out.push('', `segment ${si}: ${round(s.totals.cycles)} cycles (x${round(s.stretch)} fill/drain over ${s.steps} steps)${runs[si] ? `; the firmware runs it ${runs[si] === 'one program' ? 'as one program' : printable(runs[si]!, 200)}` : ''}`);
     for (const row of grid) out.push(`  ${row.join('')}`);
     out.push(...legend);
   });

@@ -3,7 +3,9 @@ import { type Graph, type Node, tensorOf } from '../../ir/graph.js';
 import { valueRange } from '../../kernels/common.js';
 import { maxPoolWindow } from '../../kernels/pool.js';
 import { requantParamShape, varyingAxes } from '../../ir/broadcast.js';
-import type { KernelDef } from '../../kernels/types.js';
+import type { BufferArg, KernelDef } from '../../kernels/types.js';
+import type { FirmwareSegment } from './graph-segments.js';
+import { ARGS_PER_LAYER, type SegmentLayerFunction } from './segment-programs.js';
 import type { LayerContext } from './cost.js';
 import type { TangramHardware } from './hardware.js';
 import type { LayerShape } from './layers.js';
@@ -17,8 +19,8 @@ import { regionsOf } from './regions.js';
  * a fused RequantShift (scalar or per output channel) applied to the whole sums; max pooling of 8-bit maps. ReLU,
  * Adds and unfused requantizations stay element-wise layers of the control core. One product is cast as a
  * convolution with 1x1 windows (rows as the map's height). The layer runs alone on the grid with its best
- * partitioning under buffer sharing (the search's single-layer segment); the pipelined segments of firmware.json's
- * dataflow run on the engine model only timing-only (segment-programs.ts, docs/tangram.md).
+ * partitioning under buffer sharing (the search's single-layer segment); a layer of a pipelined segment of the
+ * searched dataflow runs inside the segment's one program, which its first layer hands to the engines (graph-segments.ts).
  */
 export interface EngineOp {
   /** 1: products (a convolution), 2: max pooling (programs.ts programImage `kind`). */
@@ -192,7 +194,7 @@ function poolOp(node: Node, g: Graph): EngineOp | string {
   };
 }
 
-function engineOp(node: Node, g: Graph): EngineOp | string {
+export function engineOp(node: Node, g: Graph): EngineOp | string {
   if (node.op === 'Conv') return convOp(node, g);
   if (node.op === 'Gemm' || node.op === 'MatMul') return productOp(node, g);
   if (node.op === 'MaxPool') return poolOp(node, g);
@@ -229,11 +231,72 @@ export const PROGRAM_BUDGET_BYTES = 3 * 1024 * 1024;
  * The engine kernels (products; max pooling), and the program bytes of the layers they have rendered (by node), for
  * the budget check.
  */
-export function tangramEngineKernels(hw: TangramHardware, objective: Objective, programBytes?: Map<string, number>): KernelDef[] {
-  return [engineKernel('tangram-engines', 1, hw, objective, programBytes), engineKernel('tangram-pool', 2, hw, objective, programBytes)];
+export function tangramEngineKernels(hw: TangramHardware, objective: Objective, programBytes?: Map<string, number>, segmentOf?: SegmentOf): KernelDef[] {
+  return [engineKernel('tangram-engines', 1, hw, objective, programBytes, segmentOf), engineKernel('tangram-pool', 2, hw, objective, programBytes, segmentOf)];
 }
 
-function engineKernel(name: string, kind: 1 | 2, hw: TangramHardware, objective: Objective, programBytes?: Map<string, number>): KernelDef {
+/** The pipelined segment a node runs in and its place there (graph-segments.ts), or undefined: the node alone. */
+export type SegmentOf = (g: Graph, node: Node) => { segment: FirmwareSegment; at: number } | undefined;
+
+/**
+ * The AS side of a segment's first layer: the segment's seven addresses per layer (x, w, bias, y, mul, add, x2; 0 when
+ * absent) as argument fields (the layer's own fields, then one `s<i>` per further tensor) and the table the template
+ * fills from them for tangram_run.
+ */
+/**
+ * The view's part for the program a layer's AS hands to the engines (its own, its segment's at the segment's first
+ * layer, or none inside a segment): the program's words, the segment's table of addresses and its extra fields.
+ */
+export function programView(program: Int32Array, inSegment: ReturnType<SegmentOf>, graph: Graph, args: BufferArg[]): { args: BufferArg[]; params: Record<string, unknown> } {
+  const seg = inSegment?.at === 0 ? segmentArgs(inSegment.segment, graph, args) : undefined;
+  return {
+    args: [...args, ...(seg?.extra ?? [])],
+    params: {
+      program: Array.from(program).join(', '),
+      words: program.length,
+      engines: program.length > 0 ? program[1] : 0,
+      segment: seg ? { layers: inSegment!.segment.nodes.length, entries: seg.entries, tableBytes: seg.tableBytes } : false,
+      member: inSegment !== undefined && inSegment.at > 0,
+    },
+  };
+}
+
+/** A segment layer's operands (segment-programs.ts ARGS_PER_LAYER: x, w, bias, y, mul, add, x2), undefined where none. */
+export function operandNames(n: Node, g: Graph, f: SegmentLayerFunction): Array<string | undefined> {
+  const at = (i: number | undefined): string | undefined => (i === undefined ? undefined : n.inputs[i]);
+  if (f.leaves) {
+    const l = f.leaves;
+    return [at(l.x), at(l.sx), at(l.sx2), n.outputs[0], at(l.mul), at(l.add), at(l.x2)];
+  }
+  const op = engineOpOf(n, g);
+  return [op.x, op.w, op.bias, op.y, n.requant?.mul, n.requant?.add, undefined];
+}
+
+function segmentArgs(segment: FirmwareSegment, g: Graph, own: BufferArg[]): { extra: BufferArg[]; entries: Array<{ offset: number; value: string }>; tableBytes: number } {
+  const field = new Map(own.map((a) => [a.tensor, a.field]));
+  const extra: BufferArg[] = [];
+  const entries: Array<{ offset: number; value: string }> = [];
+  const written = new Set(segment.nodes.map((n) => n.outputs[0]));
+  segment.nodes.forEach((n, i) => {
+    const names = operandNames(n, g, segment.fns[i]);
+    names.forEach((t, j) => {
+      let value = '0';
+      if (t) {
+        let f = field.get(t);
+        if (f === undefined) {
+          f = `s${extra.length}`;
+          field.set(t, f);
+          extra.push({ field: f, tensor: t, dtype: tensorOf(g, t).dtype, write: written.has(t) });
+        }
+        value = `a.${f}`;
+      }
+      entries.push({ offset: (i * ARGS_PER_LAYER + j) * 4, value });
+    });
+  });
+  return { extra, entries, tableBytes: segment.nodes.length * ARGS_PER_LAYER * 4 };
+}
+
+function engineKernel(name: string, kind: 1 | 2, hw: TangramHardware, objective: Objective, programBytes?: Map<string, number>, segmentOf?: SegmentOf): KernelDef {
   return {
     name,
     template: name,
@@ -245,11 +308,13 @@ function engineKernel(name: string, kind: 1 | 2, hw: TangramHardware, objective:
     },
     view({ node, graph }) {
       const op = engineOpOf(node, graph);
-      const program = engineProgramOf(op, hw, objective);
+      const inSegment = segmentOf?.(graph, node);
+      // A segment's first layer runs the segment's program; its other layers' AS runs nothing (their C computes
+      // each layer on the control core, as every engine layer's C does).
+      const program = inSegment ? (inSegment.at === 0 ? inSegment.segment.program as Int32Array : new Int32Array(0)) : engineProgramOf(op, hw, objective);
       programBytes?.set(node.name, program.byteLength);
       const f = op.fn;
-      return {
-        args: [
+      const args: BufferArg[] = [
           { field: 'x', tensor: op.x, dtype: f.xType, write: false },
           ...(op.w ? [{ field: 'w', tensor: op.w, dtype: f.wType, write: false }] : []),
           ...(op.bias ? [{ field: 'b', tensor: op.bias, dtype: f.biasType, write: false }] : []),
@@ -258,11 +323,12 @@ function engineKernel(name: string, kind: 1 | 2, hw: TangramHardware, objective:
             { field: 'add', tensor: node.requant.add, dtype: f.requant.addType, write: false },
           ] : []),
           { field: 'y', tensor: op.y, dtype: f.yType, write: true },
-        ],
+      ];
+      const pv = programView(program, inSegment, graph, args);
+      return {
+        args: pv.args,
         params: {
-          program: Array.from(program).join(', '),
-          words: program.length,
-          engines: program[1],
+          ...pv.params,
           bias: op.bias !== undefined,
           N: f.n, K: f.k, C: f.c, HO: f.ho, WO: f.wo, R: f.r, S: f.s, SH: f.strideH, SW: f.strideW, PT: f.padT, PL: f.padL, H: f.h, W: f.w,
           xn: f.xStrides[0], xc: f.xStrides[1], xh: f.xStrides[2], xw: f.xStrides[3],

@@ -2,6 +2,7 @@ import type { Layer } from '../../frontend/select.js';
 import { attrInts } from '../../ir/attrs.js';
 import { type Graph, isConstant, tensorOf } from '../../ir/graph.js';
 import type { LayerShape } from './layers.js';
+import { segmentFunctionOf } from './segment-functions.js';
 
 /**
  * The firmware's layers as the cost model's shapes. The engines take Conv, Gemm/MatMul, MaxPool and the integer
@@ -19,7 +20,12 @@ export interface GraphLayers {
 
 const product = (xs: number[]): number => xs.reduce((a, b) => a * b, 1);
 
-export function layersOfGraph(g: Graph, layers: Layer[]): GraphLayers {
+/**
+ * `layers`: the firmware's (or the nodes with their alias mark: only 'alias' is looked at). `elementwiseOnEngines`:
+ * the element-wise layers the engines compute may join segments (the segment programs compute them; the firmware runs its
+ * element-wise layers on the control core, so its segments leave them out: segment-functions.ts).
+ */
+export function layersOfGraph(g: Graph, layers: ReadonlyArray<Pick<Layer, 'id' | 'node'> & { kernel: unknown }>, elementwiseOnEngines = false): GraphLayers {
   const producer = new Map<string, number>();
   const shapes: LayerShape[] = [];
   const ids: number[] = [];
@@ -34,7 +40,9 @@ export function layersOfGraph(g: Graph, layers: Layer[]): GraphLayers {
     const y = tensorOf(g, n.outputs[0]).shape;
     // An empty dimension (a zero-sized tensor) is priced as one: the cost model's splits need at least one of each.
     const raw = shapeOf(g, l, y, inputs);
-    const shape = { ...raw, c: Math.max(1, raw.c), k: Math.max(1, raw.k), h: Math.max(1, raw.h), w: Math.max(1, raw.w), r: Math.max(1, raw.r), s: Math.max(1, raw.s), stride: Math.max(1, raw.stride) };
+    const fn = segmentFunctionOf(n, g, elementwiseOnEngines);
+    const accumulators = typeof fn !== 'string' && fn.kind === 1 && fn.fn.requant ? fn.fn.n * fn.fn.k * fn.fn.ho * fn.fn.wo : 0;
+    const shape: LayerShape = { ...raw, ...(typeof fn === 'string' ? { alone: fn } : {}), ...(accumulators > 0 ? { accumulators } : {}), c: Math.max(1, raw.c), k: Math.max(1, raw.k), h: Math.max(1, raw.h), w: Math.max(1, raw.w), r: Math.max(1, raw.r), s: Math.max(1, raw.s), stride: Math.max(1, raw.stride) };
     producer.set(n.outputs[0], shapes.length);
     for (const o of n.outputs.slice(1)) producer.set(o, shapes.length);
     shapes.push(shape);
@@ -43,7 +51,7 @@ export function layersOfGraph(g: Graph, layers: Layer[]): GraphLayers {
   return { shapes, ids };
 }
 
-function shapeOf(g: Graph, l: Layer, y: number[], inputs: number[]): LayerShape {
+function shapeOf(g: Graph, l: Pick<Layer, 'node'>, y: number[], inputs: number[]): LayerShape {
   const n = l.node;
   const name = n.name;
   if (n.op === 'Conv' || n.op === 'MaxPool') {
@@ -71,6 +79,9 @@ function shapeOf(g: Graph, l: Layer, y: number[], inputs: number[]): LayerShape 
     const rows = product(y) / Math.max(1, cols);
     return { name, kind: 'fc', c: kDim, k: cols, h: rows, w: 1, r: 1, s: 1, stride: 1, inputs };
   }
-  // Element-wise (and every other layer, see above): one output element per element, per channel.
+  // Element-wise (and every other layer, see above): one output element per element, per channel; a map of one
+  // sample or a matrix keeps its channels, rows and columns (the layout a segment forwards, forwarding.ts).
+  if (y.length === 4 && y[0] === 1) return { name, kind: 'eltwise', c: y[1], k: y[1], h: y[2], w: y[3], r: 1, s: 1, stride: 1, inputs };
+  if (y.length === 2) return { name, kind: 'eltwise', c: y[1], k: y[1], h: y[0], w: 1, r: 1, s: 1, stride: 1, inputs };
   return { name, kind: 'eltwise', c: Math.max(1, product(y)), k: Math.max(1, product(y)), h: 1, w: 1, r: 1, s: 1, stride: 1, inputs };
 }

@@ -17,6 +17,16 @@ export interface LayerShape {
   s: number;
   stride: number;
   inputs: number[];
+  /**
+   * Why the layer cannot be pipelined with others (the engines cannot compute it inside a segment program:
+   * segment-functions.ts); absent: it can. Such a layer is a segment of its own.
+   */
+  alone?: string;
+  /**
+   * The int32 accumulators the layer holds inside a segment program (a product with a fused requantization: its
+   * outputs); a segment's layers share the engine model's MAX_SEGMENT_ACCUMULATORS (segment.ts).
+   */
+  accumulators?: number;
 }
 
 /** Operands of an element-wise layer (an Add of two maps reads two); every other layer reads one map. */

@@ -7,11 +7,12 @@ import type { Layer } from '../../frontend/select.js';
 import type { Platform } from '../types.js';
 import { readTangramConfig } from './config-file.js';
 import { dataflowData, dataflowPicture } from './describe.js';
-import { layersOfGraph } from './from-graph.js';
-import { PROGRAM_BUDGET_BYTES, tangramEngineKernels } from './engine-kernel.js';
+import type { Graph } from '../../ir/graph.js';
+import { graphDataflow, type GraphDataflow } from './graph-segments.js';
+import { PROGRAM_BUDGET_BYTES, type SegmentOf, tangramEngineKernels } from './engine-kernel.js';
+import { tangramElementwiseKernel } from './elementwise-kernel.js';
 import { engineCount, pesPerEngine, TANGRAM_DEFAULT, type TangramHardware } from './hardware.js';
 import type { Objective } from './partition.js';
-import { searchDataflow } from './search.js';
 import { DEFAULT_OBJECTIVE, MAX_BATCH, OBJECTIVES, tangramOptions } from './description.js';
 import type { Strategy } from './segment.js';
 
@@ -24,11 +25,28 @@ import type { Strategy } from './segment.js';
  *  - the firmware: 8-bit Conv, Gemm/MatMul and MaxPool layers as per-engine programs (engine-kernel.ts, programs.ts)
  *    that the emulator's engine model runs, computing them exactly and timing engines, NoC and DRAM channels; every
  *    other layer (requantization, ReLU, Add, and what the engines do not take) on the chip's control core
- *    with the shared kernels, exact (SEMANTICS.md). The engine programs run one layer at a time; the pipelined
- *    segments of the dataflow are the cost model's (docs/tangram.md "What is left").
+ *    with the shared kernels, exact (SEMANTICS.md), except the element-wise layers inside a pipelined segment
+ *    (elementwise-kernel.ts). A pipelined segment of the searched dataflow runs as one engine
+ *    program at its first layer (graph-segments.ts, segment-programs.ts), its tensors kept apart by the memory plan
+ *    (layerGroups); every other engine layer runs alone.
  */
 function tangramPlatform(hw: TangramHardware, strategy: Strategy, batch: number): Platform {
   const programBytes = new Map<string, number>();
+  // One search per lowered graph: the kernels, the memory plan and firmware.json read the same dataflow.
+  const dataflows = new WeakMap<Graph, GraphDataflow>();
+  const segmentOf: SegmentOf = (g, node) => dataflowOf(g).of.get(node.name);
+  const dataflowOf = (g: Graph): GraphDataflow => {
+    let d = dataflows.get(g);
+    if (!d) {
+      try {
+        d = graphDataflow(g, hw, strategy, batch);
+      } catch (e) {
+        throw new GenError('capacity', `no Tangram dataflow fits ${engineCount(hw)} engines of ${hw.bufferBytes} bytes: ${(e as Error).message}`);
+      }
+      dataflows.set(g, d);
+    }
+    return d;
+  };
   return {
     name: 'tangram',
     emulatorId: 4,
@@ -44,7 +62,12 @@ function tangramPlatform(hw: TangramHardware, strategy: Strategy, batch: number)
     // The core passes: a requantization fused into its Conv/Gemm runs on the engines too (engine-kernel.ts: exact
     // integer arithmetic on the whole int32 sums); ReLU, Add and unfused requantizations are the control core's.
     passes: CORE_PASSES,
-    kernels: [...tangramEngineKernels(hw, strategy.objective, programBytes), ...CORE_KERNELS],
+    kernels: [
+      ...tangramEngineKernels(hw, strategy.objective, programBytes, segmentOf),
+      tangramElementwiseKernel(segmentOf, programBytes),
+      ...CORE_KERNELS,
+    ],
+    layerGroups: (g) => dataflowOf(g).groups,
     // The control core is priced as the generic scalar core (the emulator's genericCosts(false), docs/timing.md).
     costs: SCALAR_CORE_COSTS,
     image: {
@@ -65,17 +88,13 @@ function tangramPlatform(hw: TangramHardware, strategy: Strategy, batch: number)
       checkProgramBudget(layers, programBytes);
       // One generation's sizes: the next generation's kernels fill the map again (a process may generate many models).
       programBytes.clear();
-      const { shapes, ids } = layersOfGraph(graph, layers);
-      if (shapes.length === 0) return { data: { segments: [] }, files: new Map() };
-      let plan;
-      try {
-        plan = searchDataflow(shapes, hw, { batch, strategy });
-      } catch (e) {
-        throw new GenError('capacity', `no Tangram dataflow fits ${engineCount(hw)} engines of ${hw.bufferBytes} bytes: ${(e as Error).message}`);
-      }
+      if (!layers.some((l) => l.kernel !== 'alias')) return { data: { segments: [] }, files: new Map() };
+      const { shapes, ids, plan, segments } = dataflowOf(graph);
+      // How the firmware runs each segment of more than one layer: as one program, or layer by layer and why.
+      const runs = segments.map((s) => (s === undefined ? undefined : typeof s.program === 'string' ? `layer by layer: ${s.program}` : 'one program'));
       return {
-        data: { tangram: dataflowData(plan, shapes, ids, hw, strategy, batch), pesPerEngine: pesPerEngine(hw) },
-        files: new Map([['dataflow.txt', dataflowPicture(plan, shapes, ids, hw)]]),
+        data: { tangram: dataflowData(plan, shapes, ids, hw, strategy, batch, runs), pesPerEngine: pesPerEngine(hw) },
+        files: new Map([['dataflow.txt', dataflowPicture(plan, shapes, ids, hw, runs)]]),
       };
     },
   };

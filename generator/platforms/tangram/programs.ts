@@ -30,7 +30,12 @@ export const Q16 = 65536;
 const MAX_CHUNKS = 8;
 const MAX_ROTATION_MESSAGES = 4;
 
-export const OP = { LOAD: 1, WAIT_LOADS: 2, COMPUTE: 3, SEND: 4, RECV: 5, STORE: 6 } as const;
+/**
+ * STEP and FINISH are a pipeline segment's (segment-programs.ts): STEP computes the engine's block's rows [b, c)
+ * (counted in the block, sample by sample) for `a` cycles; FINISH is the leader's element-wise epilogue (the fused
+ * requantization) of those rows.
+ */
+export const OP = { LOAD: 1, WAIT_LOADS: 2, COMPUTE: 3, SEND: 4, RECV: 5, STORE: 6, STEP: 7, FINISH: 8 } as const;
 
 /** The arithmetic of a convolution in element strides: y[n,k,oh,ow] = bias[k] + sum x[n,c,ih,iw] * w[k,c,r,s]. */
 export interface Functional {
@@ -75,7 +80,7 @@ function split(total: number, parts: number, i: number): [number, number] {
 }
 
 /** Words `total` cut into `parts` whole pieces (the remainder to the first ones). */
-function piece(total: number, parts: number, i: number): number {
+export function piece(total: number, parts: number, i: number): number {
   const base = Math.floor(total / parts);
   return base + (i < total - base * parts ? 1 : 0);
 }
@@ -173,122 +178,99 @@ export function chunksOf(plan: LayerPlan, j: number): number {
   return Math.min(MAX_CHUNKS, Math.max(2, plan.ifmPasses[j], plan.filPasses[j]));
 }
 
-/** What a layer's engines exchange with the rest of a pipeline segment (segment-programs.ts). */
-export interface LayerLinks {
-  /** Per operand: the producer forwarding it (its plan and the messages' key), or undefined: from DRAM. */
-  from: Array<{ plan: LayerPlan; key: string } | undefined>;
-  /** Consumers this layer forwards its output to, each with the operand it fills and the messages' key. */
-  to: Array<{ plan: LayerPlan; operands: number; key: string }>;
-  /** The output also goes to DRAM. */
-  store: boolean;
-  /** Chunks every engine of the segment takes (the pipeline's steps); undefined: each engine's own. */
-  chunks?: number;
-}
-
 /** The leaders of a layer's reduction groups (ii = 0): the engines holding whole output blocks. */
-function leadersOf(plan: LayerPlan): number[] {
-  return plan.blocks.map((_, j) => j).filter((j) => j % plan.p.pi === 0);
-}
-
-/** Words consumer engine i takes from one forwarded operand in chunk s. */
-function forwardedWords(consumer: LayerPlan, operands: number, i: number, chunks: number, s: number): number {
-  return piece(Math.round(ownWords(consumer, i).ifm / operands), chunks, s);
+export function isLeader(plan: LayerPlan, j: number): boolean {
+  return j % plan.p.pi === 0;
 }
 
 /**
- * Phase 2: the commands of a layer's engines. Alone (`links` absent): inputs and filters from DRAM, the output stored.
- * In a segment: forwarded operands arrive per chunk from the producer's leaders (consumer engine i from leader
- * i mod leaders), the output goes per chunk to the consumers (after the chunk's partial-sum tree), and to DRAM only
- * when something outside the segment reads it. ASSUMPTION: which producer engine feeds which consumer engine is
- * round-robin; the words and the steps are the dataflow's, the exact data each engine needs are not tracked.
+ * What engine j of a layer does beside its own compute: its DRAM channel, its loads of chunk s (`dramShare` of its
+ * input words, all its filter words), the rotation of shared slices in chunk s, and the partial-sum tree.
  */
-export function emitLayer(plan: LayerPlan, hw: TangramHardware, msg: (key: string) => number, links?: LayerLinks): void {
-  const { l, p, base } = plan;
+export function engineParts(plan: LayerPlan, hw: TangramHardware, msg: (key: string) => number, j: number, chunks: number, dramShare: number): {
+  ch: number;
+  load: (s: number) => void;
+  rotate: (s: number) => void;
+  reduce: (words: number, tag: string) => boolean;
+} {
+  const { p, base } = plan;
   const g = plan.groups;
-  const operands = operandsOf(l);
-  const dramOperands = links ? links.from.filter((f) => f === undefined).length : operands;
-  const inSegment = links !== undefined && (links.to.length > 0 || links.from.some((f) => f !== undefined));
-  plan.blocks.forEach((b, j) => {
-    const t = plan.tiles[j];
-    const ch = channelOf(hw, b.row, b.col);
-    const own = ownWords(plan, j);
-    const ifmDram = (own.ifm * dramOperands) / operands;
-    const chunks = links?.chunks ?? chunksOf(plan, j);
-    const cycles = computeCycles(l, t, hw);
-    const q = indexOf(p, j);
-    const me = base + j;
-    // Ring neighbours in the sharing groups: the input group varies io, the filter group varies (ib, ih, iw).
-    const ifmRing = (d: number): number => base + engineAt(p, { ...q, io: (q.io + d + p.po) % p.po });
-    const filMembers = p.pb * p.ph * p.pw;
-    const filPos = (q.ib * p.ph + q.ih) * p.pw + q.iw;
-    const filRing = (d: number): number => {
-      const at = (filPos + d + filMembers) % filMembers;
-      return base + engineAt(p, { ...q, ib: Math.floor(at / (p.ph * p.pw)), ih: Math.floor(at / p.pw) % p.ph, iw: at % p.pw });
-    };
-    const load = (s: number): void => {
-      const wi = piece(Math.round(ifmDram), chunks, s);
-      const wf = piece(Math.round(own.fil), chunks, s);
-      if (wi > 0) b.cmds.push({ op: OP.LOAD, a: ch, b: wi, c: 0 });
-      if (wf > 0) b.cmds.push({ op: OP.LOAD, a: ch, b: wf, c: 0 });
-    };
-    // The partial-sum tree over the input-channel group (at distance d = 1, 2, 4, ...: the engine at an odd multiple
-    // of d sends its partial block to the one d before it): the leader receives log2(pi) blocks, not pi - 1.
-    // Returns false for an engine that sent its block (it holds no output any more).
-    const reduce = (words: number, tag: string): boolean => {
-      for (let d = 1; d < p.pi; d *= 2) {
-        if (q.ii % (2 * d) === d) {
-          b.cmds.push({ op: OP.SEND, a: base + engineAt(p, { ...q, ii: q.ii - d }), b: words, c: msg(`${tag}/${me}`) });
-          return false;
-        }
-        if (q.ii + d < p.pi) {
-          const from = base + engineAt(p, { ...q, ii: q.ii + d });
-          b.cmds.push({ op: OP.RECV, a: from, b: words, c: msg(`${tag}/${from}`) });
-        }
+  const b = plan.blocks[j];
+  const t = plan.tiles[j];
+  const ch = channelOf(hw, b.row, b.col);
+  const own = ownWords(plan, j);
+  const q = indexOf(p, j);
+  const me = base + j;
+  // Ring neighbours in the sharing groups: the input group varies io, the filter group varies (ib, ih, iw).
+  const ifmRing = (d: number): number => base + engineAt(p, { ...q, io: (q.io + d + p.po) % p.po });
+  const filMembers = p.pb * p.ph * p.pw;
+  const filPos = (q.ib * p.ph + q.ih) * p.pw + q.iw;
+  const filRing = (d: number): number => {
+    const at = (filPos + d + filMembers) % filMembers;
+    return base + engineAt(p, { ...q, ib: Math.floor(at / (p.ph * p.pw)), ih: Math.floor(at / p.pw) % p.ph, iw: at % p.pw });
+  };
+  const load = (s: number): void => {
+    const wi = piece(Math.round(own.ifm * dramShare), chunks, s);
+    const wf = piece(Math.round(own.fil), chunks, s);
+    if (wi > 0) b.cmds.push({ op: OP.LOAD, a: ch, b: wi, c: 0 });
+    if (wf > 0) b.cmds.push({ op: OP.LOAD, a: ch, b: wf, c: 0 });
+  };
+  // Rotation: g - 1 steps, each passing one slice to the next member and taking one from the previous; the steps
+  // go in at most MAX_ROTATION_MESSAGES messages per chunk (consecutive steps merged: the same words over the same
+  // link, so the link time is the same; a merged message waits for its whole share).
+  const rotateOne = (s: number, data: string, size: number, total: number, ring: (d: number) => number): void => {
+    const slice = piece(Math.round(total / size), chunks, s);
+    const groups = Math.min(size - 1, MAX_ROTATION_MESSAGES);
+    for (let r = 0; r < groups; r++) {
+      const words = slice * piece(size - 1, groups, r);
+      if (words === 0) continue;
+      b.cmds.push({ op: OP.SEND, a: ring(1), b: words, c: msg(`${base}/${s}/${data}/${r}/${me}`) });
+      b.cmds.push({ op: OP.RECV, a: ring(-1), b: words, c: msg(`${base}/${s}/${data}/${r}/${ring(-1)}`) });
+    }
+  };
+  const rotate = (s: number): void => {
+    if (g.ifm > 1 && dramShare > 0) rotateOne(s, 'i', g.ifm, t.ifm * plan.ifmPasses[j] * dramShare, ifmRing);
+    if (g.fil > 1) rotateOne(s, 'f', g.fil, t.fil * plan.filPasses[j], filRing);
+  };
+  // The partial-sum tree over the input-channel group (at distance d = 1, 2, 4, ...: the engine at an odd multiple
+  // of d sends its partial block to the one d before it): the leader receives log2(pi) blocks, not pi - 1.
+  // Returns false for an engine that sent its block (it holds no output any more).
+  const reduce = (words: number, tag: string): boolean => {
+    for (let d = 1; d < p.pi; d *= 2) {
+      if (q.ii % (2 * d) === d) {
+        b.cmds.push({ op: OP.SEND, a: base + engineAt(p, { ...q, ii: q.ii - d }), b: words, c: msg(`${tag}/${me}`) });
+        return false;
       }
-      return true;
-    };
-    load(0);
-    for (let s = 0; s < chunks; s++) {
-      b.cmds.push({ op: OP.WAIT_LOADS, a: 0, b: 0, c: 0 });
-      if (s + 1 < chunks) load(s + 1);
-      links?.from.forEach((f, operand) => {
-        if (!f) return;
-        const leaders = leadersOf(f.plan);
-        const words = forwardedWords(plan, operands, j, chunks, s);
-        if (words > 0) b.cmds.push({ op: OP.RECV, a: f.plan.base + leaders[j % leaders.length], b: words, c: msg(`${f.key}/${operand}/${s}/${j}`) });
-      });
-      // Rotation: g - 1 steps, each passing one slice to the next member and taking one from the previous; the steps
-      // go in at most MAX_ROTATION_MESSAGES messages per chunk (consecutive steps merged: the same words over the same
-      // link, so the link time is the same; a merged message waits for its whole share).
-      const rotate = (data: string, size: number, total: number, ring: (d: number) => number): void => {
-        const slice = piece(Math.round(total / size), chunks, s);
-        const groups = Math.min(size - 1, MAX_ROTATION_MESSAGES);
-        for (let r = 0; r < groups; r++) {
-          const words = slice * piece(size - 1, groups, r);
-          if (words === 0) continue;
-          b.cmds.push({ op: OP.SEND, a: ring(1), b: words, c: msg(`${base}/${s}/${data}/${r}/${me}`) });
-          b.cmds.push({ op: OP.RECV, a: ring(-1), b: words, c: msg(`${base}/${s}/${data}/${r}/${ring(-1)}`) });
-        }
-      };
-      if (g.ifm > 1) rotate('i', g.ifm, t.ifm * plan.ifmPasses[j], ifmRing);
-      if (g.fil > 1) rotate('f', g.fil, t.fil * plan.filPasses[j], filRing);
-      b.cmds.push({ op: OP.COMPUTE, a: piece(cycles, chunks, s), b: s === chunks - 1 ? 1 : 0, c: 0 });
-      if (links && links.to.length > 0) {
-        // Forward this chunk's output: reduced first, then from each leader to its consumer engines.
-        if (!reduce(piece(t.ofm, chunks, s), `${base}/r/${s}`)) continue;
-        const leaders = leadersOf(plan);
-        const mine = leaders.indexOf(j);
-        for (const c of links.to) {
-          c.plan.blocks.forEach((_, i) => {
-            if (i % leaders.length !== mine) return;
-            const words = forwardedWords(c.plan, operandsOf(c.plan.l), i, chunks, s);
-            if (words > 0) b.cmds.push({ op: OP.SEND, a: c.plan.base + i, b: words, c: msg(`${c.key}/${c.operands}/${s}/${i}`) });
-          });
-        }
+      if (q.ii + d < p.pi) {
+        const from = base + engineAt(p, { ...q, ii: q.ii + d });
+        b.cmds.push({ op: OP.RECV, a: from, b: words, c: msg(`${tag}/${from}`) });
       }
     }
-    const holds = inSegment && links!.to.length > 0 ? q.ii === 0 : reduce(t.ofm, `${base}/r`);
-    if (holds && (links?.store ?? true) && t.ofm > 0) b.cmds.push({ op: OP.STORE, a: ch, b: t.ofm, c: 0 });
+    return true;
+  };
+  return { ch, load, rotate, reduce };
+}
+
+/**
+ * Phase 2: the commands of a layer's engines running alone: inputs and filters from DRAM in chunks (the next
+ * chunk's load issued before the current compute), the rotation of shared slices, compute, the partial-sum tree, the
+ * leader's store. (A layer of a pipeline segment: segment-programs.ts.)
+ */
+export function emitLayer(plan: LayerPlan, hw: TangramHardware, msg: (key: string) => number): void {
+  const { l, base } = plan;
+  plan.blocks.forEach((b, j) => {
+    const t = plan.tiles[j];
+    const chunks = chunksOf(plan, j);
+    const cycles = computeCycles(l, t, hw);
+    const e = engineParts(plan, hw, msg, j, chunks, 1);
+    e.load(0);
+    for (let s = 0; s < chunks; s++) {
+      b.cmds.push({ op: OP.WAIT_LOADS, a: 0, b: 0, c: 0 });
+      if (s + 1 < chunks) e.load(s + 1);
+      e.rotate(s);
+      b.cmds.push({ op: OP.COMPUTE, a: piece(cycles, chunks, s), b: s === chunks - 1 ? 1 : 0, c: 0 });
+    }
+    if (e.reduce(t.ofm, `${base}/r`) && t.ofm > 0) b.cmds.push({ op: OP.STORE, a: e.ch, b: t.ofm, c: 0 });
   });
 }
 
@@ -316,11 +298,37 @@ export function programsOf(l: LayerShape, batch: number, hw: TangramHardware, p:
   return { engines: plan.blocks, messages: ids.count() };
 }
 
+/**
+ * Writes a functional operation at the header's offsets from `base` (0: the header itself; a pipeline segment's
+ * layer records use the same layout, segment-programs.ts).
+ */
+export function writeFunctional(out: Int32Array, base: number, fn: Functional, kind: number): void {
+  out[base + H.functional] = kind;
+  [fn.n, fn.k, fn.c, fn.ho, fn.wo, fn.r, fn.s, fn.strideH, fn.strideW, fn.padT, fn.padL, fn.h, fn.w].forEach((v, i) => { out[base + H.dims + i] = v; });
+  fn.xStrides.forEach((v, i) => { out[base + H.xStrides + i] = v; });
+  fn.wStrides.forEach((v, i) => { out[base + H.wStrides + i] = v; });
+  fn.yStrides.forEach((v, i) => { out[base + H.yStrides + i] = v; });
+  out[base + H.bias] = fn.bias ? 1 : 0;
+  out[base + H.xType] = ELEMENT_KINDS.indexOf(fn.xType);
+  out[base + H.wType] = ELEMENT_KINDS.indexOf(fn.wType);
+  out[base + H.biasType] = ELEMENT_KINDS.indexOf(fn.biasType);
+  out[base + H.yType] = ELEMENT_KINDS.indexOf(fn.yType);
+  if (fn.requant) {
+    const q = fn.requant;
+    out[base + H.requant] = q.shift + 1;
+    out[base + H.requantMin] = q.min;
+    out[base + H.requantMax] = q.max;
+    out[base + H.mulDesc] = (q.mulPerChannel ? 1 : 0) + 2 * ELEMENT_KINDS.indexOf(q.mulType);
+    out[base + H.addDesc] = (q.addPerChannel ? 1 : 0) + 2 * ELEMENT_KINDS.indexOf(q.addType);
+  }
+}
+
 /** The program image the emulator runs (layout: the constants above). */
-export function programImage(hw: TangramHardware, engines: EngineBlock[], messages: number, fn?: Functional, kind: 1 | 2 = 1): Int32Array {
+export function programImage(hw: TangramHardware, engines: EngineBlock[], messages: number, fn?: Functional, kind: 1 | 2 = 1, tailWords = 0): Int32Array {
   const total = engines.reduce((s, e) => s + e.cmds.length, 0);
   const table = HEADER_WORDS + engines.length * ENGINE_WORDS + total * COMMAND_WORDS;
-  const out = new Int32Array(table + 2 * messages);
+  // `tailWords` after the message table: a pipeline segment's layer records (segment-programs.ts).
+  const out = new Int32Array(table + 2 * messages + tailWords);
   out[H.magic] = PROGRAM_MAGIC;
   out[H.engines] = engines.length;
   out[H.rows] = hw.grid.rows;
@@ -335,25 +343,7 @@ export function programImage(hw: TangramHardware, engines: EngineBlock[], messag
   out[H.functional] = fn ? kind : 0;
   out[H.commands] = total;
   out[H.messageTable] = table;
-  if (fn) {
-    [fn.n, fn.k, fn.c, fn.ho, fn.wo, fn.r, fn.s, fn.strideH, fn.strideW, fn.padT, fn.padL, fn.h, fn.w].forEach((v, i) => { out[H.dims + i] = v; });
-    fn.xStrides.forEach((v, i) => { out[H.xStrides + i] = v; });
-    fn.wStrides.forEach((v, i) => { out[H.wStrides + i] = v; });
-    fn.yStrides.forEach((v, i) => { out[H.yStrides + i] = v; });
-    out[H.bias] = fn.bias ? 1 : 0;
-    out[H.xType] = ELEMENT_KINDS.indexOf(fn.xType);
-    out[H.wType] = ELEMENT_KINDS.indexOf(fn.wType);
-    out[H.biasType] = ELEMENT_KINDS.indexOf(fn.biasType);
-    out[H.yType] = ELEMENT_KINDS.indexOf(fn.yType);
-    if (fn.requant) {
-      const q = fn.requant;
-      out[H.requant] = q.shift + 1;
-      out[H.requantMin] = q.min;
-      out[H.requantMax] = q.max;
-      out[H.mulDesc] = (q.mulPerChannel ? 1 : 0) + 2 * ELEMENT_KINDS.indexOf(q.mulType);
-      out[H.addDesc] = (q.addPerChannel ? 1 : 0) + 2 * ELEMENT_KINDS.indexOf(q.addType);
-    }
-  }
+  if (fn) writeFunctional(out, 0, fn, kind);
   let cmdAt = HEADER_WORDS + engines.length * ENGINE_WORDS;
   engines.forEach((e, j) => {
     const at = HEADER_WORDS + j * ENGINE_WORDS;

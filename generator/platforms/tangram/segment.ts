@@ -45,6 +45,12 @@ export interface SegmentPlan {
   stretch: number;
 }
 
+/**
+ * The engine model's accumulators (emulator/assembly/tangram/engines.ts MAX_ACCUMULATORS), shared by the requantized
+ * products of a segment program: a segment needing more is not formed.
+ */
+export const MAX_SEGMENT_ACCUMULATORS = 65536;
+
 /** Consumers of each layer (indices), from the layers' inputs. */
 export function consumersOf(layers: LayerShape[]): number[][] {
   const out: number[][] = layers.map(() => []);
@@ -73,6 +79,8 @@ export function evaluateSegment(
 ): SegmentPlan | undefined {
   const idx = Array.from({ length: last - first + 1 }, (_, i) => first + i);
   if (idx.length > 1 && strategy.pipelining === 'none') return undefined;
+  if (idx.length > 1 && idx.some((i) => layers[i].alone !== undefined)) return undefined;
+  if (idx.length > 1 && idx.reduce((n, i) => n + (layers[i].accumulators ?? 0), 0) > MAX_SEGMENT_ACCUMULATORS) return undefined;
   const sizes = shareEngines(idx.map((i) => opsOf(layers[i], batch)), hw.grid.rows * hw.grid.cols);
   if (!sizes) return undefined;
   const regions = regionsOf(hw, sizes);
