@@ -96,7 +96,10 @@ export function referenceOutputs(q: Quantized, images: NDArray[]): NDArray[] {
 
 export interface Emulated {
   outputs: NDArray[];
-  /** Emulated cycles of one inference (the same for every image). */
+  /**
+   * Emulated cycles of the last inference: the same for every image on Siracusa; on a core whose clamps branch (generic)
+   * the values they clip move it by a few cycles an image (CLIP_TAKEN, docs/timing.md).
+   */
   cycles: number;
   /** Host milliseconds per inference (instantiate, load, run). */
   msPerImage: number;
