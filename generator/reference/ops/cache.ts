@@ -21,9 +21,21 @@ function position(node: Parameters<OpSpec['evaluate']>[0], pos: { data: Float64A
   return p;
 }
 
+/** The value's rows must match the cache's shape on every axis but `axis` (checked at load, not only when run). */
+function checkFits(node: Parameters<OpSpec['evaluate']>[0], cache: readonly number[], value: readonly number[], axis: number): void {
+  if (value.length !== cache.length || value.some((d, i) => i !== axis && d !== cache[i]) || value[axis] > cache[axis]) {
+    throw modelError(node, `value [${value.join(', ')}] does not fit cache [${cache.join(', ')}] along axis ${axis}`);
+  }
+}
+
 export const cacheWriteOp: OpSpec = {
   ops: ['CacheWrite'],
-  shape: (node, inputs) => [[...need(node, inputs, 0).shape]],
+  shape: (node, inputs) => {
+    const cache = need(node, inputs, 0).shape;
+    const value = inputs[1]?.shape;
+    if (value) checkFits(node, cache, value, normAxis(attrInt(node, 'axis'), cache.length));
+    return [[...cache]];
+  },
   dtype: (node, inputs) => [isFloatType(need(node, inputs, 0).dtype) ? 'float32' : need(node, inputs, 0).dtype],
   range: (_node, inputs) => {
     const a = rangeOfInfo(inputs[0]);
@@ -35,9 +47,7 @@ export const cacheWriteOp: OpSpec = {
     const value = need(node, inputs, 1, 'value');
     const axis = normAxis(attrInt(node, 'axis'), cache.shape.length);
     const n = value.shape[axis];
-    if (value.shape.length !== cache.shape.length || value.shape.some((d, i) => i !== axis && d !== cache.shape[i])) {
-      throw modelError(node, `value [${value.shape.join(', ')}] does not fit cache [${cache.shape.join(', ')}] along axis ${axis}`);
-    }
+    checkFits(node, cache.shape, value.shape, axis);
     const p = position(node, inputs[2], cache.shape[axis] - n + 1);
     const out = { dtype: cache.dtype, shape: [...cache.shape], data: Float64Array.from(cache.data) };
     const cs = stridesOf(cache.shape);
