@@ -88,22 +88,26 @@ let countClips = false;
 let clampsElided = 0;
 let clampsEmitted = 0;
 let clampTestInstructions = 0;
+/** The clamp node last emitted as FG_CLIP: the root's own when the expression's value is a clamp's. */
+let lastFgClip: Expr | undefined;
 
 /**
  * The expression in both languages; `used64` when any step of it computes in 64 bits (the cost model's wide class);
  * `clampsElided` counts its clamps the ranges leave out, `clampsEmitted` the 32-bit ones emitted as FG_CLIP and
  * `clampTestInstructions` the instructions of their tests on a core without p.clip (kernels/elementwise.ts charges
- * what runs: an elided clamp costs nothing, an emitted one its test, CLIP_TEST).
+ * what runs: an elided clamp costs nothing, an emitted one its test, CLIP_TEST); `storedClamp` when the value itself is
+ * an FG_CLIP (the one the store narrows).
  */
-export function emitExpr(e: Expr, leaves: Leaf[], opts: { countClips?: boolean } = {}): Emitted & { used64: boolean; clampsElided: number; clampsEmitted: number; clampTestInstructions: number } {
+export function emitExpr(e: Expr, leaves: Leaf[], opts: { countClips?: boolean } = {}): Emitted & { used64: boolean; clampsElided: number; clampsEmitted: number; clampTestInstructions: number; storedClamp: boolean } {
   const before = widenings;
   countClips = opts.countClips ?? false;
   clampsElided = 0;
   clampsEmitted = 0;
   clampTestInstructions = 0;
+  lastFgClip = undefined;
   try {
     const r = emitNode(e, leaves);
-    return { ...r, used64: widenings !== before, clampsElided, clampsEmitted, clampTestInstructions };
+    return { ...r, used64: widenings !== before, clampsElided, clampsEmitted, clampTestInstructions, storedClamp: lastFgClip === e };
   } finally {
     countClips = false;
   }
@@ -163,6 +167,7 @@ function emitNode(e: Expr, leaves: Leaf[]): Emitted {
       if (a.wide || lo.wide || hi.wide) return both;
       clampsEmitted++;
       clampTestInstructions += e.lo !== 0 ? 2 : 1;
+      lastFgClip = e;
       const as = countClips ? `fg_clip_count(${a.as}, ${lo.as}, ${hi.as})` : both.as;
       return { ...both, c: `FG_CLIP(${a.c}, ${lo.c}, ${hi.c})`, as };
     }

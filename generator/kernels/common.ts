@@ -68,6 +68,6 @@ const CAST_INSTRUCTIONS: Partial<Record<DType, number>> = { int8: 2, int16: 2, u
  * gcc keeps for the out-of-line block (two shifts for a signed 8- or 16-bit output, an and for uint8; read in the rv32
  * ELF's disassembly).
  */
-export function clampTestUnits(emitted: { c: string; clampTestInstructions: number }, out: DType): number {
-  return emitted.clampTestInstructions + (emitted.c.startsWith('FG_CLIP(') ? CAST_INSTRUCTIONS[out] ?? 0 : 0);
+export function clampTestUnits(emitted: { clampTestInstructions: number; storedClamp: boolean }, out: DType): number {
+  return emitted.clampTestInstructions + (emitted.storedClamp ? CAST_INSTRUCTIONS[out] ?? 0 : 0);
 }

@@ -326,6 +326,9 @@ export const CALIBRATION: CalibrationLayer[] = [
   qdqRow('qlayernorm 8x384', 'QDQ LayerNormalization (float gain and bias, wide rows)'),
 ];
 
+/** The inputs a calibration layer's runs take (its own unless it names others: runWith). */
+export const runInputs = (l: CalibrationLayer): NDArray[] => l.runWith ?? l.inputs;
+
 /** The calibration layers a target measures (a layer may be for some cores only: `onlyWhere`). */
 export function calibrationFor(t: FitTarget): CalibrationLayer[] {
   return CALIBRATION.filter((l) => !l.onlyWhere || l.onlyWhere(t));

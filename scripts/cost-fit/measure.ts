@@ -11,7 +11,7 @@ import { COST_CLASSES } from '../../generator/platforms/types.js';
 import { runIss } from '../../runtime/node/iss-run.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import type { NDArray } from '../../generator/ir/ndarray.js';
-import type { CalibrationLayer } from './layers.js';
+import { runInputs, type CalibrationLayer } from './layers.js';
 import type { FitTarget } from './targets.js';
 
 export interface CalibrationRow {
@@ -52,7 +52,7 @@ export async function measure(layers: CalibrationLayer[], work: string, target: 
     const { model, sample, out } = writeLayer(l, join(work, `layer${i}`));
     // Planned with the hand counts: the tiles (and so the units per class) do not follow the table being fitted.
     generateFirmware({ model, platform: target.platform, out, ...target.options, sampleInputs: sample, planCosts: target.hand });
-    const inputs = l.runWith ?? l.inputs;
+    const inputs = runInputs(l);
     const as = await runFirmware(out, inputs, { costs: table });
     const iss = await runIss(out, inputs);
     checkSameOutputs(l, as.outputs, iss.outputs, '');

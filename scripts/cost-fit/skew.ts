@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { generateFirmware } from '../../generator/pipeline.js';
 import { runIss } from '../../runtime/node/iss-run.js';
 import { runFirmware } from '../../runtime/node/run.js';
-import type { CalibrationLayer } from './layers.js';
+import { runInputs, type CalibrationLayer } from './layers.js';
 import { checkSameOutputs, writeLayer } from './measure.js';
 import type { FitTarget } from './targets.js';
 
@@ -31,7 +31,7 @@ export async function fitSkew(layers: CalibrationLayer[], work: string, target: 
     const { model, sample, out } = writeLayer(l, join(work, `team${i}`));
     // The platform's whole team, planned with the hand counts like the one-core runs (tiles do not follow the fit).
     generateFirmware({ model, platform: target.platform, out, sampleInputs: sample, planCosts: target.hand });
-    const inputs = l.runWith ?? l.inputs;
+    const inputs = runInputs(l);
     const iss = await runIss(out, inputs);
     const as = new Map<number, number>();
     for (const s of SKEWS) {
