@@ -12,6 +12,7 @@ import { quantSidecar } from './frontend/passes/quantized/sidecar.js';
 import { selectKernels, sharesInput, type Layer } from './frontend/select.js';
 import type { IntRange } from './ir/dtype.js';
 import type { Graph } from './ir/graph.js';
+import type { NDArray } from './ir/ndarray.js';
 import { inferGraph, inputRangesFromArrays } from './ir/infer.js';
 import { overflowError, planMemory, type MemoryPlan } from './midend/plan.js';
 import { chooseSpills, stageThroughL2 } from './midend/l3.js';
@@ -22,6 +23,7 @@ import { loadOnnxFile } from './onnx/load.js';
 import { addSamplingBlock } from './ir/state.js';
 import { SAMPLING_MAX_VOCAB, SAMPLING_TABLE } from './reference/sample.js';
 import { checkTypes } from './validate/types.js';
+import { checkPositions } from './validate/positions.js';
 import { withQuantizeHint } from './validate/float-model.js';
 import { readNpz } from './onnx/npy.js';
 import { checkSampleSizes } from './frontend/samples.js';
@@ -136,10 +138,12 @@ function compileOnce(opts: CompileOptions, platform: Platform): Compiled {
   if (opts.sampling) addSamplingBlock(graph, SAMPLING_TABLE, SAMPLING_MAX_VOCAB);
   const notes: string[] = [];
   let ranges: Map<string, IntRange> | undefined;
+  let samples: { arrays: NDArray[]; file: string } | undefined;
   const sample = opts.sampleInputs ?? join(dirname(opts.model), 'inputs.npz');
   if (opts.sampleInputs || existsSync(sample)) {
     const arrays = [...readNpz(sample).values()];
     checkSampleSizes(graph, arrays, sample);
+    samples = { arrays, file: sample };
     ranges = inputRangesFromArrays(graph, arrays);
     notes.push(`input types from the value ranges in ${sample}`);
   } else if (graph.inputs.some((i) => graph.tensors.get(i)?.dtype === 'float32') && !isQuantizedModel(graph)) {
@@ -151,6 +155,7 @@ function compileOnce(opts: CompileOptions, platform: Platform): Compiled {
     try {
       const g = inferGraph(graph, ranges);
       checkTypes(g); // the model's domain, checked once for every platform (validate/)
+      checkPositions(g, samples);
       return g;
     } catch (e) {
       throw withQuantizeHint(graph, e);

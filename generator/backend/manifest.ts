@@ -20,6 +20,8 @@ export interface ManifestTensor {
   offset: number;
   address: number;
   bytes: number;
+  /** An input read as a position: `gen run` refuses values outside [0, limit) (validate/positions.ts). */
+  limit?: number;
 }
 
 export interface Manifest {
@@ -178,6 +180,7 @@ export function buildManifest(a: {
         offset: p.offset,
         address: memoryOf(platform, p.region).chipBase + p.offset,
         bytes: p.bytes,
+        ...(t.limit !== undefined && graph.inputs.includes(name) ? { limit: t.limit } : {}),
       };
     }).concat([...(a.elsewhere?.offsets ?? [])].map(([name, offset]) => {
       const t = tensorOf(graph, name);

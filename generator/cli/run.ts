@@ -63,6 +63,21 @@ function inputArrays(path: string, m: Manifest): NDArray[] {
   return arrays.slice(0, count);
 }
 
+/**
+ * An input read as a position (firmware.json's tensor `limit`) holds values in [0, limit): the reference refuses
+ * others and the firmware would clamp them into another answer (generator/validate/positions.ts).
+ */
+function checkPositionInputs(m: Manifest, arrays: NDArray[], path: string): void {
+  m.inputs.forEach((name, i) => {
+    const limit = m.tensors.find((t) => t.name === name)?.limit;
+    if (limit === undefined) return;
+    const bad = arrays[i].data.find((v) => !Number.isInteger(v) || v < 0 || v >= limit);
+    if (bad !== undefined) {
+      throw new GenError('input', `array ${i} (input ${quoted(name)}): position ${bad} lies outside [0, ${limit})`, { file: path });
+    }
+  });
+}
+
 /** Expected outputs, checked to be one array per output with the output's element count before anything runs. */
 function expectedArrays(path: string, m: Manifest, samples: number): NDArray[] {
   const arrays = arraysFor(readNpz(path, npzBound(m, m.outputs, samples)), m.outputs);
@@ -209,6 +224,7 @@ export function runCommand(program: Command): void {
       const given = quantizeFloatInputs(dir, manifest, inputArrays(o.inputs, manifest), o.quant);
       for (const n of given.notes) console.log(`note: ${n}`);
       const inputs = given.arrays;
+      checkPositionInputs(manifest, inputs, o.inputs);
       // A set of samples along the first axis runs as that many inferences (run-batch.ts); the profile, trace and
       // report are the first sample's.
       const samples = sampleCount(manifest, inputs);

@@ -84,6 +84,8 @@ export interface Tensor {
   range?: IntRange;
   /** Constant data (initializers and Constant nodes). */
   data?: NDArray;
+  /** A graph input read as a position: its values must lie in [0, limit) (validate/positions.ts). */
+  limit?: number;
 }
 
 export interface Graph {

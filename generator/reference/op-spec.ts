@@ -32,6 +32,12 @@ export interface OpSpec {
   /** Value range of every integer output; absent: unknowable, int32. */
   range?(node: Node, inputs: Operands<TensorInfo>): IntRange[];
   evaluate(node: Node, inputs: Operands<NDArray>): NDArray[];
+  /**
+   * Operands read at run time as a position (a decoder's step): each value must lie in [0, limit). The reference
+   * refuses any other; the firmware would clamp it, so sample and run inputs are checked against it first
+   * (validate/positions.ts).
+   */
+  positions?(node: Node, inputs: Operands<TensorInfo>): { operand: number; limit: number }[];
 }
 
 export const INT32_RANGE: IntRange = rangeOf('int32');
@@ -48,6 +54,9 @@ export function intArray(shape: readonly number[]): NDArray {
 export function floatArray(shape: readonly number[]): NDArray {
   return ndarray('float32', shape);
 }
+
+/** The length of a tensor's last axis (a row). */
+export const lastDim = (shape: readonly number[]): number => shape[shape.length - 1];
 
 export function modelError(node: Node, reason: string): GenError {
   return new GenError('model', reason, { node: node.name, op: node.op });

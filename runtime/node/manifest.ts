@@ -28,6 +28,8 @@ export interface ManifestTensor {
   bytes: number;
   /** Buffer symbol in the generated code; aliases of one buffer share it. */
   symbol?: string;
+  /** An input read as a position: its values must lie in [0, limit) (generator/validate/positions.ts). */
+  limit?: number;
 }
 
 /** A constant image: `file` (relative to out/) copied to `offset` bytes into `region`. */
@@ -215,6 +217,7 @@ function readTensor(r: Reader, v: unknown, where: string): ManifestTensor {
     linear: o.linear === undefined ? undefined : r.uint(o, 'linear', where),
     bytes: r.uint(o, 'bytes', where),
     symbol: r.optStr(o, 'symbol', where),
+    limit: o.limit === undefined ? undefined : r.uint(o, 'limit', where),
   };
   if (sizeOf(shape) * bytesOf(dtype) > t.bytes) {
     r.fail(where, `'${t.name}' needs ${sizeOf(shape) * bytesOf(dtype)} bytes but has ${t.bytes}`);

@@ -1,7 +1,7 @@
 import { attrInt, attrNumber, hasAttr } from '../../ir/attrs.js';
 import { stridesOf } from '../../ir/ndarray.js';
 import { normAxis } from '../broadcast.js';
-import { isFloatType, modelError, need, rangeOfInfo, type OpSpec } from '../op-spec.js';
+import { isFloatType, lastDim, modelError, need, rangeOfInfo, type OpSpec } from '../op-spec.js';
 
 /*
  * The two ops of a decoder's key/value caches with a fixed capacity (quantize/stateful.ts makes them from the
@@ -37,6 +37,11 @@ export const cacheWriteOp: OpSpec = {
     return [[...cache]];
   },
   dtype: (node, inputs) => [isFloatType(need(node, inputs, 0).dtype) ? 'float32' : need(node, inputs, 0).dtype],
+  positions: (node, inputs) => {
+    const cache = need(node, inputs, 0).shape;
+    const axis = normAxis(attrInt(node, 'axis'), cache.length);
+    return [{ operand: 2, limit: cache[axis] - (inputs[1]?.shape[axis] ?? 1) + 1 }];
+  },
   range: (_node, inputs) => {
     const a = rangeOfInfo(inputs[0]);
     const b = rangeOfInfo(inputs[1]);
@@ -69,6 +74,7 @@ export const cacheWriteOp: OpSpec = {
 export const positionMaskOp: OpSpec = {
   ops: ['PositionMask'],
   shape: (node, inputs) => [[...need(node, inputs, 0).shape]],
+  positions: (node, inputs) => [{ operand: 1, limit: lastDim(need(node, inputs, 0).shape) }],
   dtype: (node, inputs) => [isFloatType(need(node, inputs, 0).dtype) ? 'float32' : need(node, inputs, 0).dtype],
   range: (node, inputs) => {
     const r = rangeOfInfo(inputs[0]);

@@ -2,7 +2,7 @@ import { attrInt, attrNumber } from '../../ir/attrs.js';
 import type { Node } from '../../ir/graph.js';
 import type { NDArray } from '../../ir/ndarray.js';
 import * as X from '../exact.js';
-import { intArray, isFloatType, modelError, need, type OpSpec } from '../op-spec.js';
+import { intArray, isFloatType, lastDim, modelError, need, type OpSpec } from '../op-spec.js';
 
 /*
  * Integer softmax approximations, per row of the last axis (SEMANTICS.md section 1). All three produce unsigned
@@ -27,6 +27,7 @@ function rowMax(row: Float64Array): number {
 export const iSoftmaxOp: OpSpec = {
   ops: ['iSoftmax'],
   shape: (node, inputs) => [[...need(node, inputs, 0).shape]],
+  positions: (node, inputs) => (inputs[1] ? [{ operand: 1, limit: lastDim(need(node, inputs, 0).shape) }] : []),
   range: (node) => [{ min: 0, max: attrInt(node, 'n_levels') - 1 }],
   evaluate(node, inputs) {
     const [a, b, c, log2, n] = ['coeffA', 'coeffB', 'coeffC', 'log2', 'n_levels'].map((k) => attrInt(node, k));
