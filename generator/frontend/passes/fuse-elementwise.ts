@@ -118,10 +118,18 @@ function remap(e: Expr, map: (i: number) => Expr): Expr {
 }
 
 /**
- * `maxLeaves`: a platform whose elementwise layer takes a bounded number of operands (SpiNNaker2) stops a merge that
- * would exceed it; the two nodes then run as two layers.
+ * Operands of one fused expression at most: with its output, the argument slots of a tiled layer (the C's
+ * fg_l1_args, network.h NETWORK_L1_ARGS = 16 pointers; midend/tiling/plan-tiles.ts L1_ARGS_BYTES). A fuzz finding:
+ * two requantized Adds and a division fused into 16 operands, whose tiled layer's arguments failed the C build's
+ * static assertion on Siracusa.
  */
-export function fuseElementwise(g: Graph, maxLeaves = Infinity): Graph {
+export const MAX_FUSED_LEAVES = 15;
+
+/**
+ * `maxLeaves`: a merge that would exceed it stops (the two nodes then run as two layers): MAX_FUSED_LEAVES, or fewer
+ * where a platform's elementwise layer takes fewer operands (SpiNNaker2).
+ */
+export function fuseElementwise(g: Graph, maxLeaves = MAX_FUSED_LEAVES): Graph {
   // 1. Every elementwise op becomes an Elementwise node.
   let out: Graph = { ...g, tensors: new Map(g.tensors) };
   out.nodes = out.nodes.map((n) => {
