@@ -42,7 +42,7 @@ try {
   for (const t of targets) {
     const layers = calibrationFor(t).filter((l) => !only || only.test(l.name));
     const rows = await measure(layers, work, t);
-    const fit = fitCosts(rows, t.hand, keep);
+    const fit = fitCosts(rows, t.hand, [...keep, ...(t.held ?? [])]);
     for (const r of fit.ratios) console.log(JSON.stringify({ platform: t.platform, ...r }));
     const w = Math.max(...fit.ratios.map((r) => r.name.length));
     console.log(`${t.platform}:`);

@@ -6,7 +6,7 @@
 
 import {
   CALL, CONV_ROW, CONV_UNIT, COPY_BYTE, DIV, ELEM_OP, ELEMENT, GATHER_ROW, GEMM_UNIT, MAC_SCALAR, POOL_ROW, REDUCE_ELEM, REQUANT_WIDE, MAC_CONV, MAC_DW, MAC_GEMM, MOVE_ELEM, NORM_ELEM, NUM_CLASSES, POOL_TAP,
-  GEMM_BLOCK, MAC_GEMM_KDOT, MAC_GEMM_COL, MAC_GEMM_LONE, MAC_GEMM_SCALAR, GEMM_COL, CLIP_TAKEN, POOL_PAIR, ROW_EDGE, ROW_OUT, GATHER_QUAD, REQUANT_SPLIT, LOOKUP, TSOFTMAX_ELEM, QNORM_ROW, QNORM_ELEM, CLIP_TEST, ELEM_LOAD, REQUANT, ROW_WORD, SOFTMAX_ELEM,
+  GEMM_BLOCK, MAC_GEMM_KDOT, MAC_GEMM_COL, MAC_GEMM_LONE, MAC_GEMM_SCALAR, GEMM_COL, CLIP_TAKEN, POOL_PAIR, ROW_EDGE, ROW_OUT, GATHER_QUAD, REQUANT_SPLIT, LOOKUP, TSOFTMAX_ELEM, QNORM_ROW, QNORM_ELEM, CLIP_TEST, ELEM_LOAD, CONV_BLOCK, CONV_OUT, SHARE, REDUCE_OUT, LANE_SIGN, REQUANT, ROW_WORD, SOFTMAX_ELEM,
 } from "../../runtime/as/cost";
 import { GENERIC_MEASURED_64THS } from "./chips/generic-measured";
 import { SIRACUSA_MEASURED_64THS } from "./chips/siracusa-measured";
@@ -46,12 +46,13 @@ function applyMeasured(m: StaticArray<i32>): void {
 }
 
 /**
- * An output's requantization, and the depthwise row path's output (ROW_OUT) at the same hand count: its charge before
- * it was a class of its own (the fit measures it where the C runs on the ISS).
+ * An output's requantization, and the depthwise row path's and the SIMD conv's output (ROW_OUT, CONV_OUT) at the same
+ * hand count: their charge before they were classes of their own (the fit measures them where the C runs on the ISS).
  */
 function setRequant(q16: i64): void {
   set(REQUANT, q16);
   set(ROW_OUT, q16);
+  set(CONV_OUT, q16);
 }
 
 /**
@@ -89,6 +90,10 @@ function setElementLike(): void {
   set(CLIP_TAKEN, 0);
   set(CLIP_TEST, 0);
   set(ELEM_LOAD, 0);
+  set(CONV_BLOCK, 0);
+  set(SHARE, 0);
+  set(REDUCE_OUT, 0);
+  set(LANE_SIGN, 0);
   set(ROW_EDGE, 0);
 }
 

@@ -5,6 +5,7 @@ import { tensorOf, type Graph, type Node } from '../ir/graph.js';
 import { accRange, epilogueOf } from './epilogue.js';
 import { byteWide, extOf, tapsInside, typeNames, valueRange } from './common.js';
 import type { ExtraWork, KernelDef } from './types.js';
+import type { Platform } from '../platforms/types.js';
 import { CONV_LOOP, DW_LOOP, DW_STRIDED_LOOP, loopOf } from './streams.js';
 import { constDivision } from './divide.js';
 import { dwAsm } from './dw-asm.js';
@@ -83,6 +84,8 @@ export const convKernel: KernelDef = {
       ? {
         // `cunits` is named apart from the view's own `units` (the AS rows): a section's names shadow the outer ones.
         ...plan, cunits, div: unitDivisions(cunits, plan.blocks, plan.pairs, HO), pairRows: SX === 1 && DX === 1 && KW <= 3, pairShift: W >= 4,
+        // The output stage's class: its own on a core without XpulpV2; with it (p.clip) the same as the GEMM's.
+        outClass: simdOutClass(platform),
         // A 1x1 window's pairs gather four channels at a time (conv.c `pointwise`, inside `pairRows`: a dilation
         // attribute of 2 on a 1x1 conv takes the unpaired gather, as gatherWork counts it).
         pointwise: SX === 1 && DX === 1 && KH * KW === 1 ? { quads: pointwiseQuads(per, plan.chunk) } : false,
@@ -218,7 +221,7 @@ export function gatherWork(node: Node, g: Graph, out: readonly number[], cores: 
   const is1d = w.shape.length === 3;
   const [CIG, KH, KW] = is1d ? [w.shape[1], 1, w.shape[2]] : [w.shape[1], w.shape[2], w.shape[3]];
   const per = CIG * KH * KW;
-  if (!takesDot(attrInt(node, 'group', 1), x.dtype, w.dtype, KH * KW, per)) return { units: 0, rows: 0, bytes: 0, quads: 0 };
+  if (!takesDot(attrInt(node, 'group', 1), x.dtype, w.dtype, KH * KW, per)) return { units: 0, rows: 0, bytes: 0, quads: 0, blocks: 0, padMacs: 0 };
   const [N, CO, HO, WO] = is1d ? [out[0], out[1], 1, out[2]] : out;
   const pairs = Math.ceil(WO / 2);
   const plan = dotPlan(per, KH * KW, N * HO, pairs, CO, cores, x.dtype, w.dtype);
@@ -231,9 +234,12 @@ export function gatherWork(node: Node, g: Graph, out: readonly number[], cores: 
   const pairedUnits = paired ? units - lone : 0;
   // A 1x1 window's gather takes a row's lone last pixel too (its byte twice).
   const quads = paired && KH * KW === 1 ? pointwiseQuads(per, plan.chunk) : 0;
+  // Each unit's chunks of a word or more call the 4x2 block once per four of its channels (conv.c).
+  const blocks = N * HO * pairs * plan.chunkWords * blockQuads(CO, plan.block);
+  const padMacs = N * HO * pairs * 2 * CO * (plan.computedTaps - per);
   return quads
-    ? { units, rows: 0, quads: units * quads, bytes: 0 }
-    : { units, rows: pairedUnits * CIG * KH, quads: 0, bytes: (paired ? lone : units) * 2 * per };
+    ? { units, rows: 0, quads: units * quads, bytes: 0, blocks, padMacs }
+    : { units, rows: pairedUnits * CIG * KH, quads: 0, bytes: (paired ? lone : units) * 2 * per, blocks, padMacs };
 }
 
 /**
@@ -278,10 +284,30 @@ function dotPlan(K: number, window: number, rows: number, pairs: number, CO: num
   while (block > 2 && rows * pairs * Math.ceil(CO / block) < cores) block = Math.ceil(block / 2);
   const sign = (t: string): string => (t === 'uint8' ? 'u' : 's');
   // Whole input channels per chunk, so the gather walks rows of the window.
+  const chunk = Math.min(K, Math.floor(CHUNK / window) * window);
   return {
-    K, pairs, chunk: Math.min(K, Math.floor(CHUNK / window) * window), block, blocks: Math.ceil(CO / block),
+    K, pairs, chunk, block, blocks: Math.ceil(CO / block),
+    // The chunks holding a word of taps or more: the ones that call the 4x2 block (conv.c, `words > 0`).
+    chunkWords: Math.floor(K / chunk) + (K % chunk >= 4 ? 1 : 0),
+    // The taps the dot loop computes: a chunk's last 1..3 taps take a whole word (the columns are zero past them and
+    // the loop runs the word that holds them; conv.c `over`), a chunk shorter than a word its own taps.
+    computedTaps: Math.floor(K / chunk) * Math.ceil(chunk / 4) * 4 + (K % chunk >= 4 ? Math.ceil((K % chunk) / 4) * 4 : K % chunk),
     fn: `fg_dot4_${sign(xt)}${sign(wt)}`, fn4: `fg_dot4x2_${sign(xt)}${sign(wt)}`,
   };
+}
+
+/**
+ * The class of an output of the SIMD conv (conv.c FG_CONV_OUT): CONV_OUT on a core without XpulpV2, where its row
+ * address, parameters and plain clamp cost apart from the GEMM's output stage; with XpulpV2 REQUANT, as the cost fit
+ * of that core measures it (its table keeps one class for both: scripts/cost-fit/targets.ts).
+ */
+export function simdOutClass(platform: Platform): 'CONV_OUT' | 'REQUANT' {
+  return platform.image?.xpulp ? 'REQUANT' : 'CONV_OUT';
+}
+
+/** The 4-channel groups of every block of `block` channels out of CO (the last block may be short). */
+function blockQuads(CO: number, block: number): number {
+  return Math.floor(CO / block) * (block >> 2) + ((CO % block) >> 2);
 }
 
 /** The largest sum of |w| over one output channel's filter, by weight data: the planner and emit both ask per layer. */

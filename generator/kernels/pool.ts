@@ -31,7 +31,7 @@ export const maxPoolKernel: KernelDef = {
     if (autoPad?.kind === 'string' && autoPad.value !== 'NOTSET') return `auto_pad ${autoPad.value} is not supported (give pads)`;
     return null;
   },
-  view({ node, graph }) {
+  view({ node, graph, platform }) {
     const x = tensorOf(graph, node.inputs[0]);
     const y = tensorOf(graph, node.outputs[0]);
     const is1d = x.shape.length === 3;
@@ -54,7 +54,11 @@ export const maxPoolKernel: KernelDef = {
         // The C kernel's SIMD path (maxpool.c.mustache): 2x2 windows of stride 2 on bytes, no padding.
         // `pairs`: its steps per row (two outputs each), charged as POOL_PAIR; the row's other outputs as taps.
         simd22: pairedWindow(win) && x.dtype === y.dtype && (x.dtype === 'int8' || x.dtype === 'uint8')
-          ? { fn: x.dtype === 'int8' ? 'fg_max4_s' : 'fg_max4_u', pairs, tailTaps: tapsInside(2 * pairs, WO, SX, PL, KW, DX, W) } : false,
+          ? {
+            fn: x.dtype === 'int8' ? 'fg_max4_s' : 'fg_max4_u', pairs, tailTaps: tapsInside(2 * pairs, WO, SX, PL, KW, DX, W),
+            // The portable lane maximum flips int8 sign bits first (LANE_SIGN, two maxima a step).
+            signLanes: x.dtype === 'int8' && !platform.image?.xpulp,
+          } : false,
         lowest: lowestLiteral(x.dtype as IntType),
         x: typeNames(x.dtype), y: typeNames(y.dtype),
       },

@@ -28,13 +28,17 @@ export interface KernelContext {
   platform: Platform;
 }
 
-/** A kernel's work besides MACs and outputs (KernelDef.extraWork), in units of three cost classes. */
+/** A kernel's work besides MACs and outputs (KernelDef.extraWork), in units of its cost classes. */
 export interface ExtraWork {
   units: number;
   rows: number;
   bytes: number;
   /** A 1x1 conv's paired gather in groups of four channels (GATHER_QUAD). */
   quads: number;
+  /** Calls of the conv's 4-channel x 2-pixel register block (CONV_BLOCK). */
+  blocks: number;
+  /** MACs the dot loop computes past the filter's taps (its chunks rounded up to whole words), at the MAC's cost. */
+  padMacs: number;
 }
 
 export interface KernelDef {

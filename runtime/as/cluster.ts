@@ -7,6 +7,7 @@
 // cluster_end();  -- every share of phase 1 has run before any of phase 2, as on the chip.
 
 import * as chip from "./chip";
+import { SHARE } from "./cost";
 
 /** Team size a fork gets by default: the chip's cluster cores, or 1 (the master) where there is no cluster. */
 const DEFAULT_TEAM: i32 = max(1, chip.core_count());
@@ -77,6 +78,13 @@ export function share_begin(n: i32): i32 {
 }
 
 export function share_end(n: i32): i32 {
+  // The cycles of the C's hal_share_begin and hal_share_end, once per share (docs/timing.md).
+  chip.compute(SHARE, 1);
+  return share_limit(n);
+}
+
+/** share_end without its cycles: for timing-only uses where the C computes no share (the SIMD conv's streams). */
+export function share_limit(n: i32): i32 {
   const chunk = (n + num_cores() - 1) / num_cores();
   return min(share_begin(n) + chunk, n);
 }

@@ -153,6 +153,34 @@ export const CLIP_TEST: i32 = 38;
  * loads) an operand is one ELEM_OP.
  */
 export const ELEM_LOAD: i32 = 39;
+/**
+ * One call of the conv's 4-channel x 2-pixel register block (conv.c `fg_dot4x2_*`, once per chunk of taps): its
+ * accumulators' start from the bias, the dot products' loop set-up and, for the fused chunk, the block's outputs
+ * handed to the output stage; apart from the MACs (MAC_CONV) and the unit's indices and gather (CONV_UNIT).
+ */
+export const CONV_BLOCK: i32 = 40;
+/**
+ * One output of the conv's SIMD path (conv.c `FG_CONV_OUT`): its channel's row address, multiplier and offset, the
+ * requantization and the store. Its own class because the C differs from the GEMM's and the scalar conv's output
+ * stage (REQUANT), as the row path's does (ROW_OUT).
+ */
+export const CONV_OUT: i32 = 41;
+/**
+ * One share of a kernel's work computed (the C's hal_share_begin and hal_share_end: the team size and a division by
+ * it in each), charged by share_end (cluster.ts) where the C calls them; the SIMD conv deals its units round-robin
+ * and computes none.
+ */
+export const SHARE: i32 = 42;
+/**
+ * One output of a reduction (reduce.c.mustache): its index, the loops' entry, a power-of-two mean's shift and the
+ * store; apart from its values (REDUCE_ELEM) and a mean's division by another count (DIV).
+ */
+export const REDUCE_OUT: i32 = 43;
+/**
+ * A lane maximum of int8 activations through the portable SIMD emulation (firmgen_simd.h fg_max4_s, a core without
+ * packed SIMD): the sign flips of both words that the uint8 maximum does without; charged per maximum (2x2 pool).
+ */
+export const LANE_SIGN: i32 = 44;
 
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 40;
+export const NUM_CLASSES: i32 = 45;

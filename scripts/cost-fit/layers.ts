@@ -54,18 +54,18 @@ function zeroInputs(l: CalibrationLayer): CalibrationLayer {
 
 const wideName = (wide: Wide): string => (wide === 'split' ? ' split' : wide ? ' wide' : '');
 
-function layer(name: string, inputs: { name: string; shape: number[] }[], body: (b: OnnxBuilder, rng: Rng) => string): CalibrationLayer {
+function layer(name: string, inputs: { name: string; shape: number[]; unsigned?: boolean }[], body: (b: OnnxBuilder, rng: Rng) => string): CalibrationLayer {
   const rng = new Rng(name.length * 7919 + name.charCodeAt(0));
   const b = new OnnxBuilder('calibration');
-  for (const i of inputs) b.input(i.name, 'int8', i.shape);
+  for (const i of inputs) b.input(i.name, i.unsigned ? 'uint8' : 'int8', i.shape);
   const y = body(b, rng);
   b.output(y, 'float32');
-  return { name, builder: b, inputs: inputs.map((i) => ndarray('int8', i.shape, rng.ints(prod(i.shape), -128, 127))) };
+  return { name, builder: b, inputs: inputs.map((i) => i.unsigned ? ndarray('uint8', i.shape, rng.ints(prod(i.shape), 0, 255)) : ndarray('int8', i.shape, rng.ints(prod(i.shape), -128, 127))) };
 }
 
-function conv(c: number, co: number, hw: number, k: number, stride = 1, dw = false, wide: Wide = false): CalibrationLayer {
+function conv(c: number, co: number, hw: number, k: number, stride = 1, dw = false, wide: Wide = false, unsigned = false): CalibrationLayer {
   const g = dw ? c : 1;
-  return layer(`${dw ? 'dw' : 'conv'}${k}x${k}/${stride} ${c}->${co} ${hw}x${hw}${wideName(wide)}`, [{ name: 'x', shape: [1, c, hw, hw] }], (b, rng) => {
+  return layer(`${dw ? 'dw' : 'conv'}${k}x${k}/${stride} ${c}->${co} ${hw}x${hw}${wideName(wide)}${unsigned ? ' uint8' : ''}`, [{ name: 'x', shape: [1, c, hw, hw], unsigned }], (b, rng) => {
     const w = [co, c / g, k, k];
     b.initializer('w', 'int8', w, rng.ints(prod(w), -128, 127));
     const p = (k - 1) >> 1;
@@ -158,16 +158,16 @@ function residualAdd(shape: number[]): CalibrationLayer {
   });
 }
 
-/** The mean over each channel's plane (a global average pool): its sum is REDUCE_ELEM per value. */
-function reduceSum(c: number, hw: number): CalibrationLayer {
-  return layer(`reducemean ${c} ${hw}x${hw}`, [{ name: 'x', shape: [1, c, hw, hw] }], (b) => {
-    b.node('ReduceMean', ['x'], ['y'], { axes: [2, 3], keepdims: 1 });
+/** The mean (or with `sum` the sum) over each channel's plane (a global average pool): REDUCE_ELEM per value. */
+function reduceSum(c: number, hw: number, sum = false): CalibrationLayer {
+  return layer(`reduce${sum ? 'sum' : 'mean'} ${c} ${hw}x${hw}`, [{ name: 'x', shape: [1, c, hw, hw] }], (b) => {
+    b.node(sum ? 'ReduceSum' : 'ReduceMean', ['x'], ['y'], { axes: [2, 3], keepdims: 1 });
     return 'y';
   });
 }
 
-function maxpool(c: number, hw: number): CalibrationLayer {
-  return layer(`maxpool2x2 ${c} ${hw}x${hw}`, [{ name: 'x', shape: [1, c, hw, hw] }], (b) => {
+function maxpool(c: number, hw: number, unsigned = false): CalibrationLayer {
+  return layer(`maxpool2x2 ${c} ${hw}x${hw}${unsigned ? ' uint8' : ''}`, [{ name: 'x', shape: [1, c, hw, hw], unsigned }], (b) => {
     b.node('MaxPool', ['x'], ['y'], { kernel_shape: [2, 2], strides: [2, 2] });
     return 'y';
   });
@@ -324,6 +324,23 @@ export const CALIBRATION: CalibrationLayer[] = [
   qdqRow('tablesoftmax 16x24', 'QDQ Softmax'),
   qdqRow('qlayernorm 16x24', 'QDQ LayerNormalization'),
   qdqRow('qlayernorm 8x384', 'QDQ LayerNormalization (float gain and bias, wide rows)'),
+  // The SIMD conv's classes apart: units of one 4x2 block (4 channels) and of eight (32), short and long filters of a
+  // 1x1 window (its gather by four channels per unit, GATHER_QUAD), a 3x3 filter of 18 taps (its last word half
+  // zeros), MobileNet-class pointwise layers of 8 and 16 channels, an unsigned input.
+  conv(8, 4, 16, 1), conv(64, 4, 16, 1), conv(8, 32, 16, 1), conv(2, 4, 16, 3), conv(16, 4, 16, 3), conv(2, 32, 16, 3),
+  conv(8, 16, 48, 1, 1, false, 'split'), conv(16, 16, 24, 1), conv(8, 16, 24, 1, 1, false, false, true),
+  // Measured on the scalar core only (on Siracusa they would move its fitted table, whose refit is left):
+  // layers of a few outputs each, so that a call's own cost (CALL) is set by data and not traded against the
+  // per-element classes of large layers (a global average pool's requantization of 64 values cost 0.77 of its charge);
+  ...[requantAlone(64, 1), requantAlone(8, 1), add([1, 4, 1, 1]), conv(4, 4, 4, 3), conv(2, 2, 2, 3), conv(4, 4, 2, 1),
+    conv(8, 8, 4, 3, 1, true), gemm(1, 16, 4), gemm(2, 8, 4), maxpool(4, 4), reduceSum(4, 2),
+    // uint8 activations (after a ReLU), whose portable lane maximum needs no sign flips (LANE_SIGN): a 2x2 pool; and
+    // attention's head transpose (runs of a few elements).
+    maxpool(16, 32, true),
+    transpose([1, 32, 8, 4], [0, 2, 1, 3]),
+    // Sums without a division (an integer global average pool's, its requantization apart): REDUCE_OUT apart from DIV.
+    reduceSum(256, 3, true), reduceSum(64, 8, true)]
+    .map((l) => ({ ...l, onlyWhere: (t: FitTarget) => t.clipBranches === true })),
 ];
 
 /** The inputs a calibration layer's runs take (its own unless it names others: runWith). */

@@ -12,6 +12,8 @@ import { makeFirmware } from './fixture.js';
 const WORK = 8;
 const COPY_BYTE = 5;
 const CALL = 9;
+/** A share's bounds (runtime/as/cost.ts SHARE), charged by share_end. */
+const SHARE = 42;
 
 const COPY = `
 import { cluster_fork, share_begin, share_end } from "./hal/cluster";
@@ -67,10 +69,10 @@ test('a cluster fork copies the input to the output, each core one share', async
   assert.equal(r.outputs[0].shape, [64]);
   assert.equal(r.outputNames, ['y']);
 
-  // 8 cores, 8 bytes each: every core pays fork + CALL + 8 COPY_BYTE; the master then join. Clocks are reported
-  // in whole cycles, rounded down (docs/timing.md, "Clocks").
+  // 8 cores, 8 bytes each: every core pays fork + CALL + SHARE + 8 COPY_BYTE; the master then join. Clocks are
+  // reported in whole cycles, rounded down (docs/timing.md, "Clocks").
   const emu = await createEmulator('siracusa');
-  const core = Math.floor(emu.fork_cycles() + emu.cost_cycles(CALL) + 8 * emu.cost_cycles(COPY_BYTE));
+  const core = Math.floor(emu.fork_cycles() + emu.cost_cycles(CALL) + emu.cost_cycles(SHARE) + 8 * emu.cost_cycles(COPY_BYTE));
   assert.equal(r.coreCycles, new Array(8).fill(core));
   assert.equal(r.cycles, core + emu.join_cycles());
   assert.equal(r.layers.length, 1);
@@ -81,7 +83,7 @@ test('fewer cores from the manifest: shares grow, the team shrinks', async () =>
   const r = await runFirmware(copyFixture('siracusa', 2), [x]);
   assert.equal([...r.outputs[0].data], [...x.data]);
   const emu = await createEmulator('siracusa', 2);
-  const core = Math.floor(emu.fork_cycles() + emu.cost_cycles(CALL) + 32 * emu.cost_cycles(COPY_BYTE));
+  const core = Math.floor(emu.fork_cycles() + emu.cost_cycles(CALL) + emu.cost_cycles(SHARE) + 32 * emu.cost_cycles(COPY_BYTE));
   assert.equal(r.coreCycles, [core, core]);
   assert.equal(r.cycles, core + emu.join_cycles());
 });
@@ -91,7 +93,7 @@ test('on generic the master runs the whole team share itself, with no fork overh
   assert.equal([...r.outputs[0].data], [...x.data]);
   const emu = await createEmulator('generic');
   assert.equal(r.coreCycles, []);
-  assert.equal(r.cycles, emu.cost_cycles(CALL) + 64 * emu.cost_cycles(COPY_BYTE));
+  assert.equal(r.cycles, Math.floor(emu.cost_cycles(CALL) + emu.cost_cycles(SHARE) + 64 * emu.cost_cycles(COPY_BYTE)));
 });
 
 // Phase 1: core c adds 1 to its share of x into y and spends (c+1)*100 WORK (DIV) units; barrier; phase 2: each core

@@ -78,7 +78,7 @@ for (const t of FIT_TARGETS) {
     const work = mkdtempSync(join(tmpdir(), 'firmgen-costfit-all-'));
     try {
       const rows = await measure(calibrationFor(t), work, t);
-      const fit = fitCosts(rows, t.hand);
+      const fit = fitCosts(rows, t.hand, t.held);
       const measured = Object.fromEntries(fit.fitted.map((c) => [c, fit.costs[c]]));
       assert.equal(measured, MEASURED_TABLES[t.platform], 'run `npm run fit:costs -- --write` and rebuild: the C or the calibration changed');
       // And the emulator charges them (its table is generated from the same fit).

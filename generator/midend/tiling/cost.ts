@@ -5,6 +5,7 @@ import { gemmBusiestColumns, gemmOutputOps } from '../../kernels/gemm.js';
 import { valueRange } from '../../kernels/common.js';
 import { elementCharges, elementOps } from '../../kernels/elementwise.js';
 import { pooledInPairs } from '../../kernels/pool.js';
+import { simdOutClass } from '../../kernels/conv.js';
 import type { Platform } from '../../platforms/types.js';
 
 /**
@@ -86,9 +87,10 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
     default:
       perOut = c.ELEMENT;
   }
-  if (node.requant) perOut += c.REQUANT;
   const x = work.extra;
-  const extra = x ? x.bytes * c.COPY_BYTE + x.rows * c.GATHER_ROW + x.quads * c.GATHER_QUAD + x.units * c.CONV_UNIT : 0;
+  // The SIMD conv's output stage (kernels/conv.ts simdOutClass); the scalar paths' and the GEMM's is REQUANT.
+  if (node.requant) perOut += x && x.units > 0 ? c[simdOutClass(p)] : c.REQUANT;
+  const extra = x ? x.bytes * c.COPY_BYTE + x.rows * c.GATHER_ROW + x.quads * c.GATHER_QUAD + x.units * c.CONV_UNIT + x.blocks * c.CONV_BLOCK + x.padMacs * perMac : 0;
   return c.CALL + (work.macs * perMac + work.outputs * perOut + extra) * work.busiest + 2 * c.barrier;
 }
 

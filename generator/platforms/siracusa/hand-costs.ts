@@ -30,10 +30,21 @@ export const HAND_COUNTS: CoreCosts = {
   CLIP_TAKEN: 0,
   CLIP_TEST: 0,
   ELEM_LOAD: 0,
+  // A call of the conv's 4x2 register block: its MACs and outputs carry it in the hand count, measured by the fit only (0).
+  CONV_BLOCK: 0,
+  // A share's bounds (two divisions by the team size): in CALL's hand count, measured by the fit only (0).
+  SHARE: 0,
+  // A reduction's output (index, loops' entry, the store): measured by the fit only (0).
+  REDUCE_OUT: 0,
+  // An int8 word's sign handling in the portable SIMD emulation (charged on cores without packed SIMD only): measured
+  // by the fit only (0).
+  LANE_SIGN: 0,
   // A depthwise pixel pair in the padding's columns: fg_row_at and the words' shifts, measured by the fit only (0).
   ROW_EDGE: 0,
   // An output of the depthwise row path: REQUANT's count (what it was charged before it was a class).
   ROW_OUT: 7,
+  // An output of the SIMD conv: REQUANT's count, as ROW_OUT.
+  CONV_OUT: 7,
   // A 3-wide window row of the paired gather: its 6 bytes at COPY_BYTE's hand count (what the tiler charged the
   // gather before it was counted in rows).
   GATHER_ROW: 3,
