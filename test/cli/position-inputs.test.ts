@@ -7,7 +7,7 @@ import { ndarray, type NDArray } from '../../generator/ir/ndarray.js';
 import { encodeNpz } from '../../generator/onnx/npy.js';
 import { loadOnnxFile } from '../../generator/onnx/load.js';
 import { runReference } from '../../generator/reference/interpreter.js';
-import { gen } from '../helpers/cli.js';
+import { assertOneLineError, gen } from '../helpers/cli.js';
 import { OnnxBuilder } from '../helpers/onnx-builder.js';
 
 /**
@@ -53,29 +53,22 @@ function npz(file: string, list: NDArray[], names = ['x', 'cache', 'value', 'pos
   return file;
 }
 
-function oneLineError(r: { code: number; stderr: string }, pattern: RegExp): void {
-  assert.is(r.code, 2, `exit code (stderr: ${r.stderr})`);
-  const lines = r.stderr.trim().split('\n');
-  assert.is(lines.length, 1, `one line, got: ${r.stderr}`);
-  assert.match(lines[0], pattern);
-}
-
 const onnx = model(join(work, 'model.onnx'));
 
 test('a sample position outside the cache is refused by gen firmware, naming the op that bounds it', () => {
   // Position 6 fits the mask's rows of 8 but not the cache: 6 rows, one written, so 0..5.
   const r = gen('firmware', '--platform', 'generic', onnx, '-o', join(work, 'fw-bad'), '--inputs', npz(join(work, 'bad.npz'), arrays(6)));
-  oneLineError(r, /^error: .*bad\.npz: sample array 3 \(input 'pos'\): position 6 lies outside \[0, 6\) of node '.*' \(CacheWrite\)$/);
+  assertOneLineError(r, /^error: .*bad\.npz: sample array 3 \(input 'pos'\): position 6 lies outside \[0, 6\) of node '.*' \(CacheWrite\)$/);
 });
 
 test('a position operand of many values, or a constant one outside, is refused when the model is loaded', () => {
   const wide = model(join(work, 'wide.onnx'), { shape: [2] });
   const two = arrays(1);
   two[3] = ndarray('int32', [2]);
-  oneLineError(gen('firmware', '--platform', 'generic', wide, '-o', join(work, 'fw-wide'), '--inputs', npz(join(work, 'wide.npz'), two)),
+  assertOneLineError(gen('firmware', '--platform', 'generic', wide, '-o', join(work, 'fw-wide'), '--inputs', npz(join(work, 'wide.npz'), two)),
     /position operand 'pos' holds 2 values; a position is one integer$/);
   const constant = model(join(work, 'constant.onnx'), { shape: [1], constant: 8 });
-  oneLineError(gen('firmware', '--platform', 'generic', constant, '-o', join(work, 'fw-constant')), /\(PositionMask\): position 8 lies outside \[0, 8\)$/);
+  assertOneLineError(gen('firmware', '--platform', 'generic', constant, '-o', join(work, 'fw-constant')), /\(PositionMask\): position 8 lies outside \[0, 8\)$/);
 });
 
 for (const platform of ['generic', 'siracusa', 'brainscales2', 'gemmini', 'tangram']) {
@@ -86,8 +79,8 @@ for (const platform of ['generic', 'siracusa', 'brainscales2', 'gemmini', 'tangr
     const manifest = JSON.parse(readFileSync(join(fw, 'firmware.json'), 'utf8')) as { tensors: { name: string; limit?: number }[] };
     assert.equal(manifest.tensors.filter((t) => t.limit !== undefined).map((t) => [t.name, t.limit]), [['pos', ROWS]]);
 
-    oneLineError(gen('run', fw, '--inputs', npz(join(work, 'run-bad.npz'), arrays(ROWS))), /run-bad\.npz: array 3 \(input 'pos'\): position 6 lies outside \[0, 6\)$/);
-    oneLineError(gen('run', fw, '--inputs', npz(join(work, 'run-negative.npz'), arrays(-1))), /position -1 lies outside \[0, 6\)$/);
+    assertOneLineError(gen('run', fw, '--inputs', npz(join(work, 'run-bad.npz'), arrays(ROWS))), /run-bad\.npz: array 3 \(input 'pos'\): position 6 lies outside \[0, 6\)$/);
+    assertOneLineError(gen('run', fw, '--inputs', npz(join(work, 'run-negative.npz'), arrays(-1))), /position -1 lies outside \[0, 6\)$/);
 
     for (const pos of [0, ROWS - 1]) {
       const given = arrays(pos);

@@ -9,6 +9,7 @@ import { parseNpz, readNpz, writeNpy } from '../../generator/onnx/npy.js';
 import { ndarray } from '../../generator/ir/ndarray.js';
 import { npzKeys } from '../../generator/cli/run.js';
 import { DEEPLOY, REPO } from '../helpers/deeploy.js';
+import { assertOneLineError } from '../helpers/cli.js';
 
 /**
  * `gen run` as a sandbox: a firmware that loops (through the emulator or without it) is stopped, a manifest cannot
@@ -25,13 +26,7 @@ function genIn(cwd: string, ...args: string[]): { code: number; stdout: string; 
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
-function oneLineError(r: { code: number; stderr: string }, pattern: RegExp): void {
-  assert.is(r.code, 2, `exit code (stderr: ${r.stderr})`);
-  const lines = r.stderr.trim().split('\n');
-  assert.is(lines.length, 1, `one line, got: ${r.stderr}`);
-  assert.match(lines[0], /^error: /);
-  assert.match(lines[0], pattern);
-}
+const oneLineError = assertOneLineError;
 
 const firmware = join(work, 'fw');
 const made = genIn(work, 'firmware', '--platform', 'siracusa', join(model, 'network.onnx'), '-o', firmware);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEEPLOY, REPO } from '../helpers/deeploy.js';
+import { assertOneLineError } from '../helpers/cli.js';
 
 /**
  * The emulator's store checks on deliberately broken firmware (generated AS, hand-edited in a temp folder): a
@@ -40,12 +41,7 @@ function edited(from: string, name: string, edit: (src: string) => string): stri
   return dir;
 }
 
-function oneLineFault(r: { code: number; stderr: string }, pattern: RegExp): void {
-  assert.is(r.code, 2, `exit code (stderr: ${r.stderr})`);
-  const lines = r.stderr.trim().split('\n');
-  assert.is(lines.length, 1, `one line, got: ${r.stderr}`);
-  assert.match(lines[0], pattern);
-}
+const oneLineFault = assertOneLineError;
 
 const tiled = firmware('tiled', '--l1', '16000');
 
