@@ -48,9 +48,13 @@ export function partsOf(n: Node, g: Graph): PartSpec[] {
     }
     case 'Slice': {
       const rank = x.shape.length;
-      const starts = hasAttr(n, 'starts') ? attrInts(n, 'starts') : (constInput(g, n, 1) ?? []);
-      const ends = hasAttr(n, 'ends') ? attrInts(n, 'ends') : (constInput(g, n, 2) ?? []);
-      const axes = (hasAttr(n, 'axes') ? attrInts(n, 'axes') : constInput(g, n, 3)) ?? starts.map((_, i) => i);
+      // The operands (opset 10) before the attributes (opset 1), as the reference reads them (reference/ops/
+      // data-movement.ts sliceSpec): a fuzz mutation gave an opset-13 Slice an `axes` attribute of 2^31 besides its
+      // axes input, which the reference ignores and this view took (spinnaker2: "internal error ... NaN").
+      const operand = (i: number, attr: string): number[] | undefined => constInput(g, n, i) ?? (hasAttr(n, attr) ? attrInts(n, attr) : undefined);
+      const starts = operand(1, 'starts') ?? [];
+      const ends = operand(2, 'ends') ?? [];
+      const axes = operand(3, 'axes') ?? starts.map((_, i) => i);
       const steps = constInput(g, n, 4) ?? starts.map(() => 1);
       const strides = [...xStr];
       let off = 0;
