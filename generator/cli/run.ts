@@ -1,3 +1,4 @@
+import { outsidePosition } from '../validate/positions.js';
 import type { Command } from 'commander';
 import { accessSync, constants, existsSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -71,7 +72,7 @@ function checkPositionInputs(m: Manifest, arrays: NDArray[], path: string): void
   m.inputs.forEach((name, i) => {
     const limit = m.tensors.find((t) => t.name === name)?.limit;
     if (limit === undefined) return;
-    const bad = arrays[i].data.find((v) => !Number.isInteger(v) || v < 0 || v >= limit);
+    const bad = outsidePosition(arrays[i].data, limit);
     if (bad !== undefined) {
       throw new GenError('input', `array ${i} (input ${quoted(name)}): position ${bad} lies outside [0, ${limit})`, { file: path });
     }

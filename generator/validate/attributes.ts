@@ -11,17 +11,6 @@ import { checkWindow } from './windows.js';
  * a hang, a crash or firmware that does not build or disagrees with the reference. The half that needs inferred
  * types and ranges is types.ts.
  */
-/**
- * ONNX MatMul has no attributes; transA/transB on it are the generator's own annotation of an n-major B
- * (platforms/siracusa/passes/n-major-weights.ts), which the GEMM kernel reads. A model's MatMul carrying them would
- * be run transposed by the firmware and as written by the reference (a fuzz finding: transB = 1e15 on generic).
- */
-function checkMatMul(node: Node): void {
-  if (node.op !== 'MatMul' || node.domain) return;
-  const given = ['transA', 'transB'].filter((a) => node.attrs[a] !== undefined);
-  if (given.length > 0) throw new GenError('model', `MatMul takes no ${given.join(' or ')} attribute (ONNX MatMul has none: use Gemm)`, { node: node.name, op: node.op });
-}
-
 export function checkAttributes(g: Graph): void {
   for (const name of g.inputs) {
     const t = g.tensors.get(name);
@@ -40,4 +29,15 @@ export function checkAttributes(g: Graph): void {
       throw new GenError('model', (e as Error).message, { node: node.name, op: node.op });
     }
   }
+}
+
+/**
+ * ONNX MatMul has no attributes; transA/transB on it are the generator's own annotation of an n-major B
+ * (platforms/siracusa/passes/n-major-weights.ts), which the GEMM kernel reads. A model's MatMul carrying them would
+ * be run transposed by the firmware and as written by the reference (a fuzz finding: transB = 1e15 on generic).
+ */
+function checkMatMul(node: Node): void {
+  if (node.op !== 'MatMul' || node.domain) return;
+  const given = ['transA', 'transB'].filter((a) => node.attrs[a] !== undefined);
+  if (given.length > 0) throw new GenError('model', `MatMul takes no ${given.join(' or ')} attribute (ONNX MatMul has none: use Gemm)`, { node: node.name, op: node.op });
 }

@@ -40,11 +40,18 @@ function inputBounds(g: Graph): Map<string, Bound> {
   return bounds;
 }
 
-function checkValues(values: ArrayLike<number>, limit: number, fail: (v: number) => GenError): void {
+/** The first value that is no position in [0, limit), if any (also `gen run`'s check of its inputs). */
+export function outsidePosition(values: ArrayLike<number>, limit: number): number | undefined {
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
-    if (!Number.isInteger(v) || v < 0 || v >= limit) throw fail(v);
+    if (!Number.isInteger(v) || v < 0 || v >= limit) return v;
   }
+  return undefined;
+}
+
+function checkValues(values: ArrayLike<number>, limit: number, fail: (v: number) => GenError): void {
+  const v = outsidePosition(values, limit);
+  if (v !== undefined) throw fail(v);
 }
 
 /**
