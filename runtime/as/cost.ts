@@ -181,6 +181,12 @@ export const REDUCE_OUT: i32 = 43;
  * packed SIMD): the sign flips of both words that the uint8 maximum does without; charged per maximum (2x2 pool).
  */
 export const LANE_SIGN: i32 = 44;
+/**
+ * A word of an int8 input row that the depthwise row path takes through the portable SIMD emulation (firmgen_simd.h
+ * fg_dot4_s*, a core without packed SIMD): its lanes' sign extension, which a uint8 row's zero extension does without;
+ * charged per input-row word (ROW_WORD) on such cores only.
+ */
+export const ROW_SIGN: i32 = 45;
 
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 45;
+export const NUM_CLASSES: i32 = 46;

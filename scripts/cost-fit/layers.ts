@@ -75,7 +75,22 @@ function conv(c: number, co: number, hw: number, k: number, stride = 1, dw = fal
   });
 }
 
-/** `bias`: a C term (Gemm's third input), the output stage's load and add (ELEM_OP, kernels/gemm.ts gemmOutputOps). */
+/**
+ * A depthwise 3x3 layer as BN-folded MobileNets have it: uint8 input (after a ReLU), a bias, per-channel multipliers
+ * split at bit 16 (REQUANT_SPLIT) and a uint8 output; the row path's output stage in the form models run it.
+ */
+function dwFolded(c: number, hw: number, stride: number): CalibrationLayer {
+  return layer(`dw3x3/${stride} ${c}->${c} ${hw}x${hw} folded`, [{ name: 'x', shape: [1, c, hw, hw], unsigned: true }], (b, rng) => {
+    b.initializer('w', 'int8', [c, 1, 3, 3], rng.ints(c * 9, -128, 127));
+    b.initializer('bias', 'int32', [c], rng.ints(c, -4000, 4000));
+    b.node('Conv', ['x', 'w', 'bias'], ['p'], { kernel_shape: [3, 3], pads: [1, 1, 1, 1], strides: [stride, stride], group: c });
+    b.initializer('y_mul', 'int32', [1, c, 1, 1], rng.ints(c, 8000, 20000));
+    b.initializer('y_add', 'int32', [1], [1 << 21]);
+    b.node('RequantShift', ['p', 'y_mul', 'y_add'], ['y'], { div: float(2 ** 22), n_levels: float(256), signed: float(0) });
+    return 'y';
+  });
+}
+
 /** A depthwise 1x3 window (one window row per output row): the row path's MACs apart from its pixel pairs. */
 function dwRow(c: number, hw: number): CalibrationLayer {
   return layer(`dw1x3/1 ${c}->${c} ${hw}x${hw}`, [{ name: 'x', shape: [1, c, hw, hw] }], (b, rng) => {
@@ -86,6 +101,7 @@ function dwRow(c: number, hw: number): CalibrationLayer {
   });
 }
 
+/** `bias`: a C term (Gemm's third input), the output stage's load and add (ELEM_OP, kernels/gemm.ts gemmOutputOps). */
 function gemm(m: number, k: number, n: number, wide: Wide = false, bias = false): CalibrationLayer {
   return layer(`gemm ${m}x${k}x${n}${wideName(wide)}${bias ? ' bias' : ''}`, [{ name: 'x', shape: [m, k] }], (b, rng) => {
     b.initializer('w', 'int8', [n, k], rng.ints(n * k, -128, 127));
@@ -268,6 +284,14 @@ export const CALIBRATION: CalibrationLayer[] = [
   conv(32, 32, 8, 3, 2, true),
   // Stride 2 onto an odd width (3x3 out of 6x6): two of its pairs in the padding's columns, one a lone pixel.
   conv(64, 64, 6, 3, 2, true),
+  // Measured on the scalar core only (on Siracusa, whose interior pairs run in a hardware loop, they moved its fitted
+  // table: 97 -> 91 of bench:iss-vs-as's 102 layers within 10 % of the ISS; left): rows of one pair, in the padding's columns (2x2
+  // out of 4x4: a row's own cost apart from its edges, which every other layer has two of); rows of three pairs, the
+  // last whole (6 wide) and not (7 wide: the lone pixel's dot products dropped); BN-folded layers (bias, per-channel
+  // split multipliers, uint8 in and out) at both strides and a few widths.
+  ...[conv(32, 32, 4, 3, 2, true), conv(64, 64, 6, 3, 1, true), conv(32, 32, 7, 3, 1, true),
+    dwFolded(64, 5, 1), dwFolded(32, 10, 1), dwFolded(32, 14, 2), dwFolded(16, 24, 1)]
+    .map((l) => ({ ...l, onlyWhere: (t: FitTarget) => t.clipBranches === true })),
   conv(1, 16, 32, 3),
   // The scalar loop (MAC_SCALAR): a filter shorter than a word, a depthwise window past a row of 4.
   conv(2, 16, 16, 1),
@@ -337,6 +361,11 @@ export const CALIBRATION: CalibrationLayer[] = [
     // uint8 activations (after a ReLU), whose portable lane maximum needs no sign flips (LANE_SIGN): a 2x2 pool; and
     // attention's head transpose (runs of a few elements).
     maxpool(16, 32, true),
+    // ... and the depthwise row path's (ROW_SIGN: the portable dot product's sign extension of int8 words), at both
+    // strides.
+    conv(32, 32, 16, 3, 1, true, false, true),
+    conv(16, 16, 32, 3, 2, true, false, true),
+    conv(32, 32, 10, 3, 2, true, false, true),
     transpose([1, 32, 8, 4], [0, 2, 1, 3]),
     // Sums without a division (an integer global average pool's, its requantization apart): REDUCE_OUT apart from DIV.
     reduceSum(256, 3, true), reduceSum(64, 8, true)]

@@ -40,6 +40,9 @@ export const SCALAR_CORE_COSTS: CoreCosts = {
   // An int8 word's sign handling in the portable SIMD emulation (charged on cores without packed SIMD only): measured
   // by the fit only (0).
   LANE_SIGN: 0,
+  // An int8 input-row word's sign extension on the depthwise row path (cores without packed SIMD only): measured by the
+  // fit only (0).
+  ROW_SIGN: 0,
   // A depthwise pixel pair in the padding's columns: fg_row_at and the words' shifts, measured by the fit only (0).
   ROW_EDGE: 0,
   // An output of the depthwise row path: REQUANT's count (what it was charged before it was a class).

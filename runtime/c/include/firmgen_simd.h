@@ -66,6 +66,18 @@ static inline void fg_zero(void *p, int32_t bytes) {
 }
 #endif
 
+/* FG_PAIR_LOOP before a loop over a depthwise row's pixel pairs (conv.c `rowdot`): on a core without packed SIMD the
+   loop stays a loop. Unrolled (gcc does it to rows of up to 3 pairs) the portable dot products spill registers: a
+   16-channel stride-2 depthwise layer at 8x8 on generic, 30,788 -> 25,174 ISS cycles, and the cost of a pair stays one
+   figure (docs/timing.md, "The depthwise row path"). With XpulpV2 the interior pairs are a hardware loop and the edge
+   loops are left to the compiler: the same pragma there sped Siracusa's stride-2 layers up by 10-24 % (MobileNetV1's
+   Conv_46 11,212 -> 8,472 ISS cycles), but its refit moved CALL and put four small layers past 10 % of the ISS (left). */
+#if defined(FG_TARGET_PULP) || defined(FG_XPULP)
+#define FG_PAIR_LOOP
+#else
+#define FG_PAIR_LOOP _Pragma("GCC unroll 1")
+#endif
+
 /* Reading four bytes of a row of w >= 4 bytes from column x (-4 < x < w) as one word, byte i holding column x + i
    and zero where x + i lies outside the row (the padding of a window): the word is read inside the row, from the
    nearest start q in [0, w - 4], and shifted by the distance from q to x. fg_row_at(x, w) works out where once (a
