@@ -1,9 +1,10 @@
 import { GenError } from '../errors.js';
-import { attrInt, attrInts, attrNumber, hasAttr } from '../ir/attrs.js';
+import { attrInt, attrInts } from '../ir/attrs.js';
 import { isIntType } from '../ir/dtype.js';
 import type { Graph, Node, Tensor } from '../ir/graph.js';
 import { tensorOf } from '../ir/graph.js';
 import { sizeOf, stridesOf } from '../ir/ndarray.js';
+import { padSpecOf, sliceAxesOf } from '../reference/ops/data-movement.js';
 import { valueRange } from './common.js';
 import { IDENTITY, renderPart, type PartSpec } from './parts.js';
 import type { KernelDef } from './types.js';
@@ -47,27 +48,10 @@ export function partsOf(n: Node, g: Graph): PartSpec[] {
       return [copyOf(x, 'in0', y.shape, perm.map((p) => xStr[p]), 0, yStr, 0, y)];
     }
     case 'Slice': {
-      const rank = x.shape.length;
-      // The operands (opset 10) before the attributes (opset 1), as the reference reads them (reference/ops/
-      // data-movement.ts sliceSpec): a fuzz mutation gave an opset-13 Slice an `axes` attribute of 2^31 besides its
-      // axes input, which the reference ignores and this view took (spinnaker2: "internal error ... NaN").
-      const operand = (i: number, attr: string): number[] | undefined => constInput(g, n, i) ?? (hasAttr(n, attr) ? attrInts(n, attr) : undefined);
-      const starts = operand(1, 'starts') ?? [];
-      const ends = operand(2, 'ends') ?? [];
-      const axes = operand(3, 'axes') ?? starts.map((_, i) => i);
-      const steps = constInput(g, n, 4) ?? starts.map(() => 1);
-      const strides = [...xStr];
-      let off = 0;
-      axes.forEach((a0, i) => {
-        const a = normalizeAxis(a0, rank);
-        const d = x.shape[a];
-        const step = steps[i];
-        let s = starts[i] < 0 ? starts[i] + d : starts[i];
-        s = step > 0 ? Math.min(Math.max(s, 0), d) : Math.min(Math.max(s, 0), d - 1);
-        off += s * xStr[a];
-        strides[a] = xStr[a] * step;
-      });
-      return [copyOf(x, 'in0', y.shape, strides, off, yStr, 0, y)];
+      // Starts, steps and counts as the reference works them out (one function for both: see sliceAxesOf).
+      const spec = sliceAxesOf(n, x.shape, (i) => constInput(g, n, i));
+      const off = spec.reduce((o, s, a) => o + s.start * xStr[a], 0);
+      return [copyOf(x, 'in0', y.shape, spec.map((s, a) => xStr[a] * s.step), off, yStr, 0, y)];
     }
     case 'Concat': {
       const axis = normalizeAxis(attrInt(n, 'axis'), y.shape.length);
@@ -103,10 +87,10 @@ function padParts(n: Node, g: Graph, x: Tensor, y: Tensor): PartSpec[] {
   const rank = x.shape.length;
   const mode = n.attrs.mode?.kind === 'string' ? n.attrs.mode.value : 'constant';
   if (mode !== 'constant') throw new GenError('unsupported', `pad mode '${mode}'`, site);
-  const pads = hasAttr(n, 'pads') ? attrInts(n, 'pads') : (constInput(g, n, 1) ?? []);
-  if (pads.some((p) => p < 0)) throw new GenError('unsupported', 'negative pads', site);
-  const value = hasAttr(n, 'value') ? attrNumber(n, 'value') : (constInput(g, n, 2)?.[0] ?? 0);
-  const before = pads.slice(0, rank);
+  // Pads, axes and value as the reference reads them (padSpecOf: the inputs before the attributes).
+  const spec = padSpecOf(n, x.shape, (i) => constInput(g, n, i));
+  if ([...spec.begin, ...spec.end].some((p) => p < 0)) throw new GenError('unsupported', 'negative pads', site);
+  const { value, begin: before } = spec;
   const yStr = stridesOf(y.shape);
   const parts: PartSpec[] = [copyOf(x, 'in0', x.shape, stridesOf(x.shape), 0, yStr, before.reduce((s, b, i) => s + b * yStr[i], 0), y)];
   for (let d = 0; d < rank; d++) {

@@ -2,6 +2,7 @@ import { GenError } from '../errors.js';
 import { producerOf, type Graph, type Node } from '../ir/graph.js';
 import { checkLevels } from './levels.js';
 import { checkRequant } from './requant.js';
+import { INT32_MAX, INT32_MIN, isInt32, rejectNode, shown } from './site.js';
 import { checkTensorSize } from './sizes.js';
 import { checkWindow } from './windows.js';
 
@@ -23,6 +24,7 @@ export function checkAttributes(g: Graph): void {
       checkRequant(g, node, producers);
       checkLevels(node);
       checkMatMul(node);
+      checkInt32Attributes(node);
     } catch (e) {
       // Attribute accessors throw GenErrors naming the node; anything else is still this node's attribute.
       if (e instanceof GenError) throw e;
@@ -40,4 +42,31 @@ function checkMatMul(node: Node): void {
   if (node.op !== 'MatMul' || node.domain) return;
   const given = ['transA', 'transB'].filter((a) => node.attrs[a] !== undefined);
   if (given.length > 0) throw new GenError('model', `MatMul takes no ${given.join(' or ')} attribute (ONNX MatMul has none: use Gemm)`, { node: node.name, op: node.op });
+}
+
+/**
+ * The integer-dialect attributes that enter the kernels' int32 arithmetic as constants (SEMANTICS.md: iHardswish,
+ * iGELU and IntegerDiv compute in int32): each must be one integer in int32's range. The attribute accessors take the
+ * first element of a list, and 1e30 passes Number.isInteger: a fuzz mutation gave iHardswish `three` = [1e30, -inf,
+ * 7, -inf], the reference added 1e30 in doubles and the firmware another constant (Siracusa: outputs differed).
+ */
+const INT32_ATTRIBUTES: Record<string, string[]> = {
+  iHardswish: ['one_over_six', 'three', 'six'],
+  iGELU: ['b', 'one'],
+  IntegerDiv: ['Delta', 'eps', 'eta'],
+  iSoftmax: ['coeffA', 'coeffB', 'coeffC', 'log2'],
+  TableSoftmax: ['mul', 'shift', 'zero_point', 'lo', 'hi'],
+  QLayerNorm: ['eps', 'frac', 'shift', 'zero_point', 'lo', 'hi'],
+};
+
+function checkInt32Attributes(node: Node): void {
+  for (const name of INT32_ATTRIBUTES[node.op] ?? []) {
+    const a = node.attrs[name];
+    if (a === undefined) continue; // a missing one is the accessor's error, where the op reads it
+    const values = a.kind === 'int' || a.kind === 'float' ? [a.value] : a.kind === 'ints' || a.kind === 'floats' ? a.value : a.kind === 'tensor' ? Array.from(a.value.data) : undefined;
+    if (!values || values.length !== 1) {
+      throw rejectNode(node, `attribute '${name}' must be one integer${values ? `, not ${values.length} values` : ''}`);
+    }
+    if (!isInt32(values[0])) throw rejectNode(node, `attribute '${name}' = ${shown(values[0])}: must be an integer from ${INT32_MIN} to ${INT32_MAX}`);
+  }
 }

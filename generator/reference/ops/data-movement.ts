@@ -44,7 +44,10 @@ function remap(x: NDArray, outShape: number[], maps: Int32Array[], fill: number)
 
 // ---------------------------------------------------------------- Pad
 
-interface PadSpec { begin: number[]; end: number[]; value: number }
+export interface PadSpec { begin: number[]; end: number[]; value: number }
+
+/** A constant operand's values by input index, undefined where the node has no such input. */
+export type OperandValues = (i: number) => number[] | undefined;
 
 function padSpec(node: Node, x: readonly number[], pads: number[] | undefined, value: number | undefined, axes: number[] | undefined): PadSpec {
   const mode = hasAttr(node, 'mode') ? attrString(node, 'mode') : 'constant';
@@ -66,34 +69,37 @@ function padShape(x: readonly number[], s: PadSpec): number[] {
   return x.map((d, i) => d + s.begin[i] + s.end[i]);
 }
 
-/** The pad operands as plain values: from constant inputs when present, else attributes. */
-function padOperands<T>(inputs: Operands<T>, values: (t: T) => number[]) {
-  return {
-    pads: inputs[1] ? values(inputs[1]) : undefined,
-    value: inputs[2] ? values(inputs[2])[0] : undefined,
-    axes: inputs[3] ? values(inputs[3]) : undefined,
-  };
+/**
+ * A Pad's pads, value and axes: from its constant inputs when present (opset 11+), else its attributes (opset 1..10).
+ * The movement kernel reads them here too (kernels/movement.ts), so the firmware pads as the reference does: a fuzz
+ * mutation gave an opset-13 Pad a `value` attribute of -Infinity beside its value input, which the reference ignored
+ * and the kernel took (spinnaker2: "internal error ... -Infinity").
+ */
+export function padSpecOf(node: Node, x: readonly number[], operand: OperandValues): PadSpec {
+  return padSpec(node, x, operand(1), operand(2)?.[0], operand(3));
+}
+
+/** An OpSpec's operands as OperandValues. */
+function operandValues<T>(inputs: Operands<T>, values: (t: T) => number[]): OperandValues {
+  return (i) => (inputs[i] !== undefined ? values(inputs[i]!) : undefined);
 }
 
 export const padOp: OpSpec = {
   ops: ['Pad'],
   shape(node, inputs) {
     const x = need(node, inputs, 0).shape;
-    const o = padOperands(inputs, (t) => constValues(node, t, 'Pad operand'));
-    return [padShape(x, padSpec(node, x, o.pads, o.value, o.axes))];
+    return [padShape(x, padSpecOf(node, x, operandValues(inputs, (t) => constValues(node, t, 'Pad operand'))))];
   },
   range(node, inputs) {
     const x = need(node, inputs, 0);
-    const o = padOperands(inputs, (t) => constValues(node, t, 'Pad operand'));
-    const s = padSpec(node, x.shape, o.pads, o.value, o.axes);
+    const s = padSpecOf(node, x.shape, operandValues(inputs, (t) => constValues(node, t, 'Pad operand')));
     const r = rangeOfInfo(x);
     const padded = s.begin.some((b, i) => b > 0 || s.end[i] > 0);
     return [padded ? { min: Math.min(r.min, s.value), max: Math.max(r.max, s.value) } : r];
   },
   evaluate(node, inputs) {
     const x = need(node, inputs, 0);
-    const o = padOperands(inputs, (t) => Array.from(t.data));
-    const s = padSpec(node, x.shape, o.pads, o.value, o.axes);
+    const s = padSpecOf(node, x.shape, operandValues(inputs, (t) => Array.from(t.data)));
     const shape = padShape(x.shape, s);
     const maps = shape.map((d, a) => Int32Array.from({ length: d }, (_, i) => {
       const j = i - s.begin[a];
@@ -112,7 +118,7 @@ export const padOp: OpSpec = {
 
 // ---------------------------------------------------------------- Slice
 
-interface SliceAxis { start: number; step: number; count: number }
+export interface SliceAxis { start: number; step: number; count: number }
 
 /** ONNX Slice clamping: negative indices count from the end, then clamp to the axis (INT64_MAX ends included). */
 function sliceAxes(node: Node, x: readonly number[], starts: number[], ends: number[], axes?: number[], steps?: number[]): SliceAxis[] {
@@ -140,12 +146,13 @@ function sliceAxes(node: Node, x: readonly number[], starts: number[], ends: num
   return res;
 }
 
-/** Slice operands from constant inputs (opset 10+) or attributes (opset 1). */
-function sliceSpec<T>(node: Node, inputs: Operands<T>, x: readonly number[], values: (t: T) => number[]): SliceAxis[] {
-  const get = (i: number, attr: string): number[] | undefined => {
-    const v = inputs[i];
-    return v !== undefined ? values(v) : hasAttr(node, attr) ? attrInts(node, attr) : undefined;
-  };
+/**
+ * Every axis's start, step and count of a Slice, its operands from constant inputs (opset 10+) or attributes (opset
+ * 1). The movement kernel's view reads them here too (kernels/movement.ts): a fuzz mutation gave an opset-13 Slice an
+ * `axes` attribute beside its axes input, which the reference ignored and a copy of this in the kernel took.
+ */
+export function sliceAxesOf(node: Node, x: readonly number[], operand: OperandValues): SliceAxis[] {
+  const get = (i: number, attr: string): number[] | undefined => operand(i) ?? (hasAttr(node, attr) ? attrInts(node, attr) : undefined);
   const starts = get(1, 'starts');
   const ends = get(2, 'ends');
   if (!starts || !ends) throw modelError(node, 'Slice needs starts and ends');
@@ -156,12 +163,12 @@ export const sliceOp: OpSpec = {
   ops: ['Slice'],
   shape(node, inputs) {
     const x = need(node, inputs, 0).shape;
-    return [sliceSpec(node, inputs, x, (t) => constValues(node, t, 'Slice operand')).map((s) => s.count)];
+    return [sliceAxesOf(node, x, operandValues(inputs, (t) => constValues(node, t, 'Slice operand'))).map((s) => s.count)];
   },
   range: (node, inputs) => [rangeOfInfo(inputs[0])],
   evaluate(node, inputs) {
     const x = need(node, inputs, 0);
-    const spec = sliceSpec(node, inputs, x.shape, (t) => Array.from(t.data));
+    const spec = sliceAxesOf(node, x.shape, operandValues(inputs, (t) => Array.from(t.data)));
     const maps = spec.map((s) => Int32Array.from({ length: s.count }, (_, i) => s.start + i * s.step));
     return [remap(x, spec.map((s) => s.count), maps, 0)];
   },
