@@ -1,4 +1,5 @@
 import { GenError } from '../errors.js';
+import { attrInt } from '../ir/attrs.js';
 import { producerOf, type Graph, type Node } from '../ir/graph.js';
 import { checkLevels } from './levels.js';
 import { checkRequant } from './requant.js';
@@ -25,6 +26,7 @@ export function checkAttributes(g: Graph): void {
       checkLevels(node);
       checkMatMul(node);
       checkInt32Attributes(node);
+      checkSoftmaxCoefficients(node);
     } catch (e) {
       // Attribute accessors throw GenErrors naming the node; anything else is still this node's attribute.
       if (e instanceof GenError) throw e;
@@ -69,4 +71,18 @@ function checkInt32Attributes(node: Node): void {
     }
     if (!isInt32(values[0])) throw rejectNode(node, `attribute '${name}' = ${shown(values[0])}: must be an integer from ${INT32_MIN} to ${INT32_MAX}`);
   }
+}
+
+/**
+ * iSoftmax's exponent polynomial e = (coeffA*(p + coeffB)^2 + coeffC) >> z must be >= 0 for every p and positive at a
+ * row's maximum (p = 0), or its outputs leave the unsigned 0..n_levels-1 that SEMANTICS.md gives them and the row sum
+ * may be 0; log2 divides. So coeffA >= 0, coeffC >= 0, coeffA*coeffB^2 + coeffC >= 1 and log2 >= 1 (a fuzz mutation,
+ * coeffA = -1 on Kernels/Integer/Softmax/Large: the reference gave negative outputs, every platform's firmware others).
+ */
+function checkSoftmaxCoefficients(node: Node): void {
+  if (node.op !== 'iSoftmax') return;
+  const [a, b, c, log2] = ['coeffA', 'coeffB', 'coeffC', 'log2'].map((k) => attrInt(node, k));
+  const why = a < 0 ? `coeffA = ${a} is negative` : c < 0 ? `coeffC = ${c} is negative` : log2 < 1 ? `log2 = ${log2} is below 1`
+    : a * b * b + c < 1 ? `coeffA*coeffB^2 + coeffC = ${shown(a * b * b + c)} is below 1 (the row maximum's term)` : undefined;
+  if (why) throw rejectNode(node, `${why}: the exponent polynomial must be >= 0 everywhere and >= 1 at a row's maximum (SEMANTICS.md, iSoftmax)`);
 }
