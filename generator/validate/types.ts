@@ -1,8 +1,8 @@
 import { GenError, quoted } from '../errors.js';
-import { attrNumber, hasAttr } from '../ir/attrs.js';
 import type { IntRange } from '../ir/dtype.js';
 import type { Graph, Node, Tensor } from '../ir/graph.js';
 import { isFloatType, type TensorInfo } from '../reference/op-spec.js';
+import { padSpecOf } from '../reference/ops/data-movement.js';
 import { opSpec } from '../reference/registry.js';
 import { constantIsFloat, normalizeArray } from '../reference/value-kind.js';
 import { checkSizes } from './sizes.js';
@@ -85,8 +85,11 @@ function checkPadValue(g: Graph, node: Node): void {
   if (node.op !== 'Pad') return;
   const x = g.tensors.get(node.inputs[0] ?? '');
   if (!isIntegerTensor(x)) return;
-  const fromInput = g.tensors.get(node.inputs[2] ?? '')?.data?.data[0];
-  const value = fromInput ?? (hasAttr(node, 'value') ? attrNumber(node, 'value') : 0);
+  // The value as the reference and the movement kernel read it (padSpecOf: the input before the attribute).
+  const { value } = padSpecOf(node, x.shape, (i) => {
+    const d = g.tensors.get(node.inputs[i] ?? '')?.data;
+    return d ? Array.from(d.data) : undefined;
+  });
   if (!isInt32(value)) throw rejectNode(node, `pad value ${shown(value)}: the padded tensor holds integers, the value must be an int32`);
 }
 
