@@ -361,6 +361,11 @@ export const CALIBRATION: CalibrationLayer[] = [
     // uint8 activations (after a ReLU), whose portable lane maximum needs no sign flips (LANE_SIGN): a 2x2 pool; and
     // attention's head transpose (runs of a few elements).
     maxpool(16, 32, true),
+    // Rows of two and three paired steps (the others have one, four or eight, so a row's own cost and a pair's traded
+    // against each other: a 64-plane 8x8 pool's rows cost 25 cycles where the fit said 10), the second with a height
+    // that is not a power of two (the units' odometer, maxpool.c). On Siracusa they put its small layers past 10 %
+    // (the calibration tiles them in two, the models' pools run in one: CALL takes both; left).
+    maxpool(32, 8), maxpool(24, 12, true),
     // ... and the depthwise row path's (ROW_SIGN: the portable dot product's sign extension of int8 words), at both
     // strides.
     conv(32, 32, 16, 3, 1, true, false, true),
