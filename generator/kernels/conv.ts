@@ -228,7 +228,7 @@ export function gatherWork(node: Node, g: Graph, out: readonly number[], cores: 
   const is1d = w.shape.length === 3;
   const [CIG, KH, KW] = is1d ? [w.shape[1], 1, w.shape[2]] : [w.shape[1], w.shape[2], w.shape[3]];
   const per = CIG * KH * KW;
-  if (!takesDot(attrInt(node, 'group', 1), x.dtype, w.dtype, KH * KW, per)) return { units: 0, rows: 0, bytes: 0, quads: 0, blocks: 0, padMacs: 0 };
+  if (!takesDot(attrInt(node, 'group', 1), x.dtype, w.dtype, KH * KW, per)) return { units: 0, rows: 0, bytes: 0, quads: 0, blocks: 0, accs: 0, padMacs: 0 };
   const [N, CO, HO, WO] = is1d ? [out[0], out[1], 1, out[2]] : out;
   const pairs = Math.ceil(WO / 2);
   const plan = dotPlan(per, KH * KW, N * HO, pairs, CO, cores, x.dtype, w.dtype);
@@ -243,10 +243,13 @@ export function gatherWork(node: Node, g: Graph, out: readonly number[], cores: 
   const quads = paired && KH * KW === 1 ? pointwiseQuads(per, plan.chunk) : 0;
   // Each unit's chunks of a word or more call the 4x2 block once per four of its channels (conv.c).
   const blocks = N * HO * pairs * plan.chunkWords * blockQuads(CO, plan.block);
+  // The channels whose accumulators live in memory (conv.c `accs`): every one past one chunk, else those the blocks of
+  // four leave.
+  const accs = N * HO * pairs * (plan.fused ? CO - 4 * blockQuads(CO, plan.block) : CO);
   const padMacs = N * HO * pairs * 2 * CO * (plan.computedTaps - per);
   return quads
-    ? { units, rows: 0, quads: units * quads, bytes: 0, blocks, padMacs }
-    : { units, rows: pairedUnits * CIG * KH, quads: 0, bytes: (paired ? lone : units) * 2 * per, blocks, padMacs };
+    ? { units, rows: 0, quads: units * quads, bytes: 0, blocks, accs, padMacs }
+    : { units, rows: pairedUnits * CIG * KH, quads: 0, bytes: (paired ? lone : units) * 2 * per, blocks, accs, padMacs };
 }
 
 /**
@@ -294,6 +297,9 @@ function dotPlan(K: number, window: number, rows: number, pairs: number, CO: num
   const chunk = Math.min(K, Math.floor(CHUNK / window) * window);
   return {
     K, pairs, chunk, block, blocks: Math.ceil(CO / block),
+    // All taps in one chunk of a word or more: the blocks of four channels keep their accumulators in registers and
+    // requantize as their loop ends (conv.c `fused`); otherwise every channel's live in memory (`accs`, CONV_ACC).
+    fused: K <= chunk && K >= 4,
     // The chunks holding a word of taps or more: the ones that call the 4x2 block (conv.c, `words > 0`).
     chunkWords: Math.floor(K / chunk) + (K % chunk >= 4 ? 1 : 0),
     // The taps the dot loop computes: a chunk's last 1..3 taps take a whole word (the columns are zero past them and

@@ -37,6 +37,8 @@ export interface ExtraWork {
   quads: number;
   /** Calls of the conv's 4-channel x 2-pixel register block (CONV_BLOCK). */
   blocks: number;
+  /** A SIMD conv unit's channels whose accumulators live in memory (CONV_ACC). */
+  accs: number;
   /** MACs the dot loop computes past the filter's taps (its chunks rounded up to whole words), at the MAC's cost. */
   padMacs: number;
 }

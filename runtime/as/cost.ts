@@ -187,6 +187,12 @@ export const LANE_SIGN: i32 = 44;
  * charged per input-row word (ROW_WORD) on such cores only.
  */
 export const ROW_SIGN: i32 = 45;
+/**
+ * One output channel of a SIMD conv unit whose accumulators live in memory (conv.c `accs`: a filter longer than one
+ * chunk of taps, whose blocks add to them chunk after chunk, or the channels a fused unit's blocks of four leave): their
+ * start from the bias and their read back for the output stage, which the fused blocks do in registers.
+ */
+export const CONV_ACC: i32 = 46;
 
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 46;
+export const NUM_CLASSES: i32 = 47;

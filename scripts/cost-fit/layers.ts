@@ -353,6 +353,9 @@ export const CALIBRATION: CalibrationLayer[] = [
   // zeros), MobileNet-class pointwise layers of 8 and 16 channels, an unsigned input.
   conv(8, 4, 16, 1), conv(64, 4, 16, 1), conv(8, 32, 16, 1), conv(2, 4, 16, 3), conv(16, 4, 16, 3), conv(2, 32, 16, 3),
   conv(8, 16, 48, 1, 1, false, 'split'), conv(16, 16, 24, 1), conv(8, 16, 24, 1, 1, false, false, true),
+  // Pointwise layers of more input channels than one chunk gathers (144 taps: the late layers of a MobileNet), whose
+  // blocks accumulate over two chunks, at an even and an odd width (a row's lone last pixel gathers its byte twice).
+  conv(192, 32, 6, 1, 1, false, false, true), conv(256, 64, 3, 1, 1, false, false, true),
   // Measured on the scalar core only (on Siracusa they would move its fitted table, whose refit is left):
   // layers of a few outputs each, so that a call's own cost (CALL) is set by data and not traded against the
   // per-element classes of large layers (a global average pool's requantization of 64 values cost 0.77 of its charge);

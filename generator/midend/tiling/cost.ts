@@ -90,7 +90,7 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
   const x = work.extra;
   // The SIMD conv's output stage (kernels/conv.ts simdOutClass); the scalar paths' and the GEMM's is REQUANT.
   if (node.requant) perOut += x && x.units > 0 ? c[simdOutClass(p)] : c.REQUANT;
-  const extra = x ? x.bytes * c.COPY_BYTE + x.rows * c.GATHER_ROW + x.quads * c.GATHER_QUAD + x.units * c.CONV_UNIT + x.blocks * c.CONV_BLOCK + x.padMacs * perMac : 0;
+  const extra = x ? x.bytes * c.COPY_BYTE + x.rows * c.GATHER_ROW + x.quads * c.GATHER_QUAD + x.units * c.CONV_UNIT + x.blocks * c.CONV_BLOCK + x.accs * c.CONV_ACC + x.padMacs * perMac : 0;
   return c.CALL + (work.macs * perMac + work.outputs * perOut + extra) * work.busiest + 2 * c.barrier;
 }
 
