@@ -1,5 +1,6 @@
 import type { IntRange } from '../ir/dtype.js';
 import type { Expr } from '../ir/graph.js';
+import { shiftWithin } from '../kernels/words.js';
 
 /*
  * Emits an integer expression tree as C and AssemblyScript. Interval arithmetic decides, per sub-expression,
@@ -150,7 +151,8 @@ function emitNode(e: Expr, leaves: Leaf[]): Emitted {
       const a = emitNode(e.a, leaves);
       const r = { min: Math.floor(a.range.min / 2 ** e.s), max: Math.floor(a.range.max / 2 ** e.s) };
       if (e.s === 0) return a;
-      return narrowIfFits(`(${a.c} >> ${e.s})`, `(${a.as} >> ${e.s})`, r, a.wide);
+      const s = shiftWithin(e.s, a.wide);
+      return narrowIfFits(`(${a.c} >> ${s})`, `(${a.as} >> ${s})`, r, a.wide);
     }
     case 'clip': {
       const a = emitNode(e.a, leaves);

@@ -5,7 +5,7 @@ import { tensorOf, type Tensor } from '../ir/graph.js';
 import { typeNames } from './common.js';
 import { collapse } from './loops.js';
 import type { BufferArg, KernelDef } from './types.js';
-import { bigRange, maxAbs, rowAccepts, rowsOf, siteOf, wordFor, type Site } from './words.js';
+import { bigRange, maxAbs, rowAccepts, rowsOf, shiftWithin, siteOf, wordFor, type Site } from './words.js';
 
 /*
  * iRMSNorm and iLayerNorm (SEMANTICS.md), row-wise over the last axis; cores take contiguous ranges of rows.
@@ -55,13 +55,14 @@ export const iRMSNormKernel: KernelDef = {
     const w = paramAccess(tensorOf(graph, node.inputs[1]), 'w', x, site);
     const xa = bigRange(x).abs;
     const wa = bigRange(tensorOf(graph, node.inputs[1])).abs;
+    const pT = wordFor(maxAbs(xa * wa, xa + 1n), 'x*w', site);
     return {
       args: [{ field: 'x', tensor: x.name, dtype: x.dtype, write: false }, w.arg, { field: 'y', tensor: y.name, dtype: y.dtype, write: true }],
       params: {
-        rows, L, log2D: attrLog2(node, 'D'),
+        rows, L, log2D: shiftWithin(attrLog2(node, 'D'), pT.wide),
         wRs: w.rs, wCs: w.cs, w: w.t,
         sqT: wordFor(BigInt(L) * xa * xa + 1n, 'the sum of squares', site),
-        pT: wordFor(maxAbs(xa * wa, xa + 1n), 'x*w', site),
+        pT,
         x: typeNames(x.dtype), y: typeNames(y.dtype),
       },
       macs: 0,
@@ -88,14 +89,15 @@ export const iLayerNormKernel: KernelDef = {
     const xr = bigRange(x);
     const span = xr.hi - xr.lo;
     const Lb = BigInt(L);
+    const pT = wordFor(maxAbs(span * bigRange(wt).abs + bigRange(bt).abs, span + 1n), '(x-mean)*w', site);
     return {
       args: [{ field: 'x', tensor: x.name, dtype: x.dtype, write: false }, w.arg, b.arg, { field: 'y', tensor: y.name, dtype: y.dtype, write: true }],
       params: {
-        rows, L, log2D: attrLog2(node, 'D'),
+        rows, L, log2D: shiftWithin(attrLog2(node, 'D'), pT.wide),
         wRs: w.rs, wCs: w.cs, w: w.t, bRs: b.rs, bCs: b.cs, b: b.t,
         sT: wordFor(Lb * xr.abs, 'the row sum', site),
         sqT: wordFor(Lb * span * span + 1n, 'the sum of squares', site),
-        pT: wordFor(maxAbs(span * bigRange(wt).abs + bigRange(bt).abs, span + 1n), '(x-mean)*w', site),
+        pT,
         x: typeNames(x.dtype), y: typeNames(y.dtype),
       },
       macs: 0,

@@ -36,6 +36,16 @@ export function wordFor(maxAbs: bigint, what: string, site: Site): Word {
   throw new GenError('unsupported', `${what} can reach ${maxAbs}, beyond 64-bit arithmetic`, site);
 }
 
+/**
+ * The count to shift a value held in a word by, for an arithmetic shift right by s (floor division by 2^s): from the
+ * word's width - 1 on, every such shift gives the value's sign (0 or -1), which a shift by width - 1 gives too; C
+ * leaves a shift by the width or more undefined and wasm takes its count modulo the width (a fuzz mutation, iRMSNorm's
+ * D = 2^36: the firmware shifted by 4 where the reference floor-divided by 2^36).
+ */
+export function shiftWithin(s: number, wide: boolean): number {
+  return Math.min(s, wide ? 63 : 31);
+}
+
 export function maxAbs(...vals: bigint[]): bigint {
   return vals.reduce((m, v) => (v < 0n ? (-v > m ? -v : m) : v > m ? v : m), 0n);
 }

@@ -9,7 +9,7 @@ import { argMaxKernel } from '../../kernels/argmax.js';
 import { attrLog2 } from '../../ir/attrs.js';
 import { broadcastStrides } from '../../ir/broadcast.js';
 import { tensorOf } from '../../ir/graph.js';
-import { rowsOf } from '../../kernels/words.js';
+import { rowsOf, shiftWithin } from '../../kernels/words.js';
 import type { Addresses, LayerEncoding } from './encoding.js';
 import { assign } from './gemm-plan.js';
 import { align, DMA, LAYER_ROWS, WORKER } from './layout.js';
@@ -126,7 +126,8 @@ export function encodeRows(node: Node, g: Graph, maxWorkers: number, costs: { so
     const p = new Words(paramBytes);
     p.u32(0, v.id).u32(4, L).u32(8, TYPE_CODES[x.dtype]!).u32(12, TYPE_CODES[y.dtype]!);
     ['coeffA', 'coeffB', 'coeffC', 'log2', 'n_levels', 'group_width'].forEach((a, i) => p.i32(16 + 4 * i, word(a)));
-    if (norm) p.u32(40, attrLog2(node, 'D'));
+    // Shifted in 64 bits (rows.ts of the firmware): from 63 on every count gives the sign (kernels/words.ts shiftWithin).
+    if (norm) p.u32(40, shiftWithin(attrLog2(node, 'D'), true));
     if (pos) p.u32(40, TYPE_CODES[pos.dtype]! + 1).u32(44, addr.tensor(pos.name)).u32(48, best.base);
     columns.forEach((c, k) => c.forEach((w, j) => p.i32(PARAM_BYTES + 4 * (k * L + j), w)));
     const xAt = addr.tensor(x.name);
