@@ -27,6 +27,7 @@ export function checkAttributes(g: Graph): void {
       checkMatMul(node);
       checkInt32Attributes(node);
       checkSoftmaxCoefficients(node);
+      checkQLayerNormShifts(node);
     } catch (e) {
       // Attribute accessors throw GenErrors naming the node; anything else is still this node's attribute.
       if (e instanceof GenError) throw e;
@@ -85,4 +86,17 @@ function checkSoftmaxCoefficients(node: Node): void {
   const why = a < 0 ? `coeffA = ${a} is negative` : c < 0 ? `coeffC = ${c} is negative` : log2 < 1 ? `log2 = ${log2} is below 1`
     : a * b * b + c < 1 ? `coeffA*coeffB^2 + coeffC = ${shown(a * b * b + c)} is below 1 (the row maximum's term)` : undefined;
   if (why) throw rejectNode(node, `${why}: the exponent polynomial must be >= 0 everywhere and >= 1 at a row's maximum (SEMANTICS.md, iSoftmax)`);
+}
+
+/**
+ * QLayerNorm scales by 4^frac and divides by r*2^shift (docs/quantized-onnx.md): both counts must be >= 0. A negative
+ * one made the reference scale by a fraction and the kernel's 64-bit bound throw a RangeError, which reached the user
+ * as "undefined must be positive" (found beside fuzz seed 4404).
+ */
+function checkQLayerNormShifts(node: Node): void {
+  if (node.op !== 'QLayerNorm') return;
+  for (const k of ['frac', 'shift']) {
+    const v = attrInt(node, k);
+    if (v < 0) throw rejectNode(node, `${k} = ${v} is negative: QLayerNorm scales by 4^frac and divides by 2^shift`);
+  }
 }
