@@ -1,4 +1,5 @@
 import type { Expr } from '../../ir/graph.js';
+import { shiftWithin } from '../../kernels/words.js';
 
 /**
  * A fused elementwise expression (frontend/passes/fuse-elementwise.ts) as code for the fixed firmware's stack
@@ -38,7 +39,8 @@ export function compileExpr(e: Expr): Code {
     switch (x.k) {
       case 'in': words.push(OP.LEAF | (x.i << 8)); return;
       case 'const': words.push(OP.CONST, ...imm64(x.v)); return;
-      case 'shr': emit(x.a, sp); words.push(OP.SHR | (x.s << 8)); return;
+      // The firmware shifts in 64 bits: a count of 64 or more is capped where every count gives the sign (shiftWithin).
+      case 'shr': emit(x.a, sp); words.push(OP.SHR | (shiftWithin(x.s, true) << 8)); return;
       case 'clip': emit(x.a, sp); words.push(OP.CLIP, ...imm64(x.lo), ...imm64(x.hi)); return;
       case 'abs': case 'sign': case 'signp': case 'wrap8': emit(x.a, sp); words.push(UNARY[x.k]); return;
       default:
