@@ -51,6 +51,8 @@ export function sharesInput(g: Graph, layers: readonly Layer[], i: number): bool
   if (!l.kernel.inPlace) return false;
   const x = l.node.inputs[0];
   if (tensorOf(g, x).data || g.outputs.includes(x)) return false;
+  // In place only where the bytes mean the same thing on both sides (a CacheWrite whose result is wider than its cache).
+  if (tensorOf(g, x).dtype !== tensorOf(g, l.node.outputs[0]).dtype) return false;
   return g.nodes.every((n, k) => k === i || !n.inputs.includes(x));
 }
 

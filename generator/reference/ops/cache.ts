@@ -36,7 +36,10 @@ export const cacheWriteOp: OpSpec = {
     if (value) checkFits(node, cache, value, normAxis(attrInt(node, 'axis'), cache.length));
     return [[...cache]];
   },
-  dtype: (node, inputs) => [isFloatType(need(node, inputs, 0).dtype) ? 'float32' : need(node, inputs, 0).dtype],
+  // An integer cache's result holds its values and the value's: its type follows that range (undefined: the
+  // narrowest type), not the cache's, which a constant cache has narrowed to its own values (a fuzz mutation, seed
+  // 4404: an int16 cache of 0/1 became int8 and a uint8 value of 255 was stored in it).
+  dtype: (node, inputs) => [isFloatType(need(node, inputs, 0).dtype) ? 'float32' : undefined],
   positions: (node, inputs) => {
     const cache = need(node, inputs, 0).shape;
     const axis = normAxis(attrInt(node, 'axis'), cache.length);
