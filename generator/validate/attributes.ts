@@ -28,6 +28,7 @@ export function checkAttributes(g: Graph): void {
       checkInt32Attributes(node);
       checkSoftmaxCoefficients(node);
       checkQLayerNormShifts(node);
+      checkHardswishSix(node);
     } catch (e) {
       // Attribute accessors throw GenErrors naming the node; anything else is still this node's attribute.
       if (e instanceof GenError) throw e;
@@ -99,4 +100,15 @@ function checkQLayerNormShifts(node: Node): void {
     const v = attrInt(node, k);
     if (v < 0) throw rejectNode(node, `${k} = ${v} is negative: QLayerNorm scales by 4^frac and divides by 2^shift`);
   }
+}
+
+/**
+ * iHardswish clips x + three to [0, six] (SEMANTICS.md): six < 0 leaves no interval, and the reference's clip and the
+ * kernels' (max then min, or min then max) disagree on it (a fuzz mutation, seed 4404: six = -1530 on
+ * Kernels/Integer/Hardswish/Regular_RQ, outputs differed on generic with exit 0). Refused at load.
+ */
+function checkHardswishSix(node: Node): void {
+  if (node.op !== 'iHardswish') return;
+  const six = attrInt(node, 'six');
+  if (six < 0) throw rejectNode(node, `six = ${six} is negative: iHardswish clips x + three to [0, six]`);
 }
