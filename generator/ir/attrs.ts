@@ -69,8 +69,9 @@ export function attrString(node: Node, name: string, fallback?: string): string 
 export function attrLog2(node: Node, name: string): number {
   const v = attrNumber(node, name);
   const s = Math.round(Math.log2(v));
-  if (!(v > 0) || 2 ** s !== v) {
-    throw new GenError('model', `attribute '${name}' = ${v} must be a power of two`, { node: node.name, op: node.op });
+  // At least 1: below it the count would be negative, a shift C leaves undefined (D = 0.5 gave `>> -1`).
+  if (!(v >= 1) || 2 ** s !== v) {
+    throw new GenError('model', `attribute '${name}' = ${v} must be a power of two of at least 1`, { node: node.name, op: node.op });
   }
   return s;
 }
