@@ -26,9 +26,7 @@ export function checkAttributes(g: Graph): void {
       checkLevels(node);
       checkMatMul(node);
       checkInt32Attributes(node);
-      checkSoftmaxCoefficients(node);
-      checkQLayerNormShifts(node);
-      checkHardswishSix(node);
+      DOMAIN_CHECKS.get(node.op)?.(node);
     } catch (e) {
       // Attribute accessors throw GenErrors naming the node; anything else is still this node's attribute.
       if (e instanceof GenError) throw e;
@@ -82,7 +80,6 @@ function checkInt32Attributes(node: Node): void {
  * coeffA = -1 on Kernels/Integer/Softmax/Large: the reference gave negative outputs, every platform's firmware others).
  */
 function checkSoftmaxCoefficients(node: Node): void {
-  if (node.op !== 'iSoftmax') return;
   const [a, b, c, log2] = ['coeffA', 'coeffB', 'coeffC', 'log2'].map((k) => attrInt(node, k));
   const why = a < 0 ? `coeffA = ${a} is negative` : c < 0 ? `coeffC = ${c} is negative` : log2 < 1 ? `log2 = ${log2} is below 1`
     : a * b * b + c < 1 ? `coeffA*coeffB^2 + coeffC = ${shown(a * b * b + c)} is below 1 (the row maximum's term)` : undefined;
@@ -95,7 +92,6 @@ function checkSoftmaxCoefficients(node: Node): void {
  * as "undefined must be positive" (found beside fuzz seed 4404).
  */
 function checkQLayerNormShifts(node: Node): void {
-  if (node.op !== 'QLayerNorm') return;
   for (const k of ['frac', 'shift']) {
     const v = attrInt(node, k);
     if (v < 0) throw rejectNode(node, `${k} = ${v} is negative: QLayerNorm scales by 4^frac and divides by 2^shift`);
@@ -108,7 +104,13 @@ function checkQLayerNormShifts(node: Node): void {
  * Kernels/Integer/Hardswish/Regular_RQ, outputs differed on generic with exit 0). Refused at load.
  */
 function checkHardswishSix(node: Node): void {
-  if (node.op !== 'iHardswish') return;
   const six = attrInt(node, 'six');
   if (six < 0) throw rejectNode(node, `six = ${six} is negative: iHardswish clips x + three to [0, six]`);
 }
+
+/** The ops whose attributes have a domain beyond one int32 each (SEMANTICS.md), and its check (a Map: op names come from the model). */
+const DOMAIN_CHECKS = new Map<string, (node: Node) => void>([
+  ['iSoftmax', checkSoftmaxCoefficients],
+  ['QLayerNorm', checkQLayerNormShifts],
+  ['iHardswish', checkHardswishSix],
+]);
