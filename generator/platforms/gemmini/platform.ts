@@ -11,7 +11,7 @@ import { GEMMINI_OPTIONS } from './description.js';
 import { keepNhwc } from './keep-nhwc.js';
 import { lowerForArray, type DepthwiseOn } from './lower-array.js';
 import { gemminiMatmulKernel } from './matmul-kernel.js';
-import { gemminiMaxPoolNhwcKernel } from './maxpool-nhwc-kernel.js';
+import { gemminiMaxPoolArrayKernel, gemminiMaxPoolNhwcKernel } from './maxpool-nhwc-kernel.js';
 
 function passes(depthwiseOn: DepthwiseOn): Platform['passes'] {
   return [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, (g) => lowerForArray(g, depthwiseOn), fuseElementwise, keepNhwc];
@@ -45,10 +45,16 @@ export const gemmini: Platform = {
   passes: passes('cost'),
   options: GEMMINI_OPTIONS,
   configure(self, given) {
-    if (given.depthwiseOn === undefined) return self;
-    return { ...self, passes: passes(oneOf('--depthwise-on', given.depthwiseOn, ['cost', 'array', 'host'] as const)) };
+    let p = self;
+    if (given.depthwiseOn !== undefined) {
+      p = { ...p, passes: passes(oneOf('--depthwise-on', given.depthwiseOn, ['cost', 'array', 'host'] as const)) };
+    }
+    if (given.poolOn !== undefined && oneOf('--pool-on', given.poolOn, ['array', 'host'] as const) === 'host') {
+      p = { ...p, kernels: p.kernels.filter((k) => k !== gemminiMaxPoolArrayKernel) };
+    }
+    return p;
   },
-  kernels: [gemminiConvKernel, gemminiMatmulKernel, gemminiMaxPoolNhwcKernel, ...CORE_KERNELS],
+  kernels: [gemminiConvKernel, gemminiMatmulKernel, gemminiMaxPoolArrayKernel, gemminiMaxPoolNhwcKernel, ...CORE_KERNELS],
   // The host core is priced as the generic scalar core (docs/gemmini.md: an in-order Rocket core; docs/timing.md).
   costs: SCALAR_CORE_COSTS,
   // The C image: code, data, stack and arena in the DRAM; the rv32 build (host and qemu) runs the products in C.

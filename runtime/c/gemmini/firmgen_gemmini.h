@@ -72,6 +72,18 @@ static inline void fg_gemmini_config_st(uint32_t stride, uint32_t act) {
   FG_GEMMINI_ROCC(0, ((uint64_t)act << 2) | 2, ((uint64_t)FG_GEMMINI_SCALE_ONE << 32) | stride);
 }
 
+/* gemmini_extended2_config_st with max-pooling (docs/gemmini.md "mvout with max-pooling"): store stride in bytes,
+   no activation, acc_scale 1.0; pool stride, size, output row pitch in pixels, pooled rows and columns, the image's
+   rows and columns, upper and left padding. */
+static inline void fg_gemmini_config_st_pool(uint32_t stride, uint32_t pool_stride, uint32_t pool_size, uint32_t pool_out_dim,
+                                             uint32_t porows, uint32_t pocols, uint32_t orows, uint32_t ocols, uint32_t upad,
+                                             uint32_t lpad) {
+  const uint64_t rs1 = ((uint64_t)ocols << 56) | ((uint64_t)orows << 48) | ((uint64_t)pocols << 40) | ((uint64_t)porows << 32) |
+                       ((uint64_t)pool_out_dim << 24) | ((uint64_t)lpad << 10) | ((uint64_t)upad << 8) |
+                       ((uint64_t)pool_size << 6) | ((uint64_t)pool_stride << 4) | 2;
+  FG_GEMMINI_ROCC(0, rs1, ((uint64_t)FG_GEMMINI_SCALE_ONE << 32) | stride);
+}
+
 /* gemmini_loop_ws: C = A.B + D over I x J x K blocks of 16; strides in elements (k_LOOP_WS_CONFIG_* 9..13, then 8). */
 static inline void fg_gemmini_loop_ws(uint32_t I, uint32_t J, uint32_t K, uint32_t pad_I, uint32_t pad_J, uint32_t pad_K,
                                       uint64_t A, uint64_t B, uint64_t D, uint64_t C, uint64_t stride_A, uint64_t stride_B,

@@ -1,9 +1,9 @@
 /* A functional model of the Gemmini commands firmgen's C issues (firmgen_gemmini.h with FG_GEMMINI_MODEL), for host
    tests of the command path: it decodes the same fields as the emulator (emulator/assembly/gemmini/, docs/gemmini.md)
    and computes their results on the host's memory, in the accumulator's rows where the firmware addresses them.
-   Modelled: config_ex (weight-stationary), config_ld (int32 rows into the accumulator; any stride), config_st
-   (no activation or pooling, scale 1.0), mvin of int32 rows into the accumulator, mvout of accumulator rows raw or
-   at scale 1.0, loop_ws (no residual add or activation) and loop_conv_ws (depthwise too) without bias, output or
+   Modelled: config_ex (weight-stationary), config_ld (int32 or int8 rows into the accumulator; any stride), config_st
+   (no activation, scale 1.0; max-pooling), mvin into the accumulator, mvout of accumulator rows raw or at scale 1.0
+   (max-pooled too), loop_ws (no residual add or activation) and loop_conv_ws (depthwise too) without bias, output or
    pooling. Anything
    else stops the program with one line naming it (exit 3): a command the generated code does not issue. No timing. */
 #include <stdint.h>
@@ -20,6 +20,8 @@ static int32_t acc[ACC_ROWS][DIM];
 static uint64_t ld_stride[3];
 static int ld_shrunk[3];
 static uint64_t st_stride;
+/* config_mvout's max-pooling (stride 0: none), gemmini.h's field names. */
+static uint32_t pool_stride, pool_size, pool_upad, pool_lpad, pool_out_dim, pool_porows, pool_pocols, pool_orows, pool_ocols;
 /* loop_ws configuration (funct 9..13). */
 static uint32_t ws_I, ws_J, ws_K, ws_pad_I, ws_pad_J, ws_pad_K;
 static uint64_t ws_A, ws_B, ws_D, ws_C, ws_sA, ws_sB, ws_sD, ws_sC;
@@ -57,9 +59,13 @@ static void config(uint64_t rs1, uint64_t rs2) {
     ld_stride[id] = rs2;
     ld_shrunk[id] = (rs1 >> 2) & 1;
   } else if (kind == 2) {
-    if ((rs1 >> 2) != 0) unsupported("an activation or pooling on mvout");
+    if (((rs1 >> 2) & 3) != 0) unsupported("an activation on mvout");
     if ((uint32_t)(rs2 >> 32) != SCALE_ONE) unsupported("an output scale other than 1.0");
     st_stride = rs2 & 0xffffffffu;
+    pool_stride = (rs1 >> 4) & 3, pool_size = (rs1 >> 6) & 3, pool_upad = (rs1 >> 8) & 3, pool_lpad = (rs1 >> 10) & 3;
+    pool_out_dim = f8(rs1, 24), pool_porows = f8(rs1, 32), pool_pocols = f8(rs1, 40);
+    pool_orows = f8(rs1, 48), pool_ocols = f8(rs1, 56);
+    if (pool_stride == 0 && (rs1 >> 6) != 0) unsupported("pooling fields without a pool stride");
   } else {
     unsupported("config_norm");
   }
@@ -84,10 +90,40 @@ static void mvin(int id, uint64_t dram, uint64_t op) {
   }
 }
 
-/* mvout of accumulator rows: int32 raw (bit 29) or int8 at scale 1.0 (saturated). */
+/* Max-pooled mvout: the rows from `local` hold a pool_orows x pool_ocols image, a pixel a row; each output pixel is the
+   max of its window of int8 results (scale 1.0, saturated), a position outside the image counting as 0; written at
+   dram + (porow * pool_out_dim + pocol) * stride. The rows field is not used. */
+static void mvout_pooled(uint64_t dram, uint32_t local, uint32_t cols) {
+  if (local & 0x20000000u) unsupported("max-pooling raw int32 rows");
+  if (cols == 0 || cols > DIM) unsupported("a pooled mvout of 0 or over 16 channels");
+  for (uint32_t pr = 0; pr < pool_porows; pr++) {
+    for (uint32_t pc = 0; pc < pool_pocols; pc++) {
+      int8_t *p = (int8_t *)(uintptr_t)(dram + (pr * pool_out_dim + pc) * st_stride);
+      for (uint32_t c = 0; c < cols; c++) {
+        int32_t best = -128;
+        for (uint32_t wr = 0; wr < pool_size; wr++) {
+          for (uint32_t wc = 0; wc < pool_size; wc++) {
+            const int32_t r = (int32_t)(pr * pool_stride + wr) - (int32_t)pool_upad;
+            const int32_t q = (int32_t)(pc * pool_stride + wc) - (int32_t)pool_lpad;
+            const int inside = r >= 0 && q >= 0 && r < (int32_t)pool_orows && q < (int32_t)pool_ocols;
+            const int32_t v = inside ? sat8(acc_row(local, (uint32_t)(r * (int32_t)pool_ocols + q))[c]) : 0;
+            if (v > best) best = v;
+          }
+        }
+        p[c] = (int8_t)best;
+      }
+    }
+  }
+}
+
+/* mvout of accumulator rows: int32 raw (bit 29) or int8 at scale 1.0 (saturated); max-pooled when configured. */
 static void mvout(uint64_t dram, uint64_t op) {
   const uint32_t local = (uint32_t)op, cols = f16(op, 32), rows = f16(op, 48);
   if (!(local & 0x80000000u)) unsupported("an mvout from the scratchpad");
+  if (pool_stride != 0) {
+    mvout_pooled(dram, local, cols);
+    return;
+  }
   if (cols > DIM || rows > DIM) unsupported("an accumulator mvout over 16 rows or columns");
   for (uint32_t r = 0; r < rows; r++) {
     const int32_t *row = acc_row(local & ~0x60000000u, r);
