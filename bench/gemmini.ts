@@ -3,7 +3,8 @@
  * bit for bit against the reference interpreter) and the Deeploy models with convs (checked against outputs.npz):
  * per array layer its cycles, the array's busy share (cycles it streams operands over the layer's cycles,
  * docs/gemmini.md "Events") and the useful-MAC utilisation (MACs / (cycles x 256), the 16x16 peak). Layers that are
- * not the array's (the host core's Transposes, requantization) are summed as "host". One JSON line per measurement.
+ * not the array's (the host core's Transposes, requantization) are summed as "host"; max-pools on the store unit give
+ * their cycles only. One JSON line per measurement.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +35,7 @@ function report(name: string, p: Profile): void {
     }
     const what = `${name} ${l.kernel} ${l.name}`;
     emit(`${what}: cycles`, l.cycles, 'cycles', 'emulator (docs/gemmini.md "Timing")');
+    if (l.macs === 0) continue; // a pool on the store unit: no products
     emit(`${what}: array busy`, 100 * (l.arrayBusy ?? 0), '%', 'array stream cycles / layer cycles');
     emit(`${what}: MAC utilisation`, 100 * (l.utilisation ?? 0), '%', 'MACs / (cycles x 256)');
   }

@@ -3,7 +3,7 @@
  * runs as mvins of int8 rows into the accumulator and a max-pooled mvout, or on the host core where the store unit's
  * zero padding could win (negative inputs) or its fields are too small. Every case against the reference interpreter
  * (the expected outputs writeCase computes), on the emulator, the host C build and the C commands on the accelerator's
- * C model; and the same bytes with `--pool-on host`, in more cycles.
+ * C model; and the same bytes with `--pool-on host`, in more cycles. uint8 pools through offset-pools.ts.
  */
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -33,6 +33,8 @@ interface Case {
   pads?: number[];
   /** A Relu after the requantization: the pool's input is >= 0, so the store unit's zero padding never wins. */
   relu?: boolean;
+  /** A uint8 requantization (the next conv takes it offset by 128: offset-pools.ts moves the offset before the pool). */
+  unsigned?: boolean;
   /** The kernel the pool must get. */
   kernel: 'gemmini-maxpool' | 'maxpool-nhwc';
 }
@@ -49,7 +51,7 @@ async function check(name: string, c: Case): Promise<Checked> {
   b.initializer('w1', 'int8', [c.c, 8, 3, 3], randomValues(rng, 'int8', [c.c, 8, 3, 3], 40).data);
   b.node('Conv', ['x', 'w1'], ['a'], { kernel_shape: [3, 3], pads: [1, 1, 1, 1] });
   b.initializer('m', 'int64', [c.c, 1, 1], rng.ints(c.c, 1, 30)).initializer('d', 'int64', [c.c, 1, 1], rng.ints(c.c, -500, 500));
-  b.node('RequantShift', ['a', 'm', 'd'], [c.relu ? 'q' : 'r'], { div: 2 ** 12, n_levels: 256, signed: 1 });
+  b.node('RequantShift', ['a', 'm', 'd'], [c.relu ? 'q' : 'r'], { div: 2 ** 12, n_levels: 256, signed: c.unsigned ? 0 : 1 });
   if (c.relu) b.node('Relu', ['q'], ['r']);
   const pads = c.pads ?? [0, 0, 0, 0];
   b.node('MaxPool', ['r'], ['p'], { kernel_shape: [c.k, c.k], strides: [c.s, c.s], pads });
@@ -104,6 +106,13 @@ test('padded windows: on the store unit when the input is >= 0 (Relu), on the ho
   await check('3x3-s2-pad1-signed', { c: 16, h: 12, w: 12, k: 3, s: 2, pads: [1, 1, 1, 1], kernel: 'maxpool-nhwc' });
   // a 4x4 window is past config_mvout's 2-bit size field
   await check('4x4-s4', { c: 16, h: 16, w: 16, k: 4, s: 4, kernel: 'maxpool-nhwc' });
+});
+
+test('uint8 pools: on the store unit with the 128 offset moved in front of them, where no window reaches the padding', async () => {
+  await check('uint8-2x2-s2', { c: 16, h: 12, w: 12, k: 2, s: 2, unsigned: true, kernel: 'gemmini-maxpool' });
+  await check('uint8-3x3-s2-odd', { c: 20, h: 9, w: 11, k: 3, s: 2, unsigned: true, kernel: 'gemmini-maxpool' });
+  // the offset values are negative, so a padded window stays on the host core, on the uint8 values
+  await check('uint8-3x3-s2-pad1', { c: 16, h: 12, w: 12, k: 3, s: 2, pads: [1, 1, 1, 1], unsigned: true, kernel: 'maxpool-nhwc' });
 });
 
 test('the board build issues the pooling as RoCC commands; the rv64 image on the C model is exact', async () => {

@@ -105,8 +105,8 @@ function clipExpr(g: Graph, n: Node): Expr {
   return e;
 }
 
-/** Renumbers leaves of `e` through `map`. */
-function remap(e: Expr, map: (i: number) => Expr): Expr {
+/** Renumbers leaves of `e` through `map` (or replaces them by expressions). */
+export function remap(e: Expr, map: (i: number) => Expr): Expr {
   switch (e.k) {
     case 'in': return map(e.i);
     case 'const': return e;

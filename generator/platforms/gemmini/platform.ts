@@ -9,12 +9,14 @@ import { gemminiConvKernel } from './conv-kernel.js';
 import { oneOf } from '../options.js';
 import { GEMMINI_OPTIONS } from './description.js';
 import { keepNhwc } from './keep-nhwc.js';
+import { offsetPools } from './offset-pools.js';
 import { lowerForArray, type DepthwiseOn } from './lower-array.js';
 import { gemminiMatmulKernel } from './matmul-kernel.js';
 import { gemminiMaxPoolArrayKernel, gemminiMaxPoolNhwcKernel } from './maxpool-nhwc-kernel.js';
 
-function passes(depthwiseOn: DepthwiseOn): Platform['passes'] {
-  return [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, (g) => lowerForArray(g, depthwiseOn), fuseElementwise, keepNhwc];
+function passes(depthwiseOn: DepthwiseOn, poolsOnArray: boolean): Platform['passes'] {
+  const front: Platform['passes'] = [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, (g) => lowerForArray(g, depthwiseOn), fuseElementwise, keepNhwc];
+  return poolsOnArray ? [...front, offsetPools] : front;
 }
 
 /**
@@ -42,17 +44,14 @@ export const gemmini: Platform = {
   // of 64 bytes off that boundary takes two requests, and with 16 in flight the reads are latency-bound, so every
   // tensor starts on one (gemmini.h aligns its matrices the same way: row_align, MAX_BYTES 64).
   tensorAlign: 64,
-  passes: passes('cost'),
+  passes: passes('cost', true),
   options: GEMMINI_OPTIONS,
   configure(self, given) {
-    let p = self;
-    if (given.depthwiseOn !== undefined) {
-      p = { ...p, passes: passes(oneOf('--depthwise-on', given.depthwiseOn, ['cost', 'array', 'host'] as const)) };
-    }
-    if (given.poolOn !== undefined && oneOf('--pool-on', given.poolOn, ['array', 'host'] as const) === 'host') {
-      p = { ...p, kernels: p.kernels.filter((k) => k !== gemminiMaxPoolArrayKernel) };
-    }
-    return p;
+    if (given.depthwiseOn === undefined && given.poolOn === undefined) return self;
+    const depthwiseOn = given.depthwiseOn === undefined ? 'cost' : oneOf('--depthwise-on', given.depthwiseOn, ['cost', 'array', 'host'] as const);
+    const poolsOnArray = given.poolOn === undefined || oneOf('--pool-on', given.poolOn, ['array', 'host'] as const) === 'array';
+    const kernels = poolsOnArray ? self.kernels : self.kernels.filter((k) => k !== gemminiMaxPoolArrayKernel);
+    return { ...self, passes: passes(depthwiseOn, poolsOnArray), kernels };
   },
   kernels: [gemminiConvKernel, gemminiMatmulKernel, gemminiMaxPoolArrayKernel, gemminiMaxPoolNhwcKernel, ...CORE_KERNELS],
   // The host core is priced as the generic scalar core (docs/gemmini.md: an in-order Rocket core; docs/timing.md).
