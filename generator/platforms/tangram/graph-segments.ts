@@ -1,6 +1,6 @@
 import { ALIAS_OPS } from '../../midend/lifetimes.js';
 import { canAlias } from '../../frontend/select.js';
-import type { Graph, Node } from '../../ir/graph.js';
+import { producerOf, tensorOf, type Graph, type Node } from '../../ir/graph.js';
 import type { TangramHardware } from './hardware.js';
 import { layersOfGraph } from './from-graph.js';
 import type { LayerShape } from './layers.js';
@@ -51,6 +51,7 @@ export function graphDataflow(g: Graph, hw: TangramHardware, strategy: Strategy,
     let program: Int32Array | string;
     if (batch !== 1) program = `the dataflow is searched for a batch of ${batch}; the firmware runs the model's own`;
     else if (fns.length !== nodes.length) program = 'a layer the engines cannot compute inside a segment';
+    else if (reshapedInside(g, nodes)) program = reshapedInside(g, nodes)!;
     else {
       try {
         program = segmentProgram(seg, shapes, batch, hw, strategy.sharing, fns);
@@ -67,4 +68,35 @@ export function graphDataflow(g: Graph, hw: TangramHardware, strategy: Strategy,
     return segment;
   });
   return { shapes, ids, plan, segments, of, groups };
+}
+
+/**
+ * Why a segment's layers cannot forward their maps as the programs assume, or undefined. The forwarding reads a
+ * producer's map as it is (a convolution, pooling or element-wise consumer) or as whole flattened samples (a product):
+ * a Reshape between two layers of the segment that changes the map otherwise (rows regrouped, a fuzz finding: a
+ * 1x2 pooled map read as 2x1 by the element-wise layer after it, whose engines then read rows not yet forwarded)
+ * leaves the segment to run layer by layer.
+ */
+function reshapedInside(g: Graph, nodes: Node[]): string | undefined {
+  const inSegment = new Set(nodes);
+  const producers = producerOf(g);
+  for (const c of nodes) {
+    for (const name of c.inputs) {
+      let t = name;
+      let p = producers.get(t);
+      while (p && ALIAS_OPS.has(p.op) && canAlias(g, p)) {
+        t = p.inputs[0];
+        p = producers.get(t);
+      }
+      if (!p || !inSegment.has(p) || t === name) continue;
+      const made = tensorOf(g, t).shape;
+      const read = tensorOf(g, name).shape;
+      const product = c.op === 'Gemm' || c.op === 'MatMul';
+      const flattened = product && read.length === 2 && read[0] === made[0];
+      if (!flattened && read.join() !== made.join()) {
+        return `a reshape between two of its layers (${made.join('x')} read as ${read.join('x')}) regroups the forwarded map`;
+      }
+    }
+  }
+  return undefined;
 }
