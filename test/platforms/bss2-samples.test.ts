@@ -13,7 +13,7 @@ import * as assert from 'uvu/assert';
 import { ndarray } from '../../generator/ir/ndarray.js';
 import { encodeNpz } from '../../generator/onnx/npy.js';
 import { compileModel, generateFirmware } from '../../generator/pipeline.js';
-import { outputPeaks, sampleSpread, usefulSums, weightShrink } from '../../generator/platforms/brainscales2/mapping.js';
+import { outputPeaks, sampledInputShift, sampleSpread, usefulSums, weightShrink } from '../../generator/platforms/brainscales2/mapping.js';
 import { referenceGraph } from '../../generator/platforms/brainscales2/platform.js';
 import { runReference } from '../../generator/reference/interpreter.js';
 import { runFirmware } from '../../runtime/node/run.js';
@@ -119,6 +119,39 @@ test('the useful interval and the weights scaled below 6 bits, by hand', () => {
   assert.is(weightShrink(63500, 0.002), 1);
   // 127000 * 0.002 = 254: half the weight scale, one send
   assert.is(weightShrink(127000, 0.002), 0.5);
+});
+
+test('the input shift from the samples, by hand: the smallest k at which at most 1 in 1000 nonzero inputs pass 31', () => {
+  // (x + 2^(k-1)) >> k: 60 -> k 0: 60, k 1: 30; 63 -> k 1: 32 (past), k 2: 16
+  assert.is(sampledInputShift([[0, 60, 12, 0]], 3), 1);
+  assert.is(sampledInputShift([[63, 5]], 3), 2);
+  assert.is(sampledInputShift([[31, 1]], 3), 0);
+  // 2,000 nonzero values of 40 and two of 250: floor(2002 / 1000) = 2 may pass: k 1 (40 -> 20); a third: k 3
+  const small = new Array<number>(2000).fill(40);
+  assert.is(sampledInputShift([small, [250, 250]], 3), 1);
+  assert.is(sampledInputShift([small, [250, 250, 250]], 3), 3);
+  // never past the type range's shift; no nonzero value: the range's
+  assert.is(sampledInputShift([[255, 255]], 2), 2);
+  assert.is(sampledInputShift([[0, 0]], 3), 3);
+});
+
+test('inputs that use a small part of their range: the samples choose k 1, and the firmware equals the reference', async () => {
+  const x = samples([[60, 40, 10], [20, 0, 10], [0, 50, 10]]);
+  const c = compileModel({ model: model(), platform: 'brainscales2', analogSamples: [x] });
+  const g = referenceGraph(c.platform, c.graph);
+  const to5 = g.nodes.find((n) => n.op === 'RequantShift' && n.name.endsWith('__to_5bit'))!;
+  assert.is((to5.attrs.div as { value: number }).value, 2);
+  const out = join(work, 'fw-k1');
+  const f = generateFirmware({ model: model(), platform: 'brainscales2', out, chipSeed: 2, noiseStd: 0, analogSamples: [x] });
+  const fg = referenceGraph(f.platform, f.graph);
+  for (const [x0, x128] of [[60, 0], [33, 12], [255, 255]]) {
+    const input = ndarray('uint8', [1, 130]);
+    input.data[0] = x0;
+    input.data[128] = x128;
+    const want = runReference(fg, [input]).get(fg.outputs[0])!;
+    const got = await runFirmware(out, [input]);
+    assert.equal(Array.from(got.outputs[0].data), Array.from(want.data));
+  }
 });
 
 test('the firmware of a sample-mapped layer equals the reference of the analog model', async () => {

@@ -7,7 +7,7 @@ import { valueRange } from '../../kernels/common.js';
 import { ARRAYS, DEFAULT_GAIN, DEFAULT_WAIT_BETWEEN_EVENTS } from './analog/constants.js';
 import { blocksOf, blockSpread, inputShift, numSendsFor, rescale, scaledWeights, weightScales, usefulSums, weightShrink, type Rescale } from './mapping.js';
 import { requantParams } from '../../reference/ops/requant-shift.js';
-import { sampleSpreads, type AnalogSamples, type SampledLayer } from './samples.js';
+import { sampleMapping, type AnalogSamples, type SampledLayer } from './samples.js';
 
 /** The emulated chip and its noise, from the platform's options (platform.ts). */
 export interface AnalogOptions {
@@ -162,8 +162,7 @@ function corrected(re: Rescale, c: Correction | undefined, N: number): Rescale {
 }
 
 /** The mapping's input shift and 6-bit weights of a product (mapping.ts), and its input as the sample sums read it. */
-function weightsOf(p: Product): SampledLayer & { scales: number[] } {
-  const k = inputShift(valueRange(p.x).max);
+function weightsOf(p: Product, k = inputShift(valueRange(p.x).max)): SampledLayer & { scales: number[] } {
   const scales = weightScales(p.b, p.K, p.N);
   const w6 = scaledWeights(p.b, p.K, p.N, scales);
   const c = p.conv;
@@ -203,9 +202,12 @@ export function lowerAnalog(o: AnalogOptions): (g: Graph) => Graph {
     const replaced = new Map<Node, Node[]>();
     const dropped = new Set<Node>();
     const products = g.nodes.map((n) => ({ n, p: productOf(n, g, consumers) }));
-    const mapped = new Map(products.flatMap(({ n, p }) => (typeof p === 'string' ? [] : [[n, weightsOf(p)] as const])));
-    const sampled = o.samples ? sampleSpreads(g, o.samples, [...mapped.values()]) : [];
-    const spreads = new Map([...mapped.keys()].map((n, i) => [n, sampled[i] ?? 0]));
+    const analog = products.flatMap(({ n, p }) => (typeof p === 'string' ? [] : [{ n, p }]));
+    const byRange = analog.map(({ p }) => weightsOf(p));
+    // with calibration samples, each layer's input shift and num_sends from them (samples.ts sampleMapping)
+    const sampled = o.samples ? sampleMapping(g, o.samples, byRange, (i, k) => weightsOf(analog[i].p, k)) : undefined;
+    const mapped = new Map(analog.map(({ n }, i) => [n, sampled ? sampled.layers[i] : byRange[i]]));
+    const spreads = new Map(analog.map(({ n }, i) => [n, sampled?.spreads[i] ?? 0]));
     let layer = 0;
     let block = 0;
     for (const { n, p } of products) {
@@ -269,7 +271,7 @@ export function lowerAnalog(o: AnalogOptions): (g: Graph) => Graph {
         noise_std: { kind: 'float', value: o.noiseStd },
       }, {
         domain: 'firmgen',
-        engineNote: `analog: ${blocks.rows} x ${blocks.cols} blocks of 128 x 256 from array ${firstArray}, num_sends ${numSends}${fromSamples ? ' (from the calibration samples)' : ''}, inputs >> ${k} to 5 bits, weights scaled per column to ${shrink < 1 ? `${(63 * shrink).toFixed(1)} of 63` : '6 bits'}${c ? ', the convolution unfolded (im2col)' : ''}`,
+        engineNote: `analog: ${blocks.rows} x ${blocks.cols} blocks of 128 x 256 from array ${firstArray}, num_sends ${numSends}${fromSamples ? ' (from the calibration samples)' : ''}, inputs >> ${k} to 5 bits${k < inputShift(valueRange(p.x).max) ? ' (the samples\' values: at most 1 in 1000 clip)' : ''}, weights scaled per column to ${shrink < 1 ? `${(63 * shrink).toFixed(1)} of 63` : '6 bits'}${c ? ', the convolution unfolded (im2col)' : ''}`,
       }));
       let sum = v;
       if (blocks.rows > 1) {

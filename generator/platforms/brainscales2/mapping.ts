@@ -16,6 +16,41 @@ export function inputShift(max: number): number {
   return k;
 }
 
+/**
+ * The share of a layer's nonzero input values on the calibration samples that may round past 31 at the shift the
+ * samples choose. ASSUMPTION (not fitted to the examples): a clipped input moves every sum it enters, so it is held
+ * well below the outputs' 1 in 20 (SAMPLE_CLIP_ONE_IN).
+ */
+export const INPUT_CLIP_ONE_IN = 1000;
+
+/**
+ * The input shift from the values a layer's inputs take on the calibration samples: the smallest k, at most `bound`
+ * (the type range's inputShift), at which at most 1 in INPUT_CLIP_ONE_IN of the nonzero values round (as the
+ * conversion does, (x + 2^(k-1)) >> k) past 31. Inputs that use a small part of their type's range then send more
+ * of their bits (a ReLU's uint8 output that stays under 64: k 1 instead of 3). No nonzero value: `bound`.
+ */
+export function sampledInputShift(values: readonly ArrayLike<number>[], bound: number): number {
+  const counts = new Map<number, number>();
+  let nonzero = 0;
+  for (const a of values) {
+    for (let i = 0; i < a.length; i++) {
+      const v = a[i];
+      if (v <= 0) continue;
+      nonzero++;
+      counts.set(v, (counts.get(v) ?? 0) + 1);
+    }
+  }
+  if (nonzero === 0) return bound;
+  const allowed = Math.floor(nonzero / INPUT_CLIP_ONE_IN);
+  for (let k = 0; k < bound; k++) {
+    const half = k > 0 ? 2 ** (k - 1) : 0;
+    let past = 0;
+    for (const [v, c] of counts) if (Math.floor((v + half) / 2 ** k) > INPUT_MAX) past += c;
+    if (past <= allowed) return k;
+  }
+  return bound;
+}
+
 /** Per column n of B (K x N, row-major): the factor to 6 bits (63 / max |B[., n]|, 1 for an all-zero column). */
 export function weightScales(b: ArrayLike<number>, K: number, N: number): number[] {
   const s: number[] = [];

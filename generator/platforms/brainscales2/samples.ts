@@ -13,7 +13,7 @@ import { runBatched } from '../../quantize/batch.js';
 import { im2colOp } from '../../reference/ops/im2col.js';
 import { requantShift } from '../../reference/ops/requant-shift.js';
 import { INPUT_MAX } from './analog/constants.js';
-import { outputPeaks, sampleSpread } from './mapping.js';
+import { outputPeaks, sampledInputShift, sampleSpread } from './mapping.js';
 
 export interface AnalogSamples {
   /** Where they came from, for messages: the file, or "(from code)". */
@@ -99,21 +99,31 @@ function fiveBitRows(l: SampledLayer, x: NDArray): Float64Array {
 }
 
 /**
- * Per layer, the magnitude of its sums that should land at the int8 edge (mapping.ts sampleSpread; 0: the samples
- * give only zeros), from the int8 model's own activations on the samples (the graph before the lowering, on the
- * reference interpreter): the choice belongs to the model, the same for every chip and noise.
+ * Per layer, the mapping the calibration samples choose (docs/brainscales2.md "Mapping"), from the int8 model's own
+ * activations on them (the graph before the lowering, on the reference interpreter): the choice belongs to the model,
+ * the same for every chip and noise. First the input shift (mapping.ts sampledInputShift: the layer's inputs as they
+ * occur, not its type's range), the layer remapped with it by `reshift` where it changes; then the magnitude of its
+ * sums that should land at the int8 edge (mapping.ts sampleSpread; 0: the samples give only zeros).
  */
-export function sampleSpreads(g: Graph, s: AnalogSamples, layers: readonly SampledLayer[]): number[] {
+export function sampleMapping<L extends SampledLayer>(g: Graph, s: AnalogSamples, layers: readonly L[], reshift: (i: number, k: number) => L): { layers: L[]; spreads: number[] } {
   // checked against the model's inputs even when no layer needs them: a file that does not fit is refused
   const samples = samplesFor(g, s);
-  if (layers.length === 0) return [];
-  const peaks: Float64Array[][] = layers.map(() => []);
+  if (layers.length === 0) return { layers: [], spreads: [] };
   const names = [...new Set(layers.map((l) => l.x))];
+  const inputs = new Map<string, NDArray[]>(names.map((n) => [n, []]));
   runBatched(g, samples, names, (values) => {
-    layers.forEach((l, i) => {
-      const rows = fiveBitRows(l, values.get(l.x)!);
-      peaks[i].push(outputPeaks(rows, rows.length / l.K, l.w6, l.K, l.N, l.useful));
-    });
+    for (const n of names) {
+      const x = values.get(n)!;
+      inputs.get(n)!.push({ ...x, data: x.data.slice() });
+    }
   });
-  return peaks.map(sampleSpread);
+  const chosen = layers.map((l, i) => {
+    const k = sampledInputShift(inputs.get(l.x)!.map((x) => x.data), l.k);
+    return k === l.k ? l : reshift(i, k);
+  });
+  const spreads = chosen.map((l) => sampleSpread(inputs.get(l.x)!.map((x) => {
+    const rows = fiveBitRows(l, x);
+    return outputPeaks(rows, rows.length / l.K, l.w6, l.K, l.N, l.useful);
+  })));
+  return { layers: chosen, spreads };
 }
