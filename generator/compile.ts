@@ -69,6 +69,8 @@ export interface CompileOptions {
   denseFilters?: boolean;
   /** Keep every kernel on the home memory (no tiles, no DMA), as before tiling existed. */
   untiled?: boolean;
+  /** The calibration set's integer inputs when the model was quantized from a float one (platforms/options.ts ConfigureContext). */
+  calibrationSamples?: NDArray[];
   /**
    * The platform's own options by key, as it declares them (Platform.options; e.g. engines, weightsIn, cores, pes):
    * from the command line as text, from code as text or numbers. The platform parses and checks them.
@@ -109,7 +111,7 @@ export function compileFor(base: Platform, opts: CompileOptions): Compiled {
  * and the model is compiled again, one such layer per round. Other failures are the model's own and stand.
  */
 function withRetries<T>(base: Platform, opts: CompileOptions, run: (platform: Platform) => T): T {
-  let platform = configurePlatform(base, opts, { untiled: opts.untiled === true }, CATALOG);
+  let platform = configurePlatform(base, opts, { untiled: opts.untiled === true, calibrationSamples: opts.calibrationSamples }, CATALOG);
   if (opts.planCosts) platform = { ...platform, costs: { ...platform.costs, ...opts.planCosts } };
   for (;;) {
     try {

@@ -89,7 +89,7 @@ export function firmwareCommand(program: Command): void {
         const { platform, inputs, l1, l2, l3, untiled, singleBuffer, out, sampling, ...rest } = o;
         // Only this platform's modules are loaded (platforms/catalog.ts).
         r = generateFor(await loadPlatform(platform), {
-          ...platformValues(rest), model, modelLabel: quantized?.label, platform, out: out!, sampleInputs: inputs, onStage: progress.stage,
+          ...platformValues(rest), model, modelLabel: quantized?.label, calibrationSamples: quantized?.samples, platform, out: out!, sampleInputs: inputs, onStage: progress.stage,
           l1, l2, l3, buffering: singleBuffer ? 'single' : 'double', untiled, sampling,
         });
       } finally {

@@ -6,7 +6,9 @@ import { basename, join } from 'node:path';
 import { quoted } from '../errors.js';
 import { sidecarPath, quantizeFile } from '../quantize/files.js';
 import type { Quantized } from '../quantize/index.js';
-import { formatReport } from '../quantize/report.js';
+import type { NDArray } from '../ir/ndarray.js';
+import { readNpz } from '../onnx/npy.js';
+import { formatReport, quantizeInput } from '../quantize/report.js';
 
 /** Prints the summary lines and the per-layer table of a quantization. */
 export function printQuantization(q: Quantized, out: string, ms: number): void {
@@ -54,7 +56,7 @@ export function quantizeCommand(program: Command): void {
  * the integer model and its sidecar into the firmware folder (model.int8.onnx, model.int8.quant.json), where
  * the user finds the input scales, and removes the private folder (`keep(false)` after a failure).
  */
-export function quantizeForFirmware(model: string, o: QuantizeFlags, out: string): { model: string; label: string; keep(written: boolean): void } {
+export function quantizeForFirmware(model: string, o: QuantizeFlags, out: string): { model: string; label: string; samples?: NDArray[]; keep(written: boolean): void } {
   const dir = mkdtempSync(join(tmpdir(), 'firmgen-quantize-'));
   const intModel = join(dir, 'model.int8.onnx');
   const t0 = performance.now();
@@ -68,6 +70,7 @@ export function quantizeForFirmware(model: string, o: QuantizeFlags, out: string
   printQuantization(q, join(out, basename(intModel)), performance.now() - t0);
   return {
     model: intModel,
+    samples: integerCalibration(q, o.calibration),
     // Where the quantized model ends up (keep): the name firmware.json and messages give it, never the private folder.
     label: join(out, basename(intModel)),
     keep(written: boolean): void {
@@ -75,4 +78,17 @@ export function quantizeForFirmware(model: string, o: QuantizeFlags, out: string
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The calibration set as the integer model's inputs (quantized as `gen run` quantizes float inputs), for a platform
+ * whose mapping learns from samples (platforms/options.ts ConfigureContext); undefined where an input has no
+ * activation quantization (a language model's token ids and caches).
+ */
+function integerCalibration(q: Quantized, file: string): NDArray[] | undefined {
+  const arrays = [...readNpz(file).values()];
+  if (arrays.length !== q.intGraph.inputs.length) return undefined;
+  const acts = q.intGraph.inputs.map((name) => q.plan.act.get(name));
+  if (acts.some((a) => a === undefined)) return undefined;
+  return arrays.map((a, i) => quantizeInput(a, acts[i]!));
 }

@@ -1,4 +1,5 @@
 import { GenError } from '../errors.js';
+import type { NDArray } from '../ir/ndarray.js';
 import type { Platform } from './types.js';
 
 /**
@@ -18,6 +19,12 @@ export interface PlatformOption {
 export interface ConfigureContext {
   /** No tiles, no DMA (gen firmware --untiled). */
   untiled: boolean;
+  /**
+   * The integer model's inputs for the calibration set a float model was quantized with (`gen firmware --calibration`):
+   * one array per graph input, the samples along axis 0. A platform whose mapping learns from sample inputs may take
+   * them when it is not given its own.
+   */
+  calibrationSamples?: NDArray[];
 }
 
 /**

@@ -32,6 +32,29 @@ for (const [args, line] of [
   });
 }
 
+test('a float model with --calibration: the mapping takes the calibration images, as --analog-samples of them', () => {
+  const model = join('examples', 'fashion-mlp', 'model.onnx');
+  const calibration = join('examples', 'fashion-mlp', 'calibration.npz');
+  const out = join(work, 'float-cal');
+  const r = gen('firmware', '--platform', 'brainscales2', model, '--calibration', calibration, '-o', out);
+  assert.is(r.code, 0, r.stderr);
+  const notes = (dir: string): string[] => [...readFileSync(join(dir, 'firmware.json'), 'utf8').matchAll(/"engineNote": "(analog[^"]*)"/g)].map((x) => x[1]);
+  const fromCalibration = notes(out);
+  assert.is(fromCalibration.length, 3);
+  assert.ok(fromCalibration.every((n) => n.includes('(from the calibration samples)')), fromCalibration.join('; '));
+  // the same integer model given the calibration images quantized by its input scale (gen run's rule) as --analog-samples
+  const side = JSON.parse(readFileSync(join(out, 'model.int8.quant.json'), 'utf8')) as { inputs: { scale: number }[] };
+  const images = [...readNpz(calibration).values()][0];
+  const halfEven = (x: number): number => (Math.abs(x % 1) === 0.5 ? 2 * Math.round(x / 2) : Math.round(x));
+  const q = ndarray('uint8', images.shape, Array.from(images.data, (v) => Math.max(0, Math.min(255, halfEven(v / Math.fround(side.inputs[0].scale))))));
+  const samples = join(work, 'float-cal-samples.npz');
+  writeFileSync(samples, encodeNpz(new Map([['x', q]])));
+  const again = join(work, 'float-cal-again');
+  const r2 = gen('firmware', '--platform', 'brainscales2', join(out, 'model.int8.onnx'), '--analog-samples', samples, '-o', again);
+  assert.is(r2.code, 0, r2.stderr);
+  assert.equal(notes(again), fromCalibration);
+});
+
 test('--analog-calibration: a missing file or a wrong shape is one line, exit 2; a good one is used', () => {
   let r = gen('firmware', '--platform', 'brainscales2', m.model, '-o', join(work, 'bad'), '--analog-calibration', join(work, 'none.json'));
   assert.is(r.code, 2);

@@ -81,7 +81,7 @@ export const brainscales2: Platform = {
   options: BSS2_OPTIONS,
   // loaded when used: forward.ts compiles models (the pipeline), which loads this file
   forward: async (model, batches, given, layers) => (await import('./forward.js')).forwardBatches(model, batches, given, layers),
-  configure(self, given) {
+  configure(self, given, context) {
     const onOff = (flag: string, v: unknown, fallback: boolean): boolean => (v === undefined ? fallback : oneOf(flag, v, ['on', 'off'] as const) === 'on');
     const seed = (flag: string, v: unknown, fallback: number): number => (v === undefined ? fallback : wholeNumber(flag, v, 0, 0xffff_ffff, 'a seed in 0..4294967295'));
     const o: AnalogOptions = {
@@ -91,7 +91,9 @@ export const brainscales2: Platform = {
       noiseSeed: seed('--noise-seed', given.noiseSeed, DEFAULT_ANALOG.noiseSeed),
       noiseStd: given.noiseStd === undefined ? DEFAULT_ANALOG.noiseStd : noiseStd(given.noiseStd),
       ...(given.analogCalibration === undefined ? {} : { corrections: corrections(given.analogCalibration) }),
-      ...(given.analogSamples === undefined ? {} : { samples: analogSamples(given.analogSamples) }),
+      // --analog-samples, else the images a float model was quantized with (gen firmware --calibration)
+      ...(given.analogSamples !== undefined ? { samples: analogSamples(given.analogSamples) }
+        : context.calibrationSamples ? { samples: analogSamples(context.calibrationSamples, '(the --calibration images)') } : {}),
     };
     return { ...self, passes: passes(o) };
   },

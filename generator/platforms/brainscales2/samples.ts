@@ -35,10 +35,13 @@ export interface SampledLayer {
   useful: { lo: number[]; hi: number[] };
 }
 
-/** The option's value: a .npz file (one array per graph input, as `gen forward --inputs`), or the arrays from code. */
-export function analogSamples(value: unknown): AnalogSamples {
+/**
+ * The option's value: a .npz file (one array per graph input, as `gen forward --inputs`), or the arrays from code
+ * (`source` names them in messages).
+ */
+export function analogSamples(value: unknown, from = '(from code)'): AnalogSamples {
   let arrays: NDArray[];
-  let source = '(from code)';
+  let source = from;
   if (typeof value === 'string') {
     source = value;
     try {
