@@ -53,7 +53,7 @@ export function addCProject(files: Map<string, string | Uint8Array>, platform: P
   const boardFiles = image?.boardFiles ?? [];
   for (const name of boardFiles) files.set(`c/${name}`, renderFile(templatePath(platform.name, 'c', `${name}.mustache`), header));
   files.set('c/Makefile', renderFile(templatePath(platform.name, 'c', 'Makefile.mustache'), {
-    ...header, hostCores: platform.cores, rv32: regions !== undefined, boardFiles, issHal: image?.issCluster?.hal ?? false,
+    ...header, hostCores: platform.cores, rv32: regions !== undefined, boardFiles, hostModel: image?.hostModel ?? false, issHal: image?.issCluster?.hal ?? false,
     issDevices: image?.issCluster?.devices ?? [],
   }));
   files.set('c/README.md', renderFile(templatePath(platform.name, 'c', 'README.md.mustache'), {

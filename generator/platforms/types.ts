@@ -214,6 +214,11 @@ export interface CImage {
   tileLoadImage: boolean;
   /** Build files for the board's SDK, rendered from firmware-templates/<platform>/c/<name>.mustache. */
   boardFiles: string[];
+  /**
+   * `make host-model` (the common Makefile): the host build with the accelerator's HAL on a functional C model of it
+   * (runtime/c/<platform>/), compiled with -D`define`, `source` beside the network: the engine path checked here.
+   */
+  hostModel?: { define: string; source: string; what: string };
   /** Bare-metal rv32 build (qemu virt): the address of each memory the C uses, inside qemu's RAM. */
   rv32?: Record<string, number>;
   /** The board's cores have XpulpV2 (CV32E40P): `gen run --on iss` runs the rv32-xpulp build, else plain rv32. */

@@ -12,20 +12,10 @@ import type { NDArray } from '../../generator/ir/ndarray.js';
 import { readManifest } from '../../runtime/node/manifest.js';
 import { qemuArgs } from '../../runtime/node/qemu.js';
 import { packInputs, unpackOutputs } from '../../runtime/node/raw-io.js';
+import { runHostModelC } from './host-model.js';
 
-export function runGemminiModelC(outDir: string, inputs: NDArray[]): NDArray[] {
-  const manifest = readManifest(outDir);
-  execFileSync('make', ['-s', '-C', join(outDir, 'c'), 'host-model'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const bin = join(outDir, 'c', 'network_host_model');
-  const dir = mkdtempSync(join(tmpdir(), 'firmgen-gemmini-model-'));
-  try {
-    writeFileSync(join(dir, 'in.bin'), packInputs(manifest, inputs, outDir));
-    execFileSync(bin, [join(dir, 'in.bin'), join(dir, 'out.bin')], { stdio: ['ignore', 'pipe', 'pipe'] });
-    return unpackOutputs(manifest, new Uint8Array(readFileSync(join(dir, 'out.bin'))), bin);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+/** The commands on the C model of the accelerator (`make host-model`). */
+export const runGemminiModelC = runHostModelC;
 
 /** The funct7 of every RoCC custom-3 instruction (opcode 0x7b, funct3 3, rd x0) in the rv64 board image, in order. */
 export function rv64RoccFuncts(outDir: string): number[] {

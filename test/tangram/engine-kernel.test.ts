@@ -12,6 +12,7 @@ import type { IntType } from '../../generator/ir/dtype.js';
 import { generateFirmware } from '../../generator/pipeline.js';
 import { compareOutputs } from '../../runtime/node/compare.js';
 import { runHostC } from '../../runtime/node/host-c.js';
+import { runHostModelC } from '../helpers/host-model.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import { workDir, writeCase, type KernelCase } from '../helpers/kernel-check.js';
 import { float, OnnxBuilder } from '../helpers/onnx-builder.js';
@@ -33,6 +34,9 @@ async function check(name: string, kc: KernelCase, op: string, kernel: string): 
   assert.is(emu.total, w.expected.reduce((n, e) => n + e.data.length, 0));
   const host = compareOutputs(g.manifest.outputs, runHostC(out, kc.inputs), w.expected);
   assert.is(host.errors, 0, `${name} host C: ${host.details.join('; ')}`);
+  // the C's engine path: the layer's program through the engine HAL on the functional C model of the engines
+  const model = compareOutputs(g.manifest.outputs, runHostModelC(out, kc.inputs), w.expected);
+  assert.is(model.errors, 0, `${name} C engine programs on the model: ${model.details.join('; ')}`);
   return r.cycles;
 }
 

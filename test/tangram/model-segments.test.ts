@@ -17,6 +17,7 @@ import { loadOnnxFile } from '../../generator/onnx/load.js';
 import { compareOutputs } from '../../runtime/node/compare.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import { runHostC } from '../../runtime/node/host-c.js';
+import { runHostModelC } from '../helpers/host-model.js';
 import { graphDataflow } from '../../generator/platforms/tangram/graph-segments.js';
 import { operandNames } from '../../generator/platforms/tangram/engine-kernel.js';
 import { ALIAS_OPS } from '../../generator/midend/lifetimes.js';
@@ -117,13 +118,13 @@ test('firmware.json and dataflow.txt say why a layer is a segment of its own', (
 });
 
 test('MobileNetV1-0.25 firmware exact with its element-wise -> Gemm segment run as one program on the engines; its host-built C equal', async () => {
-  const model = writeTinyModel('MobileNetV1-0.25', dir);
-  const sample = join(model, '..', 'inputs.npz');
+  const file = writeTinyModel('MobileNetV1-0.25', dir);
+  const sample = join(file, '..', 'inputs.npz');
   const inputs = arrays(sample);
-  const graph = loadOnnxFile(model);
+  const graph = loadOnnxFile(file);
   const values = runReference(graph, inputs);
   const out = join(dir, 'MobileNet-fw');
-  const g = generateFirmware({ model, sampleInputs: sample, platform: 'tangram', out });
+  const g = generateFirmware({ model: file, sampleInputs: sample, platform: 'tangram', out });
   const r = await runFirmware(out, inputs);
   const c = compareOutputs(g.manifest.outputs, r.outputs, graph.outputs.map((o) => values.get(o)!));
   assert.is(c.errors, 0, c.details.join('; '));
@@ -136,6 +137,11 @@ test('MobileNetV1-0.25 firmware exact with its element-wise -> Gemm segment run 
   // The C (every layer on the control core, the element-wise one by tangram-elementwise's C) built on the host.
   const host = compareOutputs(g.manifest.outputs, runHostC(out, inputs), r.outputs);
   assert.is(host.errors, 0, host.details.join('; '));
+  // The C's engine path: the same programs through the engine HAL, on the functional C model of the engines.
+  const c2 = readFileSync(join(out, 'c', 'network.c'), 'utf8');
+  assert.ok(c2.includes('fg_tangram_run_segment(program'), 'the segment program in the C');
+  const model = compareOutputs(g.manifest.outputs, runHostModelC(out, inputs), r.outputs);
+  assert.is(model.errors, 0, model.details.join('; '));
 });
 
 test.after(cleanup);

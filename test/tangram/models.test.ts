@@ -18,6 +18,7 @@ import { runReference } from '../../generator/reference/interpreter.js';
 import { compareOutputs } from '../../runtime/node/compare.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import { runHostC } from '../../runtime/node/host-c.js';
+import { runHostModelC } from '../helpers/host-model.js';
 import { arrays } from '../helpers/deeploy.js';
 import { workDir } from '../helpers/kernel-check.js';
 import { Rng } from '../helpers/random.js';
@@ -76,6 +77,9 @@ test('ResNet-8 (residual forks) exact, its pipelined segments (residual Adds ins
   const manifest = JSON.parse(readFileSync(join(out, 'firmware.json'), 'utf8')) as { outputs: Parameters<typeof compareOutputs>[0] };
   const host = compareOutputs(manifest.outputs, runHostC(out, arrays(sample)), r.outputs);
   assert.is(host.errors, 0, host.details.join('; '));
+  // the C's engine path (the segments' programs and each engine layer's) on the functional C model of the engines
+  const engines = compareOutputs(manifest.outputs, runHostModelC(out, arrays(sample)), r.outputs);
+  assert.is(engines.errors, 0, engines.details.join('; '));
   const compiled = compileModel({ model, sampleInputs: sample, platform: 'tangram' });
   // A pipelined segment (graph-segments.ts) runs as one program at its first layer; its other layers run nothing.
   const dataflow = graphDataflow(compiled.lowered, TANGRAM_DEFAULT, { sharing: true, pipelining: 'allo', objective: 'energy' }, 1);

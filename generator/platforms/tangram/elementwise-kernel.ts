@@ -58,6 +58,6 @@ export function tangramElementwiseKernel(segmentOf: SegmentOf, programBytes?: Ma
         macs: 0,
       };
     },
-    hal: { c: '#include "firmgen_hal.h"', as: "import { tangram_run } from './hal/tangram';" },
+    hal: { c: '#include "firmgen_hal.h"\n#include "tangram/firmgen_tangram.h"', as: "import { tangram_run } from './hal/tangram';" },
   };
 }

@@ -272,15 +272,17 @@ export function operandNames(n: Node, g: Graph, f: SegmentLayerFunction): Array<
   return [op.x, op.w, op.bias, op.y, n.requant?.mul, n.requant?.add, undefined];
 }
 
-function segmentArgs(segment: FirmwareSegment, g: Graph, own: BufferArg[]): { extra: BufferArg[]; entries: Array<{ offset: number; value: string }>; tableBytes: number } {
+function segmentArgs(segment: FirmwareSegment, g: Graph, own: BufferArg[]): { extra: BufferArg[]; entries: Array<{ offset: number; value: string; c: string }>; tableBytes: number } {
   const field = new Map(own.map((a) => [a.tensor, a.field]));
   const extra: BufferArg[] = [];
-  const entries: Array<{ offset: number; value: string }> = [];
+  // `value` the AS address, `c` the C firmware's pointer (firmgen_tangram.h's table of the segment's operands)
+  const entries: Array<{ offset: number; value: string; c: string }> = [];
   const written = new Set(segment.nodes.map((n) => n.outputs[0]));
   segment.nodes.forEach((n, i) => {
     const names = operandNames(n, g, segment.fns[i]);
     names.forEach((t, j) => {
       let value = '0';
+      let c = '0';
       if (t) {
         let f = field.get(t);
         if (f === undefined) {
@@ -289,8 +291,9 @@ function segmentArgs(segment: FirmwareSegment, g: Graph, own: BufferArg[]): { ex
           extra.push({ field: f, tensor: t, dtype: tensorOf(g, t).dtype, write: written.has(t) });
         }
         value = `a.${f}`;
+        c = `(void *)a->${f}`;
       }
-      entries.push({ offset: (i * ARGS_PER_LAYER + j) * 4, value });
+      entries.push({ offset: (i * ARGS_PER_LAYER + j) * 4, value, c });
     });
   });
   return { extra, entries, tableBytes: segment.nodes.length * ARGS_PER_LAYER * 4 };
@@ -345,7 +348,7 @@ function engineKernel(name: string, kind: 1 | 2, hw: TangramHardware, objective:
       };
     },
     hal: {
-      c: '#include "firmgen_hal.h"',
+      c: '#include "firmgen_hal.h"\n#include "tangram/firmgen_tangram.h"',
       as: "import { tangram_run } from './hal/tangram';",
     },
   };

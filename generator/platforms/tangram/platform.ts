@@ -73,6 +73,10 @@ function tangramPlatform(hw: TangramHardware, strategy: Strategy, batch: number)
     image: {
       memory: 'DRAM', runtimeBytes: 16 * 1024, stackBytes: 8 * 1024, tileReserved: 0, tileLoadImage: false,
       boardFiles: [],
+      hostModel: {
+        define: 'FG_TANGRAM_MODEL', source: 'hal/tangram/tangram_model.c',
+        what: 'the host build handing each engine layer\'s per-engine program to a functional C model of the engines (hal/tangram/tangram_model.c): the engine path, checked here',
+      },
       rv32: { DRAM: 0x8000_0000 },
     },
     options: tangramOptions(strategy.objective),
