@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import type { NDArray } from '../../generator/ir/ndarray.js';
 import { generateFirmware } from '../../generator/pipeline.js';
 import { compareOutputs } from '../../runtime/node/compare.js';
@@ -6,6 +6,7 @@ import { runHostC } from '../../runtime/node/host-c.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import { buildFirmware } from '../../runtime/node/asc-build.js';
 import { join } from 'node:path';
+import { runHostModelC } from '../helpers/host-model.js';
 import type { Config } from './configs.js';
 import { classifyGenerationError, type Outcome } from './verdict.js';
 
@@ -69,6 +70,19 @@ export async function runCase(job: CaseJob): Promise<Outcome> {
       }
       const hc = compareOutputs(manifestOutputs, host, job.expected);
       if (hc.errors > 0) return done({ verdict: 'mismatch', stage: 'host', message: hc.details.join('; '), errors: hc.errors, total: hc.total });
+      // An accelerator's C path on its functional C model (Gemmini's commands, Tangram's engine programs), where the
+      // firmware's Makefile has one.
+      if (readFileSync(join(job.out, 'c', 'Makefile'), 'utf8').includes('\nhost-model:')) {
+        let model;
+        try {
+          model = runHostModelC(job.out, job.inputs);
+          lap('host-model');
+        } catch (e) {
+          return done({ verdict: 'host-error', stage: 'host-model', message: firstLine(e) });
+        }
+        const mc = compareOutputs(manifestOutputs, model, job.expected);
+        if (mc.errors > 0) return done({ verdict: 'mismatch', stage: 'host-model', message: mc.details.join('; '), errors: mc.errors, total: mc.total });
+      }
     }
     return done({ verdict: 'exact', stage: job.hostC ? 'host' : 'emulate', message: '', total: emu.total });
   } finally {

@@ -11,7 +11,7 @@ export const PASSES: ReadonlySet<Verdict> = new Set(['exact', 'rejected']);
 
 export interface Outcome {
   verdict: Verdict;
-  /** The stage that failed or the last one reached: generate, emulate, host. */
+  /** The stage that failed or the last one reached: generate, emulate, host, host-model. */
   stage: string;
   /** The error's message (first line), or the comparison's details. */
   message: string;
@@ -19,7 +19,7 @@ export interface Outcome {
   errors?: number;
   total?: number;
   ms: number;
-  /** Wall ms per stage reached (case-run.ts): generate, build, emulate, host. */
+  /** Wall ms per stage reached (case-run.ts): generate, build, emulate, host, host-model. */
   stages?: Record<string, number>;
 }
 
