@@ -60,28 +60,26 @@ export async function runCase(job: CaseJob): Promise<Outcome> {
     }
     const emu = compareOutputs(manifestOutputs, r.outputs, job.expected);
     if (emu.errors > 0) return done({ verdict: 'mismatch', stage: 'emulate', message: emu.details.join('; '), errors: emu.errors, total: emu.total });
-    if (job.hostC) {
-      let host;
+    // A C build (make + run) compared with the reference: undefined when exact, else the outcome.
+    const checkC = (stage: string, run: () => NDArray[]): Outcome | undefined => {
+      let outs;
       try {
-        host = runHostC(job.out, job.inputs);
-        lap('host');
+        outs = run();
+        lap(stage);
       } catch (e) {
-        return done({ verdict: 'host-error', stage: 'host', message: firstLine(e) });
+        return done({ verdict: 'host-error', stage, message: firstLine(e) });
       }
-      const hc = compareOutputs(manifestOutputs, host, job.expected);
-      if (hc.errors > 0) return done({ verdict: 'mismatch', stage: 'host', message: hc.details.join('; '), errors: hc.errors, total: hc.total });
+      const c = compareOutputs(manifestOutputs, outs, job.expected);
+      return c.errors > 0 ? done({ verdict: 'mismatch', stage, message: c.details.join('; '), errors: c.errors, total: c.total }) : undefined;
+    };
+    if (job.hostC) {
+      const host = checkC('host', () => runHostC(job.out, job.inputs));
+      if (host) return host;
       // An accelerator's C path on its functional C model (Gemmini's commands, Tangram's engine programs), where the
       // firmware's Makefile has one.
       if (readFileSync(join(job.out, 'c', 'Makefile'), 'utf8').includes('\nhost-model:')) {
-        let model;
-        try {
-          model = runHostModelC(job.out, job.inputs);
-          lap('host-model');
-        } catch (e) {
-          return done({ verdict: 'host-error', stage: 'host-model', message: firstLine(e) });
-        }
-        const mc = compareOutputs(manifestOutputs, model, job.expected);
-        if (mc.errors > 0) return done({ verdict: 'mismatch', stage: 'host-model', message: mc.details.join('; '), errors: mc.errors, total: mc.total });
+        const model = checkC('host-model', () => runHostModelC(job.out, job.inputs));
+        if (model) return model;
       }
     }
     return done({ verdict: 'exact', stage: job.hostC ? 'host' : 'emulate', message: '', total: emu.total });
