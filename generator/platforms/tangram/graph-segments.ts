@@ -1,5 +1,6 @@
 import { ALIAS_OPS } from '../../midend/lifetimes.js';
 import { canAlias } from '../../frontend/select.js';
+import { attrInt } from '../../ir/attrs.js';
 import { producerOf, tensorOf, type Graph, type Node } from '../../ir/graph.js';
 import type { TangramHardware } from './hardware.js';
 import { layersOfGraph } from './from-graph.js';
@@ -88,10 +89,16 @@ function reshapedInside(g: Graph, nodes: Node[]): string | undefined {
         t = p.inputs[0];
         p = producers.get(t);
       }
-      if (!p || !inSegment.has(p) || t === name) continue;
+      if (!p || !inSegment.has(p)) continue;
+      // A product reads the forwarded map as its A operand, row by row: not as its B, nor transposed (a fuzz finding,
+      // seed 4407: a Gemm with transA = 1 after an element-wise layer read columns its producer had not yet sent).
+      const product = c.op === 'Gemm' || c.op === 'MatMul';
+      if (product && (c.inputs.indexOf(name) !== 0 || (c.op === 'Gemm' && attrInt(c, 'transA', 0) !== 0))) {
+        return `a product reads a map of the segment ${c.inputs.indexOf(name) !== 0 ? 'as its B operand' : 'transposed (transA)'}`;
+      }
+      if (t === name) continue;
       const made = tensorOf(g, t).shape;
       const read = tensorOf(g, name).shape;
-      const product = c.op === 'Gemm' || c.op === 'MatMul';
       const flattened = product && read.length === 2 && read[0] === made[0];
       if (!flattened && read.join() !== made.join()) {
         return `a reshape between two of its layers (${made.join('x')} read as ${read.join('x')}) regroups the forwarded map`;
