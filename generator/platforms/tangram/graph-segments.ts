@@ -52,7 +52,7 @@ export function graphDataflow(g: Graph, hw: TangramHardware, strategy: Strategy,
     let program: Int32Array | string;
     if (batch !== 1) program = `the dataflow is searched for a batch of ${batch}; the firmware runs the model's own`;
     else if (fns.length !== nodes.length) program = 'a layer the engines cannot compute inside a segment';
-    else if (reshapedInside(g, nodes)) program = reshapedInside(g, nodes)!;
+    else if (misreadInside(g, nodes)) program = misreadInside(g, nodes)!;
     else {
       try {
         program = segmentProgram(seg, shapes, batch, hw, strategy.sharing, fns);
@@ -72,17 +72,18 @@ export function graphDataflow(g: Graph, hw: TangramHardware, strategy: Strategy,
 }
 
 /**
- * Why a segment's layers cannot forward their maps as the programs assume, or undefined. The forwarding reads a
- * producer's map as it is (a convolution, pooling or element-wise consumer) or as whole flattened samples (a product):
- * a Reshape between two layers of the segment that changes the map otherwise (rows regrouped, a fuzz finding: a
- * 1x2 pooled map read as 2x1 by the element-wise layer after it, whose engines then read rows not yet forwarded)
- * leaves the segment to run layer by layer.
+ * Why a segment's layers cannot forward their maps as the programs assume, or undefined. The forwarding sends a
+ * producer's map row by row, and a consumer reads it as it is (a convolution, pooling or element-wise consumer) or
+ * as whole flattened samples (a product's A operand). Anything else leaves the segment to run layer by layer (fuzz
+ * findings: a 1x2 pooled map read as 2x1 through a Reshape, seed 4405; a Gemm reading its producer transposed,
+ * seed 4407; in both the consumer's engines read values not yet forwarded). A consumer kind added to the segments
+ * must state its reading here.
  */
-function reshapedInside(g: Graph, nodes: Node[]): string | undefined {
+function misreadInside(g: Graph, nodes: Node[]): string | undefined {
   const inSegment = new Set(nodes);
   const producers = producerOf(g);
   for (const c of nodes) {
-    for (const name of c.inputs) {
+    for (const [j, name] of c.inputs.entries()) {
       let t = name;
       let p = producers.get(t);
       while (p && ALIAS_OPS.has(p.op) && canAlias(g, p)) {
@@ -93,8 +94,8 @@ function reshapedInside(g: Graph, nodes: Node[]): string | undefined {
       // A product reads the forwarded map as its A operand, row by row: not as its B, nor transposed (a fuzz finding,
       // seed 4407: a Gemm with transA = 1 after an element-wise layer read columns its producer had not yet sent).
       const product = c.op === 'Gemm' || c.op === 'MatMul';
-      if (product && (c.inputs.indexOf(name) !== 0 || (c.op === 'Gemm' && attrInt(c, 'transA', 0) !== 0))) {
-        return `a product reads a map of the segment ${c.inputs.indexOf(name) !== 0 ? 'as its B operand' : 'transposed (transA)'}`;
+      if (product && (j !== 0 || (c.op === 'Gemm' && attrInt(c, 'transA', 0) !== 0))) {
+        return `a product reads a map of the segment ${j !== 0 ? 'as another operand than A' : 'transposed (transA)'}`;
       }
       if (t === name) continue;
       const made = tensorOf(g, t).shape;
