@@ -1,4 +1,5 @@
-import { stepRoles } from '../ir/state.js';
+import { stepRoles, type StepRoles } from '../ir/state.js';
+import { splitPhases } from './phases.js';
 import { typeNames } from '../kernels/common.js';
 import { join } from 'node:path';
 import { GenError } from '../errors.js';
@@ -123,6 +124,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
     const region = platform.memories.findIndex((m) => m.name === p.region);
     return { symbol: symbolOf(root), region, offset: p.offset, comment: sanitizeComment(root) };
   });
+  const phases = splitPhases(graph, kernels);
   const header = {
     version: GENERATOR_VERSION,
     model: sanitizeComment(graph.name),
@@ -135,7 +137,11 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
     halC: [...new Set(layers.flatMap((l) => (l.kernel !== 'alias' && l.kernel.hal ? [l.kernel.hal.c] : [])))],
     halAs: [...new Set(layers.flatMap((l) => (l.kernel !== 'alias' && l.kernel.hal ? [l.kernel.hal.as] : [])))],
     kernels: kernels.map((k) => ({ closureAs: k.code.as, closureC: k.code.c })),
-    layers: kernels.map((k) => ({ id: k.id, fn: k.fn, args: k.args, tiled: k.tiled, copy: k.copy, forked: !k.tiled && !k.copy })),
+    // A prompt pass (backend/phases.ts): its layers first, in a function of their own; `split` starts the step's.
+    promptPass: phases.promptCount > 0,
+    layers: phases.ordered.map((k, i) => ({
+      id: k.id, fn: k.fn, args: k.args, tiled: k.tiled, copy: k.copy, forked: !k.tiled && !k.copy, split: phases.promptCount > 0 && i === phases.promptCount,
+    })),
     l1Size: cL1ArrayBytes(tiling) || false,
     l1RecordWords: cL1RecordWords(platform, tiling),
     l1Region: platform.tiling?.memory ?? '',
@@ -226,6 +232,25 @@ function generationView(g: Graph, plan: MemoryPlan, symbolOf: (t: string) => str
     ctl: at(roles.control), ids: at(roles.ids), pos: at(roles.position), next: at(roles.next),
     nextType: typeNames(tensorOf(g, roles.next).dtype), context: roles.context,
     sampling: roles.sampling ? samplingView(g, roles.sampling, roles.logits, at) : false,
+    prompt: roles.prompt ? promptView(g, roles, at) : false,
+  };
+}
+
+/** The prompt pass's buffers (ir/state.ts PromptRoles): its ids [P], its logits [P, V] and next tokens [P]. */
+function promptView(g: Graph, roles: StepRoles, at: (name: string) => { symbol: string; offset: number }): Record<string, unknown> {
+  const pass = roles.prompt!;
+  if (!pass.next) throw new GenError('internal', 'a prompt pass without its ArgMax');
+  if (tensorOf(g, pass.ids).dtype !== 'int32') throw new GenError('internal', `the generation loop writes '${pass.ids}' as int32`);
+  const logits = tensorOf(g, pass.logits);
+  const vocab = logits.shape[logits.shape.length - 1];
+  if (roles.sampling && logits.dtype !== tensorOf(g, roles.logits).dtype) {
+    throw new GenError('unsupported', `--sampling: the prompt pass's logits are ${logits.dtype}, the step's ${tensorOf(g, roles.logits).dtype}`);
+  }
+  // The sampler reads row n-1 of the pass's logits as it reads the step's: same type, one row of V codes. The names
+  // differ from the step's (ids, next, logits): the templates read both inside one another's sections.
+  return {
+    passIds: at(pass.ids), length: pass.length, passLogits: at(pass.logits), passNext: at(pass.next),
+    passNextType: typeNames(tensorOf(g, pass.next).dtype), rowBytes: vocab << typeNames(logits.dtype).shift,
   };
 }
 

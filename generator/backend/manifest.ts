@@ -61,6 +61,11 @@ export interface ManifestGeneration {
   state: { input: string; output: string }[];
   /** Positions the caches hold. */
   context: number;
+  /**
+   * The parallel prompt pass (gen quantize --prompt-graph, ir/state.ts PromptRoles): token ids [1, P], logits
+   * [1, P, V], their ArgMax, and the caches' outputs after it writes rows 0..P-1 (each in its cache's buffer).
+   */
+  prompt?: { ids: string; logits: string; next?: string; length: number; state: { input: string; output: string }[] };
 }
 
 /** The home memory's static plan and how good it is. */

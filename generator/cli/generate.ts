@@ -81,10 +81,17 @@ export async function generateCommand(dir: string, o: GenerateFlags): Promise<vo
   const hz = r.clockHz;
   const rate = (cycles: number): string => (hz ? `; ${(hz / cycles).toFixed(1)} tokens/s at ${(hz / 1e6).toFixed(0)} MHz` : '');
   if (r.loop === 'chip') {
-    const steps = prompt.length + r.tokens.length - 1;
+    // With a prompt pass the loop runs it once for its tokens, then a step per remaining token.
+    const steps = prompt.length + r.tokens.length - 1 - r.passTokens;
     const how = sample ? `, sampled on the cores (temperature ${sample.temperature}, seed ${sample.seed})` : '';
-    console.log(`${steps} steps in the firmware's own loop (prompt ${prompt.length} tokens, one step each${how}): ${r.totalCycles} cycles, `
-      + `${Math.round(r.totalCycles / steps)} per step${rate(r.totalCycles / steps)}`);
+    if (r.passTokens > 0) {
+      // The pass and the steps differ in cost: --host-loop gives each its cycles.
+      console.log(`the prompt pass (${r.passTokens} of ${prompt.length} prompt tokens at once) and ${steps} steps in the firmware's own loop${how}: `
+        + `${r.totalCycles} cycles (--host-loop: the pass's and each step's)`);
+    } else {
+      console.log(`${steps} steps in the firmware's own loop (prompt ${prompt.length} tokens, one step each${how}): ${r.totalCycles} cycles, `
+        + `${Math.round(r.totalCycles / steps)} per step${rate(r.totalCycles / steps)}`);
+    }
     console.log(`tokens: ${r.tokens.join(' ')}`);
     console.log(`emulated in ${(r.ms / 1000).toFixed(2)} s`);
     return;
@@ -99,9 +106,12 @@ export async function generateCommand(dir: string, o: GenerateFlags): Promise<vo
   const promptCycles = r.stepCycles.slice(0, r.promptSteps).reduce((a, b) => a + b, 0);
   const perToken = r.stepCycles.slice(r.promptSteps);
   const mean = perToken.reduce((a, b) => a + b, 0) / perToken.length;
-  console.log(`prompt: ${prompt.length} tokens, ${promptCycles} cycles (one step per token)`);
-  console.log(`new tokens: ${r.tokens.length}, cycles per token min ${Math.min(...perToken)} / median ${median(perToken)} / max ${Math.max(...perToken)}`
-    + rate(mean));
+  const passed = r.passTokens > 0 ? `the parallel pass of ${r.passTokens} tokens ${r.stepCycles[0]} cycles${r.passTokens < prompt.length ? ', one step per token after it' : ''}` : 'one step per token';
+  console.log(`prompt: ${prompt.length} tokens, ${promptCycles} cycles (${passed})`);
+  if (perToken.length > 0) {
+    console.log(`new tokens: ${r.tokens.length}, cycles per token min ${Math.min(...perToken)} / median ${median(perToken)} / max ${Math.max(...perToken)}`
+      + rate(mean));
+  }
   console.log(`tokens: ${r.tokens.join(' ')}`);
   console.log(`emulated in ${(r.ms / 1000).toFixed(2)} s`);
 }

@@ -41,12 +41,13 @@ export function quantizeCommand(program: Command): void {
     .requiredOption('-o, --out <onnx>', 'integer model to write (its report and input scales go to <out>.quant.json)')
     .option('--qdq <onnx>', 'also write the quantization as standard QDQ ONNX (runs in onnxruntime)')
     .option('--qoperator <onnx>', 'also write it in the QOperator format (QLinearConv, QGemm, QLinearMatMul, QLinearAdd; the rest QDQ)')
-    .option('--heldout <npz>', 'language models: held-out windows of token ids [N, P]; reports float and int8 perplexity');
+    .option('--heldout <npz>', 'language models: held-out windows of token ids [N, P]; reports float and int8 perplexity')
+    .option('--prompt-graph <onnx>', 'language models: the prompt graph (ids [1, P] -> logits, present.*) to join the step graph as its parallel prompt pass: one integer model, one firmware');
   addQuantizeOptions(c, true)
     .addHelpText('after', '\nExample:\n  gen quantize model.onnx --calibration calibration.npz -o model.int8.onnx --qdq model.qdq.onnx')
-    .action((model: string, o: QuantizeFlags & { out: string; qdq?: string; qoperator?: string; heldout?: string }) => {
+    .action((model: string, o: QuantizeFlags & { out: string; qdq?: string; qoperator?: string; heldout?: string; promptGraph?: string }) => {
       const t0 = performance.now();
-      const q = quantizeFile({ model, calibration: o.calibration, out: o.out, qdq: o.qdq, qoperator: o.qoperator, heldout: o.heldout, ...quantizeOptions(o) });
+      const q = quantizeFile({ model, calibration: o.calibration, out: o.out, qdq: o.qdq, qoperator: o.qoperator, heldout: o.heldout, promptGraph: o.promptGraph, ...quantizeOptions(o) });
       printQuantization(q, o.out, performance.now() - t0);
     });
 }

@@ -20,13 +20,21 @@ export function producerThroughIdentity(g: Graph, t: string): Node | undefined {
   }
 }
 
-export function statePairs(g: Graph): StatePair[] {
+/**
+ * Graph outputs that a CacheWrite of a graph input makes: at a run-time position (a graph input: the step's state)
+ * or at a constant one (the prompt pass, prompt-pass.ts, writing rows 0..P-1 of the same caches).
+ */
+function cachePairs(g: Graph, atRunTime: boolean): StatePair[] {
   const pairs: StatePair[] = [];
   for (const o of g.outputs) {
     const c = producerThroughIdentity(g, o);
-    if (c?.op === 'CacheWrite' && g.inputs.includes(c.inputs[0])) pairs.push({ input: c.inputs[0], output: o });
+    if (c?.op === 'CacheWrite' && g.inputs.includes(c.inputs[0]) && g.inputs.includes(c.inputs[2]) === atRunTime) pairs.push({ input: c.inputs[0], output: o });
   }
   return pairs;
+}
+
+export function statePairs(g: Graph): StatePair[] {
+  return cachePairs(g, true);
 }
 
 /** The step graph's roles: token ids, position, logits (the first other output), caches. Undefined: not a step graph. */
@@ -46,25 +54,91 @@ export interface StepRoles {
    * the second such input, int32 [2 + 256]: [on, PRNG state, weights] (reference/sample.ts). on 0: the argmax.
    */
   sampling?: string;
+  /** The prompt pass, when the graph has one (`gen quantize --prompt-graph`, quantize/prompt-pass.ts). */
+  prompt?: PromptRoles;
   state: StatePair[];
   context: number;
 }
 
+/**
+ * A prompt pass: P token ids in parallel at positions 0..P-1 (the exporter's prompt graph), writing rows 0..P-1 of
+ * the step's caches; its logits [1, P, V] and ArgMax [1, P]. A shorter prompt is padded: rows past it are garbage
+ * that the steps overwrite before any step reads them (a step at position t writes row t, then attends to 0..t).
+ */
+export interface PromptRoles {
+  ids: string;
+  logits: string;
+  /** The pass's ArgMax of its logits (the integer model has it; the float one not yet). */
+  next?: string;
+  length: number;
+  /** Each cache input and the prompt pass's output of it (the cache with rows 0..P-1 written). */
+  state: StatePair[];
+}
+
 export function stepRoles(g: Graph): StepRoles | undefined {
   const state = statePairs(g);
-  const write = g.nodes.find((n) => n.op === 'CacheWrite');
+  const write = g.nodes.find((n) => n.op === 'CacheWrite' && g.inputs.includes(n.inputs[2]));
   if (state.length === 0 || !write) return undefined;
   const position = write.inputs[2];
   const blocks = g.inputs.filter((i) => g.outputs.includes(i) && !g.nodes.some((n) => n.inputs.includes(i)));
   const [control, sampling] = blocks;
-  const ids = g.inputs.find((i) => i !== position && !blocks.includes(i) && !state.some((p) => p.input === i));
+  const prompt = promptPhase(g, state, [position, ...blocks]);
+  const inPrompt = (t: string): boolean => prompt?.tensors.has(t) === true;
+  const ids = g.inputs.find((i) => i !== position && !blocks.includes(i) && !state.some((p) => p.input === i) && !inPrompt(i));
   const chosen = (o: string): boolean => producerThroughIdentity(g, o)?.op === 'ArgMax';
-  const logits = g.outputs.find((o) => !state.some((p) => p.output === o) && !chosen(o) && !blocks.includes(o));
+  const logits = g.outputs.find((o) => !state.some((p) => p.output === o) && !chosen(o) && !blocks.includes(o) && !inPrompt(o));
   const next = g.outputs.find((o) => chosen(o) && producerThroughIdentity(g, o)!.inputs[0] === logits);
-  if (!ids || !logits || blocks.length > 2 || g.inputs.length !== state.length + 2 + blocks.length) return undefined;
+  if (!ids || !logits || blocks.length > 2 || g.inputs.length !== state.length + 2 + blocks.length + (prompt ? 1 : 0)) return undefined;
   const axis = write.attrs.axis?.kind === 'int' ? write.attrs.axis.value : 0;
   const cache = g.tensors.get(write.inputs[0])?.shape ?? [];
-  return { ids, position, logits, ...(next ? { next } : {}), ...(control ? { control } : {}), ...(sampling ? { sampling } : {}), state, context: cache[axis < 0 ? axis + cache.length : axis] ?? 0 };
+  return {
+    ids, position, logits, ...(next ? { next } : {}), ...(control ? { control } : {}), ...(sampling ? { sampling } : {}),
+    ...(prompt ? { prompt: prompt.roles } : {}), state, context: cache[axis < 0 ? axis + cache.length : axis] ?? 0,
+  };
+}
+
+/** The tensors computed from `from` (itself included), through every node that reads one of them. */
+export function downstreamOf(g: Graph, from: string): Set<string> {
+  const reached = new Set([from]);
+  for (const n of g.nodes) if (n.inputs.some((i) => reached.has(i))) for (const o of n.outputs) reached.add(o);
+  return reached;
+}
+
+/**
+ * The prompt pass of a step graph that has one (quantize/prompt-pass.ts): the one other integer input, whose
+ * tensors end in CacheWrites of the step's caches at a constant position (rows 0..P-1), the pass's logits
+ * [1, P, V] and their ArgMax [1, P]. Its tensors are the pass's phase: firmware runs them once before the steps.
+ */
+function promptPhase(g: Graph, state: StatePair[], others: string[]): { roles: PromptRoles; tensors: Set<string> } | undefined {
+  const writes = cachePairs(g, false);
+  if (writes.length === 0) return undefined;
+  const candidates = g.inputs.filter((i) => !others.includes(i) && !state.some((p) => p.input === i));
+  for (const ids of candidates) {
+    const tensors = downstreamOf(g, ids);
+    if (!writes.every((w) => tensors.has(w.output))) continue;
+    const chosen = (o: string): boolean => producerThroughIdentity(g, o)?.op === 'ArgMax';
+    const mine = g.outputs.filter((o) => tensors.has(o) && !writes.some((w) => w.output === o));
+    const logits = mine.filter((o) => !chosen(o));
+    const next = mine.filter((o) => chosen(o) && producerThroughIdentity(g, o)!.inputs[0] === logits[0]);
+    if (logits.length !== 1 || mine.length !== 1 + next.length || next.length > 1) return undefined;
+    const length = g.tensors.get(ids)?.shape.reduce((a, b) => a * b, 1) ?? 0;
+    return { roles: { ids, logits: logits[0], ...(next.length ? { next: next[0] } : {}), length, state: writes }, tensors };
+  }
+  return undefined;
+}
+
+/** The two phases as graphs of their own (the reference runs them apart): the prompt pass's nodes and the rest. */
+export function phaseGraphs(g: Graph): { step: Graph; prompt?: Graph } {
+  const roles = stepRoles(g);
+  if (!roles?.prompt) return { step: g };
+  const p = roles.prompt;
+  const tensors = downstreamOf(g, p.ids);
+  const promptNodes = g.nodes.filter((n) => n.outputs.some((o) => tensors.has(o)));
+  const promptOutputs = [p.logits, ...(p.next ? [p.next] : []), ...p.state.map((s) => s.output)];
+  return {
+    step: { ...g, nodes: g.nodes.filter((n) => !promptNodes.includes(n)), inputs: g.inputs.filter((i) => i !== p.ids), outputs: g.outputs.filter((o) => !promptOutputs.includes(o)) },
+    prompt: { ...g, nodes: promptNodes, inputs: [p.ids, ...p.state.map((s) => s.input)], outputs: g.outputs.filter((o) => promptOutputs.includes(o)) },
+  };
 }
 
 /**

@@ -30,6 +30,8 @@ export interface QuantizeFileOptions extends Partial<QuantizeOptions> {
   qoperator?: string;
   /** Held-out token windows (.npz, [N, P] ids): float and int8 perplexity go to the report. */
   heldout?: string;
+  /** A decoder's prompt graph, joined to the step graph as its parallel prompt pass (prompt-pass.ts). */
+  promptGraph?: string;
 }
 
 export interface BoundaryTensor {
@@ -74,7 +76,7 @@ export function quantizeFile(o: QuantizeFileOptions): Quantized {
   const arrays = [...readNpz(o.calibration).values()];
   let q: Quantized;
   try {
-    q = quantizeGraph(graph, arrays, o.calibration, o);
+    q = quantizeGraph(graph, arrays, o.calibration, o, o.promptGraph ? loadOnnxFile(o.promptGraph) : undefined);
     if (o.heldout) q.perplexity = heldoutPerplexity(graph, q, o.heldout, o.context ?? 0);
   } catch (e) {
     if (e instanceof GenError) throw e.withSite({ file: o.model });

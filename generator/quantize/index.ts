@@ -78,14 +78,16 @@ const mean = (xs: (number | null)[]): number | null => (xs.some((x) => x === nul
 const better = (after: number | null, before: number | null): boolean => after === null || (before !== null && after > before);
 const outputSqnr = (q: Quantized): number | null => mean(q.intGraph.outputs.map((o) => q.layers.find((l) => l.output === o)?.sqnrDb ?? null));
 
-export function quantizeGraph(model: Graph, calibration: NDArray[], source: string, options: Partial<QuantizeOptions> = {}): Quantized {
+/** `promptModel`: a decoder's prompt graph to join a step graph as its parallel prompt pass (quantize/prompt-pass.ts). */
+export function quantizeGraph(model: Graph, calibration: NDArray[], source: string, options: Partial<QuantizeOptions> = {}, promptModel?: Graph): Quantized {
   const opts = withDefaults(options);
   // LSTM cells unrolled into ops the units below cover (expand-lstm.ts).
   if (hasLstm(model)) {
     refuseDynamicSequence(model);
     model = unrollLstms(fixBatch(model));
   }
-  if (hasExportedCaches(model)) return quantizeStateful(model, calibration, source, opts);
+  if (hasExportedCaches(model)) return quantizeStateful(model, calibration, source, opts, promptModel);
+  if (promptModel) throw new GenError('input', '--prompt-graph joins a step graph with caches (past.* inputs concatenated into present.* outputs)', { file: model.source });
   if (opts.equalize !== 'auto') return quantizeOnce(model, calibration, source, opts);
   const plain = quantizeOnce(model, calibration, source, { ...opts, equalize: false });
   const inferred = inferGraph(fixBatch(model));

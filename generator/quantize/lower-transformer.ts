@@ -45,10 +45,13 @@ export function lowerTransformerUnit(u: Unit, c: LowerCtx): void {
       c.b.node('Identity', u.name, [u.x], [u.out]);
       return;
     case 'embed': return embed(u, c);
-    case 'cache':
+    case 'cache': {
       c.declare(u.out);
-      c.b.node('CacheWrite', u.name, [...u.node.inputs], [u.out], { ...u.node.attrs });
+      const [cache, x, position] = u.node.inputs;
+      const at = u.row === undefined ? position : c.b.constant(`${u.name}_row`, 'int32', [1], [u.row]);
+      c.b.node('CacheWrite', u.name, [cache, x, at], [u.out], { ...u.node.attrs });
       return;
+    }
     case 'posmask':
       c.declare(u.out);
       // The iSoftmax that follows takes the position and ignores the entries past it (lower.ts): no op of its own.

@@ -1,3 +1,4 @@
+import { GenError } from '../errors.js';
 import type { Graph } from '../ir/graph.js';
 import { chooseActivation, fixedActivation, type ActivationQuant, type Observed } from './clipping.js';
 import { biasScale, pow2Ceil, quantizeBias, quantizeWeights, scaleFor, WEIGHT_MAX } from './fixed-point.js';
@@ -60,6 +61,7 @@ export function assignActivations(g: Graph, units: Unit[], observed: Map<string,
     act.set(name, g.tensors.get(name)?.dtype === 'float32' ? choose(name, observed.get(name)!.min < 0) : fixedActivation(1, true, 32));
   }
   const wide = softmaxFeeds(units);
+  const written = new Map<string, ActivationQuant>(); // caches and the grid their first writer gave them
   for (const u of units) {
     switch (u.kind) {
       case 'linear':
@@ -92,11 +94,19 @@ export function assignActivations(g: Graph, units: Unit[], observed: Map<string,
         act.set(u.out, { ...q, scale: Math.fround(q.scale * u.factor), clip: q.clip * u.factor });
         break;
       }
-      case 'cache':
-        // The cache (a graph input fed back from this output) holds rows of x as they are.
-        act.set(u.out, get(u.x));
-        act.set(u.cache, get(u.x));
+      case 'cache': {
+        // The cache (a graph input fed back from this output) holds rows of x as they are. A prompt pass writes the
+        // same cache (prompt-pass.ts): on the step's grid, or the rows would be read on another scale.
+        const held = written.get(u.cache);
+        const q = get(u.x);
+        written.set(u.cache, q);
+        if (held && (held.scale !== q.scale || held.signed !== q.signed || held.bits !== q.bits || held.qmax !== q.qmax)) {
+          throw new GenError('unsupported', `the cache '${u.cache}' is written on two grids (scales ${held.scale} and ${q.scale}): the prompt pass and the step must compute its rows alike`, { node: u.name });
+        }
+        act.set(u.out, q);
+        act.set(u.cache, q);
         break;
+      }
       case 'posmask':
         act.set(u.out, get(u.x));
         break;

@@ -76,7 +76,8 @@ export class SqnrMeter {
     for (const t of this.tensors) {
       const a = this.acc.get(t)!;
       const ref = this.cal.observed.get(t)!.values;
-      const q = values.get(t)!;
+      const q = values.get(t);
+      if (!q) continue; // a tensor of the other phase of a graph with a prompt pass (quantize/prompt-pass.ts)
       if (a.at + q.data.length > ref.length) continue; // samples past the stored ones
       const scale = this.plan.act.get(t)!.scale;
       for (let i = 0; i < q.data.length; i++) {

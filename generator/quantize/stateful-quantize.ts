@@ -11,6 +11,7 @@ import type { Quantized } from './index.js';
 import { lowerToInteger } from './lower.js';
 import { assignActivations, quantizeLinear, type LinearQuant, type Plan } from './params.js';
 import { buildReport, reportedTensors, SqnrMeter } from './report.js';
+import { appendPromptNext, joinPromptPass, promptPoints, runPrompts, shareConstants, shareObservations } from './prompt-pass.js';
 import { makeStateful, runSequences } from './stateful.js';
 import { stepRoles } from '../ir/state.js';
 import { isQuantPoint, type QuantizeOptions } from './types.js';
@@ -57,7 +58,7 @@ function appendControl(g: Graph, context: number): string {
   return name;
 }
 
-export function quantizeStateful(model: Graph, calibration: NDArray[], source: string, opts: Required<QuantizeOptions>): Quantized {
+export function quantizeStateful(model: Graph, calibration: NDArray[], source: string, opts: Required<QuantizeOptions>, promptModel?: Graph): Quantized {
   if (!opts.context) {
     throw new GenError('input', 'the model keeps key/value caches (past inputs concatenated into present outputs): give the context in tokens with --context', { file: model.source });
   }
@@ -65,14 +66,23 @@ export function quantizeStateful(model: Graph, calibration: NDArray[], source: s
   if (!windows || !isIntType(windows.dtype) || windows.shape.length !== 2) {
     throw new GenError('input', 'a step graph with caches calibrates on windows of token ids: one integer array [N, L]', { file: source });
   }
-  const float = foldConstants(makeStateful(model, opts.context).graph);
+  const stateful = makeStateful(model, opts.context);
+  const pass = promptModel ? joinPromptPass(foldConstants(stateful.graph), stateful.state, foldConstants(promptModel)) : undefined;
+  const float = pass ? pass.graph : foldConstants(stateful.graph);
   checkOps(float);
   const inferred = inferGraph(float);
   const units = analyzeGraph(inferred);
   const points = [...float.inputs, ...units.filter(isQuantPoint).map((u) => u.out)];
-  const observer = new Observer(points);
+  const inPass = pass ? promptPoints(inferred, pass.ids, points) : new Set<string>();
+  const observer = new Observer(points.filter((p) => !inPass.has(p)));
   runSequences(inferred, windows, (values) => observer.add(values));
   const observed = observer.observed();
+  if (pass) {
+    const passObserver = new Observer([...inPass]);
+    runPrompts(inferred, windows, (values) => passObserver.add(values));
+    for (const [t, o] of passObserver.observed()) observed.set(t, o);
+    shareObservations(observed, pass.shared);
+  }
   const cal = { observed, means: new Map<string, Float64Array>(), meanSamples: 0, samples: windows.data.length };
   const act = assignActivations(float, units, observed, opts);
   const linear = new Map<string, LinearQuant>();
@@ -81,10 +91,17 @@ export function quantizeStateful(model: Graph, calibration: NDArray[], source: s
   const lowered = lowerToInteger(inferred, plan);
   // The token is an index: scale 1, like the token input.
   plan.act.set(appendNextToken(lowered.graph), fixedActivation(1, true, 32));
+  if (pass) {
+    const promptLogits = float.outputs[float.outputs.length - 1];
+    plan.act.set(appendPromptNext(lowered.graph, promptLogits), fixedActivation(1, true, 32));
+    shareConstants(lowered.graph);
+  }
   plan.act.set(appendControl(lowered.graph, opts.context), fixedActivation(1, true, 32));
   const tensors = reportedTensors(float, plan);
   const meter = new SqnrMeter(plan, cal, tensors);
-  runSequences(inferGraph(lowered.graph), firstWindows(windows, SQNR_WINDOWS), (values) => meter.add(values));
+  const intInferred = inferGraph(lowered.graph);
+  runSequences(intInferred, firstWindows(windows, SQNR_WINDOWS), (values) => meter.add(values));
+  if (pass) runPrompts(intInferred, firstWindows(windows, SQNR_WINDOWS), (values) => meter.add(values));
   return {
     intGraph: lowered.graph,
     plan,

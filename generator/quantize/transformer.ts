@@ -201,7 +201,10 @@ export function transformerUnit(c: Ctx, n: Node): Unit | undefined {
     return { ...base, kind: 'addconst', x, c: k.data, cShape: k.shape, mask: isMask(k.data) };
   }
   if (n.op === 'Where') return whereMask(c, n, base);
-  if (n.op === 'CacheWrite') return { ...base, kind: 'cache', x: n.inputs[1], cache: n.inputs[0] };
+  if (n.op === 'CacheWrite') {
+    const row = constOf(g, n.inputs[2]);
+    return { ...base, kind: 'cache', x: n.inputs[1], cache: n.inputs[0], ...(row ? { row: row.data[0] } : {}) };
+  }
   if (n.op === 'PositionMask') return { ...base, kind: 'posmask', x: n.inputs[0] };
   if (isFloatCast(g, n)) return { ...base, kind: 'pass', x: n.inputs[0] };
   return undefined;

@@ -102,7 +102,14 @@ export interface ScaleUnit extends UnitBase { kind: 'scale'; node: Node; x: stri
 export interface EmbedUnit extends UnitBase { kind: 'embed'; node: Node; table: Float64Array; tableShape: number[]; indices: string }
 
 /** CacheWrite(cache, x, pos) of a stateful graph (stateful.ts): the cache takes x's grid, so a row is stored as is. */
-export interface CacheUnit extends UnitBase { kind: 'cache'; node: Node; x: string; cache: string }
+export interface CacheUnit extends UnitBase {
+  kind: 'cache';
+  node: Node;
+  x: string;
+  cache: string;
+  /** A constant first row (the prompt pass writes rows 0..P-1, prompt-pass.ts); else the position input. */
+  row?: number;
+}
 /** PositionMask(x, pos): x's grid, the hidden entries at the bottom of its range. */
 export interface PosMaskUnit extends UnitBase { kind: 'posmask'; node: Node; x: string }
 

@@ -1,7 +1,7 @@
 import { GenError } from '../errors.js';
 import type { Graph } from '../ir/graph.js';
 import { ndarray, type NDArray } from '../ir/ndarray.js';
-import { stepRoles, type StepRoles } from '../ir/state.js';
+import { phaseGraphs, stepRoles, type StepRoles } from '../ir/state.js';
 import { runReference } from './interpreter.js';
 import type { Choose } from './sample.js';
 
@@ -30,11 +30,13 @@ export function generationSteps(prompt: number, tokens: number): number {
 export class DecoderSteps {
   readonly roles: StepRoles;
   private readonly state = new Map<string, NDArray>();
+  private readonly phases: { step: Graph; prompt?: Graph };
 
   constructor(private readonly g: Graph) {
     const roles = stepRoles(g);
     if (!roles) throw new GenError('input', 'not a decoder step graph with caches', { file: g.source });
     this.roles = roles;
+    this.phases = phaseGraphs(g);
     for (const p of roles.state) this.state.set(p.input, ndarray(g.tensors.get(p.input)!.dtype, this.shape(p.input)));
   }
 
@@ -55,9 +57,27 @@ export class DecoderSteps {
   }
 
   run(token: number, position: number): Map<string, NDArray> {
-    const values = runReference(this.g, this.inputs(token, position));
+    const all = this.inputs(token, position);
+    const values = runReference(this.phases.step, this.phases.step.inputs.map((name) => all[this.g.inputs.indexOf(name)]));
     this.advance(values);
     return values;
+  }
+
+  /**
+   * The prompt pass (ir/state.ts PromptRoles), when the graph has one: the first min(prompt, P) tokens at positions
+   * 0.. in parallel, padded with token 0 (rows past the prompt are overwritten by the steps before they are read).
+   * Returns how many tokens it took (0 without a pass) and the logits row of the last of them.
+   */
+  prefill(prompt: readonly number[]): { count: number; logits?: Float64Array; values?: Map<string, NDArray> } {
+    const pass = this.roles.prompt;
+    if (!pass || !this.phases.prompt) return { count: 0 };
+    const count = Math.min(prompt.length, pass.length);
+    const ids = ndarray('int32', this.shape(pass.ids), Array.from({ length: pass.length }, (_, i) => (i < count ? prompt[i] : 0)));
+    const values = runReference(this.phases.prompt, this.phases.prompt.inputs.map((name) => (name === pass.ids ? ids : this.state.get(name)!)));
+    for (const p of pass.state) this.state.set(p.input, values.get(p.output)!);
+    const logits = values.get(pass.logits)!.data;
+    const width = logits.length / pass.length;
+    return { count, logits: logits.subarray((count - 1) * width, count * width), values };
   }
 }
 
@@ -68,7 +88,9 @@ export function generateReference(g: Graph, prompt: readonly number[], tokens: n
   const count = generationSteps(prompt.length, tokens);
   if (count > steps.roles.context) throw new GenError('input', `${prompt.length} prompt tokens + ${tokens} new exceed the context of ${steps.roles.context}`);
   const out: number[] = [];
-  for (let t = 0; t < count; t++) {
+  const pre = steps.prefill(prompt);
+  if (pre.count === prompt.length) out.push(choose(pre.logits!));
+  for (let t = pre.count; t < count; t++) {
     const values = steps.run(t < prompt.length ? prompt[t] : out[t - prompt.length], t);
     if (t >= prompt.length - 1) out.push(choose(values.get(steps.roles.logits)!.data));
   }

@@ -28,7 +28,10 @@ export interface GenerationResult {
   totalCycles: number;
   /** Cycles of each step, the prompt's first (host loop only; the chip loop gives the total). */
   stepCycles: number[];
+  /** How many of stepCycles are the prompt's (the pass, when the firmware has one, counts as one). */
   promptSteps: number;
+  /** Prompt tokens the firmware's parallel prompt pass took (0: none, every token a step). */
+  passTokens: number;
   clockHz: number;
   /** Wall time of the emulation, ms. */
   ms: number;
@@ -116,12 +119,33 @@ export async function generateOnEmulator(outDir: string, prompt: readonly number
     const back = readManifestTensor(f, g.control).data;
     const out = Array.from(back.subarray(2 + prompt.length, 2 + prompt.length + tokens));
     out.forEach((t) => hooks.onToken?.(t));
-    return { tokens: out, loop: 'chip', totalCycles, stepCycles: [], promptSteps: prompt.length - 1, clockHz: f.manifest.clockHz ?? 0, ms: performance.now() - t0 };
+    return { tokens: out, loop: 'chip', totalCycles, stepCycles: [], promptSteps: prompt.length - 1, passTokens: passTokens(g, prompt), clockHz: f.manifest.clockHz ?? 0, ms: performance.now() - t0 };
   }
   const choose = hooks.choose ?? (hooks.sampling ? sampler(hooks.sampling) : undefined);
   const out: number[] = [];
   const stepCycles: number[] = [];
-  for (let t = 0; t < steps; t++) {
+  const first = passTokens(g, prompt);
+  if (first > 0) {
+    // The prompt pass alone: the firmware's loop with as many steps as the pass takes tokens (it runs no step then),
+    // its next token written after the prompt when the pass took it all; the steps below run one per `_start`.
+    const ctl = zeros(g.control!);
+    ctl[0] = first;
+    ctl[1] = prompt.length;
+    prompt.forEach((p, i) => (ctl[2 + i] = p));
+    writeManifestTensor(f, g.control!, ctl);
+    const before = Number(f.emu.total_cycles());
+    await startFirmware(f, opts);
+    stepCycles.push(Number(f.emu.total_cycles()) - before);
+    if (first === prompt.length) {
+      const pass = g.prompt!;
+      const row = (): Float64Array => readManifestTensor(f, pass.logits).data.subarray((first - 1) * vocab, first * vocab);
+      const next = choose ? choose(row()) : readManifestTensor(f, g.control!).data[2 + first];
+      out.push(next);
+      hooks.onToken?.(next);
+    }
+    writeManifestTensor(f, g.control!, zeros(g.control!)); // steps 0: one step per run from here
+  }
+  for (let t = first; t < steps; t++) {
     const token = t < prompt.length ? prompt[t] : out[t - prompt.length];
     if (!(Number.isInteger(token) && token >= 0 && token < vocab)) throw new GenError('run', `token ${token} is outside the vocabulary (0..${vocab - 1})`);
     writeManifestTensor(f, g.ids, [token]);
@@ -139,7 +163,14 @@ export async function generateOnEmulator(outDir: string, prompt: readonly number
     }
   }
   const totalCycles = stepCycles.reduce((a, b) => a + b, 0);
-  return { tokens: out, loop: 'host', totalCycles, stepCycles, promptSteps: prompt.length - 1, clockHz: f.manifest.clockHz ?? 0, ms: performance.now() - t0 };
+  // With a pass: its run and the steps of the prompt's tokens past it are the prompt's (each later step reads a new token).
+  const promptSteps = first > 0 ? 1 + prompt.length - first : prompt.length - 1;
+  return { tokens: out, loop: 'host', totalCycles, stepCycles, promptSteps, passTokens: first, clockHz: f.manifest.clockHz ?? 0, ms: performance.now() - t0 };
+}
+
+/** Tokens of the prompt the firmware's prompt pass takes (its loop does the same): 0 without a pass. */
+function passTokens(g: NonNullable<Manifest['generation']>, prompt: readonly number[]): number {
+  return g.prompt && g.control ? Math.min(prompt.length, g.prompt.length) : 0;
 }
 
 /**
@@ -175,5 +206,5 @@ export async function generateWithoutCache(outDir: string, prompt: readonly numb
     seq.push(next);
     hooks.onToken?.(next);
   }
-  return { tokens: out, loop: 'host', totalCycles: stepCycles.reduce((a, b) => a + b, 0), stepCycles, promptSteps: 0, clockHz: m.clockHz ?? 0, ms: performance.now() - t0 };
+  return { tokens: out, loop: 'host', totalCycles: stepCycles.reduce((a, b) => a + b, 0), stepCycles, promptSteps: 0, passTokens: 0, clockHz: m.clockHz ?? 0, ms: performance.now() - t0 };
 }

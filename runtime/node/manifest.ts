@@ -71,6 +71,8 @@ export interface Manifest {
   /** A decoder step's generation roles (generator/backend/manifest.ts). */
   generation?: {
     ids: string; position: string; logits: string; next?: string; control?: string; sampling?: string; state: { input: string; output: string }[]; context: number;
+    /** The parallel prompt pass, when the firmware has one (generator/backend/manifest.ts). */
+    prompt?: { ids: string; logits: string; next?: string; length: number; state: { input: string; output: string }[] };
   };
 }
 
@@ -132,11 +134,24 @@ function readGeneration(r: Reader, v: unknown): NonNullable<Manifest['generation
     control: r.optStr(o, 'control', 'generation'),
     sampling: r.optStr(o, 'sampling', 'generation'),
     context: r.uint(o, 'context', 'generation'),
-    state: r.list(o, 'state', 'generation').map((p, i) => {
-      const e = r.obj(p, `generation.state[${i}]`);
-      return { input: r.str(e, 'input', `generation.state[${i}]`), output: r.str(e, 'output', `generation.state[${i}]`) };
-    }),
+    state: statePairs(r, o, 'generation'),
+    ...(o.prompt === undefined ? {} : { prompt: readPromptPass(r, o.prompt) }),
   };
+}
+
+function statePairs(r: Reader, o: Json, where: string): { input: string; output: string }[] {
+  return r.list(o, 'state', where).map((p, i) => {
+    const e = r.obj(p, `${where}.state[${i}]`);
+    return { input: r.str(e, 'input', `${where}.state[${i}]`), output: r.str(e, 'output', `${where}.state[${i}]`) };
+  });
+}
+
+function readPromptPass(r: Reader, v: unknown): NonNullable<NonNullable<Manifest['generation']>['prompt']> {
+  const where = 'generation.prompt';
+  const o = r.obj(v, where);
+  const length = r.uint(o, 'length', where);
+  if (length < 1) r.fail(`${where}.length`, 'expected at least 1');
+  return { ids: r.str(o, 'ids', where), logits: r.str(o, 'logits', where), next: r.optStr(o, 'next', where), length, state: statePairs(r, o, where) };
 }
 
 export function readManifest(outDir: string): Manifest {

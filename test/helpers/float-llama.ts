@@ -27,10 +27,11 @@ export const SMALL_LLAMA: LlamaShape = { vocab: 24, hidden: 16, heads: 4, ffn: 3
  * position [1] -> logits [1, 1, V] and present.* = Concat(past.*, new) over a dynamic past length; rotary tables of
  * `seq` positions read by Gather at the position; no mask (the step sees every cached row). Same weights either way.
  */
-export function floatLlama(s: LlamaShape = SMALL_LLAMA, seed = 7, step = false): OnnxBuilder {
+export function floatLlama(s: LlamaShape = SMALL_LLAMA, seed = 7, step = false, promptLength = s.seq): OnnxBuilder {
   const rng = new Rng(seed);
   const hd = s.hidden / s.heads;
-  const n = step ? 1 : s.seq;
+  const n = step ? 1 : promptLength;
+  const rows = step ? s.seq : n;
   const b = new OnnxBuilder('llama').input('input_ids', 'int64', [1, n]);
   if (step) {
     b.input('position', 'int64', [1]);
@@ -64,18 +65,18 @@ export function floatLlama(s: LlamaShape = SMALL_LLAMA, seed = 7, step = false):
   const linear = (x: string, name: string, inF: number, outF: number): string =>
     node('MatMul', [x, weight(`${name}.weight`, [inF, outF], 1 / Math.sqrt(inF))]);
 
-  // Rotary tables for positions 0..seq-1 (theta 10000), [seq, hd] in rotate-half layout.
+  // Rotary tables for positions 0..seq-1 (theta 10000), [seq, hd] in rotate-half layout (the prompt's P rows of them).
   const cos: number[] = [];
   const sin: number[] = [];
-  for (let p = 0; p < s.seq; p++) {
+  for (let p = 0; p < rows; p++) {
     for (let i = 0; i < hd; i++) {
       const freq = 1 / 10000 ** ((2 * (i % (hd / 2))) / hd);
       cos.push(Math.cos(p * freq));
       sin.push(Math.sin(p * freq));
     }
   }
-  constant('rope.cos', 'float32', [s.seq, hd], cos);
-  constant('rope.sin', 'float32', [s.seq, hd], sin);
+  constant('rope.cos', 'float32', [rows, hd], cos);
+  constant('rope.sin', 'float32', [rows, hd], sin);
   const half = hd / 2;
   constant('half.lo.starts', 'int64', [1], [0]);
   constant('half.lo.ends', 'int64', [1], [half]);
@@ -90,8 +91,8 @@ export function floatLlama(s: LlamaShape = SMALL_LLAMA, seed = 7, step = false):
     return node('Add', [node('Mul', [x, cosT]), node('Mul', [rot, sinT])]);
   };
   const mask: number[] = [];
-  for (let i = 0; i < s.seq; i++) for (let j = 0; j < s.seq; j++) mask.push(j > i ? -Infinity : 0);
-  constant('causal.mask', 'float32', [s.seq, s.seq], mask);
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) mask.push(j > i ? -Infinity : 0);
+  constant('causal.mask', 'float32', [n, n], mask);
   constant('heads.shape', 'int64', [4], [1, n, s.heads, hd]);
   constant('hidden.shape', 'int64', [3], [1, n, s.hidden]);
   constant('score.scale', 'float32', [], [Math.sqrt(hd)]);
@@ -126,7 +127,7 @@ export function floatLlama(s: LlamaShape = SMALL_LLAMA, seed = 7, step = false):
   presents.forEach((p, i) => {
     const name = `present.${Math.floor(i / 2)}.${i % 2 === 0 ? 'key' : 'value'}`;
     b.node('Identity', [p], [name]);
-    b.output(name, 'float32', [1, s.heads, step ? -1 : s.seq, hd]);
+    b.output(name, 'float32', [1, s.heads, step ? -1 : n, hd]);
   });
   return b;
 }

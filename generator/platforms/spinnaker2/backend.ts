@@ -201,3 +201,14 @@ function copyDir(src: string, dest: string, files: Map<string, string | Uint8Arr
 
 /** The chip with `pes` PEs (2..152): its memories and the workers the cost model may use. */
 export const spinnaker2Backend: PlatformBackend = { plan, emit };
+
+/**
+ * The scheduler's generation loop runs a step's layers only: a model with a prompt pass (gen quantize --prompt-graph)
+ * is refused before its layers are chosen (the pass's constant-position cache writes have no indexed layer here).
+ */
+export function refusePromptPass(graph: Graph): Graph {
+  if (stepRoles(graph)?.prompt) {
+    throw new GenError('unsupported', 'a step with a prompt pass (gen quantize --prompt-graph): this platform\'s generation loop runs steps only; quantize the step without --prompt-graph', { file: graph.source });
+  }
+  return graph;
+}

@@ -7,7 +7,7 @@ import { fuseRequant } from '../../frontend/passes/fuse-requant.js';
 import { lowerQuantizedPass } from '../../frontend/passes/lower-quantized.js';
 import { wholeNumber } from '../options.js';
 import type { Platform } from '../types.js';
-import { spinnaker2Backend } from './backend.js';
+import { refusePromptPass, spinnaker2Backend } from './backend.js';
 import { fuseRequantGemm } from './fuse-requant-gemm.js';
 import { transposeReductions } from './transpose-reductions.js';
 import { lowerWideMaxPool } from './wide-maxpool.js';
@@ -41,7 +41,7 @@ export const spinnaker2: Platform = {
   // fuseRequantGemm first (any broadcast parameters), then the core platforms' fusion for Conv (per channel);
   // reductions over scattered axes get their reduced axes moved last (transpose-reductions.ts); MaxPools of 16/32-bit
   // values become slices and elementwise maxima (wide-maxpool.ts), after the fusion so its chunks stay apart.
-  passes: [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, fuseRequantGemm, fuseRequant, (g) => fuseElementwise(g, MAX_LEAVES), transposeReductions, ceilPoolToPads, lowerWideMaxPool],
+  passes: [refusePromptPass, lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, fuseRequantGemm, fuseRequant, (g) => fuseElementwise(g, MAX_LEAVES), transposeReductions, ceilPoolToPads, lowerWideMaxPool],
   kernels: S2_KINDS,
   // The emulator's Cortex-M4 cost table (emulator/assembly/cost.ts spinnaker2Costs; docs/timing.md), kept equal by
   // test/platforms/emulator-agrees.test.ts.

@@ -21,7 +21,7 @@ export function nMajorWeights(g: Graph): Graph {
   // One walk that edits a working copy in place (node list, tensor map, readers per tensor, producers) rather than
   // copying the graph for each MatMul: the same rewrites in the same order (a later MatMul sees what earlier ones did:
   // a shared B's last reader transposes it in place), the same node order and tensor map order.
-  const work: Work = { ...g, nodes: [...g.nodes], tensors: new Map(g.tensors), readers: readerCounts(g), producers: producerOf(g) };
+  const work: Work = { ...g, nodes: [...g.nodes], tensors: new Map(g.tensors), readers: readerCounts(g), producers: producerOf(g), transposed: new Map() };
   let changed = false;
   for (const n of g.nodes) {
     if (n.op !== 'MatMul' || n.attrs.transB !== undefined) continue;
@@ -40,6 +40,8 @@ export function nMajorWeights(g: Graph): Graph {
 interface Work extends Graph {
   readers: Map<string, number>;
   producers: Map<string, Node>;
+  /** A constant B and its n-major copy, made once for all its MatMuls (a prompt pass and its step share weights). */
+  transposed: Map<string, string>;
 }
 
 function readerCounts(g: Graph): Map<string, number> {
@@ -63,6 +65,15 @@ const addReaders = (w: Work, name: string, k: number): void => {
 
 function constantB(w: Work, n: Node, b: Tensor): boolean {
   if (b.shape.length !== 2 || !b.data) return false;
+  const made = w.transposed.get(b.name);
+  if (made) {
+    // Another MatMul's copy serves this one too; the k-major original goes when nothing else reads it.
+    addReaders(w, b.name, -1);
+    addReaders(w, made, 1);
+    if ((w.readers.get(b.name) ?? 0) === 0 && !w.outputs.includes(b.name)) w.tensors.delete(b.name);
+    replaceNode(w, n, nMajor(n, made));
+    return true;
+  }
   const [K, N] = b.shape;
   const t = ndarray(b.data.dtype, [N, K]);
   for (let k = 0; k < K; k++) for (let c = 0; c < N; c++) t.data[c * K + k] = b.data.data[k * N + c];
@@ -75,6 +86,7 @@ function constantB(w: Work, n: Node, b: Tensor): boolean {
   if (!only) {
     addReaders(w, b.name, -1);
     addReaders(w, name, 1);
+    w.transposed.set(b.name, name);
   }
   replaceNode(w, n, nMajor(n, name));
   return true;
