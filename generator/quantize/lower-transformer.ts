@@ -130,14 +130,14 @@ function lut(u: LutUnit, c: LowerCtx): void {
 }
 
 /** A constant in int8: small integers as they are (scale 1), else symmetric with scale max|c| / 127. */
-function int8Constant(values: Float64Array): { q: number[]; scale: number } {
-  if (values.every((v) => Number.isInteger(v) && Math.abs(v) <= WEIGHT_MAX)) return { q: Array.from(values), scale: 1 };
-  const scale = scaleFor(values.reduce((m, v) => Math.max(m, Math.abs(v)), 0), WEIGHT_MAX, false);
+function int8Constant(values: Float64Array, given?: number): { q: number[]; scale: number } {
+  if (given === undefined && values.every((v) => Number.isInteger(v) && Math.abs(v) <= WEIGHT_MAX)) return { q: Array.from(values), scale: 1 };
+  const scale = given ?? scaleFor(values.reduce((m, v) => Math.max(m, Math.abs(v)), 0), WEIGHT_MAX, false);
   return { q: Array.from(values, (v) => Math.max(-WEIGHT_MAX, Math.min(WEIGHT_MAX, roundHalfEven(v / scale)))), scale };
 }
 
 function mulconst(u: MulConstUnit, c: LowerCtx): void {
-  const k = int8Constant(u.c);
+  const k = int8Constant(u.c, u.cScale);
   c.b.constant(`${u.name}_c`, 'int8', u.cShape, k.q);
   const a = c.acc(u.name, c.shapeOf(u.out));
   c.b.node('Mul', u.name, [u.x, `${u.name}_c`], [a]);

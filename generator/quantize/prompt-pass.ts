@@ -5,6 +5,8 @@ import type { NDArray } from '../ir/ndarray.js';
 import { downstreamOf, producerThroughIdentity, type StatePair } from '../ir/state.js';
 import { DecoderSteps } from '../reference/generate.js';
 import type { Observed } from './clipping.js';
+import { scaleFor, WEIGHT_MAX } from './fixed-point.js';
+import type { Unit } from './types.js';
 
 /*
  * The parallel prompt pass (`gen quantize step.onnx --prompt-graph prompt.onnx`, docs/llm.md): the exporter's prompt
@@ -52,6 +54,8 @@ export interface PromptMerge {
   length: number;
   /** The float tensors whose observations the pass takes from the step's: pass tensor -> step tensor. */
   shared: Map<string, string>;
+  /** The pass's constants that are rows of a position table the step gathers: constant -> table (positionTables). */
+  tables: Map<string, string>;
 }
 
 /**
@@ -134,7 +138,83 @@ export function joinPromptPass(step: Graph, state: StatePair[], prompt: Graph): 
   if (stepLogits) shared.set(sourceOf(g, logits), sourceOf(g, stepLogits));
   // Value infos of the exported shapes: inference recomputes them (as makeStateful does).
   for (const n of nodes) for (const o of n.outputs) if (!g.tensors.get(o)?.data) g.tensors.get(o)!.shape = [];
-  return { graph: g, ids: promptInput, length, shared };
+  const tables = positionTables(g, nodes, length);
+  for (const [mine, theirs] of correspondingTensors(g, nodes, step, state, promptInput)) if (!shared.has(mine)) shared.set(mine, theirs);
+  return { graph: g, ids: promptInput, length, shared, tables };
+}
+
+/**
+ * Exporters fold the prompt graph's position tables (rotary cos/sin) into constants: rows 0..P-1 of the tables the
+ * step gathers by its position. Such a constant is to be quantized on its table's scale (max |table| / 127, as the
+ * step's Gather quantizes the table), not on its own rows' largest value, so that the pass multiplies by the very
+ * int8 values and requantizes with the very multiplier the step does: constant name -> the step's table.
+ */
+function positionTables(g: Graph, passNodes: Node[], length: number): Map<string, string> {
+  const position = g.nodes.find((n) => n.op === 'CacheWrite' && g.inputs.includes(n.inputs[2]))?.inputs[2];
+  const tables = new Map<string, string>();
+  if (!position) return tables;
+  const gathered = g.nodes.filter((n) => n.op === 'Gather' && n.inputs[1] === position && g.tensors.get(n.inputs[0])?.data && (n.attrs.axis?.kind !== 'int' || n.attrs.axis.value === 0));
+  for (const c of new Set(passNodes.flatMap((n) => n.inputs))) {
+    const t = g.tensors.get(c)?.data;
+    if (!t || t.dtype !== 'float32' || t.shape.length !== 2 || t.shape[0] !== length) continue;
+    const source = gathered.find((m) => {
+      const table = g.tensors.get(m.inputs[0])!.data!;
+      return table.shape.length === 2 && table.shape[1] === t.shape[1] && table.shape[0] >= length && t.data.every((v, i) => v === table.data[i]);
+    });
+    if (source) tables.set(c, source.inputs[0]);
+  }
+  return tables;
+}
+
+/**
+ * The pass's tensors that compute what a step's tensor computes, row for row, so that both take one grid (the step's
+ * observations): matched node by node in order, a pass node to the first unmatched step node of its op whose
+ * activation inputs are the matched counterparts of its own and whose other inputs are constants or position tables
+ * on both sides. Where the step reads a cache the pass reads the rows it computed (a CacheWrite's result stands for
+ * its value), and the pass's causal mask and the step's PositionMask leave the scores as they are. A wrong match
+ * would only choose a grid from other observations: correctness never depends on it (the caches' and the logits'
+ * grids are checked in params.ts).
+ */
+function correspondingTensors(g: Graph, passNodes: Node[], step: Graph, state: StatePair[], passIds: string): Map<string, string> {
+  const producer = new Map<string, Node>();
+  for (const n of step.nodes) for (const o of n.outputs) producer.set(o, n);
+  const through = (t: string): string => {
+    for (;;) {
+      const n = producer.get(t);
+      if (n?.op === 'CacheWrite') t = n.inputs[1];
+      else if (n?.op === 'PositionMask' || n?.op === 'Identity') t = n.inputs[0];
+      else return t;
+    }
+  };
+  const caches = new Set(state.map((p) => p.input));
+  const stepIds = step.inputs.find((i) => !caches.has(i) && [...step.nodes].some((n) => n.op === 'Gather' && n.inputs[1] === i));
+  const stepLive = new Set<string>([...caches, ...(stepIds ? [stepIds] : [])]);
+  for (const n of step.nodes) if (n.inputs.some((i) => stepLive.has(i))) for (const o of n.outputs) stepLive.add(o);
+  const passLive = downstreamOf(g, passIds);
+  const map = new Map<string, string>(stepIds ? [[passIds, stepIds]] : []);
+  const used = new Set<Node>();
+  const byOp = new Map<string, Node[]>();
+  for (const n of step.nodes) byOp.set(n.op, [...(byOp.get(n.op) ?? []), n]);
+  for (const n of passNodes) {
+    const live = n.inputs.filter((i) => passLive.has(i));
+    const fits = (m: Node): boolean => !used.has(m) && m.inputs.length === n.inputs.length && live.length > 0 && n.inputs.every((a, i) => {
+      const b = m.inputs[i];
+      if (passLive.has(a)) return map.get(a) === through(b);
+      return a === b || !stepLive.has(b);
+    });
+    const m = (byOp.get(n.op) ?? []).find(fits);
+    if (m) {
+      used.add(m);
+      n.outputs.forEach((o, k) => map.set(o, through(m.outputs[k])));
+    } else if (live.length === 1 && n.op !== 'Gather' && map.has(live[0]) && n.inputs.length === 2) {
+      // A mask the step applies elsewhere (its PositionMask, looked through above): the scores as they were.
+      if (n.op === 'Add' || n.op === 'Where') map.set(n.outputs[0], map.get(live[0])!);
+    } else if (n.op === 'Identity' && map.has(n.inputs[0])) {
+      map.set(n.outputs[0], map.get(n.inputs[0])!);
+    }
+  }
+  map.delete(passIds);
+  return map;
 }
 
 /** The pass's tensors among `points` (the rest are observed by the steps). */
@@ -192,4 +272,14 @@ export function shareConstants(g: Graph): number {
   for (const n of g.nodes) n.inputs = n.inputs.map((i) => replace.get(i) ?? i);
   for (const t of replace.keys()) g.tensors.delete(t);
   return replace.size;
+}
+
+/** The pass's products with rows of a position table take the table's int8 scale, the one the step's Gather gives it. */
+export function tableScales(units: Unit[], tables: Map<string, string>, g: Graph, pow2: boolean): void {
+  for (const u of units) {
+    if (u.kind !== 'mulconst') continue;
+    const table = tables.get(u.node.inputs.find((i) => i !== u.x) ?? '');
+    const data = table ? g.tensors.get(table)?.data : undefined;
+    if (data) u.cScale = scaleFor(data.data.reduce((m, v) => Math.max(m, Math.abs(v)), 0), WEIGHT_MAX, pow2);
+  }
 }

@@ -11,7 +11,7 @@ import type { Quantized } from './index.js';
 import { lowerToInteger } from './lower.js';
 import { assignActivations, quantizeLinear, type LinearQuant, type Plan } from './params.js';
 import { buildReport, reportedTensors, SqnrMeter } from './report.js';
-import { appendPromptNext, joinPromptPass, promptPoints, runPrompts, shareConstants, shareObservations } from './prompt-pass.js';
+import { appendPromptNext, joinPromptPass, tableScales, promptPoints, runPrompts, shareConstants, shareObservations } from './prompt-pass.js';
 import { makeStateful, runSequences } from './stateful.js';
 import { stepRoles } from '../ir/state.js';
 import { isQuantPoint, type QuantizeOptions } from './types.js';
@@ -72,6 +72,7 @@ export function quantizeStateful(model: Graph, calibration: NDArray[], source: s
   checkOps(float);
   const inferred = inferGraph(float);
   const units = analyzeGraph(inferred);
+  if (pass) tableScales(units, pass.tables, inferred, opts.scheme === 'pow2');
   const points = [...float.inputs, ...units.filter(isQuantPoint).map((u) => u.out)];
   const inPass = pass ? promptPoints(inferred, pass.ids, points) : new Set<string>();
   const observer = new Observer(points.filter((p) => !inPass.has(p)));

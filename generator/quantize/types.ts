@@ -90,7 +90,15 @@ export interface CenterUnit extends UnitBase { kind: 'center'; node: Node; x: st
 /** Mul of two activations: the integer product requantized. */
 export interface MulUnit extends UnitBase { kind: 'mul'; node: Node; a: string; b: string }
 /** Mul of an activation by a constant tensor (rotary tables) or a negative scalar (Neg): int8 constant, requantized. */
-export interface MulConstUnit extends UnitBase { kind: 'mulconst'; node: Node; x: string; c: Float64Array; cShape: number[] }
+export interface MulConstUnit extends UnitBase {
+  kind: 'mulconst';
+  node: Node;
+  x: string;
+  c: Float64Array;
+  cShape: number[];
+  /** The constant's int8 scale when it is given (rows of a table quantized as a whole: prompt-pass.ts); else its own. */
+  cScale?: number;
+}
 /**
  * Add of a constant. A mask (only 0 and values at or below MASK_BELOW, -inf included) keeps the input's grid and
  * pushes masked entries to the bottom of the range; any other constant is added in the output's grid.

@@ -24,6 +24,8 @@ import { Rng } from '../helpers/random.js';
  * the step graph as one integer model, one firmware, whose loop runs the pass once over the first P prompt tokens
  * (writing rows 0..P-1 of the caches in place) and then one step per token:
  *   - the model shares the step's weights and its caches' grids, and the reference generates with the pass too;
+ *   - the pass writes the prompt's cache rows exactly as the steps would (the grids of corresponding tensors shared,
+ *     the rotary rows on their table's int8 scale): the same tokens as the step graph quantized alone;
  *   - the firmware generates the reference's tokens on generic and siracusa, in its own loop and driven by the host,
  *     for prompts shorter than P, of P and longer than P; with the sampler on the cores; and in siracusa's host C;
  *   - the pass writes the caches' buffers in place (one buffer per cache for all three names) and only rows 0..P-1.
@@ -61,6 +63,29 @@ test('the joined model: a prompt pass of P tokens, its cache writes at row 0 on 
   const mine = weights(prompt!);
   assert.ok(mine.size >= 7 * S.layers, `the pass's projections read constant weights (${mine.size})`);
   for (const w of mine) assert.ok(weights(stepPhase).has(w), `the pass's weight '${w}' is the step's tensor`);
+});
+
+test('the pass computes the prompt\'s cache rows exactly as the steps do (one grid per tensor pair, the rotary tables\' int8 scale), so the tokens are the step-only model\'s', () => {
+  // The step graph quantized alone: the reference's token-by-token generation to compare with.
+  const alone = inferGraph(quantizeGraph(step, [windows], 'cal.npz', { context: S.seq }).intGraph);
+  const roles = stepRoles(intGraph)!;
+  for (const p of PROMPTS) {
+    const withPass = new DecoderSteps(intGraph);
+    withPass.prefill(p);
+    const stepped = new DecoderSteps(alone);
+    p.slice(0, P).forEach((t, i) => stepped.run(t, i));
+    const a = withPass.inputs(0, 0);
+    const b = stepped.inputs(0, 0);
+    for (const pair of roles.state) {
+      const x = a[intGraph.inputs.indexOf(pair.input)];
+      const y = b[alone.inputs.indexOf(pair.input)];
+      const [, , rows, inner] = x.shape;
+      let differ = 0;
+      for (let i = 0; i < x.data.length; i++) if (Math.floor(i / inner) % rows < Math.min(p.length, P) && x.data[i] !== y.data[i]) differ++;
+      assert.is(differ, 0, `prompt ${p}: ${pair.input}'s rows of the prompt`);
+    }
+    assert.equal(generateReference(intGraph, p, newTokens(p)), generateReference(alone, p, newTokens(p)), `prompt ${p}: tokens`);
+  }
 });
 
 test('the reference generates with the pass: the pass\'s tokens, then one step per token', () => {
