@@ -54,6 +54,26 @@ test('quantize a step graph: --context is required, then generate from ids and f
   assert.match(t.stdout, /^ab[a-w\uFFFD]{3}\n/);
 });
 
+test('gen quantize --prompt-graph: one model and firmware with the parallel prompt pass; gen run says what the pass took', () => {
+  const promptFile = join(work, 'prompt.onnx');
+  writeFileSync(promptFile, floatLlama(S, 7, false, 4).bytes());
+  const joined = join(work, 'joined.int8.onnx');
+  oneLine(gen('quantize', promptFile, '--calibration', cal, '-o', joined, '--prompt-graph', promptFile), /--prompt-graph joins a step graph with caches/);
+  const q = gen('quantize', step, '--calibration', cal, '-o', joined, '--context', String(S.seq), '--prompt-graph', promptFile);
+  assert.is(q.code, 0, q.stderr);
+  const pfw = join(work, 'pfw');
+  const f = gen('firmware', '--platform', 'generic', joined, '-o', pfw);
+  assert.is(f.code, 0, f.stderr);
+  const r = gen('run', pfw, '--prompt-ids', '1,2,3,4,5', '--tokens', '3');
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /the prompt pass \(4 of 5 prompt tokens at once\) and 3 steps in the firmware's own loop: \d+ cycles/);
+  const h = gen('run', pfw, '--prompt-ids', '1,2,3,4,5', '--tokens', '3', '--host-loop');
+  assert.is(h.code, 0, h.stderr);
+  assert.match(h.stdout, /prompt: 5 tokens, \d+ cycles \(the parallel pass of 4 tokens \d+ cycles, one step per token after it\)/);
+  assert.is(/^tokens: ([\d ]+)$/m.exec(h.stdout)![1], /^tokens: ([\d ]+)$/m.exec(r.stdout)![1], 'the same tokens either way');
+  oneLine(gen('firmware', '--platform', 'spinnaker2', joined, '-o', join(work, 's2fw')), /prompt pass .*runs steps only/);
+});
+
 test('gen firmware --sampling: --temperature --seed sample on the cores, the host\'s loop drawing the same tokens', () => {
   const sfw = join(work, 'sfw');
   const f = gen('firmware', '--platform', 'generic', int8, '-o', sfw, '--sampling');

@@ -142,6 +142,25 @@ for (const platform of ['generic', 'siracusa']) {
   });
 }
 
+test('siracusa --engines npu: the pass\'s projections and the step\'s read one copy of each weight in the neural memory; the reference\'s tokens', async () => {
+  const out = join(work, 'siracusa-npu');
+  const { manifest } = generateFirmware({ model, platform: 'siracusa', out, engines: 'npu' });
+  const npu = manifest.layers.filter((l) => l.kernel === 'neureka');
+  const pass = npu.filter((l) => l.name.startsWith('prompt.'));
+  assert.ok(pass.length > 0 && npu.length > pass.length, `linear layers of both phases on N-EUREKA (${pass.length} of ${npu.length})`);
+  const nms = manifest.tensors.filter((t) => t.region === 'NMS_SRAM');
+  assert.ok(nms.length > 0, 'weights in the neural memory');
+  const alone = join(work, 'alone.int8.onnx');
+  writeFileSync(alone, encodeModel(quantizeGraph(step, [windows], 'cal.npz', { context: S.seq }).intGraph, { opset: 13 }));
+  const single = generateFirmware({ model: alone, platform: 'siracusa', out: join(work, 'alone-npu'), engines: 'npu' }).manifest;
+  const bytes = (m: typeof manifest): number => m.tensors.filter((t) => t.region === 'NMS_SRAM').reduce((a, t) => a + t.bytes, 0);
+  assert.is(bytes(manifest), bytes(single), 'the neural memory holds what the step alone holds');
+  for (const p of PROMPTS) {
+    const r = await generateOnEmulator(out, p, newTokens(p));
+    assert.equal(r.tokens, generateReference(intGraph, p, newTokens(p)), `prompt ${p}`);
+  }
+});
+
 test('siracusa with --sampling: the first token drawn from the pass\'s logits, the rest from the steps\', on the cores and in the host\'s loop', async () => {
   const out = join(work, 'siracusa-sampling');
   generateFirmware({ model, platform: 'siracusa', out, sampling: true });

@@ -179,6 +179,21 @@ function uniqueNames(tensors: Map<string, Tensor>): (base: string) => string {
   };
 }
 
+/**
+ * A weight another layer already encoded the same way (a prompt pass and its step read one weight tensor): that
+ * layer's encoded tensor, so the neural memory holds it once (npu/nms.ts places each weight tensor once).
+ */
+function encodedOnce(tensors: Map<string, Tensor>, base: string, enc: ArrayLike<number>): string | undefined {
+  for (const t of tensors.values()) {
+    const d = t.data?.data;
+    if (!d || !t.name.startsWith(base) || t.dtype !== 'uint8' || d.length !== enc.length) continue;
+    let same = true;
+    for (let i = 0; i < d.length && same; i++) same = d[i] === enc[i];
+    if (same) return t.name;
+  }
+  return undefined;
+}
+
 function rewrite(
   g: Graph, n: Node, c: NpuCandidate, p: NodePlan, policy: NpuPolicy, tensors: Map<string, Tensor>,
   fresh: (base: string) => string, note: string,
@@ -211,7 +226,7 @@ function rewrite(
   // Weights, scale and bias in the engine's formats.
   const enc = encodeWeights({ mode: c.mode, bits: c.bits, cout: c.cout, cin: c.cin, weight: c.weight });
   const rows = c.mode === '3x3dw' ? Math.ceil(c.cout / 28) : c.cout;
-  const wName = constant(`${n.inputs[1]}__neureka`, 'uint8', [rows, enc.length / rows], enc);
+  const wName = encodedOnce(tensors, `${n.inputs[1]}__neureka`, enc) ?? constant(`${n.inputs[1]}__neureka`, 'uint8', [rows, enc.length / rows], enc);
   const stage = p.job.stage;
   const scale = stage.normQuant ? constant(`${n.name}__scale`, stage.scale32 ? 'uint32' : 'uint8', [c.cout], p.scale) : '';
   const bias = stage.normQuant ? constant(`${n.name}__bias`, 'int32', [c.cout], p.bias) : '';
