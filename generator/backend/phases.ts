@@ -1,6 +1,6 @@
 import { GenError } from '../errors.js';
 import type { Graph } from '../ir/graph.js';
-import { downstreamOf, stepRoles } from '../ir/state.js';
+import { downstreamOf, loopPromptPass } from '../ir/state.js';
 
 /*
  * A step graph with a prompt pass (ir/state.ts PromptRoles) runs as two functions: the pass once, then the step
@@ -17,7 +17,7 @@ export interface PhaseLayer {
 
 /** The layers in run order (the pass's first) and how many belong to the pass; 0 without a pass. */
 export function splitPhases<L extends PhaseLayer>(graph: Graph, layers: L[]): { ordered: L[]; promptCount: number } {
-  const pass = stepRoles(graph)?.prompt;
+  const pass = loopPromptPass(graph);
   if (!pass) return { ordered: layers, promptCount: 0 };
   const computed = downstreamOf(graph, pass.ids);
   const inPass = new Set(layers.filter((l) => l.writes.some((t) => computed.has(t))));

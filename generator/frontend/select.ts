@@ -1,7 +1,7 @@
 import { GenError, quoted } from '../errors.js';
 import { isIntType } from '../ir/dtype.js';
 import type { Graph, Node } from '../ir/graph.js';
-import { stepRoles } from '../ir/state.js';
+import { loopPromptPass } from '../ir/state.js';
 import { tensorOf } from '../ir/graph.js';
 import type { KernelDef } from '../kernels/types.js';
 import { ALIAS_OPS } from '../midend/lifetimes.js';
@@ -55,12 +55,13 @@ export function sharesInput(g: Graph, layers: readonly Layer[], i: number): bool
   // In place only where the bytes mean the same thing on both sides (a CacheWrite whose result is wider than its cache).
   if (tensorOf(g, x).dtype !== tensorOf(g, l.node.outputs[0]).dtype) return false;
   // A cache of a step with a prompt pass (ir/state.ts PromptRoles) has two writers, the pass's rows 0..P-1 and the
-  // step's row: both write in place, as the generation loop needs, and neither reads the other's result (the pass
-  // runs before the steps, backend/phases.ts).
-  // Only there: two writes of one cache in one run read the first's result in the second (the reference's order).
+  // step's row: both write in place, as the generation loop needs, and neither reads the other's result (the loop
+  // runs the pass before the steps, backend/phases.ts). Only there: elsewhere two writes of one cache in one run read
+  // the first's result in the second (the reference's order).
   const readers = g.nodes.filter((n, k) => k !== i && n.inputs.includes(x));
   const otherWriter = (n: Node): boolean => l.node.op === 'CacheWrite' && n.op === 'CacheWrite' && n.inputs.lastIndexOf(x) === 0;
-  return readers.length === 0 || (readers.length === 1 && otherWriter(readers[0]) && stepRoles(g)?.prompt?.state.some((p) => p.input === x) === true);
+  if (readers.length === 0) return true;
+  return readers.length === 1 && otherWriter(readers[0]) && loopPromptPass(g)?.state.some((p) => p.input === x) === true;
 }
 
 /** A reshape-like node shares its input's buffer when the bytes mean the same thing on both sides. */

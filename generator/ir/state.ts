@@ -97,6 +97,15 @@ export function stepRoles(g: Graph): StepRoles | undefined {
   };
 }
 
+/**
+ * The prompt pass that firmware runs as a phase of its own: only with the generation loop (control block and ArgMax)
+ * that runs the pass and then the steps. Without the loop a graph runs as one dataflow (the reference's order).
+ */
+export function loopPromptPass(g: Graph): PromptRoles | undefined {
+  const roles = stepRoles(g);
+  return roles?.control && roles.next ? roles.prompt : undefined;
+}
+
 /** The tensors computed from `from` (itself included), through every node that reads one of them. */
 export function downstreamOf(g: Graph, from: string): Set<string> {
   const reached = new Set([from]);
