@@ -24,6 +24,7 @@ export interface GenerateFlags {
   seed?: string;
   quant?: string;
   hostLoop?: boolean;
+  perToken?: boolean;
   cache?: boolean;
 }
 
@@ -76,7 +77,7 @@ export async function generateCommand(dir: string, o: GenerateFlags): Promise<vo
   const hooks = { onToken: (t: number) => process.stdout.write(tok ? show([t]) : ` ${t}`), sampling: sample };
   const r = noCache
     ? await generateWithoutCache(dir, prompt, tokens, { maxCycles: o.maxCycles }, hooks)
-    : await generateOnEmulator(dir, prompt, tokens, { maxCycles: o.maxCycles, hostLoop: o.hostLoop === true }, hooks);
+    : await generateOnEmulator(dir, prompt, tokens, { maxCycles: o.maxCycles, hostLoop: o.hostLoop === true, profile: o.perToken === true }, hooks);
   process.stdout.write('\n');
   const hz = r.clockHz;
   const rate = (cycles: number): string => (hz ? `; ${(hz / cycles).toFixed(1)} tokens/s at ${(hz / 1e6).toFixed(0)} MHz` : '');
@@ -113,5 +114,20 @@ export async function generateCommand(dir: string, o: GenerateFlags): Promise<vo
       + rate(mean));
   }
   console.log(`tokens: ${r.tokens.join(' ')}`);
+  if (r.perToken) printPerToken(r.perToken, mean);
   console.log(`emulated in ${(r.ms / 1000).toFixed(2)} s`);
+}
+
+/** `--per-token`: a new token's cycles by layer kernel (mean over the steps that read a generated token). */
+function printPerToken(p: { byKernel: Map<string, number>; steps: number }, mean: number): void {
+  if (p.steps === 0) {
+    console.log('per token: no step read a generated token (--tokens 2 or more)');
+    return;
+  }
+  const rows = [...p.byKernel].map(([kernel, cycles]) => ({ kernel, cycles: cycles / p.steps })).sort((a, b) => b.cycles - a.cycles);
+  const inLayers = rows.reduce((a, r) => a + r.cycles, 0);
+  console.log(`per token (mean of ${p.steps} steps): ${Math.round(mean)} cycles, ${Math.round(inLayers)} in layers`);
+  const width = Math.max(6, ...rows.map((r) => r.kernel.length));
+  console.log(`  ${'kernel'.padEnd(width)}  ${'cycles'.padStart(10)}  share`);
+  for (const r of rows) console.log(`  ${printable(r.kernel, 40).padEnd(width)}  ${Math.round(r.cycles).toString().padStart(10)}  ${((100 * r.cycles) / mean).toFixed(1).padStart(5)} %`);
 }

@@ -197,6 +197,7 @@ export function runCommand(program: Command): void {
     .option('--seed <n>', 'with --temperature: the sampler\'s seed, 0 to 4294967295 (default 0)')
     .option('--no-cache', 'with --prompt: a prompt graph\'s firmware (no caches) recomputes the whole window per token, for comparison')
     .option('--host-loop', 'with --prompt: drive the steps from the host (cycles per step) instead of the firmware\'s own loop')
+    .option('--per-token', 'with --prompt: a profile of a new token, cycles by layer kernel averaged over the steps (drives the steps from the host)')
     .option('-e, --expect <npz>', 'expected outputs (.npz, by output name or in order): prints "Errors: X out of Y", exit 1 if any differs')
     .option('--outputs <npz>', 'write the outputs to this .npz, under the graph\'s output names')
     .option('--trace <json>', 'write a Chrome/Perfetto trace (open in ui.perfetto.dev): one track per core, layers and kernels as slices')

@@ -321,14 +321,15 @@ export function npuDetail(detail: number): NpuDetail {
 }
 
 /** The event log, oldest first (layout: emulator/assembly/events.ts), and how many records the ring overwrote. */
-export function readEvents(emu: EmulatorExports): { events: EmulatorEvent[]; dropped: number } {
+/** The records held, or with `since` (an earlier events_total()) only those written after it that are still held. */
+export function readEvents(emu: EmulatorExports, since = 0): { events: EmulatorEvent[]; dropped: number } {
   const view = new DataView(emu.memory.buffer);
   const base = emu.events_ptr();
   const capacity = emu.events_capacity();
   const count = emu.events_count();
   const first = emu.events_first();
   const events: EmulatorEvent[] = [];
-  for (let i = 0; i < count; i++) {
+  for (let i = Math.max(0, count - (emu.events_total() - since)); i < count; i++) {
     const p = base + ((first + i) % capacity) * EVENT_BYTES;
     const kind = KINDS[view.getInt32(p, true)];
     if (kind === undefined) throw new GenError('internal', `event log: unknown kind ${view.getInt32(p, true)}`);

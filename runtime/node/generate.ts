@@ -3,6 +3,7 @@ import { sizeOf } from '../../generator/ir/ndarray.js';
 import { argmax, generationSteps } from '../../generator/reference/generate.js';
 import { sampler, samplingBlock, type Choose, type Sampling } from '../../generator/reference/sample.js';
 import type { Manifest } from './manifest.js';
+import { readEvents } from './emulator.js';
 import { loadFirmware, readManifestTensor, startFirmware, writeManifestTensor, type LoadedFirmware, type RunOptions } from './run.js';
 
 /*
@@ -32,6 +33,11 @@ export interface GenerationResult {
   promptSteps: number;
   /** Prompt tokens the firmware's parallel prompt pass took (0: none, every token a step). */
   passTokens: number;
+  /**
+   * With `profile` (host loop): the cycles of the steps after the prompt's (stepCycles from promptSteps on) by layer
+   * kernel, as the master's layer events count them, summed over those steps; `steps` of them.
+   */
+  perToken?: { byKernel: Map<string, number>; steps: number };
   clockHz: number;
   /** Wall time of the emulation, ms. */
   ms: number;
@@ -92,7 +98,7 @@ function lastDim(m: Manifest, name: string): number {
   return s[s.length - 1] ?? 0;
 }
 
-export async function generateOnEmulator(outDir: string, prompt: readonly number[], tokens: number, opts: RunOptions & { hostLoop?: boolean } = {},
+export async function generateOnEmulator(outDir: string, prompt: readonly number[], tokens: number, opts: RunOptions & { hostLoop?: boolean; profile?: boolean } = {},
   hooks: GenerationHooks = {}): Promise<GenerationResult> {
   const f = await loadFirmware(outDir, opts);
   const limits = stepLimits(f.manifest, outDir);
@@ -104,7 +110,7 @@ export async function generateOnEmulator(outDir: string, prompt: readonly number
   const blocks = [g.control, g.sampling].filter((b): b is string => b !== undefined);
   for (const name of [...g.state.map((p) => p.input), ...blocks]) writeManifestTensor(f, name, zeros(name));
   const t0 = performance.now();
-  const onChip = !hooks.choose && !hooks.onStep && !opts.hostLoop && (!hooks.sampling || g.sampling !== undefined);
+  const onChip = !hooks.choose && !hooks.onStep && !opts.hostLoop && !opts.profile && (!hooks.sampling || g.sampling !== undefined);
   if (g.control && g.next && onChip) {
     if (hooks.sampling) writeManifestTensor(f, g.sampling!, samplingBlock(hooks.sampling));
     // The firmware's own loop: the prompt into the control block, one run, the tokens back out of it.
@@ -145,14 +151,19 @@ export async function generateOnEmulator(outDir: string, prompt: readonly number
     }
     writeManifestTensor(f, g.control!, zeros(g.control!)); // steps 0: one step per run from here
   }
+  // With a pass: its run and the steps of the prompt's tokens past it are the prompt's (each later step reads a new token).
+  const promptSteps = first > 0 ? 1 + prompt.length - first : prompt.length - 1;
+  const perToken = opts.profile ? { byKernel: new Map<string, number>(), steps: 0 } : undefined;
   for (let t = first; t < steps; t++) {
     const token = t < prompt.length ? prompt[t] : out[t - prompt.length];
     if (!(Number.isInteger(token) && token >= 0 && token < vocab)) throw new GenError('run', `token ${token} is outside the vocabulary (0..${vocab - 1})`);
     writeManifestTensor(f, g.ids, [token]);
     writeManifestTensor(f, g.position, [t]);
     const before = Number(f.emu.total_cycles());
+    const logged = f.emu.events_total();
     await startFirmware(f, opts);
     stepCycles.push(Number(f.emu.total_cycles()) - before);
+    if (perToken && stepCycles.length > promptSteps) addLayerCycles(f, logged, perToken);
     hooks.onStep?.(t, f);
     if (t >= prompt.length - 1) {
       // The chip's own choice when the firmware computes it (ArgMax on the cores), else the host takes the argmax.
@@ -163,9 +174,20 @@ export async function generateOnEmulator(outDir: string, prompt: readonly number
     }
   }
   const totalCycles = stepCycles.reduce((a, b) => a + b, 0);
-  // With a pass: its run and the steps of the prompt's tokens past it are the prompt's (each later step reads a new token).
-  const promptSteps = first > 0 ? 1 + prompt.length - first : prompt.length - 1;
-  return { tokens: out, loop: 'host', totalCycles, stepCycles, promptSteps, passTokens: first, clockHz: f.manifest.clockHz ?? 0, ms: performance.now() - t0 };
+  return { tokens: out, loop: 'host', totalCycles, stepCycles, promptSteps, passTokens: first, ...(perToken ? { perToken } : {}), clockHz: f.manifest.clockHz ?? 0, ms: performance.now() - t0 };
+}
+
+/** One step's layer cycles (the master's layer events since `logged`) added by kernel; the step counted. */
+function addLayerCycles(f: LoadedFirmware, logged: number, acc: { byKernel: Map<string, number>; steps: number }): void {
+  const { events } = readEvents(f.emu, logged);
+  if (f.emu.events_total() - logged > events.length) throw new GenError('run', 'the event log overflowed within one step: no per-token profile');
+  const kernelOf = new Map(f.manifest.layers.map((l) => [l.id, l.kernel ?? l.op ?? '?']));
+  for (const e of events) {
+    if (e.kind !== 'layer' || e.agent !== 0) continue;
+    const k = kernelOf.get(e.layer) ?? `layer ${e.layer}`;
+    acc.byKernel.set(k, (acc.byKernel.get(k) ?? 0) + e.end - e.start);
+  }
+  acc.steps++;
 }
 
 /** Tokens of the prompt the firmware's prompt pass takes (its loop does the same): 0 without a pass. */

@@ -71,6 +71,16 @@ test('gen quantize --prompt-graph: one model and firmware with the parallel prom
   assert.is(h.code, 0, h.stderr);
   assert.match(h.stdout, /prompt: 5 tokens, \d+ cycles \(the parallel pass of 4 tokens \d+ cycles, one step per token after it\)/);
   assert.is(/^tokens: ([\d ]+)$/m.exec(h.stdout)![1], /^tokens: ([\d ]+)$/m.exec(r.stdout)![1], 'the same tokens either way');
+  // --per-token: a new token's cycles by layer kernel; the rows add up to the cycles of a token spent in layers.
+  const p = gen('run', pfw, '--prompt-ids', '1,2,3,4,5', '--tokens', '3', '--per-token');
+  assert.is(p.code, 0, p.stderr);
+  const head = /per token \(mean of 2 steps\): (\d+) cycles, (\d+) in layers/.exec(p.stdout);
+  assert.ok(head, p.stdout);
+  const rows = [...p.stdout.matchAll(/^ {2}([a-z0-9-]+) +(\d+) +[\d.]+ %$/gm)];
+  assert.ok(rows.some((r) => r[1] === 'gemm') && rows.some((r) => r[1] === 'cache-write'), p.stdout);
+  const sum = rows.reduce((a, r) => a + Number(r[2]), 0);
+  assert.ok(Math.abs(sum - Number(head![2])) <= rows.length, `rows ${sum} vs ${head![2]} in layers`);
+  assert.ok(Number(head![2]) <= Number(head![1]));
   oneLine(gen('firmware', '--platform', 'spinnaker2', joined, '-o', join(work, 's2fw')), /prompt pass .*runs steps only/);
 });
 
