@@ -2,7 +2,7 @@ import { stepRoles, type StepRoles } from '../ir/state.js';
 import { splitPhases } from './phases.js';
 import { typeNames } from '../kernels/common.js';
 import { join } from 'node:path';
-import { GenError } from '../errors.js';
+import { GenError, quoted } from '../errors.js';
 import { cType } from '../ir/dtype.js';
 import type { Graph } from '../ir/graph.js';
 import { tensorOf } from '../ir/graph.js';
@@ -240,7 +240,7 @@ function generationView(g: Graph, plan: MemoryPlan, symbolOf: (t: string) => str
 function promptView(g: Graph, roles: StepRoles, at: (name: string) => { symbol: string; offset: number }): Record<string, unknown> {
   const pass = roles.prompt!;
   if (!pass.next) throw new GenError('internal', 'a prompt pass without its ArgMax');
-  if (tensorOf(g, pass.ids).dtype !== 'int32') throw new GenError('internal', `the generation loop writes '${pass.ids}' as int32`);
+  if (tensorOf(g, pass.ids).dtype !== 'int32') throw new GenError('internal', `the generation loop writes ${quoted(pass.ids)} as int32`);
   const logits = tensorOf(g, pass.logits);
   const vocab = logits.shape[logits.shape.length - 1];
   if (roles.sampling && logits.dtype !== tensorOf(g, roles.logits).dtype) {

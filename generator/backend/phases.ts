@@ -1,4 +1,4 @@
-import { GenError } from '../errors.js';
+import { GenError, quoted } from '../errors.js';
 import type { Graph } from '../ir/graph.js';
 import { downstreamOf, loopPromptPass } from '../ir/state.js';
 
@@ -31,7 +31,7 @@ export function splitPhases<L extends PhaseLayer>(graph: Graph, layers: L[]): { 
   const step = layers.filter((l) => !inPass.has(l));
   for (const l of prompt) {
     const early = step.find((s) => s.writes.some((t) => l.reads.includes(t)));
-    if (early) throw new GenError('unsupported', `the prompt pass reads '${early.writes[0]}', which a layer of the step writes: the pass runs first`);
+    if (early) throw new GenError('unsupported', `the prompt pass reads ${quoted(early.writes[0])}, which a layer of the step writes: the pass runs first`);
   }
   return { ordered: [...prompt, ...step], promptCount: prompt.length };
 }

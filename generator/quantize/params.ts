@@ -1,4 +1,4 @@
-import { GenError } from '../errors.js';
+import { GenError, quoted } from '../errors.js';
 import type { Graph } from '../ir/graph.js';
 import { chooseActivation, fixedActivation, type ActivationQuant, type Observed } from './clipping.js';
 import { biasScale, pow2Ceil, quantizeBias, quantizeWeights, scaleFor, WEIGHT_MAX } from './fixed-point.js';
@@ -101,7 +101,7 @@ export function assignActivations(g: Graph, units: Unit[], observed: Map<string,
         const q = get(u.x);
         written.set(u.cache, q);
         if (held && (held.scale !== q.scale || held.signed !== q.signed || held.bits !== q.bits || held.qmax !== q.qmax)) {
-          throw new GenError('unsupported', `the cache '${u.cache}' is written on two grids (scales ${held.scale} and ${q.scale}): the prompt pass and the step must compute its rows alike`, { node: u.name });
+          throw new GenError('unsupported', `the cache ${quoted(u.cache)} is written on two grids (scales ${held.scale} and ${q.scale}): the prompt pass and the step must compute its rows alike`, { node: u.name });
         }
         act.set(u.out, q);
         act.set(u.cache, q);

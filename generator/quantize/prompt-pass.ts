@@ -1,4 +1,4 @@
-import { GenError } from '../errors.js';
+import { GenError, quoted } from '../errors.js';
 import { isIntType } from '../ir/dtype.js';
 import { cloneGraph, type Graph, type Node } from '../ir/graph.js';
 import type { NDArray } from '../ir/ndarray.js';
@@ -111,12 +111,12 @@ export function joinPromptPass(step: Graph, state: StatePair[], prompt: Graph): 
       continue;
     }
     const write = producerThroughIdentity(g, pair.output);
-    if (write?.op !== 'CacheWrite') throw new GenError('internal', `the step's '${o}' is not a CacheWrite`);
+    if (write?.op !== 'CacheWrite') throw new GenError('internal', `the step's ${quoted(o)} is not a CacheWrite`);
     const cache = g.tensors.get(pair.input)!;
     const axis = write.attrs.axis?.kind === 'int' ? write.attrs.axis.value : 0;
     const rows = prompt.tensors.get(o)?.shape[axis];
     if (rows !== undefined && rows > 0 && rows > cache.shape[axis]) {
-      throw new GenError('input', `the prompt graph's '${o}' has ${rows} rows, more than the context of ${cache.shape[axis]}`, { file: prompt.source });
+      throw new GenError('input', `the prompt graph's ${quoted(o)} has ${rows} rows, more than the context of ${cache.shape[axis]}`, { file: prompt.source });
     }
     const value = nameOf(o);
     const out = unique(g, `${PROMPT_PREFIX}${o}`);
@@ -127,7 +127,7 @@ export function joinPromptPass(step: Graph, state: StatePair[], prompt: Graph): 
   }
   const missing = state.filter((p) => !prompt.outputs.includes(p.output));
   if (missing.length > 0) {
-    throw new GenError('input', `the prompt graph has no output '${missing[0].output}' (the first rows of the step's cache '${missing[0].input}')`, { file: prompt.source });
+    throw new GenError('input', `the prompt graph has no output ${quoted(missing[0].output)} (the first rows of the step's cache ${quoted(missing[0].input)})`, { file: prompt.source });
   }
   if (others.length !== 1) {
     throw new GenError('input', `the prompt graph must have one output besides the caches (the logits), not ${others.length}`, { file: prompt.source });
