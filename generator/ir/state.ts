@@ -11,13 +11,19 @@ export interface StatePair {
   output: string;
 }
 
-/** The producer of a tensor, looking through Identity nodes. */
-export function producerThroughIdentity(g: Graph, t: string): Node | undefined {
+/** The tensor that an Identity chain ending in t copies: t itself when no Identity makes it. */
+export function tensorThroughIdentity(g: Graph, t: string): string {
   for (;;) {
     const n = g.nodes.find((m) => m.outputs.includes(t));
-    if (!n || n.op !== 'Identity') return n;
+    if (!n || n.op !== 'Identity') return t;
     t = n.inputs[0];
   }
+}
+
+/** The producer of a tensor, looking through Identity nodes. */
+export function producerThroughIdentity(g: Graph, t: string): Node | undefined {
+  const source = tensorThroughIdentity(g, t);
+  return g.nodes.find((m) => m.outputs.includes(source));
 }
 
 /**
@@ -142,11 +148,11 @@ export function phaseGraphs(g: Graph): { step: Graph; prompt?: Graph } {
   if (!roles?.prompt) return { step: g };
   const p = roles.prompt;
   const tensors = downstreamOf(g, p.ids);
-  const promptNodes = g.nodes.filter((n) => n.outputs.some((o) => tensors.has(o)));
+  const promptNodes = new Set(g.nodes.filter((n) => n.outputs.some((o) => tensors.has(o))));
   const promptOutputs = [p.logits, ...(p.next ? [p.next] : []), ...p.state.map((s) => s.output)];
   return {
-    step: { ...g, nodes: g.nodes.filter((n) => !promptNodes.includes(n)), inputs: g.inputs.filter((i) => i !== p.ids), outputs: g.outputs.filter((o) => !promptOutputs.includes(o)) },
-    prompt: { ...g, nodes: promptNodes, inputs: [p.ids, ...p.state.map((s) => s.input)], outputs: g.outputs.filter((o) => promptOutputs.includes(o)) },
+    step: { ...g, nodes: g.nodes.filter((n) => !promptNodes.has(n)), inputs: g.inputs.filter((i) => i !== p.ids), outputs: g.outputs.filter((o) => !promptOutputs.includes(o)) },
+    prompt: { ...g, nodes: [...promptNodes], inputs: [p.ids, ...p.state.map((s) => s.input)], outputs: g.outputs.filter((o) => promptOutputs.includes(o)) },
   };
 }
 

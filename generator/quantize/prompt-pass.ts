@@ -2,10 +2,12 @@ import { GenError, quoted } from '../errors.js';
 import { isIntType } from '../ir/dtype.js';
 import { cloneGraph, type Graph, type Node } from '../ir/graph.js';
 import type { NDArray } from '../ir/ndarray.js';
-import { downstreamOf, producerThroughIdentity, type StatePair } from '../ir/state.js';
+import { freshTensorName } from '../frontend/edit.js';
+import { downstreamOf, producerThroughIdentity, tensorThroughIdentity } from '../ir/state.js';
 import { DecoderSteps } from '../reference/generate.js';
 import type { Observed } from './clipping.js';
 import { scaleFor, WEIGHT_MAX } from './fixed-point.js';
+import type { StatefulGraph } from './stateful.js';
 import type { Unit } from './types.js';
 
 /*
@@ -23,12 +25,6 @@ import type { Unit } from './types.js';
  */
 
 export const PROMPT_PREFIX = 'prompt.';
-
-function unique(g: Graph, name: string): string {
-  let n = name;
-  for (let k = 1; g.tensors.has(n); k++) n = `${name}_${k}`;
-  return n;
-}
 
 function sameData(a: NDArray, b: NDArray): boolean {
   if (a.dtype !== b.dtype || a.shape.length !== b.shape.length || a.shape.some((d, i) => d !== b.shape[i])) return false;
@@ -49,8 +45,9 @@ function promptIds(prompt: Graph): { ids: string; length: number } {
 
 export interface PromptMerge {
   graph: Graph;
-  /** The pass's token ids input, and P. */
+  /** The pass's token ids input, its logits, and P. */
   ids: string;
+  logits: string;
   length: number;
   /** The float tensors whose observations the pass takes from the step's: pass tensor -> step tensor. */
   shared: Map<string, string>;
@@ -59,10 +56,12 @@ export interface PromptMerge {
 }
 
 /**
- * The step graph (stateful, constants folded) with the prompt graph joined as its prompt pass. `state` pairs the
- * step's cache inputs with its present outputs; the prompt graph's outputs of the same names are their first rows.
+ * The step graph (stateful, its graph with constants folded) with the prompt graph joined as its prompt pass. Its
+ * state pairs the step's cache inputs with its present outputs; the prompt graph's outputs of the same names are their
+ * first rows.
  */
-export function joinPromptPass(step: Graph, state: StatePair[], prompt: Graph): PromptMerge {
+export function joinPromptPass(stateful: StatefulGraph, prompt: Graph): PromptMerge {
+  const { graph: step, state } = stateful;
   const g = cloneGraph(step);
   const { ids, length } = promptIds(prompt);
   const rename = new Map<string, string>();
@@ -75,7 +74,7 @@ export function joinPromptPass(step: Graph, state: StatePair[], prompt: Graph): 
     if (src?.data && mine?.data && sameData(src.data, mine.data)) n = t;
     else {
       // A cache's rows: `prompt.<name>` is the cache after the pass's write (below).
-      n = unique(g, `${PROMPT_PREFIX}${t}${state.some((p) => p.output === t) ? '.rows' : ''}`);
+      n = freshTensorName(g, `${PROMPT_PREFIX}${t}${state.some((p) => p.output === t) ? '.rows' : ''}`);
       g.tensors.set(n, { ...(src ?? { name: t, dtype: 'float32', shape: [] }), name: n, shape: [...(src?.shape ?? [])] });
     }
     rename.set(t, n);
@@ -93,16 +92,10 @@ export function joinPromptPass(step: Graph, state: StatePair[], prompt: Graph): 
   g.inputs.push(promptInput);
 
   const shared = new Map<string, string>();
-  const sourceOf = (graph: Graph, t: string): string => {
-    // The tensor a unit computes: look through Identity nodes back to the first other producer's output.
-    for (;;) {
-      const n = graph.nodes.find((m) => m.outputs.includes(t));
-      if (!n || n.op !== 'Identity') return t;
-      t = n.inputs[0];
-    }
-  };
+  // The tensor a unit computes: through Identity nodes back to the first other producer's output.
+  const sourceOf = (t: string): string => tensorThroughIdentity(g, t);
   const others: string[] = [];
-  const zero = unique(g, `${PROMPT_PREFIX}cache_row0`);
+  const zero = freshTensorName(g, `${PROMPT_PREFIX}cache_row0`);
   g.tensors.set(zero, { name: zero, dtype: 'int64', shape: [1], data: { dtype: 'int64', shape: [1], data: new Float64Array([0]) } });
   for (const o of prompt.outputs) {
     const pair = state.find((p) => p.output === o);
@@ -119,11 +112,11 @@ export function joinPromptPass(step: Graph, state: StatePair[], prompt: Graph): 
       throw new GenError('input', `the prompt graph's ${quoted(o)} has ${rows} rows, more than the context of ${cache.shape[axis]}`, { file: prompt.source });
     }
     const value = nameOf(o);
-    const out = unique(g, `${PROMPT_PREFIX}${o}`);
+    const out = freshTensorName(g, `${PROMPT_PREFIX}${o}`);
     g.tensors.set(out, { name: out, dtype: 'float32', shape: [] });
     g.nodes.push({ name: `${out}_write`, op: 'CacheWrite', domain: '', inputs: [pair.input, value, zero], outputs: [out], attrs: { axis: { kind: 'int', value: axis } } });
     g.outputs.push(out);
-    shared.set(sourceOf(g, value), sourceOf(g, write.inputs[1]));
+    shared.set(sourceOf(value), sourceOf(write.inputs[1]));
   }
   const missing = state.filter((p) => !prompt.outputs.includes(p.output));
   if (missing.length > 0) {
@@ -135,12 +128,12 @@ export function joinPromptPass(step: Graph, state: StatePair[], prompt: Graph): 
   const logits = nameOf(others[0]);
   g.outputs.push(logits);
   const stepLogits = step.outputs.find((o) => !state.some((p) => p.output === o));
-  if (stepLogits) shared.set(sourceOf(g, logits), sourceOf(g, stepLogits));
+  if (stepLogits) shared.set(sourceOf(logits), sourceOf(stepLogits));
   // Value infos of the exported shapes: inference recomputes them (as makeStateful does).
   for (const n of nodes) for (const o of n.outputs) if (!g.tensors.get(o)?.data) g.tensors.get(o)!.shape = [];
-  const tables = positionTables(g, nodes, length);
-  for (const [mine, theirs] of correspondingTensors(g, nodes, step, state, promptInput)) if (!shared.has(mine)) shared.set(mine, theirs);
-  return { graph: g, ids: promptInput, length, shared, tables };
+  const tables = positionTables(g, nodes, length, stateful.pos);
+  for (const [mine, theirs] of correspondingTensors(g, nodes, stateful, promptInput)) if (!shared.has(mine)) shared.set(mine, theirs);
+  return { graph: g, ids: promptInput, logits, length, shared, tables };
 }
 
 /**
@@ -149,10 +142,8 @@ export function joinPromptPass(step: Graph, state: StatePair[], prompt: Graph): 
  * step's Gather quantizes the table), not on its own rows' largest value, so that the pass multiplies by the very
  * int8 values and requantizes with the very multiplier the step does: constant name -> the step's table.
  */
-function positionTables(g: Graph, passNodes: Node[], length: number): Map<string, string> {
-  const position = g.nodes.find((n) => n.op === 'CacheWrite' && g.inputs.includes(n.inputs[2]))?.inputs[2];
+function positionTables(g: Graph, passNodes: Node[], length: number, position: string): Map<string, string> {
   const tables = new Map<string, string>();
-  if (!position) return tables;
   const gathered = g.nodes.filter((n) => n.op === 'Gather' && n.inputs[1] === position && g.tensors.get(n.inputs[0])?.data && (n.attrs.axis?.kind !== 'int' || n.attrs.axis.value === 0));
   for (const c of new Set(passNodes.flatMap((n) => n.inputs))) {
     const t = g.tensors.get(c)?.data;
@@ -175,7 +166,8 @@ function positionTables(g: Graph, passNodes: Node[], length: number): Map<string
  * would only choose a grid from other observations: correctness never depends on it (the caches' and the logits'
  * grids are checked in params.ts).
  */
-function correspondingTensors(g: Graph, passNodes: Node[], step: Graph, state: StatePair[], passIds: string): Map<string, string> {
+function correspondingTensors(g: Graph, passNodes: Node[], stateful: StatefulGraph, passIds: string): Map<string, string> {
+  const { graph: step, state, ids: stepIds } = stateful;
   const producer = new Map<string, Node>();
   for (const n of step.nodes) for (const o of n.outputs) producer.set(o, n);
   const through = (t: string): string => {
@@ -186,12 +178,10 @@ function correspondingTensors(g: Graph, passNodes: Node[], step: Graph, state: S
       else return t;
     }
   };
-  const caches = new Set(state.map((p) => p.input));
-  const stepIds = step.inputs.find((i) => !caches.has(i) && [...step.nodes].some((n) => n.op === 'Gather' && n.inputs[1] === i));
-  const stepLive = new Set<string>([...caches, ...(stepIds ? [stepIds] : [])]);
+  const stepLive = new Set<string>([...state.map((p) => p.input), stepIds]);
   for (const n of step.nodes) if (n.inputs.some((i) => stepLive.has(i))) for (const o of n.outputs) stepLive.add(o);
   const passLive = downstreamOf(g, passIds);
-  const map = new Map<string, string>(stepIds ? [[passIds, stepIds]] : []);
+  const map = new Map<string, string>([[passIds, stepIds]]);
   const used = new Set<Node>();
   const byOp = new Map<string, Node[]>();
   for (const n of step.nodes) byOp.set(n.op, [...(byOp.get(n.op) ?? []), n]);
@@ -242,7 +232,7 @@ export function shareObservations(observed: Map<string, Observed>, shared: Map<s
 
 /** The pass's next tokens on chip: ArgMax of its logits' last axis, [1, P]. */
 export function appendPromptNext(g: Graph, logits: string): string {
-  const name = unique(g, `${PROMPT_PREFIX}next_token`);
+  const name = freshTensorName(g, `${PROMPT_PREFIX}next_token`);
   g.tensors.set(name, { name, dtype: 'int32', shape: g.tensors.get(logits)!.shape.slice(0, -1) });
   g.nodes.push({ name: `${name}_argmax`, op: 'ArgMax', domain: '', inputs: [logits], outputs: [name], attrs: { axis: { kind: 'int', value: -1 }, keepdims: { kind: 'int', value: 0 } } });
   g.outputs.push(name);

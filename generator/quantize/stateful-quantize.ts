@@ -67,7 +67,7 @@ export function quantizeStateful(model: Graph, calibration: NDArray[], source: s
     throw new GenError('input', 'a step graph with caches calibrates on windows of token ids: one integer array [N, L]', { file: source });
   }
   const stateful = makeStateful(model, opts.context);
-  const pass = promptModel ? joinPromptPass(foldConstants(stateful.graph), stateful.state, foldConstants(promptModel)) : undefined;
+  const pass = promptModel ? joinPromptPass({ ...stateful, graph: foldConstants(stateful.graph) }, foldConstants(promptModel)) : undefined;
   const float = pass ? pass.graph : foldConstants(stateful.graph);
   checkOps(float);
   const inferred = inferGraph(float);
@@ -93,8 +93,7 @@ export function quantizeStateful(model: Graph, calibration: NDArray[], source: s
   // The token is an index: scale 1, like the token input.
   plan.act.set(appendNextToken(lowered.graph), fixedActivation(1, true, 32));
   if (pass) {
-    const promptLogits = float.outputs[float.outputs.length - 1];
-    plan.act.set(appendPromptNext(lowered.graph, promptLogits), fixedActivation(1, true, 32));
+    plan.act.set(appendPromptNext(lowered.graph, pass.logits), fixedActivation(1, true, 32));
     shareConstants(lowered.graph);
   }
   plan.act.set(appendControl(lowered.graph, opts.context), fixedActivation(1, true, 32));

@@ -320,8 +320,10 @@ export function npuDetail(detail: number): NpuDetail {
   };
 }
 
-/** The event log, oldest first (layout: emulator/assembly/events.ts), and how many records the ring overwrote. */
-/** The records held, or with `since` (an earlier events_total()) only those written after it that are still held. */
+/**
+ * The event log, oldest first (layout: emulator/assembly/events.ts), and how many records the ring overwrote; with
+ * `since` (an earlier events_total()) only the records written after it that are still held.
+ */
 export function readEvents(emu: EmulatorExports, since = 0): { events: EmulatorEvent[]; dropped: number } {
   const view = new DataView(emu.memory.buffer);
   const base = emu.events_ptr();

@@ -114,11 +114,7 @@ export async function generateOnEmulator(outDir: string, prompt: readonly number
   if (g.control && g.next && onChip) {
     if (hooks.sampling) writeManifestTensor(f, g.sampling!, samplingBlock(hooks.sampling));
     // The firmware's own loop: the prompt into the control block, one run, the tokens back out of it.
-    const ctl = zeros(g.control);
-    ctl[0] = steps;
-    ctl[1] = prompt.length;
-    prompt.forEach((p, i) => (ctl[2 + i] = p));
-    writeManifestTensor(f, g.control, ctl);
+    writeControl(f, g.control, steps, prompt);
     const before = Number(f.emu.total_cycles());
     await startFirmware(f, opts);
     const totalCycles = Number(f.emu.total_cycles()) - before;
@@ -134,11 +130,7 @@ export async function generateOnEmulator(outDir: string, prompt: readonly number
   if (first > 0) {
     // The prompt pass alone: the firmware's loop with as many steps as the pass takes tokens (it runs no step then),
     // its next token written after the prompt when the pass took it all; the steps below run one per `_start`.
-    const ctl = zeros(g.control!);
-    ctl[0] = first;
-    ctl[1] = prompt.length;
-    prompt.forEach((p, i) => (ctl[2 + i] = p));
-    writeManifestTensor(f, g.control!, ctl);
+    writeControl(f, g.control!, first, prompt);
     const before = Number(f.emu.total_cycles());
     await startFirmware(f, opts);
     stepCycles.push(Number(f.emu.total_cycles()) - before);
@@ -154,6 +146,7 @@ export async function generateOnEmulator(outDir: string, prompt: readonly number
   // With a pass: its run and the steps of the prompt's tokens past it are the prompt's (each later step reads a new token).
   const promptSteps = first > 0 ? 1 + prompt.length - first : prompt.length - 1;
   const perToken = opts.profile ? { byKernel: new Map<string, number>(), steps: 0 } : undefined;
+  const kernelOf = new Map(f.manifest.layers.map((l) => [l.id, l.kernel ?? l.op ?? '?']));
   for (let t = first; t < steps; t++) {
     const token = t < prompt.length ? prompt[t] : out[t - prompt.length];
     if (!(Number.isInteger(token) && token >= 0 && token < vocab)) throw new GenError('run', `token ${token} is outside the vocabulary (0..${vocab - 1})`);
@@ -163,7 +156,7 @@ export async function generateOnEmulator(outDir: string, prompt: readonly number
     const logged = f.emu.events_total();
     await startFirmware(f, opts);
     stepCycles.push(Number(f.emu.total_cycles()) - before);
-    if (perToken && stepCycles.length > promptSteps) addLayerCycles(f, logged, perToken);
+    if (perToken && stepCycles.length > promptSteps) addLayerCycles(f, logged, kernelOf, perToken);
     hooks.onStep?.(t, f);
     if (t >= prompt.length - 1) {
       // The chip's own choice when the firmware computes it (ArgMax on the cores), else the host takes the argmax.
@@ -177,11 +170,19 @@ export async function generateOnEmulator(outDir: string, prompt: readonly number
   return { tokens: out, loop: 'host', totalCycles, stepCycles, promptSteps, passTokens: first, ...(perToken ? { perToken } : {}), clockHz: f.manifest.clockHz ?? 0, ms: performance.now() - t0 };
 }
 
+/** The control block [steps, prompt length, tokens...] (ir/state.ts) with the prompt, into the firmware's memory. */
+function writeControl(f: LoadedFirmware, control: string, steps: number, prompt: readonly number[]): void {
+  const ctl = new Float64Array(sizeOf(shapeOf(f.manifest, control)));
+  ctl[0] = steps;
+  ctl[1] = prompt.length;
+  prompt.forEach((p, i) => (ctl[2 + i] = p));
+  writeManifestTensor(f, control, ctl);
+}
+
 /** One step's layer cycles (the master's layer events since `logged`) added by kernel; the step counted. */
-function addLayerCycles(f: LoadedFirmware, logged: number, acc: { byKernel: Map<string, number>; steps: number }): void {
+function addLayerCycles(f: LoadedFirmware, logged: number, kernelOf: Map<number, string>, acc: { byKernel: Map<string, number>; steps: number }): void {
   const { events } = readEvents(f.emu, logged);
   if (f.emu.events_total() - logged > events.length) throw new GenError('run', 'the event log overflowed within one step: no per-token profile');
-  const kernelOf = new Map(f.manifest.layers.map((l) => [l.id, l.kernel ?? l.op ?? '?']));
   for (const e of events) {
     if (e.kind !== 'layer' || e.agent !== 0) continue;
     const k = kernelOf.get(e.layer) ?? `layer ${e.layer}`;
