@@ -213,6 +213,9 @@ export function runCommand(program: Command): void {
         if (o.on !== 'emulator' || o.inputs || o.expect) throw new GenError('input', '--prompt runs in the emulator, without --inputs, --expect or --on');
         return generateCommand(dir, { ...o, maxCycles: positive(o.maxCycles, '--max-cycles') });
       }
+      // The generation loop's own flags mean nothing for a run on --inputs: refused rather than ignored.
+      const loopFlag = o.perToken ? '--per-token' : o.hostLoop ? '--host-loop' : undefined;
+      if (loopFlag) throw new GenError('input', `${loopFlag} goes with --prompt or --prompt-ids (generation with a decoder step firmware)`);
       if (!o.inputs) throw new GenError('input', 'give --inputs <npz> (or --prompt for a decoder step firmware)');
       if (!['emulator', 'host', 'qemu', 'iss'].includes(o.on)) throw new GenError('input', `--on ${printable(o.on, 40)}: expected emulator, host, qemu or iss`);
       if (o.on !== 'emulator' && (o.trace || o.report)) {

@@ -81,6 +81,7 @@ test('gen quantize --prompt-graph: one model and firmware with the parallel prom
   const sum = rows.reduce((a, r) => a + Number(r[2]), 0);
   assert.ok(Math.abs(sum - Number(head![2])) <= rows.length, `rows ${sum} vs ${head![2]} in layers`);
   assert.ok(Number(head![2]) <= Number(head![1]));
+  oneLine(gen('run', pfw, '--inputs', cal, '--per-token'), /--per-token goes with --prompt or --prompt-ids/);
   oneLine(gen('firmware', '--platform', 'spinnaker2', joined, '-o', join(work, 's2fw')), /prompt pass .*runs steps only/);
 });
 
