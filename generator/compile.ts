@@ -17,8 +17,8 @@ import { inferGraph, inputRangesFromArrays } from './ir/infer.js';
 import { overflowError, planMemory, type MemoryPlan } from './midend/plan.js';
 import { chooseSpills, stageThroughL2 } from './midend/l3.js';
 import { alignUp } from './midend/lifetimes.js';
-import { l3CopyKernel } from './kernels/l3copy.js';
-import { memoryOf } from './platforms/types.js';
+import { l3CacheWriteKernel, l3CopyKernel } from './kernels/l3copy.js';
+import { farCopyCycles, memoryOf } from './platforms/types.js';
 import { loadOnnxFile } from './onnx/load.js';
 import { addSamplingBlock } from './ir/state.js';
 import { SAMPLING_MAX_VOCAB, SAMPLING_TABLE } from './reference/sample.js';
@@ -177,7 +177,8 @@ function compileOnce(opts: CompileOptions, platform: Platform): Compiled {
       graph: lowered, isAliased, budget: first.plan.arenaSize, fixedBytes: blobBytes(first.tiling), elsewhere: new Set(first.elsewhere?.offsets.keys()),
       align: 4, slack,
     }));
-    const staged = stageThroughL2(lowered, spilled);
+    const far = platform.far;
+    const staged = stageThroughL2(lowered, spilled, { isAliased, copyCycles: (bytes) => farCopyCycles(far, bytes) });
     const next = inModel(opts, () => placeGraph(staged, platform, { ...opts, l3: farBytes }, stage, spilled));
     const over = next.plan.used - next.plan.arenaSize;
     if (over <= 0) {
@@ -192,7 +193,7 @@ function compileOnce(opts: CompileOptions, platform: Platform): Compiled {
 
 /** select -> tile -> place, on a graph that may carry L3 copy layers (`far`: the tensors at home in L3). */
 function placeGraph(g: Graph, platform: Platform, opts: CompileOptions, stage: (s: string) => void, far?: Set<string>) {
-  const withCopies = far ? { ...platform, kernels: [l3CopyKernel, ...platform.kernels] } : platform;
+  const withCopies = far ? { ...platform, kernels: [l3CopyKernel, l3CacheWriteKernel, ...platform.kernels] } : platform;
   stage('select');
   const layers = selectKernels(g, withCopies);
   stage('tile');

@@ -200,20 +200,27 @@ function tableImages(tiling: TilingPlan | undefined, plan: MemoryPlan, graph: Gr
   return out;
 }
 
-/** An L3 copy layer as the skeletons call it: the L2 buffer (arena offset), the L3 offset, the bytes. */
+/**
+ * An L3 copy layer as the skeletons call it: the L2 buffer (arena offset), the L3 offset, the bytes; for a cache in
+ * L3 (kernels/l3copy.ts l3CacheWriteKernel) the row runs and the position they go to.
+ */
 function copyView(view: KernelView, plan: MemoryPlan, symbolOf: (t: string) => string, site: { node: string; op: string }) {
-  const [src, dst] = view.args.map((a) => a.tensor);
+  const rows = view.params.rows as Record<string, number> | undefined;
+  const arg = (field: string): string | undefined => view.args.find((a) => a.field === field)?.tensor;
   const load = view.params.load === true;
-  const [l3, l2] = load ? [src, dst] : [dst, src];
+  // A cache write's rows go from its value (v) to the cache (y); a copy goes from src to dst.
+  const [l3, l2] = arg('v') ? [arg('y')!, arg('v')!] : load ? [arg('src')!, arg('dst')!] : [arg('dst')!, arg('src')!];
   const p3 = plan.placements.get(l3);
   const p2 = plan.placements.get(l2);
   if (!p3 || !p2 || p3.region !== plan.far?.region || p2.region !== plan.region) {
     throw new GenError('internal', `an L3 copy between '${l3}' and '${l2}' whose buffers are not in L3 and L2`, site);
   }
-  return {
-    load, bytes: view.params.bytes, l3Offset: p3.offset, l2Offset: p2.offset - plan.arenaOffset,
-    l3Symbol: symbolOf(l3), l2Symbol: symbolOf(l2),
-  };
+  const at = { load, bytes: view.params.bytes, l3Offset: p3.offset, l2Offset: p2.offset - plan.arenaOffset, l3Symbol: symbolOf(l3), l2Symbol: symbolOf(l2) };
+  if (!rows) return { ...at, rows: false as const };
+  const pos = view.args.find((a) => a.field === 'p')!;
+  const pp = plan.placements.get(pos.tensor);
+  if (!pp || pp.region !== plan.region) throw new GenError('internal', `the position '${pos.tensor}' of an L3 cache copy is not in ${plan.region}`, site);
+  return { ...at, rows: { ...rows, posOffset: pp.offset - plan.arenaOffset, posSymbol: symbolOf(pos.tensor), pos: typeNames(pos.dtype) } };
 }
 
 /** The on-chip generation loop's buffers (a decoder step with a control block, ir/state.ts), or false. */
@@ -265,7 +272,8 @@ function ioView(g: Graph, plan: MemoryPlan, symbolOf: (t: string) => string): Re
   const entry = (name: string, i: number) => {
     const p = plan.placements.get(name)!;
     const t = tensorOf(g, name);
-    return { index: i, symbol: symbolOf(name), offset: p.offset - plan.arenaOffset, bytes: p.bytes, dtype: t.dtype, comment: sanitizeComment(name) };
+    const l3 = p.region === plan.far?.region;
+    return { index: i, symbol: symbolOf(name), offset: l3 ? p.offset : p.offset - plan.arenaOffset, bytes: p.bytes, dtype: t.dtype, comment: sanitizeComment(name), l3 };
   };
   return {
     inputs: g.inputs.map(entry),

@@ -1,6 +1,7 @@
 import { attrInt, attrNumber } from '../ir/attrs.js';
-import { tensorOf } from '../ir/graph.js';
+import { tensorOf, type Graph, type Node } from '../ir/graph.js';
 import { sizeOf } from '../ir/ndarray.js';
+import { L3_CACHE_ATTR } from '../midend/l3.js';
 import { typeNames } from './common.js';
 import type { KernelDef } from './types.js';
 import { deviceTypesReason, rowsOf } from './words.js';
@@ -21,20 +22,14 @@ export const cacheWriteKernel: KernelDef = {
   inPlace: true,
   accepts(node, g) {
     if (node.op !== 'CacheWrite') return 'not a CacheWrite';
+    if (node.attrs[L3_CACHE_ATTR]) return 'its cache is in L3 (an L3 cache write)';
     const rank = tensorOf(g, node.inputs[0]).shape.length;
     const axis = attrInt(node, 'axis');
     if (axis < -rank || axis >= rank) return `axis ${axis} lies outside the cache's rank ${rank}`;
     return deviceTypesReason(g, [...node.inputs, ...node.outputs]);
   },
   view({ node, graph }) {
-    const c = tensorOf(graph, node.inputs[0]);
-    const v = tensorOf(graph, node.inputs[1]);
-    const p = tensorOf(graph, node.inputs[2]);
-    const y = tensorOf(graph, node.outputs[0]);
-    // A negative axis counts from the end (ONNX; the reference's normAxis): a fuzz finding, the view read shape[-1].
-    const a0 = attrInt(node, 'axis');
-    const axis = a0 < 0 ? a0 + c.shape.length : a0;
-    const inner = sizeOf(c.shape.slice(axis + 1));
+    const { c, v, p, y, axis, inner } = cacheWriteShape(node, graph);
     return {
       args: [
         { field: 'x', tensor: c.name, dtype: c.dtype, write: false },
@@ -51,6 +46,18 @@ export const cacheWriteKernel: KernelDef = {
     };
   },
 };
+
+/** A CacheWrite's tensors and the axis and row size its rows run along. */
+export function cacheWriteShape(node: Node, graph: Graph) {
+  const c = tensorOf(graph, node.inputs[0]);
+  const v = tensorOf(graph, node.inputs[1]);
+  const p = tensorOf(graph, node.inputs[2]);
+  const y = tensorOf(graph, node.outputs[0]);
+  // A negative axis counts from the end (ONNX; the reference's normAxis): a fuzz finding, the view read shape[-1].
+  const a0 = attrInt(node, 'axis');
+  const axis = a0 < 0 ? a0 + c.shape.length : a0;
+  return { c, v, p, y, axis, inner: sizeOf(c.shape.slice(axis + 1)) };
+}
 
 export const positionMaskKernel: KernelDef = {
   name: 'position-mask',

@@ -15,6 +15,8 @@
 /* Opens the HyperRAM, takes `bytes` of it and loads l3.bin (`image` bytes: the constants) at its start; 0 on
    success. Nothing to do when bytes is 0. */
 int fg_l3_open(uint32_t bytes, uint32_t image);
+/* Moves an input (out = 0) or output (out = 1) at `l3` between an open host file (pi_fs_file_t *) and L3. */
+int fg_l3_file(void *file, uint32_t l3, uint32_t bytes, int out);
 void hal_l3_read(void *l2, uint32_t l3, uint32_t bytes);
 void hal_l3_write(uint32_t l3, const void *l2, uint32_t bytes);
 #elif defined(FG_ISS_L3)

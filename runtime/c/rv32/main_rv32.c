@@ -28,11 +28,35 @@ static int transfer(int fd, uint8_t *p, uint32_t n, int out) {
   return 0;
 }
 
+#if NETWORK_L3_SIZE > 0
+#include "firmgen_l3.h"
+/* A tensor in L3 (a decoder's cache at home there, generator/midend/l3.ts) moves through a small buffer by the L3 HAL:
+   on the ISS build only the HyperRAM DMA reaches L3. */
+static int transfer_l3(int fd, uint32_t l3, uint32_t n, int out) {
+  uint8_t chunk[256];
+  for (uint32_t done = 0; done < n; done += sizeof chunk) {
+    const uint32_t k = n - done < sizeof chunk ? n - done : (uint32_t)sizeof chunk;
+    if (out) hal_l3_read(chunk, l3 + done, k);
+    if (transfer(fd, chunk, k, out) != 0) return -1;
+    if (!out) hal_l3_write(l3 + done, chunk, k);
+  }
+  return 0;
+}
+#endif
+
+/* One input (out = 0) or output (out = 1) between the file and its place. */
+static int move(int fd, const network_io_t *io, int out) {
+#if NETWORK_L3_SIZE > 0
+  if (io->l3) return transfer_l3(fd, io->offset, io->bytes, out);
+#endif
+  return transfer(fd, fg_arena + io->offset, io->bytes, out);
+}
+
 int main(void) {
   const int in = open("fg_inputs.bin", O_RDONLY);
   if (in < 0) return fail("cannot open fg_inputs.bin");
   for (int i = 0; i < NETWORK_INPUT_COUNT; i++) {
-    if (transfer(in, fg_arena + network_inputs[i].offset, network_inputs[i].bytes, 0) != 0) {
+    if (move(in, &network_inputs[i], 0) != 0) {
       close(in);
       return fail("too few input bytes in fg_inputs.bin");
     }
@@ -42,7 +66,7 @@ int main(void) {
   const int out = open("fg_outputs.bin", O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (out < 0) return fail("cannot create fg_outputs.bin");
   for (int i = 0; i < NETWORK_OUTPUT_COUNT; i++) {
-    if (transfer(out, fg_arena + network_outputs[i].offset, network_outputs[i].bytes, 1) != 0) {
+    if (move(out, &network_outputs[i], 1) != 0) {
       close(out);
       return fail("cannot write fg_outputs.bin");
     }
