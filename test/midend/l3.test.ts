@@ -105,4 +105,59 @@ test('graph inputs, outputs and tensors named by a fused requantization never mo
   assert.equal([...chooseSpills(input(r, 13000))], ['w2', 'w1'], 'w3 is read in place by the fused requantization');
 });
 
+/**
+ * A decoder's cache c [1, 2, 64, 4] (512 bytes, a graph input) updated in place by CacheWrite at the position and read
+ * by a MatMul bounded by the position along its k axis (B's rows: the cache's row axis); then r = Relu(x) (1024 bytes
+ * each) while the cache waits as a graph output. With L2 too small for all, the cache moves as one group with its
+ * update: the write stays a CacheWrite (marked for L3: its rows go there, no copy), the reader reads an L3Load of the
+ * rows up to the position; the staged graph computes the same.
+ */
+function cached(): Graph {
+  const t = (name: string, shape: number[], dtype: 'int8' | 'int32' = 'int8'): Tensor => ({ name, shape, dtype });
+  const tensors = [t('c', [1, 2, 64, 4]), t('v', [1, 2, 1, 4]), t('pos', [1], 'int32'), t('y', [1, 2, 64, 4]), t('q', [1, 2, 1, 64]),
+    t('o', [1, 2, 1, 4], 'int32'), t('x', [1, 1024]), t('r', [1, 1024])];
+  return {
+    name: 'cached', source: 'cached.onnx', tensors: new Map(tensors.map((x) => [x.name, x])),
+    nodes: [
+      { name: 'write', op: 'CacheWrite', domain: 'firmgen', inputs: ['c', 'v', 'pos'], outputs: ['y'], attrs: { axis: { kind: 'int', value: 2 } } },
+      { name: 'mm', op: 'MatMul', domain: '', inputs: ['q', 'y', '', 'pos'], outputs: ['o'], attrs: { position_bound: { kind: 'string', value: 'k' } } },
+      { name: 'relu', op: 'Relu', domain: '', inputs: ['x'], outputs: ['r'], attrs: {} },
+    ],
+    inputs: ['c', 'v', 'pos', 'q', 'x'], outputs: ['o', 'y', 'r'],
+  };
+}
+
+test('a cache moves with its in-place update; the write stays in L3, the bounded reader loads rows up to the position', () => {
+  const g = cached();
+  const isAliased = (i: number): boolean => g.nodes[i].op === 'CacheWrite';
+  // Live: step 0 c, v, pos, q, x = 1676; 1 (the write) the same; 2 (the reader) c, q, pos, o, x = 1700; 3 (Relu) c,
+  // o, x, r = 2592; 4 (outputs) c, o, r = 1568. At 2200 the cache, idle at step 3, moves (x is a graph input, r an
+  // output): the write needs only v and pos in L2, the reader its copy (1700 stays), step 3 drops to 2080.
+  assert.equal([...chooseSpills({ ...input(g, 2592), isAliased })], [], 'a plan that fits moves nothing');
+  const spilled = chooseSpills({ ...input(g, 2200), isAliased });
+  assert.equal([...spilled], ['c']);
+  assert.throws(() => chooseSpills({ ...input(g, 2000), isAliased }), /node 'relu'.*needs 2080 bytes/);
+  const staged = stageThroughL2(g, spilled, { isAliased, copyCycles: (bytes) => 100 + bytes });
+  assert.equal(staged.nodes.map((n) => `${n.op}(${n.inputs.join(',')})->${n.outputs.join(',')}`), [
+    'CacheWrite(c,v,pos)->y',
+    'L3Load(y,pos)->y.l2.mm',
+    'MatMul(q,y.l2.mm,,pos)->o',
+    'Relu(x)->r',
+  ]);
+  assert.ok(staged.nodes[0].attrs.l3, 'the write is marked for L3');
+  assert.equal(staged.nodes[1].attrs.axis, { kind: 'int', value: 2 });
+  // Without a copy cost, or when one copy per head costs more than the whole cache, the load takes it whole.
+  assert.equal(stageThroughL2(g, spilled, { isAliased }).nodes[1].inputs, ['y']);
+  assert.equal(stageThroughL2(g, spilled, { isAliased, copyCycles: (bytes) => 10000 + bytes }).nodes[1].inputs, ['y']);
+  const rng = new Rng(8);
+  const inputs = g.inputs.map((name) => {
+    const x = g.tensors.get(name)!;
+    const n = x.shape.reduce((a, d) => a * d, 1);
+    return { shape: x.shape, dtype: x.dtype, data: Float64Array.from(name === 'pos' ? [5] : rng.ints(n, -128, 127)) };
+  });
+  const want = runReference(g, inputs);
+  const got = runReference(staged, inputs);
+  for (const o of g.outputs) assert.equal(Array.from(got.get(o)!.data), Array.from(want.get(o)!.data), o);
+});
+
 test.run();
