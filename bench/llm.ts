@@ -8,7 +8,8 @@
  * of the cache over recomputing a window per token (a prompt graph: the static-shape no-cache firmware; the example's
  * 16-token prompt.onnx by default, a longer export as the argument); the share of a step's cycles in data-movement layers; L2 used against its lower bound and the
  * caches' bytes; and the C itself on the emulator's RV32 core for one step at the middle position (the figures above
- * are the AS firmware's cost model); and the parallel prompt pass against stepping the prompt (promptPass below).
+ * are the AS firmware's cost model); the parallel prompt pass against stepping the prompt (promptPass below); and
+ * the caches in L3 (cachesInL3 below).
  * Reference point: the peer's published 340 tokens/s for this model size.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,6 +23,7 @@ import { encodeNpz, readNpz } from '../generator/onnx/npy.js';
 import { generateFirmware } from '../generator/pipeline.js';
 import { quantizeFile } from '../generator/quantize/files.js';
 import { generateReference } from '../generator/reference/generate.js';
+import { l3Detail, readEvents } from '../runtime/node/emulator.js';
 import { generateOnEmulator } from '../runtime/node/generate.js';
 import { runIss } from '../runtime/node/iss-run.js';
 import { runFirmware } from '../runtime/node/run.js';
@@ -37,7 +39,7 @@ function emit(name: string, figure: number, unit: string, reference = ''): void 
   console.log(JSON.stringify({ name, figure: Number.isInteger(figure) ? figure : Number(figure.toPrecision(4)), unit, reference }));
 }
 
-const MOVEMENT = new Set(['copy', 'gather', 'cache-write', 'l3copy']);
+const MOVEMENT = new Set(['copy', 'gather', 'cache-write', 'l3copy', 'l3-cache-write']);
 
 async function main(): Promise<void> {
   const step = join(work, 'step.int8.onnx');
@@ -56,6 +58,7 @@ async function main(): Promise<void> {
   writeFileSync(cal, encodeNpz(new Map([['input_ids', long]])));
   const windowModel = join(work, 'window.int8.onnx');
   quantizeFile({ model: windowFile, calibration: cal, out: windowModel });
+  const tokensPerSecond = { cluster: 0, npu: 0 };
   for (const engines of ['cluster', 'npu'] as const) {
     const out = join(work, `step-${engines}`);
     const { manifest } = generateFirmware({ model: step, platform: 'siracusa', out, engines });
@@ -64,6 +67,7 @@ async function main(): Promise<void> {
     // The firmware's own loop runs every step in one run: the mean step over all of them (positions 0..255).
     const steps = prompt.length + TOKENS - 1;
     const mean = r.totalCycles / steps;
+    tokensPerSecond[engines] = r.clockHz / mean;
     emit(`tokens/s, ${engines}, ${steps} steps in the firmware's loop`, r.clockHz / mean, 'tokens/s at 360 MHz', 'peer: 340 tokens/s');
     emit(`cycles per token, ${engines}`, mean, 'cycles');
     const one = await runFirmware(out, manifest.inputs.map((n) => {
@@ -97,6 +101,43 @@ async function main(): Promise<void> {
     emit(`cache speed-up over recomputing a ${windowLength}-token window, ${engines}`, run.cycles / mean, 'x');
   }
   await promptPass(step);
+  await cachesInL3(step, prompt, want, tokensPerSecond);
+}
+
+/**
+ * Caches in L3 (midend/l3.ts): the step firmware with L2 cut to what it needs without its caches, so they live in
+ * L3; the same 256 tokens, the tokens/s against the caches in L2, the share of a step in the L3 copies and the bytes
+ * a step moves to and from L3 (at the first step and the last: the loads grow with the position).
+ */
+async function cachesInL3(step: string, prompt: number[], want: number[], inL2: Record<'cluster' | 'npu', number>): Promise<void> {
+  for (const engines of ['cluster', 'npu'] as const) {
+    const resident = generateFirmware({ model: step, platform: 'siracusa', out: join(work, `l2-${engines}`), engines });
+    const cacheBytes = resident.manifest.generation!.state.reduce((a, p) => a + resident.manifest.tensors.find((t) => t.name === p.input)!.bytes, 0);
+    const l2 = resident.manifest.memory.used - cacheBytes;
+    const out = join(work, `l3-${engines}`);
+    const { manifest } = generateFirmware({ model: step, platform: 'siracusa', out, engines, l2 });
+    const inL3 = manifest.generation!.state.filter((p) => manifest.tensors.find((t) => t.name === p.input)!.region === 'L3').length;
+    const moved: { toL3: number; fromL3: number }[] = [];
+    const cycles: number[] = [];
+    let seen = 0;
+    const r = await generateOnEmulator(out, prompt, TOKENS, {}, {
+      onStep: (_, f) => {
+        const { events } = readEvents(f.emu, seen);
+        seen = Number(f.emu.events_total());
+        const l3 = events.filter((e) => e.kind === 'l3');
+        const bytes = l3.map((e) => l3Detail(e.detail));
+        moved.push({ toL3: bytes.filter((d) => d.toL3).reduce((a, d) => a + d.bytes, 0), fromL3: bytes.filter((d) => !d.toL3).reduce((a, d) => a + d.bytes, 0) });
+        cycles.push(l3.reduce((a, e) => a + e.end - e.start, 0));
+      },
+    });
+    if (r.tokens.join() !== want.join()) throw new Error(`${engines}: with the caches in L3 the firmware's tokens differ from the reference's`);
+    const mean = r.totalCycles / r.stepCycles.length;
+    emit(`caches in L3 (${inL3} of ${manifest.generation!.state.length}, --l2 ${l2}): tokens/s, ${engines}`, r.clockHz / mean, 'tokens/s at 360 MHz',
+      `caches in L2: ${inL2[engines].toPrecision(4)} tokens/s`);
+    emit(`caches in L3: share of a step in L3 copies, ${engines}`, (100 * cycles.reduce((a, b) => a + b, 0)) / r.totalCycles, '%');
+    const last = moved[moved.length - 1];
+    emit(`caches in L3: bytes to / from L3 per step, ${engines}`, last.toL3, 'bytes to L3', `from L3: ${moved[0].fromL3} at position 0, ${last.fromL3} at position ${moved.length - 1}`);
+  }
 }
 
 /**

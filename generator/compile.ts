@@ -6,7 +6,8 @@ import { tableBytes } from './midend/tiling/table.js';
 import type { Manifest } from './backend/manifest.js';
 import { writeDirectoryAtomically } from './backend/write.js';
 import type { Emitted } from './backend/emit.js';
-import { GenError } from './errors.js';
+import { CapacityError, GenError } from './errors.js';
+import { cArenaBytes } from './backend/c-image.js';
 import { isQuantizedModel } from './frontend/passes/lower-quantized.js';
 import { quantSidecar } from './frontend/passes/quantized/sidecar.js';
 import { selectKernels, sharesInput, type Layer } from './frontend/select.js';
@@ -220,13 +221,33 @@ function blobBytes(tiling: TilingPlan | undefined): number {
 export function generateFor(base: Platform, opts: FirmwareOptions): Compiled & Omit<Emitted, 'files'> {
   // Emission is inside the retries too: an accelerator layer's layout change may be refused only when rendered.
   const { compiled, files, manifest, closures } = withRetries(base, opts, (platform) => {
-    const compiled = compileOnce(opts, platform);
-    opts.onStage?.('emit');
-    const input = { graph: compiled.lowered, layers: compiled.layers, plan: compiled.plan, platform: compiled.platform };
-    const emitted = inModel(opts, () =>
-      compiled.platform.backend ? compiled.platform.backend.emit(input) : emitFirmware({ ...input, tiling: compiled.tiling, elsewhere: compiled.elsewhere, onStage: opts.onStage }),
-    );
-    return { compiled, ...emitted };
+    let o: FirmwareOptions = opts;
+    let first: CapacityError | undefined;
+    for (let attempt = 0; ; attempt++) {
+      let compiled: Compiled;
+      try {
+        compiled = compileOnce(o, platform);
+      } catch (e) {
+        // A smaller arena that cannot hold a layer's own tensors: the image's overflow is the error to show.
+        throw first && e instanceof GenError && e.kind === 'capacity' ? first : e;
+      }
+      opts.onStage?.('emit');
+      const input = { graph: compiled.lowered, layers: compiled.layers, plan: compiled.plan, platform: compiled.platform };
+      try {
+        const emitted = inModel(opts, () =>
+          compiled.platform.backend ? compiled.platform.backend.emit(input) : emitFirmware({ ...input, tiling: compiled.tiling, elsewhere: compiled.elsewhere, onStage: opts.onStage }),
+        );
+        if (o !== opts) compiled.notes.push(`${compiled.plan.region} arena cut to ${o.l2} bytes so that the C image (code, stack, arena) fits ${compiled.plan.region}`);
+        return { compiled, ...emitted };
+      } catch (e) {
+        // The arena fits but the code beside it does not: with a far memory, plan the arena smaller by the excess so
+        // that tensors move out (midend/l3.ts). The copy layers add a little code: a few rounds at most.
+        const cut = e instanceof CapacityError && e.memory === compiled.plan.region && compiled.platform.far && !compiled.platform.backend && attempt < 3;
+        if (!cut) throw first ?? e;
+        first ??= e.withSite({ file: opts.modelLabel ?? opts.model });
+        o = { ...o, l2: Math.floor((cArenaBytes(compiled.plan) - e.excess) / 8) * 8 };
+      }
+    }
   });
   // A QDQ/QOperator model's firmware works on quantized tensors: their scales and zero points, and the lowered
   // integer model, go beside it.

@@ -30,6 +30,25 @@ export class GenError extends Error {
   }
 }
 
+/**
+ * A memory that the generated image overflows, by how many bytes: what a caller can act on (a platform with a far
+ * memory plans its arena smaller so that tensors move out, compile.ts generateFor).
+ */
+export class CapacityError extends GenError {
+  readonly memory: string;
+  readonly excess: number;
+
+  constructor(reason: string, memory: string, excess: number, site: ErrorSite = {}) {
+    super('capacity', reason, site);
+    this.memory = memory;
+    this.excess = excess;
+  }
+
+  override withSite(outer: ErrorSite): CapacityError {
+    return new CapacityError(this.reason, this.memory, this.excess, { ...outer, ...this.site });
+  }
+}
+
 function formatMessage(reason: string, site: ErrorSite): string {
   const parts: string[] = [];
   if (site.file) parts.push(printable(site.file));

@@ -1,4 +1,4 @@
-import { GenError } from '../errors.js';
+import { CapacityError, GenError } from '../errors.js';
 import type { MemoryPlan } from '../midend/plan.js';
 import { L1_ARGS_BYTES, type TilingPlan } from '../midend/tiling/plan-tiles.js';
 import { maxRecordWords } from '../midend/tiling/table.js';
@@ -148,8 +148,8 @@ export function checkCImage(platform: Platform, plan: MemoryPlan, tiling: Tiling
   if (needed > home.size) {
     const tileText = tileImage > 0 ? `, load image of the ${budget.tiles?.memory ?? 'tile'} buffers ${tileImage}` : '';
     const window = codeWindow > codeAndData + image.stackBytes ? ` (in the first ${codeWindow} bytes, kept for them)` : '';
-    throw new GenError('capacity', `the C image needs ${needed} bytes of ${home.name} (code and data ~${codeAndData} ` +
-      `estimated, stack ${image.stackBytes}${window}, arena ${arena}${tileText}), ${home.size} bytes are available`);
+    throw new CapacityError(`the C image needs ${needed} bytes of ${home.name} (code and data ~${codeAndData} ` +
+      `estimated, stack ${image.stackBytes}${window}, arena ${arena}${tileText}), ${home.size} bytes are available`, home.name, needed - home.size);
   }
   return budget;
 }

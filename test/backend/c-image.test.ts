@@ -8,6 +8,11 @@ import type { MemoryPlan } from '../../generator/midend/plan.js';
 import type { TilingPlan } from '../../generator/midend/tiling/plan-tiles.js';
 import { generic } from '../../generator/platforms/generic/platform.js';
 import { siracusa } from '../../generator/platforms/siracusa/platform.js';
+import { inferGraph } from '../../generator/ir/infer.js';
+import { ndarray } from '../../generator/ir/ndarray.js';
+import { loadOnnxFile } from '../../generator/onnx/load.js';
+import { runReference } from '../../generator/reference/interpreter.js';
+import { runFirmware } from '../../runtime/node/run.js';
 import { gen } from '../helpers/cli.js';
 import { OnnxBuilder } from '../helpers/onnx-builder.js';
 import { Rng } from '../helpers/random.js';
@@ -44,6 +49,32 @@ test('Siracusa: weights that fill the L2 arena leave no room for the L1 load ima
   assert.not.ok(existsSync(out));
   const untiled = gen('firmware', '--platform', 'siracusa', f, '-o', out, '--untiled');
   assert.is(untiled.code, 0, untiled.stderr);
+});
+
+test('Siracusa: an arena that fits L2 but not beside the code is planned smaller, weights move to L3, the outputs stay exact', async () => {
+  // Two layers reading x with 995,500-byte weights each: the arena (1,996,508 + 2 x 5,500 bytes) fits the planner's
+  // 2,031,616, the C image (the fabric controller's 64 KiB window, the arena and the L1 buffers' load image) does
+  // not fit 2 MiB. The arena is cut by the excess, the weights go to L3 and are staged through L2 (midend/l3.ts).
+  const rng = new Rng(12);
+  const f = join(work, 'two.onnx');
+  writeFileSync(f, new OnnxBuilder('two')
+    .input('x', 'int8', [1, 1100])
+    .initializer('w1', 'int8', [1100, 905], rng.ints(995500, -128, 127))
+    .initializer('w2', 'int8', [1100, 905], rng.ints(995500, -128, 127))
+    .node('MatMul', ['x', 'w1'], ['y1'])
+    .node('MatMul', ['x', 'w2'], ['y2'])
+    .output('y1', 'int32', [1, 905])
+    .output('y2', 'int32', [1, 905]).bytes());
+  const out = join(work, 'out-two');
+  const r = gen('firmware', '--platform', 'siracusa', f, '-o', out);
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout + r.stderr, /L2 arena cut to \d+ bytes so that the C image \(code, stack, arena\) fits L2/);
+  assert.match(r.stdout + r.stderr, /tensor\(s\) at home in L3/);
+  const x = ndarray('int8', [1, 1100], new Rng(13).ints(1100, -128, 127));
+  const want = runReference(inferGraph(loadOnnxFile(f)), [x]);
+  const got = await runFirmware(out, [x]);
+  assert.equal(Array.from(got.outputs[0].data), Array.from(want.get('y1')!.data));
+  assert.equal(Array.from(got.outputs[1].data), Array.from(want.get('y2')!.data));
 });
 
 test('Siracusa: tile buffers must leave the SDK its 12 KiB of L1 (cluster stacks)', () => {

@@ -135,5 +135,25 @@ test('host C: the firmware\'s own loop generates the reference\'s tokens with th
   assert.equal(Array.from(back.subarray(2 + prompt.length, 2 + prompt.length + NEW)), want);
 });
 
+test('with the parallel prompt pass: its rows 0..P-1 go to the caches in L3, the same tokens as the reference', async () => {
+  const P = 4;
+  const promptGraph = loadOnnxBytes(floatLlama(S, 7, false, P).bytes(), 'prompt.onnx');
+  const joined = quantizeGraph(stepGraph, [windows], 'cal.npz', { context: S.seq }, promptGraph);
+  const file = join(work, 'joined.int8.onnx');
+  writeFileSync(file, encodeModel(joined.intGraph, { opset: 13 }));
+  const g = inferGraph(joined.intGraph);
+  const r = stepRoles(g)!;
+  assert.ok(r.prompt, 'the joined model has a prompt pass');
+  const full = generateFirmware({ model: file, platform: 'siracusa', out: join(work, 'joined-resident') }).plan!;
+  const dir = join(work, 'joined');
+  const { plan: p3 } = generateFirmware({ model: file, platform: 'siracusa', out: dir, l2: full.used - 2 * S.layers * CACHE - 1024 });
+  for (const s of r.state) assert.is(p3!.placements.get(s.input)!.region, 'L3', `${s.input} in L3`);
+  for (const ids of [[1, 4, 9], [3, 7, 0, 12, 5, 6]]) {
+    const want = generateReference(g, ids, NEW);
+    assert.equal((await generateOnEmulator(dir, ids, NEW)).tokens, want, `chip loop, prompt of ${ids.length}`);
+    assert.equal((await generateOnEmulator(dir, ids, NEW, { hostLoop: true })).tokens, want, `host loop, prompt of ${ids.length}`);
+  }
+});
+
 test.after(() => rmSync(work, { recursive: true, force: true }));
 test.run();
