@@ -68,10 +68,10 @@ test('the integer step graph has its caches as state (CacheWrite at the position
   for (const p of roles.state) assert.equal(q.plan.act.get(p.input), q.plan.act.get(p.output), `${p.input}: the cache and its update share one grid`);
 });
 
-test('the attention MatMuls stop at the position too: the scores\' columns, the value product\'s k (generic, siracusa)', () => {
+test('the attention MatMuls stop at the position too: the scores\' columns, the value product\'s k (generic, siracusa, with N-EUREKA)', () => {
   const roles = stepRoles(intGraph)!;
-  for (const platform of ['generic', 'siracusa']) {
-    const { lowered } = compileModel({ model, platform });
+  for (const [platform, engines] of [['generic', undefined], ['siracusa', undefined], ['siracusa', 'npu']] as const) {
+    const { lowered } = compileModel({ model, platform, engines });
     const bound = (axis: string) => lowered.nodes.filter((n) => n.op === 'MatMul' && positionBoundOf(n) === axis);
     for (const axis of ['n', 'k']) {
       assert.is(bound(axis).length, S.layers, `${platform}: one MatMul bounded along ${axis} per layer`);

@@ -1,3 +1,4 @@
+import { boundByPosition } from '../../frontend/passes/bound-by-position.js';
 import { foldBiasAdd } from '../../frontend/passes/fold-bias-add.js';
 import { foldTrueIntegerDivPass } from '../../frontend/passes/fold-true-integer-div.js';
 import { fuseElementwise } from '../../frontend/passes/fuse-elementwise.js';
@@ -52,7 +53,8 @@ export function siracusaWith(base: Platform, o: EngineOptions): Platform {
   const lower = lowerNpuPass({ engines: o.engines, weightsIn: o.weightsIn, cores, costs: base.costs, fallback });
   return {
     ...p,
-    passes: [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, fuseRequant, lower, fuseElementwise, sinkTransposes, nMajorWeights],
+    // The cluster's passes with the NPU's lowering: the attention stops at the position as on the cluster alone.
+    passes: [lowerQuantizedPass, foldTrueIntegerDivPass, foldBiasAdd, fuseRequant, lower, fuseElementwise, sinkTransposes, boundByPosition, nMajorWeights],
     kernels: [neurekaKernel, ...CORE_KERNELS],
     placeElsewhere: planNms,
     // An engine option never turns a runnable model into a rejected one: the failing NPU layer stays on the cluster.
