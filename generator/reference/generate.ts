@@ -52,6 +52,27 @@ export class DecoderSteps {
     });
   }
 
+  /**
+   * The inputs of one run of a firmware's own loop (the control block, ir/state.ts: [steps, prompt length, tokens...])
+   * that generates `tokens` after `prompt`, from this object's caches (zeros unless advanced).
+   */
+  loopInputs(prompt: readonly number[], tokens: number): NDArray[] {
+    const control = this.roles.control;
+    if (!control) throw new GenError('input', 'the step graph has no control block (no generation loop)', { file: this.g.source });
+    const inputs = this.inputs(0, 0);
+    const ctl = inputs[this.g.inputs.indexOf(control)];
+    ctl.data[0] = generationSteps(prompt.length, tokens);
+    ctl.data[1] = prompt.length;
+    prompt.forEach((t, i) => (ctl.data[2 + i] = t));
+    return inputs;
+  }
+
+  /** The `tokens` that such a run appended after the prompt, from its outputs in graph order. */
+  loopTokens(outputs: readonly NDArray[], prompt: readonly number[], tokens: number): number[] {
+    const back = outputs[this.g.outputs.indexOf(this.roles.control!)].data;
+    return Array.from(back.subarray(2 + prompt.length, 2 + prompt.length + tokens));
+  }
+
   advance(values: Map<string, NDArray>): void {
     for (const p of this.roles.state) this.state.set(p.input, values.get(p.output)!);
   }

@@ -173,14 +173,9 @@ test('siracusa host C with --sampling: the firmware\'s own loop draws the refere
   for (const { temperature, seed } of SAMPLED) {
     const s = sampling(temperature, seed, logitsScale());
     const want = generateReference(intGraph, prompt, NEW, sampler(s));
-    const inputs = new DecoderSteps(intGraph).inputs(0, 0);
-    const ctl = inputs[intGraph.inputs.indexOf(roles.control!)];
-    ctl.data[0] = prompt.length + NEW - 1;
-    ctl.data[1] = prompt.length;
-    prompt.forEach((t, i) => (ctl.data[2 + i] = t));
-    const host = runHostC(out, [...inputs, ndarray('int32', [2 + SAMPLING_TABLE], samplingBlock(s))]);
-    const back = host[intGraph.outputs.indexOf(roles.control!)].data;
-    assert.equal(Array.from(back.subarray(2 + prompt.length, 2 + prompt.length + NEW)), want, `T ${temperature}, seed ${seed}`);
+    const steps = new DecoderSteps(intGraph);
+    const host = runHostC(out, [...steps.loopInputs(prompt, NEW), ndarray('int32', [2 + SAMPLING_TABLE], samplingBlock(s))]);
+    assert.equal(steps.loopTokens(host, prompt, NEW), want, `T ${temperature}, seed ${seed}`);
     let state = seed;
     for (let k = 0; k < NEW; k++) state = mulberry32(state).state;
     assert.is(host[host.length - 1].data[1] >>> 0, state, 'the block returns the state after one draw per token');
@@ -189,16 +184,9 @@ test('siracusa host C with --sampling: the firmware\'s own loop draws the refere
 
 for (const platform of ['siracusa', 'spinnaker2']) test(`${platform} host C: the firmware's own loop generates the reference's tokens in one run`, () => {
   const out = join(work, platform);
-  const roles = stepRoles(intGraph)!;
-  const want = generateReference(intGraph, prompt, NEW);
-  const inputs = new DecoderSteps(intGraph).inputs(0, 0); // zero caches; the control block below drives the steps
-  const ctl = inputs[intGraph.inputs.indexOf(roles.control!)];
-  ctl.data[0] = prompt.length + NEW - 1;
-  ctl.data[1] = prompt.length;
-  prompt.forEach((t, i) => (ctl.data[2 + i] = t));
-  const host = runHostC(out, inputs);
-  const back = host[intGraph.outputs.indexOf(roles.control!)].data;
-  assert.equal(Array.from(back.subarray(2 + prompt.length, 2 + prompt.length + NEW)), want);
+  const steps = new DecoderSteps(intGraph); // zero caches; the control block drives the steps
+  const host = runHostC(out, steps.loopInputs(prompt, NEW));
+  assert.equal(steps.loopTokens(host, prompt, NEW), generateReference(intGraph, prompt, NEW));
 });
 
 test('siracusa host C: three steps with the caches fed back equal the reference', () => {

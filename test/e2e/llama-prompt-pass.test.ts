@@ -181,29 +181,17 @@ test('siracusa with --sampling: the first token drawn from the pass\'s logits, t
 
 test('siracusa host C: the firmware\'s own loop (the pass, then the steps) generates the reference\'s tokens', () => {
   const out = join(work, 'siracusa');
-  const roles = stepRoles(intGraph)!;
   for (const p of PROMPTS) {
-    const want = generateReference(intGraph, p, newTokens(p));
-    const inputs = new DecoderSteps(intGraph).inputs(0, 0);
-    const ctl = inputs[intGraph.inputs.indexOf(roles.control!)];
-    ctl.data[0] = p.length + newTokens(p) - 1;
-    ctl.data[1] = p.length;
-    p.forEach((t, i) => (ctl.data[2 + i] = t));
-    const host = runHostC(out, inputs);
-    const back = host[intGraph.outputs.indexOf(roles.control!)].data;
-    assert.equal(Array.from(back.subarray(2 + p.length, 2 + p.length + newTokens(p))), want, `prompt ${p}`);
+    const steps = new DecoderSteps(intGraph);
+    const host = runHostC(out, steps.loopInputs(p, newTokens(p)));
+    assert.equal(steps.loopTokens(host, p, newTokens(p)), generateReference(intGraph, p, newTokens(p)), `prompt ${p}`);
   }
   const sampled = join(work, 'siracusa-sampling');
   const s = sampling(0.7, 11, q.plan.act.get('logits')!.scale);
   const p = PROMPTS[0];
-  const inputs = new DecoderSteps(intGraph).inputs(0, 0);
-  const ctl = inputs[intGraph.inputs.indexOf(roles.control!)];
-  ctl.data[0] = p.length + newTokens(p) - 1;
-  ctl.data[1] = p.length;
-  p.forEach((t, i) => (ctl.data[2 + i] = t));
-  const host = runHostC(sampled, [...inputs, ndarray('int32', [2 + SAMPLING_TABLE], samplingBlock(s))]);
-  const back = host[intGraph.outputs.indexOf(roles.control!)].data;
-  assert.equal(Array.from(back.subarray(2 + p.length, 2 + p.length + newTokens(p))), generateReference(intGraph, p, newTokens(p), sampler(s)), 'sampled');
+  const steps = new DecoderSteps(intGraph);
+  const host = runHostC(sampled, [...steps.loopInputs(p, newTokens(p)), ndarray('int32', [2 + SAMPLING_TABLE], samplingBlock(s))]);
+  assert.equal(steps.loopTokens(host, p, newTokens(p)), generateReference(intGraph, p, newTokens(p), sampler(s)), 'sampled');
 });
 
 test('a prompt graph that does not match the step is refused in one line; spinnaker2 refuses a pass', () => {

@@ -63,22 +63,10 @@ test('siracusa: 256 steps of the emulated firmware generate the reference interp
   console.log(`  ${(r.clockHz / mean).toFixed(1)} tokens/s at ${r.clockHz / 1e6} MHz (cluster), ${Math.round(mean)} cycles per step`);
 });
 
-/** The host C's inputs for one run of the firmware's own loop: zero caches, the prompt in the control block. */
-function loopInputs(): NDArray[] {
-  const roles = stepRoles(intGraph)!;
-  const inputs = new DecoderSteps(intGraph).inputs(0, 0);
-  const ctl = inputs[intGraph.inputs.indexOf(roles.control!)];
-  ctl.data[0] = STEPS;
-  ctl.data[1] = prompt.length;
-  prompt.forEach((t, i) => (ctl.data[2 + i] = t));
-  return inputs;
-}
-
-/** The tokens the loop appended, from the host C's outputs. */
-function loopTokens(outputs: NDArray[], count: number): number[] {
-  const back = outputs[intGraph.outputs.indexOf(stepRoles(intGraph)!.control!)].data;
-  return Array.from(back.subarray(2 + prompt.length, 2 + prompt.length + count));
-}
+/** The host C's inputs for one run of the firmware's own loop (zero caches, the prompt), and the tokens it appended. */
+const loop = new DecoderSteps(intGraph);
+const loopInputs = (): NDArray[] => loop.loopInputs(prompt, want.length);
+const loopTokens = (outputs: NDArray[], count: number): number[] => loop.loopTokens(outputs, prompt, count);
 
 test('siracusa host C: the firmware\'s own loop generates the same tokens in one run', () => {
   assert.equal(loopTokens(runHostC(join(work, 'siracusa'), loopInputs()), want.length), want);
