@@ -1,6 +1,6 @@
 import { GenError } from '../errors.js';
 import { attrInt } from '../ir/attrs.js';
-import { POSITION_BOUND_INPUT, positionBoundOf } from '../frontend/passes/bound-by-position.js';
+import { fillsPast, POSITION_BOUND_INPUT, positionBoundOf } from '../frontend/passes/bound-by-position.js';
 import { broadcastStrides, requantParamShape, varyingAxes } from '../ir/broadcast.js';
 import { isIntType } from '../ir/dtype.js';
 import { tensorOf, type Node, type Tensor } from '../ir/graph.js';
@@ -158,7 +158,7 @@ export const gemmKernel: KernelDef = {
         M, N, K, B1: nest.dims[1],
         // The loops' extents: the constants, or the bounds the kernel reads from the position first.
         nLim: posBound === 'n' ? 'nEnd' : String(N), kLim: posBound === 'k' ? 'kEnd' : String(K),
-        posN: posBound === 'n' && P ? { p: typeNames(P.dtype) } : false,
+        posN: posBound === 'n' && P ? { p: typeNames(P.dtype), fill: fillsPast(node) } : false,
         posK: posBound === 'k' && P ? { p: typeNames(P.dtype) } : false,
         rows: nest.dims[0] * nest.dims[1] * M,
         split,

@@ -1,4 +1,5 @@
 import { GenError } from '../errors.js';
+import { fillsPast } from '../frontend/passes/bound-by-position.js';
 import { attrInt } from '../ir/attrs.js';
 import { tensorOf, type Tensor } from '../ir/graph.js';
 import { typeNames } from './common.js';
@@ -71,7 +72,7 @@ export const iSoftmaxKernel: KernelDef = {
     // A position operand (a decoder's cache, quantize/stateful.ts): rows span entries 0..pos only, the rest are 0.
     const pos = node.inputs[1] ? tensorOf(graph, node.inputs[1]) : undefined;
     const v = rowView(x, y, {
-      rows, L, eT, sT, n: pos ? 'len' : String(L), pos: pos ? { p: typeNames(pos.dtype) } : false,
+      rows, L, eT, sT, n: pos ? 'len' : String(L), pos: pos ? { p: typeNames(pos.dtype), fill: fillsPast(node) } : false,
       cA: lit(A, eT), cB: lit(B, eT), cC: lit(C, eT), log2: lit(log2, eT), nm1: lit(n - 1n, sT),
       // floor division equals C's truncating one while numerator and sum are non-negative.
       floorFix: eMin < 0n,

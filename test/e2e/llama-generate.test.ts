@@ -9,7 +9,7 @@ import { stepRoles } from '../../generator/ir/state.js';
 import { loadOnnxBytes } from '../../generator/onnx/load.js';
 import { encodeModel } from '../../generator/onnx/save.js';
 import { compileModel, generateFirmware } from '../../generator/pipeline.js';
-import { positionBoundOf } from '../../generator/frontend/passes/bound-by-position.js';
+import { fillsPast, positionBoundOf } from '../../generator/frontend/passes/bound-by-position.js';
 import { quantizeGraph } from '../../generator/quantize/index.js';
 import { foldConstants } from '../../generator/quantize/fold.js';
 import { makeStateful, runSequences } from '../../generator/quantize/stateful.js';
@@ -76,6 +76,11 @@ test('the attention MatMuls stop at the position too: the scores\' columns, the 
     for (const axis of ['n', 'k']) {
       assert.is(bound(axis).length, S.layers, `${platform}: one MatMul bounded along ${axis} per layer`);
       for (const n of bound(axis)) assert.is(n.inputs[3], roles.position, `${platform}: ${n.name} reads the position`);
+    }
+    // Nobody reads past the position: the scores' MatMul and the softmax leave those entries (the logits of every
+    // step stay the reference's, asserted below).
+    for (const n of [...bound('n'), ...lowered.nodes.filter((x) => x.op === 'iSoftmax' && x.inputs[1] === roles.position)]) {
+      assert.not.ok(fillsPast(n), `${platform}: ${n.name} writes zeros nobody reads`);
     }
   }
 });
