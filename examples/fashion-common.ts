@@ -1,4 +1,5 @@
 import * as ort from 'onnxruntime-node';
+import { ortSession } from './ort-session.js';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ndarray, type NDArray } from '../generator/ir/ndarray.js';
@@ -58,7 +59,7 @@ export function accuracy(outputs: ArrayLike<number>[], labels: number[], classes
 
 /** Outputs of an ONNX model in onnxruntime-node (float input). */
 export async function ortOutputs(modelPath: string, images: NDArray[]): Promise<Float32Array[]> {
-  const session = await ort.InferenceSession.create(readFileSync(modelPath), { intraOpNumThreads: 1 });
+  const session = await ortSession(readFileSync(modelPath));
   const out: Float32Array[] = [];
   for (const img of images) {
     const r = await session.run({ [session.inputNames[0]]: new ort.Tensor('float32', Float32Array.from(img.data), img.shape) });

@@ -1,4 +1,5 @@
 import * as ort from 'onnxruntime-node';
+import { ortSession } from './ort-session.js';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { join, relative } from 'node:path';
@@ -91,9 +92,7 @@ function qdqInputs(low: LoweredQuantized, floats: NDArray[]): NDArray[] {
 }
 
 async function ortRun(file: string, inputs: NDArray[], optimize: boolean): Promise<Float32Array[]> {
-  const s = await ort.InferenceSession.create(readFileSync(file), {
-    graphOptimizationLevel: optimize ? 'all' : 'disabled', intraOpNumThreads: 1, executionProviders: ['cpu'],
-  });
+  const s = await ortSession(readFileSync(file), optimize);
   const feeds = Object.fromEntries(s.inputNames.map((n, i) => [n, new ort.Tensor('float32', Float32Array.from(inputs[i].data), inputs[i].shape)]));
   const r = await s.run(feeds);
   const out = s.outputNames.map((n) => r[n].data as Float32Array);

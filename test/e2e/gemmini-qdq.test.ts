@@ -39,9 +39,13 @@ async function check(name: string, m: QModel, want: Record<string, number>, host
   const samples = moreSamples(m, new Rng(name.length * 17 + 3), SAMPLES);
   const d = await checkQuantizedModel(join(work, name.replace(/\W+/g, '_')), m, ['gemmini'], {
     hostC, samples,
-    layers: (target, kernels) => {
+    layers: (target, kernels, types) => {
+      // A product whose int32 sums fit int16 stays on the host core (int16 results have no mvout form,
+      // platforms/gemmini/matmul-kernel.ts): it counts as one of the products the array must run otherwise.
+      const host16 = kernels.filter((x, i) => x === 'gemm' && types[i] === 'int16').length;
       for (const [k, count] of Object.entries(want)) {
-        assert.is(kernels.filter((x) => x === k).length, count, `${name} on ${target}: ${k} layers (kernels: ${kernels.join(', ')})`);
+        const got = kernels.filter((x) => x === k).length + (k === 'gemmini-matmul' ? host16 : 0);
+        assert.is(got, count, `${name} on ${target}: ${k} layers (kernels: ${kernels.join(', ')})`);
       }
     },
   });

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -42,6 +42,14 @@ test('ResNet-style CNN: integer dialect and both QDQ forms exact on gemmini, QDQ
     const v = byLabel(results, prefix);
     assertExact(v, 10);
     assert.ok(v.ort && v.ort.total >= 160, `${prefix}: compared with onnxruntime`);
+    // onnxruntime's QLinearConv on x86 without VNNI adds u8·s8 pairs in a saturating 16-bit lane (its
+    // x64quantprecision option, examples/ort-session.ts, does not reach that kernel): there ORT is no reference for
+    // the QOperator form (an AVX2-only machine, 2026-11-30: 47 of 160 values differ, up to 2 LSB), which stays
+    // checked exactly against the reference interpreter above; the two QDQ forms are checked against ORT everywhere.
+    if (prefix === 'firmgen QOperator' && !cpuHasVnni()) {
+      console.log(`  ${prefix}: not compared with onnxruntime (its QLinearConv saturates on this CPU: no VNNI)`);
+      continue;
+    }
     assert.ok(v.ort!.maxDiff <= 1, `${prefix}: ${v.ort!.maxDiff} LSB from onnxruntime`);
     assert.ok(v.ort!.differ <= 0.2 * v.ort!.total, `${prefix}: ${v.ort!.differ} of ${v.ort!.total} differ from onnxruntime`);
   }
@@ -70,6 +78,16 @@ test('BERT-style encoder: integer dialect (iSoftmax, LayerNorm as centring + iRM
   assert.ok(o.float.maxDiff <= 2 && o.float.differ <= 0.03 * (o.total / 2), `float path: ${o.float.differ} differ, at most ${o.float.maxDiff} LSB`);
   assert.ok(o.maxDiff <= 6 && o.differ <= 0.15 * o.total, `${o.differ} differ, at most ${o.maxDiff} LSB`);
 });
+
+/** Whether this x86 CPU has VNNI (AVX512-VNNI or AVX-VNNI), where ORT's int8 products do not saturate; true elsewhere. */
+function cpuHasVnni(): boolean {
+  if (process.arch !== 'x64') return true;
+  try {
+    return /\b(avx512_vnni|avx_vnni)\b/.test(readFileSync('/proc/cpuinfo', 'utf8'));
+  } catch {
+    return true;
+  }
+}
 
 test.after(() => rmSync(work, { recursive: true, force: true }));
 test.run();

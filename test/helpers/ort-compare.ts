@@ -4,6 +4,7 @@ import type { DType } from '../../generator/ir/dtype.js';
 import { ndarray, type NDArray } from '../../generator/ir/ndarray.js';
 import { loadOnnxBytes } from '../../generator/onnx/load.js';
 import { runReference } from '../../generator/reference/interpreter.js';
+import { ortSession } from '../../examples/ort-session.js';
 import type { OnnxBuilder } from './onnx-builder.js';
 
 /* Runs a built model in the reference interpreter and in onnxruntime-node and compares, keeping statistics. */
@@ -31,9 +32,7 @@ function fromOrt(t: ort.Tensor): NDArray {
 }
 
 export async function runOrt(bytes: Uint8Array, names: string[], inputs: NDArray[], optimize: boolean): Promise<NDArray[]> {
-  const session = await ort.InferenceSession.create(bytes, {
-    graphOptimizationLevel: optimize ? 'all' : 'disabled', intraOpNumThreads: 1, executionProviders: ['cpu'],
-  });
+  const session = await ortSession(bytes, optimize);
   const feeds = Object.fromEntries(names.map((n, i) => [n, toOrt(inputs[i])]));
   const out = await session.run(feeds);
   const results = session.outputNames.map((n) => fromOrt(out[n]));

@@ -55,10 +55,11 @@ async function ortIntegers(bytes: Uint8Array, names: string[], low: LoweredQuant
 
 /**
  * The firmware runs the model's own inputs; onnxruntime and the reference also run `samples` (more inputs like
- * them) for the difference statistics. `layers` sees each target's kernels, layer by layer (which engine ran what).
+ * them) for the difference statistics. `layers` sees each target's kernels, layer by layer (which engine ran what),
+ * and each layer's output type.
  */
 export async function checkQuantizedModel(dir: string, m: QModel, platforms: string[],
-  opts: { hostC?: boolean; samples?: NDArray[][]; layers?: (target: string, kernels: string[]) => void } = {}): Promise<OrtDiff> {
+  opts: { hostC?: boolean; samples?: NDArray[][]; layers?: (target: string, kernels: string[], outputTypes: string[]) => void } = {}): Promise<OrtDiff> {
   mkdirSync(dir, { recursive: true });
   const bytes = m.builder.bytes();
   const model = join(dir, 'model.onnx');
@@ -99,7 +100,7 @@ export async function checkQuantizedModel(dir: string, m: QModel, platforms: str
     }));
     const out = join(dir, `${platform}-${k}`);
     const { manifest, lowered, layers } = generateFirmware({ model, platform, out, ...options });
-    opts.layers?.(target, layers.map((l) => (l.kernel === 'alias' ? 'alias' : l.kernel.name)));
+    opts.layers?.(target, layers.map((l) => (l.kernel === 'alias' ? 'alias' : l.kernel.name)), layers.map((l) => lowered.tensors.get(l.node.outputs[0])?.dtype ?? ''));
     if (options.engines === 'npu') assert.ok(lowered.nodes.some((n) => n.op === 'NeurekaConv'), `${target}: no layer on the NPU`);
     const r = await runFirmware(out, ints);
     assert.is(r.outputs.length, expected.length, `${target}: outputs`);

@@ -1,5 +1,5 @@
 import { OnnxBuilder } from './onnx-builder.js';
-import { act, floatInput, qop, QdqWriter, weightScales, type QModel, type QP, type Variant } from './qdq-models.js';
+import { act, floatInput, qop, QdqWriter, weightCodes, weightScales, type QModel, type QP, type Variant } from './qdq-models.js';
 import type { Rng } from './random.js';
 
 /*
@@ -46,7 +46,7 @@ export function opModel(rng: Rng, form: OpForm, v: Variant): QModel {
   const conv = (O: number, group: number, k: number, stride: number): void => {
     const cin = C / group;
     const ws = weightScales(rng, O, v.perChannel, cin * k * k);
-    w.constDq('w', 'int8', [O, cin, k, k], rng.ints(O * cin * k * k, -127, 127), ws, ws.map(() => 0), 0);
+    w.constDq('w', 'int8', [O, cin, k, k], weightCodes(rng, O * cin * k * k), ws, ws.map(() => 0), 0);
     const bs = Array.from({ length: O }, (_, j) => f32(qx.scale * ws[ws.length > 1 ? j : 0]));
     w.constDq('bias', 'int32', [O], rng.ints(O, -2000, 2000), bs, bs.map(() => 0), 0);
     b.node('Conv', ['xd', 'w', 'bias'], ['c'], { kernel_shape: [k, k], pads: [1, 1, 1, 1], strides: [stride, stride], group });
@@ -89,7 +89,7 @@ export function opModel(rng: Rng, form: OpForm, v: Variant): QModel {
       w.qdq('x', 'xd0', qx);
       b.node('Reshape', ['xd0', 'shape'], ['xd']);
       const ws = weightScales(rng, 20, v.perChannel, 24);
-      w.constDq('w', 'int8', [20, 24], rng.ints(480, -127, 127), ws, ws.map(() => 0), 0);
+      w.constDq('w', 'int8', [20, 24], weightCodes(rng, 480), ws, ws.map(() => 0), 0);
       const bs = Array.from({ length: 20 }, (_, j) => f32(qx.scale * ws[ws.length > 1 ? j : 0]));
       w.constDq('bias', 'int32', [20], rng.ints(20, -2000, 2000), bs, bs.map(() => 0), 0);
       b.node('Gemm', ['xd', 'w', 'bias'], ['g'], { transB: 1 });
@@ -98,7 +98,7 @@ export function opModel(rng: Rng, form: OpForm, v: Variant): QModel {
     case 'QDQ MatMul (weights)': {
       w.qdq('x', 'xd', qx);
       const ws = weightScales(rng, 20, v.perChannel, 24);
-      w.constDq('w', 'int8', [24, 20], rng.ints(480, -127, 127), ws, ws.map(() => 0), 1);
+      w.constDq('w', 'int8', [24, 20], weightCodes(rng, 480), ws, ws.map(() => 0), 1);
       b.node('MatMul', ['xd', 'w'], ['m']);
       return out('m', act(rng, v, 2));
     }
@@ -168,7 +168,7 @@ export function opModel(rng: Rng, form: OpForm, v: Variant): QModel {
     case 'QLinearConv': {
       const [s, z] = qopIn();
       const ws = weightScales(rng, 12, v.perChannel, C * 9);
-      b.initializer('w', 'int8', [12, C, 3, 3], rng.ints(12 * C * 9, -127, 127));
+      b.initializer('w', 'int8', [12, C, 3, 3], weightCodes(rng, 12 * C * 9));
       b.initializer('ws', 'float32', ws.length > 1 ? [12] : [], ws).initializer('wz', 'int8', [], [0]);
       b.initializer('bias', 'int32', [12], rng.ints(12, -2000, 2000));
       const qy = act(rng, v, 2);
@@ -185,7 +185,7 @@ export function opModel(rng: Rng, form: OpForm, v: Variant): QModel {
         b.node('Reshape', ['xq', 'shape'], ['xr']);
       }
       const ws = weightScales(rng, 20, v.perChannel, 24);
-      b.initializer('w', 'int8', gemm ? [20, 24] : [24, 20], rng.ints(480, -127, 127));
+      b.initializer('w', 'int8', gemm ? [20, 24] : [24, 20], weightCodes(rng, 480));
       b.initializer('ws', 'float32', ws.length > 1 ? [20] : [], ws).initializer('wz', 'int8', ws.length > 1 ? [20] : [], ws.map(() => 0));
       const qy = act(rng, v, 2);
       const [ys, yz] = qop(b, 'y', qy);

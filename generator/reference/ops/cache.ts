@@ -57,7 +57,7 @@ export const cacheWriteOp: OpSpec = {
     const n = value.shape[axis];
     checkFits(node, cache.shape, value.shape, axis);
     const p = position(node, inputs[2], cache.shape[axis] - n + 1);
-    const out = { dtype: cache.dtype, shape: [...cache.shape], data: Float64Array.from(cache.data) };
+    const out = { dtype: cache.dtype, shape: [...cache.shape], data: cache.data.slice() };
     const cs = stridesOf(cache.shape);
     const vs = stridesOf(value.shape);
     for (let i = 0; i < value.data.length; i++) {
@@ -89,7 +89,7 @@ export const positionMaskOp: OpSpec = {
     const L = x.shape[x.shape.length - 1];
     const p = position(node, inputs[1], L);
     const fill = hasAttr(node, 'fill') ? attrNumber(node, 'fill') : -Infinity;
-    const out = { dtype: x.dtype, shape: [...x.shape], data: Float64Array.from(x.data) };
+    const out = { dtype: x.dtype, shape: [...x.shape], data: x.data.slice() };
     for (let r = 0; r < out.data.length; r += L) for (let j = p + 1; j < L; j++) out.data[r + j] = fill;
     return [out];
   },

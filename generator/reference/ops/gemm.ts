@@ -85,7 +85,7 @@ export const gemmOp: OpSpec = {
       const fb = f32(beta);
       const laid = (i: number): number => (beta === 1 ? f32(cv(i)) : f32(fb * f32(cv(i))));
       const init = c && beta !== 0 ? Float64Array.from({ length: out.data.length }, (_, i) => laid(i)) : undefined;
-      matmulInto(d, a.data.map(f32), b.data.map(f32), true, out.data, f32(alpha), init);
+      matmulInto(d, a.data, b.data, true, out.data, f32(alpha), init);
       return [out];
     }
     matmulInto(d, a.data, b.data, false, out.data);

@@ -52,8 +52,10 @@ function maxAbs(a: ArrayLike<number>): number {
 }
 
 /**
- * out[batch, m, n] = sum_k a[batch, m, k] * b[batch, k, n] (row-major operands, broadcast batches). In float mode,
- * alpha and per-output initial values (Gemm's beta*C) enter as MLAS's SGEMM applies them.
+ * out[batch, m, n] = sum_k a[batch, m, k] * b[batch, k, n] (row-major operands, broadcast batches). In float mode the
+ * operands are read as float32 (rounded as they are read: a copy of each operand per call was most of a decoder
+ * step's calibration time at long contexts, its caches the B of the attention), and alpha and per-output initial
+ * values (Gemm's beta*C) enter as MLAS's SGEMM applies them.
  */
 export function matmulInto(
   d: MatMulDims, a: ArrayLike<number>, b: ArrayLike<number>, float: boolean, out: Float64Array, alpha = 1, init?: Float64Array,
@@ -73,7 +75,7 @@ export function matmulInto(
         let acc = 0;
         if (float) {
           dot.reset(alpha, init?.[oOff + m * N + n]);
-          for (let k = 0; k < K; k++) dot.add(a[aOff + m * K + k], b[bOff + k * N + n]);
+          for (let k = 0; k < K; k++) dot.add(f32(a[aOff + m * K + k]), f32(b[bOff + k * N + n]));
           acc = dot.result();
         } else if (!big) for (let k = 0; k < K; k++) acc += a[aOff + m * K + k] * b[bOff + k * N + n];
         else {
@@ -91,7 +93,7 @@ export function matmulArrays(node: Node, a: NDArray, b: NDArray): NDArray {
   const d = matmulDims(node, a.shape, b.shape);
   const float = isFloatType(a.dtype) || isFloatType(b.dtype);
   const out = float ? floatArray(d.out) : intArray(d.out);
-  matmulInto(d, float ? a.data.map(f32) : a.data, float ? b.data.map(f32) : b.data, float, out.data);
+  matmulInto(d, a.data, b.data, float, out.data);
   return out;
 }
 
