@@ -10,8 +10,8 @@ import * as ort from 'onnxruntime-node';
  * QLinearConv, QLinearMatMul): the next way in the list below is the same computation.
  */
 export async function ortSession(model: Uint8Array, optimize = true): Promise<ort.InferenceSession> {
-  const level = optimize ? 'all' : 'disabled';
-  const ways: ['all' | 'disabled', boolean][] = [[level, true], [level, false], ['disabled', true], ['disabled', false]];
+  const levels: ('all' | 'disabled')[] = optimize ? ['all', 'disabled'] : ['disabled'];
+  const ways = levels.flatMap((l): ['all' | 'disabled', boolean][] => [[l, true], [l, false]]);
   let last: unknown;
   for (const [l, precise] of ways) {
     try {

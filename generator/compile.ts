@@ -224,13 +224,15 @@ export function generateFor(base: Platform, opts: FirmwareOptions): Compiled & O
   const { compiled, files, manifest, closures } = withRetries(base, opts, (platform) => {
     let o: FirmwareOptions = opts;
     let first: CapacityError | undefined;
+    // A smaller arena that cannot hold the model: the image's first overflow is the error to show; any other error
+    // (an NPU layer's, which withRetries acts on) as it is.
+    const shown = (e: unknown): unknown => (first && e instanceof GenError && e.kind === 'capacity' ? first : e);
     for (let attempt = 0; ; attempt++) {
       let compiled: Compiled;
       try {
         compiled = compileOnce(o, platform);
       } catch (e) {
-        // A smaller arena that cannot hold a layer's own tensors: the image's overflow is the error to show.
-        throw first && e instanceof GenError && e.kind === 'capacity' ? first : e;
+        throw shown(e);
       }
       opts.onStage?.('emit');
       const input = { graph: compiled.lowered, layers: compiled.layers, plan: compiled.plan, platform: compiled.platform };
@@ -244,7 +246,7 @@ export function generateFor(base: Platform, opts: FirmwareOptions): Compiled & O
         // The arena fits but the code beside it does not: with a far memory, plan the arena smaller by the excess so
         // that tensors move out (midend/l3.ts). The copy layers add a little code: a few rounds at most.
         const cut = e instanceof CapacityError && e.memory === compiled.plan.region && compiled.platform.far && !compiled.platform.backend && attempt < 3;
-        if (!cut) throw first ?? e;
+        if (!cut) throw shown(e);
         first ??= e.withSite({ file: opts.modelLabel ?? opts.model });
         o = { ...o, l2: Math.floor((cArenaBytes(compiled.plan) - e.excess) / 8) * 8 };
       }

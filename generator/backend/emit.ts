@@ -206,7 +206,8 @@ function tableImages(tiling: TilingPlan | undefined, plan: MemoryPlan, graph: Gr
  */
 function copyView(view: KernelView, plan: MemoryPlan, symbolOf: (t: string) => string, site: { node: string; op: string }) {
   const rows = view.params.rows as Record<string, number> | undefined;
-  const arg = (field: string): string | undefined => view.args.find((a) => a.field === field)?.tensor;
+  const argOf = (field: string) => view.args.find((a) => a.field === field);
+  const arg = (field: string): string | undefined => argOf(field)?.tensor;
   const load = view.params.load === true;
   // A cache write's rows go from its value (v) to the cache (y); a copy goes from src to dst.
   const [l3, l2] = arg('v') ? [arg('y')!, arg('v')!] : load ? [arg('src')!, arg('dst')!] : [arg('dst')!, arg('src')!];
@@ -217,7 +218,7 @@ function copyView(view: KernelView, plan: MemoryPlan, symbolOf: (t: string) => s
   }
   const at = { load, bytes: view.params.bytes, l3Offset: p3.offset, l2Offset: p2.offset - plan.arenaOffset, l3Symbol: symbolOf(l3), l2Symbol: symbolOf(l2) };
   if (!rows) return { ...at, rows: false as const };
-  const pos = view.args.find((a) => a.field === 'p')!;
+  const pos = argOf('p')!;
   const pp = plan.placements.get(pos.tensor);
   if (!pp || pp.region !== plan.region) throw new GenError('internal', `the position '${pos.tensor}' of an L3 cache copy is not in ${plan.region}`, site);
   return { ...at, rows: { ...rows, posOffset: pp.offset - plan.arenaOffset, posSymbol: symbolOf(pos.tensor), pos: typeNames(pos.dtype) } };

@@ -70,10 +70,9 @@ export function boundByPosition(g: Graph): Graph {
       t = scores.inputs[0];
       scores = producers.get(t);
     }
-    if (plainMatMul(scores, g) && soleConsumer(g, t, consumers) === reader) {
-      const mm = bounded(scores, pos, 'n');
-      replace.set(scores, g.outputs.includes(t) ? mm : noFill(mm));
-    }
+    // soleConsumer is undefined for a graph output: the scores (and every Identity on the way) are read by the
+    // softmax alone, so nothing reads their columns past pos.
+    if (plainMatMul(scores, g) && soleConsumer(g, t, consumers) === reader) replace.set(scores, noFill(bounded(scores, pos, 'n')));
     const users = consumers.get(sm.outputs[0]) ?? [];
     for (const user of users) {
       if (plainMatMul(user, g) && user.inputs[0] === sm.outputs[0] && !replace.has(user)) replace.set(user, bounded(user, pos, 'k'));
