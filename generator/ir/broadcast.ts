@@ -34,6 +34,13 @@ export function broadcastStrides(shape: readonly number[], outShape: readonly nu
 }
 
 /**
+ * Attributes a GEMM tile instance carries: the axis its requantization's multiplier and offset vary along, counted
+ * from the last (0: per column, 1: per row, -1: one value), as read on the whole output (kernels/gemm.ts).
+ */
+export const GEMM_MUL_AXIS = 'fg_requant_mul_from_end';
+export const GEMM_ADD_AXIS = 'fg_requant_add_from_end';
+
+/**
  * RequantShift parameters stored as (C,1,...,1) with the rank of x are per-channel along axis 1
  * (SEMANTICS.md conventions; the peer's exporter writes them that way): the shape they broadcast as.
  */

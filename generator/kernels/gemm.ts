@@ -1,7 +1,7 @@
 import { GenError } from '../errors.js';
 import { attrInt } from '../ir/attrs.js';
 import { fillsPast, POSITION_BOUND_INPUT, positionBoundOf } from '../frontend/passes/bound-by-position.js';
-import { broadcastStrides, requantParamShape, varyingAxes } from '../ir/broadcast.js';
+import { broadcastStrides, GEMM_ADD_AXIS, GEMM_MUL_AXIS, requantParamShape, varyingAxes } from '../ir/broadcast.js';
 import { isIntType } from '../ir/dtype.js';
 import { tensorOf, type Node, type Tensor } from '../ir/graph.js';
 import { accRange, epilogueOf } from './epilogue.js';
@@ -125,6 +125,11 @@ export const gemmKernel: KernelDef = {
       bound += Math.abs(beta) * Math.max(Math.abs(cr.min), Math.abs(cr.max));
     }
     const indexOf = (p: Tensor): string => {
+      // A tile instance carries the axis as read on the whole output (tiling/specs.ts): its own shape may not tell.
+      const key = p.name === node.requant?.mul ? GEMM_MUL_AXIS : p.name === node.requant?.add ? GEMM_ADD_AXIS : undefined;
+      const planned = key !== undefined && node.attrs[key] ? attrInt(node, key) : -1;
+      if (planned === 0) return 'col';
+      if (planned === 1) return 'row';
       // The per-channel (C,1) form is read against Y's own shape, as the fusion pass read it (fuse-requant.ts):
       // fullY has a batch axis prepended, against which a (C,1) parameter would look per row.
       const axes = varyingAxes(requantParamShape(p.shape, Y.shape), fullY);

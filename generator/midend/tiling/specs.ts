@@ -1,9 +1,10 @@
 import { attrInt, attrInts } from '../../ir/attrs.js';
 import { POSITION_BOUND_INPUT, positionBoundOf } from '../../frontend/passes/bound-by-position.js';
-import { requantParamShape, varyingAxes } from '../../ir/broadcast.js';
+import { GEMM_ADD_AXIS, GEMM_MUL_AXIS, requantParamShape, varyingAxes } from '../../ir/broadcast.js';
 import type { AttrValue, Graph, Node } from '../../ir/graph.js';
 import { tensorOf } from '../../ir/graph.js';
 import { broadcastBox, fullBox, type Box } from './box.js';
+
 
 /*
  * How each tileable op maps a box of its output to the boxes of its operands. A tile is then the same op on
@@ -139,9 +140,15 @@ const gemmSpec: TilingSpec = {
     // A decoder's position (frontend/passes/bound-by-position.ts): the whole scalar in every tile.
     const pos = node.inputs[POSITION_BOUND_INPUT];
     if (pos) boxes.set(pos, fullBox(tensorOf(g, pos).shape));
-    withRequant(node, g, out, boxes, (p) => varyingAxes(requantParamShape(tensorOf(g, p).shape, y.shape), y.shape)[0]);
+    const axisOf = (p: string): number => varyingAxes(requantParamShape(tensorOf(g, p).shape, y.shape), y.shape)[0];
+    withRequant(node, g, out, boxes, axisOf);
     boxes.set(node.outputs[0], out);
-    return { boxes, attrs: {} };
+    // Whether a requantization parameter is per row or per column is read on the whole output: a tile's shape can make
+    // it ambiguous (a per-row (M,1) against a square tile reads as the per-channel (C,1) form, requantParamShape).
+    const fromEnd = (p: string): number => (axisOf(p) === undefined ? -1 : r - 1 - axisOf(p));
+    const int = (value: number): AttrValue => ({ kind: 'int', value });
+    const attrs: Record<string, AttrValue> = node.requant ? { [GEMM_MUL_AXIS]: int(fromEnd(node.requant.mul)), [GEMM_ADD_AXIS]: int(fromEnd(node.requant.add)) } : {};
+    return { boxes, attrs };
   },
 };
 
