@@ -23,8 +23,8 @@ const MATRIX: Record<string, number[]> = {
   'Kernels/Integer/Hardswish/Regular_RQ': [800],
   'Kernels/Integer/Concat': [64000, 32000, 16000],
   'Kernels/Integer/GEMM/Batch_RQ': [20000],
-  // Tiles of the GEMM's columns whose shape is square (32x32 of a 32x64 output, per-row requantization), and of its
-  // rows (7x4 of 35x4): a per-row parameter must not be read as the per-channel (C,1) form on the tile's shape.
+  // Square tiles of GEMMs with a per-row requantization: two 32x32 column tiles of a 32x64 output, and the last of
+  // 7-row tiles of a 32x4 output (4x4): a per-row parameter must not be read as the per-channel (C,1) form there.
   'Kernels/Integer/GEMM/Regular_RQPerRow': [8900],
   'Kernels/Integer/GEMM/TransB_RQ': [2500],
   'Models/CNN_Linear2': [60000, 45000, 30000, 15000],

@@ -5,7 +5,6 @@ import type { AttrValue, Graph, Node } from '../../ir/graph.js';
 import { tensorOf } from '../../ir/graph.js';
 import { broadcastBox, fullBox, type Box } from './box.js';
 
-
 /*
  * How each tileable op maps a box of its output to the boxes of its operands. A tile is then the same op on
  * smaller tensors (plus adjusted pads), so the kernels and their templates need no tiled variant of their own.
@@ -145,7 +144,10 @@ const gemmSpec: TilingSpec = {
     boxes.set(node.outputs[0], out);
     // Whether a requantization parameter is per row or per column is read on the whole output: a tile's shape can make
     // it ambiguous (a per-row (M,1) against a square tile reads as the per-channel (C,1) form, requantParamShape).
-    const fromEnd = (p: string): number => (axisOf(p) === undefined ? -1 : r - 1 - axisOf(p));
+    const fromEnd = (p: string): number => {
+      const axis = axisOf(p);
+      return axis === undefined ? -1 : r - 1 - axis;
+    };
     const int = (value: number): AttrValue => ({ kind: 'int', value });
     const attrs: Record<string, AttrValue> = node.requant ? { [GEMM_MUL_AXIS]: int(fromEnd(node.requant.mul)), [GEMM_ADD_AXIS]: int(fromEnd(node.requant.add)) } : {};
     return { boxes, attrs };
