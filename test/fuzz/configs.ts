@@ -1,10 +1,19 @@
 import type { FirmwareOptions } from '../../generator/pipeline.js';
+import type { Rng } from '../helpers/random.js';
 
 /** One platform with one option set: what a case is generated and run with. */
 export interface Config {
   id: string;
   platform: string;
   opts: Partial<Pick<FirmwareOptions, 'l1' | 'l2' | 'l3' | 'buffering' | 'untiled' | 'pes' | 'engines' | 'weightsIn' | 'cores' | 'analog'>>;
+  /**
+   * L1 bytes drawn for each case, log-uniform in [lo, hi] (concreteConfig): the tile shapes no fixed size reaches. A
+   * tiled GEMM read a per-row requantization as per column when its tile came out square, at L1 sizes none of the
+   * fixed configurations had.
+   */
+  l1Drawn?: [number, number];
+  /** The configuration a drawn one came from: the summary counts its runs under it. */
+  family?: string;
 }
 
 /** The option sets the differential tester sweeps (the README's command line, small L1s and core counts included). */
@@ -13,6 +22,7 @@ export const CONFIGS: Config[] = [
   { id: 'siracusa', platform: 'siracusa', opts: {} },
   { id: 'siracusa-l1-8000', platform: 'siracusa', opts: { l1: 8000 } },
   { id: 'siracusa-l1-16000', platform: 'siracusa', opts: { l1: 16000 } },
+  { id: 'siracusa-l1-drawn', platform: 'siracusa', opts: {}, l1Drawn: [2048, 65536] },
   { id: 'siracusa-untiled', platform: 'siracusa', opts: { untiled: true } },
   { id: 'siracusa-single', platform: 'siracusa', opts: { buffering: 'single' } },
   { id: 'siracusa-cores-1', platform: 'siracusa', opts: { cores: 1 } },
@@ -30,6 +40,14 @@ export const CONFIGS: Config[] = [
 
 export function configsFor(platforms: string[] | undefined): Config[] {
   return platforms ? CONFIGS.filter((c) => platforms.includes(c.platform) || platforms.includes(c.id)) : CONFIGS;
+}
+
+/** The configuration a case runs: `c` itself, or with its drawn L1 size fixed (named by it, so a replay has it). */
+export function concreteConfig(c: Config, rng: Rng): Config {
+  if (!c.l1Drawn) return c;
+  const [lo, hi] = c.l1Drawn;
+  const l1 = Math.round(Math.exp(Math.log(lo) + rng.next() * (Math.log(hi) - Math.log(lo))));
+  return { id: `${c.platform}-l1-${l1}`, platform: c.platform, opts: { ...c.opts, l1 }, family: c.id };
 }
 
 export function configById(id: string): Config | undefined {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import { Rng } from '../helpers/random.js';
 import { caseSeedOf, inLanes } from './lanes.js';
-import { cliFlags, type Config } from './configs.js';
+import { cliFlags, concreteConfig, type Config } from './configs.js';
 import { OPEN_DIR, slug, writeGraphEntry, type GraphMeta } from './corpus.js';
 import { buildRecipe, randomRecipe } from './graph-gen.js';
 import type { CaseRunner } from './pool.js';
@@ -68,10 +68,10 @@ export interface DiffResult {
 type Seeded = Recipe & { seed: number };
 
 function pickConfigs(rng: Rng, all: Config[], every: boolean): Config[] {
-  if (every) return all;
+  if (every) return all.map((c) => concreteConfig(c, rng));
   const byPlatform = new Map<string, Config[]>();
   for (const c of all) byPlatform.set(c.platform, [...(byPlatform.get(c.platform) ?? []), c]);
-  return [...byPlatform.values()].map((cs) => rng.pick(cs));
+  return [...byPlatform.values()].map((cs) => concreteConfig(rng.pick(cs), rng));
 }
 
 export async function runDifferential(opts: DiffOptions): Promise<DiffResult> {
@@ -114,7 +114,7 @@ export async function runDifferential(opts: DiffOptions): Promise<DiffResult> {
         const hostC = rng.next() < opts.hostShare;
         if (!prepared) continue;
         const outcome = await runners[lane].run(jobOf(prepared, config, join(caseDir, `out-${config.id}`), hostC));
-        runs.push({ caseSeed, config: config.id, outcome });
+        runs.push({ caseSeed, config: config.family ?? config.id, outcome });
         if (outcome.verdict === 'rejected' && opts.verbose) opts.log(`  rejected seed ${caseSeed} ${config.id}: ${outcome.message}`);
         if (PASSES.has(outcome.verdict)) continue;
         const sig = signature(outcome);
