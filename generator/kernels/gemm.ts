@@ -3,7 +3,7 @@ import { attrInt } from '../ir/attrs.js';
 import { fillsPast, POSITION_BOUND_INPUT, positionBoundOf } from '../frontend/passes/bound-by-position.js';
 import { broadcastStrides, GEMM_ADD_AXIS, GEMM_MUL_AXIS, requantParamShape, varyingAxes } from '../ir/broadcast.js';
 import { isIntType } from '../ir/dtype.js';
-import { tensorOf, type Node, type Tensor } from '../ir/graph.js';
+import { tensorOf, type Graph, type Node, type Tensor } from '../ir/graph.js';
 import { accRange, epilogueOf } from './epilogue.js';
 import { byteWide, chunkOf, extOf, typeNames, valueRange } from './common.js';
 import { toRank } from './loops.js';
@@ -52,6 +52,40 @@ export function gemmBusiestColumns(rows: number, N: number, cores: number): numb
 }
 
 /**
+ * Which of the C's loops a GEMM takes (gemm.c.mustache), from its operands' types and layouts: the SIMD dot products
+ * along k where both operands are 8-bit and contiguous in k (`dotK`; with K of 4 or more), the transposed-B SIMD path
+ * where B is contiguous in n on a core with XpulpV2 (`kdot`), else the scalar loop. The kernel's view and the tiler's
+ * estimate (midend/tiling/cost.ts) both read it, so the tiles are chosen for the loop that runs.
+ */
+export function gemmLoops(node: Node, graph: Graph, xpulp: boolean) {
+  const A = tensorOf(graph, node.inputs[0]);
+  const B = tensorOf(graph, node.inputs[1]);
+  const transA = node.op === 'Gemm' && attrInt(node, 'transA', 0) !== 0;
+  // MatMul carries transB only when the generator stored a constant B n-major (platforms/siracusa/passes).
+  const transB = attrInt(node, 'transB', 0) !== 0;
+  // MatMul promotes 1-D operands to matrices (numpy rules).
+  const aShape = A.shape.length === 1 ? [1, A.shape[0]] : A.shape;
+  const bShape = B.shape.length === 1 ? [B.shape[0], 1] : B.shape;
+  const ar = aShape.length;
+  const br = bShape.length;
+  const M = transA ? aShape[ar - 1] : aShape[ar - 2];
+  const K = transA ? aShape[ar - 2] : aShape[ar - 1];
+  const N = transB ? bShape[br - 2] : bShape[br - 1];
+  // Elements from one row of B to the next: B's last dim, or more when the tile plan padded B's rows in L1 against
+  // bank conflicts (midend/tiling/filter-layout.ts gemmRowLayoutOf). Every B index goes through it.
+  const rowB = bShape[br - 1];
+  const WB = B.shape.length >= 2 ? (node.filterStride ?? rowB) : rowB;
+  const bytes8 = byteWide(A.dtype) && byteWide(B.dtype);
+  const sAk = transA ? M : 1;
+  const sBk = transB ? 1 : WB;
+  const sBn = transB ? WB : 1;
+  const dotK = bytes8 && sAk === 1 && sBk === 1;
+  const kdot = xpulp && !dotK && bytes8 && sAk === 1 && sBn === 1 && K >= 4;
+  const macClass: 'MAC_GEMM' | 'MAC_GEMM_KDOT' | 'MAC_GEMM_SCALAR' = dotK && K >= 4 ? 'MAC_GEMM' : kdot ? 'MAC_GEMM_KDOT' : 'MAC_GEMM_SCALAR';
+  return { A, B, transA, transB, aShape, bShape, M, K, N, rowB, WB, bytes8, sAk, sBk, sBn, dotK, vecN: bytes8 && !dotK && sBn === 1, kdot, macClass };
+}
+
+/**
  * Integer GEMM for Gemm (alpha, beta, transA, transB, bias C) and batched, broadcasting MatMul (with an optional
  * bias folded in by frontend/passes/fold-bias-add.ts). Operands are addressed through strides, so transposes and
  * broadcast batches cost nothing. The work unit is one output row, or a slice of one (gemmSplit); cores take
@@ -69,10 +103,11 @@ export const gemmKernel: KernelDef = {
     if (a.shape.length < 1 || b.shape.length < 1) return 'scalar operands';
     return null;
   },
+  macClass: (node, graph, platform) => gemmLoops(node, graph, platform.image?.xpulp === true).macClass,
   view({ node, graph, platform }) {
     const site = { node: node.name, op: node.op };
-    const A = tensorOf(graph, node.inputs[0]);
-    const B = tensorOf(graph, node.inputs[1]);
+    const loops = gemmLoops(node, graph, platform.image?.xpulp === true);
+    const { A, B, transA, transB, aShape, bShape, M, K, N, rowB, WB, bytes8, sAk, sBk, sBn, dotK, vecN } = loops;
     const C = node.inputs[2] ? tensorOf(graph, node.inputs[2]) : undefined;
     const Y = tensorOf(graph, node.outputs[0]);
     // A decoder's attention (frontend/passes/bound-by-position.ts): columns ('n') or the k loop ('k') stop at the
@@ -81,27 +116,13 @@ export const gemmKernel: KernelDef = {
     const P = posBound ? tensorOf(graph, node.inputs[POSITION_BOUND_INPUT]) : undefined;
     if (posBound && posBound !== 'n' && posBound !== 'k') throw new GenError('internal', `position_bound '${posBound}' is neither n nor k`, site);
     const isGemm = node.op === 'Gemm';
-    const transA = isGemm && attrInt(node, 'transA', 0) !== 0;
-    // MatMul carries transB only when the generator stored a constant B n-major (platforms/siracusa/passes).
-    const transB = attrInt(node, 'transB', 0) !== 0;
     const alpha = isGemm ? attrInt(node, 'alpha', 1) : 1;
     const beta = isGemm ? attrInt(node, 'beta', 1) : 1;
-    // MatMul promotes 1-D operands to matrices (numpy rules).
-    const aShape = A.shape.length === 1 ? [1, A.shape[0]] : A.shape;
-    const bShape = B.shape.length === 1 ? [B.shape[0], 1] : B.shape;
-    const ar = aShape.length;
     const br = bShape.length;
-    const M = transA ? aShape[ar - 1] : aShape[ar - 2];
-    const K = transA ? aShape[ar - 2] : aShape[ar - 1];
-    const N = transB ? bShape[br - 2] : bShape[br - 1];
     const yShape = [...Y.shape.slice(0, Math.max(0, Y.shape.length - 2))];
     const batch = yShape.length > 0 ? yShape : [1];
     const batchStrides = (shape: number[], inner: number): number[] =>
       broadcastStrides(shape.slice(0, shape.length - 2), batch).map((s) => s * inner);
-    // Elements from one row of B to the next: B's last dim, or more when the tile plan padded B's rows in L1 against
-    // bank conflicts (midend/tiling/filter-layout.ts gemmRowLayoutOf). Every B index below goes through it.
-    const rowB = bShape[br - 1];
-    const WB = B.shape.length >= 2 ? (node.filterStride ?? rowB) : rowB;
     if (WB < rowB) throw new GenError('internal', `B row stride ${WB} is shorter than a row (${rowB} elements)`, site);
     const fullY = [...batch, M, N];
     const cStr = C ? broadcastStrides(C.shape, fullY) : [...batch.map(() => 0), 0, 0];
@@ -140,16 +161,10 @@ export const gemmKernel: KernelDef = {
     const ep = epilogueOf(node, graph, accRange(bound), indexOf, platform.image?.xpulp ? undefined : Y.dtype);
     // The AS kernel's SIMD paths (emulation speed only; the C and the charged cycles do not change): both operands
     // 8-bit, and either both contiguous in k (dot products along k) or B contiguous in n (16 columns at a time).
-    const bytes8 = byteWide(A.dtype) && byteWide(B.dtype);
-    const sAk = transA ? M : 1;
-    const sBk = transB ? 1 : WB;
-    const sBn = transB ? WB : 1;
-    const dotK = bytes8 && sAk === 1 && sBk === 1;
     const split = gemmSplit(nest.dims[0] * nest.dims[1] * M, N, platform.cores);
-    const vecN = bytes8 && !dotK && sBn === 1;
     // The C's dot products by the operands' signedness (firmgen_simd.h: fg_dot4_<a><b> and its blocks).
     const signs = `${A.dtype === 'uint8' ? 'u' : 's'}${B.dtype === 'uint8' ? 'u' : 's'}`;
-    const kdotOn = platform.image?.xpulp === true && !dotK && bytes8 && sAk === 1 && sBn === 1 && K >= 4;
+    const kdotOn = loops.kdot;
     return {
       args: [
         { field: 'a', tensor: A.name, dtype: A.dtype, write: false },

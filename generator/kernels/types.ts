@@ -1,6 +1,6 @@
 import type { DType } from '../ir/dtype.js';
 import type { Graph, Node } from '../ir/graph.js';
-import type { Platform } from '../platforms/types.js';
+import type { CostClass, Platform } from '../platforms/types.js';
 import type { TiledLayer } from '../midend/tiling/layer-plan.js';
 import type { MemoryPlan } from '../midend/plan.js';
 
@@ -72,6 +72,8 @@ export interface KernelDef {
    * GATHER_ROW and COPY_BYTE, as the AS firmware does.
    */
   extraWork?(node: Node, g: Graph, out: readonly number[], cores: number): ExtraWork;
+  /** The cost class of a MAC of the loop the C takes for this node (the GEMM's: kernels/gemm.ts gemmLoops), for the tiler. */
+  macClass?(node: Node, g: Graph, platform: Platform): CostClass;
   /**
    * An accelerator's kernel has no closure body: it renders its whole layer (job set-up and tile loop) from the tile
    * plan. Such a kernel runs in tiles only.
