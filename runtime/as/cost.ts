@@ -194,5 +194,12 @@ export const ROW_SIGN: i32 = 45;
  */
 export const CONV_ACC: i32 = 46;
 
+/**
+ * A tile's driving by core 0 in a tiled layer's loop, beside the kernel call every core makes (CALL): the C's tile
+ * record read, its transfers programmed and waited for, the barriers' own code. Charged per tile on core 0 before the
+ * cores compute; an untiled layer has none.
+ */
+export const TILE: i32 = 47;
+
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 47;
+export const NUM_CLASSES: i32 = 48;

@@ -22,6 +22,8 @@ export interface Fit {
   fitted: CostClass[];
   /** Of them, the classes measured apart (measuredByDifference), not by the least squares. */
   apart: CostClass[];
+  /** Of them, the fixed costs measured on the few-output layers (fixedOnFewOutputs). */
+  onFewOutputs: CostClass[];
   /** Per calibration row: the AS prediction with the fitted costs over the ISS cycles. */
   ratios: { name: string; predicted: number; iss: number; ratio: number }[];
 }
@@ -56,7 +58,47 @@ export function measuredByDifference(rows: CalibrationRow[]): Map<CostClass, num
   return new Map([...units].map(([k, u]) => [COST_CLASSES[k], Math.round((cycles.get(k)! / u) * 64) / 64]));
 }
 
+/**
+ * A layer's fixed costs: a kernel call on each core (CALL, every layer) and a tile's driving by core 0 (TILE, a tiled
+ * layer's tiles). Measured on the layers of a few outputs (layers.ts fewOutputs), where they are most of the cycles,
+ * not by the least squares over all layers: there they took whatever the per-unit classes of the large layers left
+ * (with one CALL for both, 846 cycles, which put an untiled reduction of four values at 1.42 of its ISS cycles).
+ */
+export const FIXED: readonly CostClass[] = ['CALL', 'TILE'];
+
+/**
+ * The fixed costs that, with the per-unit classes at `costs`, come closest to the few-output layers' ISS cycles (least
+ * squares on cycles, non-negative), in whole cycles; only the classes those layers have.
+ */
+export function fixedOnFewOutputs(rows: CalibrationRow[], costs: Record<CostClass, number>): Map<CostClass, number> {
+  const few = rows.filter((r) => r.fewOutputs);
+  const present = FIXED.filter((c) => few.some((r) => r.units[COST_CLASSES.indexOf(c)] > 0));
+  const A = few.map((r) => present.map((c) => r.units[COST_CLASSES.indexOf(c)]));
+  const b = few.map((r) => r.issCycles - r.asOther - COST_CLASSES.reduce((s, c, k) => s + (FIXED.includes(c) ? 0 : r.units[k] * costs[c]), 0));
+  const x = nnls(A, b);
+  return new Map(present.map((c, j) => [c, Math.round(x[j])]));
+}
+
+/**
+ * The fit. With few-output layers among the rows, the fixed costs are measured on them and the per-unit classes fitted
+ * with those held, in turn until neither moves (each depends on the other: a few-output layer has some per-unit work,
+ * a large layer some fixed; three to five rounds).
+ */
 export function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, keepGiven: readonly CostClass[] = []): Fit {
+  if (!rows.some((r) => r.fewOutputs) || FIXED.some((c) => keepGiven.includes(c))) return fitPerUnit(rows, givenCosts, keepGiven);
+  let fixed = new Map<CostClass, number>();
+  for (let round = 0; round < 20; round++) {
+    const fit = fitPerUnit(rows, { ...givenCosts, ...Object.fromEntries(fixed) }, [...keepGiven, ...FIXED]);
+    const next = fixedOnFewOutputs(rows, fit.costs);
+    if (round > 0 && [...next].every(([c, v]) => fixed.get(c) === v)) {
+      return { ...fit, fitted: [...fit.fitted, ...next.keys()], onFewOutputs: [...next.keys()] };
+    }
+    fixed = next;
+  }
+  throw new Error(`the fixed costs (${FIXED.join(', ')}) and the per-unit classes did not settle in 20 rounds`);
+}
+
+function fitPerUnit(rows: CalibrationRow[], givenCosts: CoreCosts, keepGiven: readonly CostClass[]): Fit {
   const apart = measuredByDifference(rows);
   const given = { ...givenCosts, ...Object.fromEntries(apart) };
   const keep = [...keepGiven, ...apart.keys()];
@@ -74,5 +116,5 @@ export function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, keepGive
     const predicted = r.asOther + COST_CLASSES.reduce((s, c, k) => s + r.units[k] * costs[c], 0);
     return { name: r.name, predicted: Math.round(predicted), iss: r.issCycles, ratio: predicted / r.issCycles };
   });
-  return { costs, fitted, apart: [...apart.keys()], ratios };
+  return { costs, fitted, apart: [...apart.keys()], onFewOutputs: [], ratios };
 }

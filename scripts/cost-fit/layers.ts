@@ -28,6 +28,8 @@ export interface CalibrationLayer {
   runWith?: NDArray[];
   /** Measured only on the platforms whose cores have the cost it is for (absent: all). */
   onlyWhere?: (t: FitTarget) => boolean;
+  /** A layer of a few outputs: its cycles are mostly a call's own, which these layers measure apart (fit.ts). */
+  fewOutputs?: true;
 }
 
 const prod = (s: number[]): number => s.reduce((a, b) => a * b, 1);
@@ -356,11 +358,13 @@ export const CALIBRATION: CalibrationLayer[] = [
   // Pointwise layers of more input channels than one chunk gathers (144 taps: the late layers of a MobileNet), whose
   // blocks accumulate over two chunks, at an even and an odd width (a row's lone last pixel gathers its byte twice).
   conv(192, 32, 6, 1, 1, false, false, true), conv(256, 64, 3, 1, 1, false, false, true),
-  // Measured on the scalar core only (on Siracusa they would move its fitted table, whose refit is left):
-  // layers of a few outputs each, so that a call's own cost (CALL) is set by data and not traded against the
-  // per-element classes of large layers (a global average pool's requantization of 64 values cost 0.77 of its charge);
+  // Layers of a few outputs each, so that a call's own cost (CALL) is set by data and not traded against the
+  // per-element classes of large layers (a global average pool's requantization of 64 values cost 0.77 of its charge).
   ...[requantAlone(64, 1), requantAlone(8, 1), add([1, 4, 1, 1]), conv(4, 4, 4, 3), conv(2, 2, 2, 3), conv(4, 4, 2, 1),
-    conv(8, 8, 4, 3, 1, true), gemm(1, 16, 4), gemm(2, 8, 4), maxpool(4, 4), reduceSum(4, 2),
+    conv(8, 8, 4, 3, 1, true), gemm(1, 16, 4), gemm(2, 8, 4), maxpool(4, 4), reduceSum(4, 2)]
+    .map((l): CalibrationLayer => ({ ...l, fewOutputs: true })),
+  // Measured on the scalar core only (on Siracusa they would move its fitted table, whose refit is left):
+  ...[
     // uint8 activations (after a ReLU), whose portable lane maximum needs no sign flips (LANE_SIGN): a 2x2 pool; and
     // attention's head transpose (runs of a few elements).
     maxpool(16, 32, true),

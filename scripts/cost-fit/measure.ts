@@ -22,6 +22,8 @@ export interface CalibrationRow {
   asCycles: number;
   asOther: number;
   issCycles: number;
+  /** A layer of a few outputs (layers.ts fewOutputs). */
+  fewOutputs?: boolean;
 }
 
 /** A row counts only when the AS firmware and the C on the ISS computed the same bytes. */
@@ -58,7 +60,7 @@ export async function measure(layers: CalibrationLayer[], work: string, target: 
     checkSameOutputs(l, as.outputs, iss.outputs, '');
     // One core: every unit is on the critical path, so compute() accounts for units x cost of the AS cycles.
     const compute = COST_CLASSES.reduce((s, c, k) => s + as.units[k] * costs[c], 0);
-    rows.push({ name: l.name, units: as.units, asCycles: as.cycles, asOther: as.cycles - compute, issCycles: iss.networkCycles });
+    rows.push({ name: l.name, units: as.units, asCycles: as.cycles, asOther: as.cycles - compute, issCycles: iss.networkCycles, fewOutputs: l.fewOutputs === true });
   }
   return rows;
 }

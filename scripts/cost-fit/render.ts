@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { COST_CLASSES } from '../../generator/platforms/types.js';
+import { COST_CLASSES, type CostClass } from '../../generator/platforms/types.js';
 import type { Fit } from './fit.js';
 import type { CalibrationRow } from './measure.js';
 import type { SkewFit } from './skew.js';
@@ -26,9 +26,12 @@ function provenance(fit: Fit, rows: CalibrationRow[], platform: string): string[
 
 /** A class measured apart (fit.ts measuredByDifference), not by the least squares. */
 const BY_DIFFERENCE = '; by difference: the same layers on their data and on zeros';
+/** A fixed cost measured on the few-output layers (fit.ts fixedOnFewOutputs). */
+const ON_FEW_OUTPUTS = '; on the layers of a few outputs';
+const how = (fit: Fit, c: CostClass, by: string, few: string): string => (fit.apart.includes(c) ? by : fit.onFewOutputs.includes(c) ? few : '');
 
 export function renderGenerator(fit: Fit, rows: CalibrationRow[], t: FitTarget): string {
-  const lines = fit.fitted.map((c) => `  ${c}: ${fit.costs[c]}, // hand count ${t.hand[c]}${fit.apart.includes(c) ? BY_DIFFERENCE : ''}`);
+  const lines = fit.fitted.map((c) => `  ${c}: ${fit.costs[c]}, // hand count ${t.hand[c]}${how(fit, c, BY_DIFFERENCE, ON_FEW_OUTPUTS)}`);
   return [
     HEADER,
     ...provenance(fit, rows, t.platform),
@@ -68,7 +71,7 @@ export function renderEmulator(fit: Fit, rows: CalibrationRow[], t: FitTarget, s
 }
 
 export function renderDocTable(fit: Fit, t: FitTarget): string {
-  const rows = fit.fitted.map((c) => `| ${c} | ${fit.costs[c]} | ${t.hand[c]}${fit.apart.includes(c) ? ' (measured by difference: the same layers on their data and on zeros)' : ''} |`);
+  const rows = fit.fitted.map((c) => `| ${c} | ${fit.costs[c]} | ${t.hand[c]}${how(fit, c, ' (measured by difference: the same layers on their data and on zeros)', ' (measured on the layers of a few outputs)')} |`);
   const layers = fit.ratios.map((r) => `| ${r.name} | ${r.iss} | ${r.predicted} | ${r.ratio.toFixed(2)} |`);
   return [
     docBegin(t.platform),

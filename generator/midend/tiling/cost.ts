@@ -95,7 +95,8 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
   // The SIMD conv's output stage (kernels/conv.ts simdOutClass); the scalar paths' and the GEMM's is REQUANT.
   if (node.requant) perOut += x && x.units > 0 ? c[simdOutClass(p)] : c.REQUANT;
   const extra = x ? x.bytes * c.COPY_BYTE + x.rows * c.GATHER_ROW + x.quads * c.GATHER_QUAD + x.units * c.CONV_UNIT + x.blocks * c.CONV_BLOCK + x.accs * c.CONV_ACC + x.padMacs * perMac : 0;
-  return c.CALL + (work.macs * perMac + work.outputs * perOut + extra) * work.busiest + 2 * c.barrier;
+  // A tile's fixed work: its kernel call on every core (CALL) and its driving by core 0 (TILE), beside the barriers.
+  return c.CALL + c.TILE + (work.macs * perMac + work.outputs * perOut + extra) * work.busiest + 2 * c.barrier;
 }
 
 /**

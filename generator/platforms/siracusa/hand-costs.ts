@@ -44,6 +44,8 @@ export const HAND_COUNTS: CoreCosts = {
   ROW_SIGN: 0,
   // A SIMD conv unit's channel whose accumulators live in memory (a filter past one chunk): measured by the fit only (0).
   CONV_ACC: 0,
+  // A tile's driving by core 0 (its record, its transfers' programming): in CALL here (0); measured by the fit.
+  TILE: 0,
   // A depthwise pixel pair in the padding's columns: fg_row_at and the words' shifts, measured by the fit only (0).
   ROW_EDGE: 0,
   // An output of the depthwise row path: REQUANT's count (what it was charged before it was a class).
