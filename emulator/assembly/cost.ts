@@ -6,7 +6,7 @@
 
 import {
   CALL, CONV_ROW, CONV_UNIT, COPY_BYTE, DIV, ELEM_OP, ELEMENT, GATHER_ROW, GEMM_UNIT, MAC_SCALAR, POOL_ROW, REDUCE_ELEM, REQUANT_WIDE, MAC_CONV, MAC_DW, MAC_GEMM, MOVE_ELEM, NORM_ELEM, NUM_CLASSES, POOL_TAP,
-  GEMM_BLOCK, MAC_GEMM_KDOT, MAC_GEMM_COL, MAC_GEMM_LONE, MAC_GEMM_SCALAR, GEMM_COL, CLIP_TAKEN, POOL_PAIR, ROW_EDGE, ROW_OUT, GATHER_QUAD, REQUANT_SPLIT, LOOKUP, TSOFTMAX_ELEM, QNORM_ROW, QNORM_ELEM, CLIP_TEST, ELEM_LOAD, CONV_BLOCK, CONV_OUT, SHARE, REDUCE_OUT, LANE_SIGN, ROW_SIGN, CONV_ACC, TILE, REQUANT, ROW_WORD, SOFTMAX_ELEM,
+  GEMM_BLOCK, MAC_GEMM_KDOT, MAC_GEMM_COL, MAC_GEMM_LONE, MAC_GEMM_SCALAR, GEMM_COL, CLIP_TAKEN, POOL_PAIR, ROW_EDGE, ROW_OUT, GATHER_QUAD, REQUANT_SPLIT, LOOKUP, TSOFTMAX_ELEM, QNORM_ROW, QNORM_ELEM, CLIP_TEST, ELEM_LOAD, CONV_BLOCK, CONV_OUT, SHARE, REDUCE_OUT, LANE_SIGN, ROW_SIGN, CONV_ACC, TILE, MISALIGNED, MAC_GEMM_TAIL, REQUANT, ROW_WORD, SOFTMAX_ELEM,
 } from "../../runtime/as/cost";
 import { GENERIC_MEASURED_64THS } from "./chips/generic-measured";
 import { SIRACUSA_MEASURED_64THS } from "./chips/siracusa-measured";
@@ -98,6 +98,8 @@ function setElementLike(): void {
   set(CONV_ACC, 0);
   set(ROW_EDGE, 0);
   set(TILE, 0);
+  set(MISALIGNED, 0);
+  set(MAC_GEMM_TAIL, 0);
 }
 
 /** cycles / units as Q16. */
@@ -166,6 +168,8 @@ export function siracusaCosts(): void {
   set(MAC_SCALAR, per(7 * INSTR, 1));
   // The scalar GEMM loop per MAC: two loads and p.mac in a hardware loop.
   set(MAC_GEMM_SCALAR, per(3 * INSTR, 1));
+  // The GEMM's k tail in C: per k of a 4x2 block 6 byte loads and 8 multiply-adds, about 2 cycles a MAC (assumption).
+  set(MAC_GEMM_TAIL, per(2 * INSTR, 1));
   // The GEMM loop for a B contiguous in n per 16 MACs: 5 loads, fg_transpose4's 24 ALU instructions, 4 pv.sdotsp.b,
   // 2 pointer bumps, the loop's branch.
   set(MAC_GEMM_KDOT, per(36 * INSTR, 16));
@@ -185,6 +189,8 @@ export function siracusaCosts(): void {
   // call + return (2 jumps), save/restore 8 callee-saved registers (16), 6 argument loads from the struct,
   // share bounds from the core id (~6), 2 hardware-loop setups.
   set(CALL, per(2 * JUMP + 16 * INSTR + 6 * INSTR + 6 * INSTR + 2 * INSTR, 1));
+  // A misaligned word load: one extra cycle (CV32E40P user manual: split into two accesses; the ISS's rule).
+  set(MISALIGNED, per(INSTR, 1));
   applyMeasured(SIRACUSA_MEASURED_64THS);
   forkCycles = SIRACUSA_FORK;
   barrierCycles = SIRACUSA_BARRIER;
@@ -224,6 +230,7 @@ export function genericCosts(measured: bool): void {
   // The scalar GEMM loop per MAC: lb, lb, mul, add, and the loop over 4 unrolled MACs.
   set(MAC_GEMM_SCALAR, per(4 * 4 * INSTR + 2 * INSTR + BRANCH_TAKEN, 4));
   // No transposed-B SIMD path without XpulpV2: the scalar loop's count.
+  set(MAC_GEMM_TAIL, costAt(MAC_GEMM_SCALAR));
   set(MAC_GEMM_KDOT, costAt(MAC_GEMM_SCALAR));
   // A row taken alone through the 4x2 block (the row as both rows) computes each of its products twice.
   set(MAC_GEMM_LONE, 2 * costAt(MAC_GEMM));
@@ -276,6 +283,7 @@ export function spinnaker2Costs(): void {
   set(CALL, per(2 * M4_BRANCH_TAKEN + 2 * (1 + 8) + 7, 1));
   set(MAC_SCALAR, mac);
   set(MAC_GEMM_SCALAR, mac);
+  set(MAC_GEMM_TAIL, mac);
   set(MAC_GEMM_KDOT, mac);
   // A row taken alone through the 4x2 block (the row as both rows) computes each of its products twice.
   set(MAC_GEMM_LONE, 2 * costAt(MAC_GEMM));

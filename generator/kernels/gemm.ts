@@ -210,7 +210,9 @@ export const gemmKernel: KernelDef = {
           fn1swap: `fg_dot1x2_${signs[1]}${signs[0]}`,
         } : false,
         // A row the C takes alone goes through the two-row block with itself as both rows (MAC_GEMM_LONE).
-        lone: dotK && K >= 4 ? { pairs: split.chunks === 1 } : false,
+        // Where word loads take any address (XpulpV2), a row K bytes from the last is off a word when K is not a
+        // multiple of 4: the SIMD loops' loads of such rows cost a cycle more (MISALIGNED, counted from the addresses).
+        lone: dotK && K >= 4 ? { pairs: split.chunks === 1, misaligned: platform.image?.xpulp === true } : false,
         sCm: cStr[cStr.length - 2], sCn: cStr[cStr.length - 1],
         alpha, beta, scaled: alpha !== 1, outOps: gemmOutputOps(node),
         // Neither SIMD path (k below 4, operands wider than a byte): the C's scalar loop, priced per MAC of its own.

@@ -201,5 +201,18 @@ export const CONV_ACC: i32 = 46;
  */
 export const TILE: i32 = 47;
 
+/**
+ * A word load that is not word-aligned, on a core whose word loads take any address (XpulpV2: the int8 SIMD kernels'
+ * rows of a length that is not a multiple of 4): CV32E40P splits it into two bus accesses, one cycle more than an
+ * aligned load. Counted where the kernel knows its rows' addresses (the GEMM's SIMD path, gemm.ts.mustache).
+ */
+export const MISALIGNED: i32 = 48;
+
+/**
+ * A MAC of the GEMM's k tail (K not a multiple of 4) after its SIMD loops: the C's scalar loop over the last 1..3 k
+ * (gemm.c.mustache), byte loads and a multiply-add per product, charged per MAC in place of the SIMD class.
+ */
+export const MAC_GEMM_TAIL: i32 = 49;
+
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 48;
+export const NUM_CLASSES: i32 = 50;

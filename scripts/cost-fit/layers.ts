@@ -125,6 +125,20 @@ function matmulQK(h: number, s: number, d: number): CalibrationLayer {
 }
 
 /**
+ * A MatMul of two activations with B n-major (its Transpose), M x K times K x N per head: with K not a multiple of 4
+ * every other row (K even) or three rows of four (K odd) start off a word (MISALIGNED), and each dot product ends in
+ * the C's scalar k tail (MAC_GEMM_TAIL).
+ */
+function matmulNT(h: number, m: number, k: number, n: number): CalibrationLayer {
+  return layer(`matmul a.bT ${h}x${m}x${k}x${n}`, [{ name: 'a', shape: [1, h, m, k] }, { name: 'b', shape: [1, h, n, k] }], (b) => {
+    b.node('Transpose', ['b'], ['bt'], { perm: [0, 1, 3, 2] });
+    b.node('MatMul', ['a', 'bt'], ['p']);
+    requant(b, 'p', 'y');
+    return 'y';
+  });
+}
+
+/**
  * Attention's value product: probabilities [h, s, s] times V [h, s, d] as it comes (B contiguous in n: the C's
  * transposed-B path, MAC_GEMM_KDOT; with d below 4 its columns go through the 1x2 loop from copies of V's columns).
  */
@@ -320,6 +334,10 @@ export const CALIBRATION: CalibrationLayer[] = [
   matmulQK(4, 32, 2),
   matmulPV(4, 32, 16),
   matmulPV(8, 32, 2),
+  // B n-major at a k that is not a multiple of 4 (rows off a word, the k tail): two columns per row (the 1x2 loop
+  // only), and the 4-column block with an odd k.
+  matmulNT(4, 24, 42, 2),
+  matmulNT(2, 16, 37, 8),
   add([1, 32, 16, 16]),
   add([1, 8, 8, 8]),
   // Clipping: a cost of cores without p.clip only (on Siracusa it would measure nothing new, and move the others).

@@ -47,6 +47,10 @@ export const SCALAR_CORE_COSTS: CoreCosts = {
   CONV_ACC: 0,
   // A tile's driving (its record, its transfers' programming): in CALL here (0); measured by the fit.
   TILE: 0,
+  // Not charged here: the portable C reads unaligned words through memcpy (firmgen_simd.h fg_load4), byte by byte.
+  MISALIGNED: 0,
+  // A MAC of the GEMM's k tail in C: MAC_GEMM_SCALAR's count (the fit measures it).
+  MAC_GEMM_TAIL: 5.25,
   // A depthwise pixel pair in the padding's columns: fg_row_at and the words' shifts, measured by the fit only (0).
   ROW_EDGE: 0,
   // An output of the depthwise row path: REQUANT's count (what it was charged before it was a class).

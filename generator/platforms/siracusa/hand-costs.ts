@@ -46,6 +46,12 @@ export const HAND_COUNTS: CoreCosts = {
   CONV_ACC: 0,
   // A tile's driving by core 0 (its record, its transfers' programming): in CALL here (0); measured by the fit.
   TILE: 0,
+  // A misaligned word load: one cycle more than an aligned one (CV32E40P user manual, "Load-store unit": a misaligned
+  // access is split into two; the ISS's rule, emulator/assembly/iss/timing.ts). Held, not fitted (scripts/cost-fit).
+  MISALIGNED: 1,
+  // A MAC of the GEMM's k tail in C: per k of a row pair's 4-column block 6 byte loads and 8 multiply-adds, about 2
+  // cycles a MAC (assumption; the fit measures it).
+  MAC_GEMM_TAIL: 2,
   // A depthwise pixel pair in the padding's columns: fg_row_at and the words' shifts, measured by the fit only (0).
   ROW_EDGE: 0,
   // An output of the depthwise row path: REQUANT's count (what it was charged before it was a class).
