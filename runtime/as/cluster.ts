@@ -7,7 +7,7 @@
 // cluster_end();  -- every share of phase 1 has run before any of phase 2, as on the chip.
 
 import * as chip from "./chip";
-import { SHARE } from "./cost";
+import { LAYER, SHARE } from "./cost";
 
 /** Team size a fork gets by default: the chip's cluster cores, or 1 (the master) where there is no cluster. */
 const DEFAULT_TEAM: i32 = max(1, chip.core_count());
@@ -28,6 +28,11 @@ export function num_cores(): i32 {
 /** Starts a team of `cores` cores (0: all); returns its size. */
 export function cluster_begin(cores: i32 = 0): i32 {
   team = chip.fork(cores);
+  // The layer's own work beside its tiles (LAYER, runtime/as/cost.ts), on core 0 before anything else.
+  coreId = 0;
+  chip.enter(0);
+  chip.compute(LAYER, 1);
+  coreId = -1;
   return team;
 }
 

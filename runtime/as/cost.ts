@@ -214,5 +214,11 @@ export const MISALIGNED: i32 = 48;
  */
 export const MAC_GEMM_TAIL: i32 = 49;
 
+/**
+ * A layer's own work on the cluster beside its tiles: the fork of the layer function onto the team, its set-up before
+ * the first tile and its end; charged once per fork, on core 0 at its start (runtime/as/cluster.ts cluster_begin).
+ */
+export const LAYER: i32 = 50;
+
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 50;
+export const NUM_CLASSES: i32 = 51;

@@ -64,7 +64,7 @@ export function measuredByDifference(rows: CalibrationRow[]): Map<CostClass, num
  * not by the least squares over all layers: there they took whatever the per-unit classes of the large layers left
  * (with one CALL for both, 846 cycles, which put an untiled reduction of four values at 1.42 of its ISS cycles).
  */
-export const FIXED: readonly CostClass[] = ['CALL', 'TILE'];
+export const FIXED: readonly CostClass[] = ['LAYER', 'CALL', 'TILE'];
 
 /**
  * The fixed costs that, with the per-unit classes at `costs`, come closest to the few-output layers' ISS cycles (least

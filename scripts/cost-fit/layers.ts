@@ -30,6 +30,8 @@ export interface CalibrationLayer {
   onlyWhere?: (t: FitTarget) => boolean;
   /** A layer of a few outputs: its cycles are mostly a call's own, which these layers measure apart (fit.ts). */
   fewOutputs?: true;
+  /** Generation options of its runs beside the target's (an untiled layer, a small L1 for several tiles). */
+  options?: Record<string, unknown>;
 }
 
 const prod = (s: number[]): number => s.reduce((a, b) => a * b, 1);
@@ -379,7 +381,11 @@ export const CALIBRATION: CalibrationLayer[] = [
   // Layers of a few outputs each, so that a call's own cost (CALL) is set by data and not traded against the
   // per-element classes of large layers (a global average pool's requantization of 64 values cost 0.77 of its charge).
   ...[requantAlone(64, 1), requantAlone(8, 1), add([1, 4, 1, 1]), conv(4, 4, 4, 3), conv(2, 2, 2, 3), conv(4, 4, 2, 1),
-    conv(8, 8, 4, 3, 1, true), gemm(1, 16, 4), gemm(2, 8, 4), maxpool(4, 4), reduceSum(4, 2)]
+    conv(8, 8, 4, 3, 1, true), gemm(1, 16, 4), gemm(2, 8, 4), maxpool(4, 4), reduceSum(4, 2),
+    // ... untiled (a layer's own work and a call's, no tile's), and in several tiles (a tile's and a call's).
+    // (Not a requantization of 64 untiled: its L2 accesses' stalls, which the AS charges apart, are most of its cycles.)
+    ...[add([1, 4, 1, 1]), gemm(2, 8, 4)].map((l) => ({ ...l, name: `${l.name} untiled`, options: { untiled: true } })),
+    ...[requantAlone(64, 1), add([1, 16, 1, 1])].map((l) => ({ ...l, name: `${l.name} small L1`, options: { l1: 48 } }))]
     .map((l): CalibrationLayer => ({ ...l, fewOutputs: true })),
   // Measured on the scalar core only (on Siracusa they would move its fitted table, whose refit is left):
   ...[

@@ -53,7 +53,7 @@ export async function measure(layers: CalibrationLayer[], work: string, target: 
   for (const [i, l] of layers.entries()) {
     const { model, sample, out } = writeLayer(l, join(work, `layer${i}`));
     // Planned with the hand counts: the tiles (and so the units per class) do not follow the table being fitted.
-    generateFirmware({ model, platform: target.platform, out, ...target.options, sampleInputs: sample, planCosts: target.hand });
+    generateFirmware({ model, platform: target.platform, out, ...target.options, ...l.options, sampleInputs: sample, planCosts: target.hand });
     const inputs = runInputs(l);
     const as = await runFirmware(out, inputs, { costs: table });
     const iss = await runIss(out, inputs);

@@ -30,7 +30,7 @@ export async function fitSkew(layers: CalibrationLayer[], work: string, target: 
   for (const [i, l] of layers.entries()) {
     const { model, sample, out } = writeLayer(l, join(work, `team${i}`));
     // The platform's whole team, planned with the hand counts like the one-core runs (tiles do not follow the fit).
-    generateFirmware({ model, platform: target.platform, out, sampleInputs: sample, planCosts: target.hand });
+    generateFirmware({ model, platform: target.platform, out, ...l.options, sampleInputs: sample, planCosts: target.hand });
     const inputs = runInputs(l);
     const iss = await runIss(out, inputs);
     const as = new Map<number, number>();

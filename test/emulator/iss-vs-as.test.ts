@@ -28,7 +28,7 @@ import { layerRatios } from '../helpers/layer-ratios.js';
  * depthwise conv onto 3x3, attention's value product with a head dimension of 2 (docs/timing.md "The fit").
  */
 const MODELS = ['CNN_Linear1', 'CNN_Linear2', 'miniMobileNet', 'miniMobileNetv2', 'EEGFormer'];
-const WITHIN_10 = { siracusa: 43, generic: 45 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 44, generic: 45 } as Record<string, number>;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-'));
 
 for (const platform of ['siracusa', 'generic']) {

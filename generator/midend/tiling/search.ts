@@ -182,7 +182,7 @@ function cyclesLowerBound(inp: SearchInput, shape: readonly number[], axes: read
   const c = inp.platform.costs;
   const total = axes.reduce((t, a, i) => t * Math.ceil(shape[a] / sizes[i]), 1);
   const compute = inp.kernel.tileCycles ? 0 : computeCycles(inp.kernel, inp.node, firstTileWork(inp, shape, axes, sizes), inp.platform);
-  return c.fork + c.join + total * compute;
+  return c.fork + c.join + c.LAYER + total * compute;
 }
 
 /** Costs one choice of tile sizes along `axes` (the search's step; exported for tests that try every choice). */
@@ -238,8 +238,8 @@ export function evaluateTiles(inp: SearchInput, axes: number[], sizes: number[],
   }
   const c = platform.costs;
   const cycles = inp.double
-    ? c.fork + c.join + total * Math.max(compute, dmaIn / total, dmaOut / total) + dmaIn / total + dmaOut / total
-    : c.fork + c.join + total * compute + dmaIn + dmaOut;
+    ? c.fork + c.join + c.LAYER + total * Math.max(compute, dmaIn / total, dmaOut / total) + dmaIn / total + dmaOut / total
+    : c.fork + c.join + c.LAYER + total * compute + dmaIn + dmaOut;
   return { sizes, counts, operands, l1Bytes, cycles, compute: compute * total, dmaIn, dmaOut };
 }
 

@@ -52,6 +52,8 @@ export const HAND_COUNTS: CoreCosts = {
   // A MAC of the GEMM's k tail in C: per k of a row pair's 4-column block 6 byte loads and 8 multiply-adds, about 2
   // cycles a MAC (assumption; the fit measures it).
   MAC_GEMM_TAIL: 2,
+  // A layer's fork and own set-up beside its tiles: in CALL and the fork's cycles here (0); measured by the fit.
+  LAYER: 0,
   // A depthwise pixel pair in the padding's columns: fg_row_at and the words' shifts, measured by the fit only (0).
   ROW_EDGE: 0,
   // An output of the depthwise row path: REQUANT's count (what it was charged before it was a class).

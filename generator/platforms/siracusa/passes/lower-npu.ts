@@ -151,7 +151,7 @@ function estimate(c: NpuCandidate, p: NodePlan, policy: NpuPolicy, inputOnNpu: b
   // A layer on the cores: one tile's fixed work (a kernel call on every core and its driving by core 0, CALL and
   // TILE: measured on the C, docs/timing.md), its work split over them, the fork and join. Each side pays one; a
   // layout change on the cores (a Transpose or a narrowing copy) is a layer of its own, an element move per element.
-  const onCores = (work: number): number => Math.round(k.CALL + k.TILE + work / policy.cores + k.fork + k.join);
+  const onCores = (work: number): number => Math.round(k.LAYER + k.CALL + k.TILE + work / policy.cores + k.fork + k.join);
   const layout = (elems: number): number => onCores(elems * k.MOVE_ELEM);
   const cluster = onCores(c.macs * perMac + outElems * k.REQUANT);
   const shape = {
