@@ -14,6 +14,8 @@ const DEFAULT_TEAM: i32 = max(1, chip.core_count());
 
 let team: i32 = 0;
 let coreId: i32 = -1;
+/** The team's LAYER work is still to be charged: core 0 does it as soon as it first runs (enterCore). */
+let layerDue = false;
 
 /** The core running the current share (0 .. num_cores()-1); -1 outside a share. */
 export function core_id(): i32 {
@@ -28,19 +30,28 @@ export function num_cores(): i32 {
 /** Starts a team of `cores` cores (0: all); returns its size. */
 export function cluster_begin(cores: i32 = 0): i32 {
   team = chip.fork(cores);
-  // The layer's own work beside its tiles (LAYER, runtime/as/cost.ts), on core 0 before anything else.
-  coreId = 0;
-  chip.enter(0);
-  chip.compute(LAYER, 1);
-  coreId = -1;
+  layerDue = true;
   return team;
+}
+
+/**
+ * The following work runs on team core `core`. The first time core 0 runs in a team it first does the layer's own
+ * work beside its tiles and shares (LAYER, runtime/as/cost.ts): charged here, not at the fork, so that between the
+ * fork and the first enter no agent runs anything (the emulator faults on work charged there).
+ */
+function enterCore(core: i32): void {
+  coreId = core;
+  chip.enter(core);
+  if (core == 0 && layerDue) {
+    layerDue = false;
+    chip.compute(LAYER, 1);
+  }
 }
 
 /** One phase: runs fn(args) as each core's share in turn. */
 export function cluster_run(fn: (args: usize) => void, args: usize): void {
   for (let c = 0; c < team; c++) {
-    coreId = c;
-    chip.enter(c);
+    enterCore(c);
     fn(args);
   }
   coreId = -1;
@@ -56,14 +67,14 @@ export function cluster_barrier(): void {
  * the chip); a cluster_barrier() before the next phase lets the other cores see what it did.
  */
 export function cluster_core(core: i32): void {
-  coreId = core;
-  chip.enter(core);
+  enterCore(core);
 }
 
 /** Ends the team; work goes back to the master. */
 export function cluster_end(): void {
   chip.join();
   team = 0;
+  layerDue = false;
 }
 
 /** fork + one phase + join: the pi_cl_team_fork of the C HAL. */

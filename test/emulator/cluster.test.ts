@@ -14,6 +14,8 @@ const COPY_BYTE = 5;
 const CALL = 9;
 /** A share's bounds (runtime/as/cost.ts SHARE), charged by share_end. */
 const SHARE = 42;
+/** The layer's own work (runtime/as/cost.ts LAYER): once per fork, on core 0 before its first share. */
+const LAYER = 50;
 
 const COPY = `
 import { cluster_fork, share_begin, share_end } from "./hal/cluster";
@@ -69,12 +71,15 @@ test('a cluster fork copies the input to the output, each core one share', async
   assert.equal(r.outputs[0].shape, [64]);
   assert.equal(r.outputNames, ['y']);
 
-  // 8 cores, 8 bytes each: every core pays fork + CALL + SHARE + 8 COPY_BYTE; the master then join. Clocks are
-  // reported in whole cycles, rounded down (docs/timing.md, "Clocks").
+  // 8 cores, 8 bytes each: every core pays fork + CALL + SHARE + 8 COPY_BYTE, core 0 the layer's own work (LAYER)
+  // first; the master then join. Clocks are reported in whole cycles, rounded down (docs/timing.md, "Clocks").
   const emu = await createEmulator('siracusa');
-  const core = Math.floor(emu.fork_cycles() + emu.cost_cycles(CALL) + emu.cost_cycles(SHARE) + 8 * emu.cost_cycles(COPY_BYTE));
-  assert.equal(r.coreCycles, new Array(8).fill(core));
-  assert.equal(r.cycles, core + emu.join_cycles());
+  const share = emu.fork_cycles() + emu.cost_cycles(CALL) + emu.cost_cycles(SHARE) + 8 * emu.cost_cycles(COPY_BYTE);
+  const core = Math.floor(share);
+  const lead = Math.floor(share + emu.cost_cycles(LAYER));
+  assert.ok(emu.cost_cycles(LAYER) > 0);
+  assert.equal(r.coreCycles, [lead, ...new Array(7).fill(core)]);
+  assert.equal(r.cycles, lead + emu.join_cycles());
   assert.equal(r.layers.length, 1);
   assert.equal(r.layers[0], { layer: 0, name: 'copy', agent: 0, agentName: 'master', start: 0, end: r.cycles, cycles: r.cycles });
 });
@@ -83,9 +88,10 @@ test('fewer cores from the manifest: shares grow, the team shrinks', async () =>
   const r = await runFirmware(copyFixture('siracusa', 2), [x]);
   assert.equal([...r.outputs[0].data], [...x.data]);
   const emu = await createEmulator('siracusa', 2);
-  const core = Math.floor(emu.fork_cycles() + emu.cost_cycles(CALL) + emu.cost_cycles(SHARE) + 32 * emu.cost_cycles(COPY_BYTE));
-  assert.equal(r.coreCycles, [core, core]);
-  assert.equal(r.cycles, core + emu.join_cycles());
+  const share = emu.fork_cycles() + emu.cost_cycles(CALL) + emu.cost_cycles(SHARE) + 32 * emu.cost_cycles(COPY_BYTE);
+  const lead = Math.floor(share + emu.cost_cycles(LAYER));
+  assert.equal(r.coreCycles, [lead, Math.floor(share)]);
+  assert.equal(r.cycles, lead + emu.join_cycles());
 });
 
 test('on generic the master runs the whole team share itself, with no fork overhead', async () => {
@@ -140,10 +146,13 @@ test('barrier: phase 2 starts for every core at the slowest phase-1 core plus th
 
   const emu = await createEmulator('siracusa');
   const el = emu.cost_cycles(WORK);
+  const layer = emu.cost_cycles(LAYER);
+  // Core 0 does the layer's own work (LAYER) before phase 1; the slowest phase-1 core is core 7 all the same.
+  assert.ok(layer + 100 * el < 800 * el);
   const afterBarrier = emu.fork_cycles() + 8 * 100 * el + emu.barrier_cycles();
   assert.equal(r.coreCycles, Array.from({ length: 8 }, (_, c) => afterBarrier + (8 - c) * 10 * el));
   assert.equal(r.cycles, afterBarrier + 8 * 10 * el + emu.join_cycles());
-  assert.equal(r.coreBusy, Array.from({ length: 8 }, (_, c) => ((c + 1) * 100 + (8 - c) * 10) * el));
+  assert.equal(r.coreBusy, Array.from({ length: 8 }, (_, c) => ((c + 1) * 100 + (8 - c) * 10) * el + (c === 0 ? layer : 0)));
   assert.equal(r.layers.map((l) => [l.layer, l.start, l.end]), [[7, 0, r.cycles]]);
 });
 

@@ -7,4 +7,4 @@ export const SIRACUSA_MEASURED_64THS: StaticArray<i32> = [28, 48, 28, 360, 597, 
 
 /** Cycles between consecutive cores' loop starts in the L1 bank replay (banks.ts): the skew of the sweep whose AS
  * cycles of the 90 calibration layers on the whole team come closest to the ISS's (scripts/cost-fit/skew.ts). */
-export const SIRACUSA_BANK_SKEW: i32 = 24;
+export const SIRACUSA_BANK_SKEW: i32 = 9;
