@@ -8,6 +8,7 @@ import { accRange, epilogueOf } from './epilogue.js';
 import { byteWide, chunkOf, extOf, typeNames, valueRange } from './common.js';
 import { toRank } from './loops.js';
 import type { KernelDef } from './types.js';
+import { gemmTileMacCycles } from './gemm-tile-cost.js';
 import { GEMM_KMAJOR_LOOP, GEMM_LOOP, loopOf } from './streams.js';
 
 /**
@@ -84,6 +85,7 @@ export function gemmLoops(node: Node, graph: Graph, xpulp: boolean) {
   const macClass: 'MAC_GEMM' | 'MAC_GEMM_KDOT' | 'MAC_GEMM_SCALAR' = dotK && K >= 4 ? 'MAC_GEMM' : kdot ? 'MAC_GEMM_KDOT' : 'MAC_GEMM_SCALAR';
   return { A, B, transA, transB, aShape, bShape, M, K, N, rowB, WB, bytes8, sAk, sBk, sBn, dotK, vecN: bytes8 && !dotK && sBn === 1, kdot, macClass };
 }
+export type GemmLoops = ReturnType<typeof gemmLoops>;
 
 /**
  * Integer GEMM for Gemm (alpha, beta, transA, transB, bias C) and batched, broadcasting MatMul (with an optional
@@ -104,6 +106,12 @@ export const gemmKernel: KernelDef = {
     return null;
   },
   macClass: (node, graph, platform) => gemmLoops(node, graph, platform.image?.xpulp === true).macClass,
+  tileMacCycles(node, graph, out, platform) {
+    const N = out[out.length - 1] ?? 1;
+    const rows = out.reduce((a, b) => a * b, 1) / Math.max(1, N);
+    const perBatch = out.length >= 2 ? out[out.length - 2] : 1;
+    return gemmTileMacCycles(gemmLoops(node, graph, platform.image?.xpulp === true), rows, perBatch, N, gemmSplit(rows, N, platform.cores), platform);
+  },
   view({ node, graph, platform }) {
     const site = { node: node.name, op: node.op };
     const loops = gemmLoops(node, graph, platform.image?.xpulp === true);

@@ -75,6 +75,11 @@ export interface KernelDef {
   /** The cost class of a MAC of the loop the C takes for this node (the GEMM's: kernels/gemm.ts gemmLoops), for the tiler. */
   macClass?(node: Node, g: Graph, platform: Platform): CostClass;
   /**
+   * The busiest core's cycles for the MACs of a tile of output shape `out`, counted by the loops the kernel's C takes
+   * (the GEMM's: gemm-tile-cost.ts); where absent the tiler charges every MAC at one class (macClass).
+   */
+  tileMacCycles?(node: Node, g: Graph, out: readonly number[], platform: Platform): number;
+  /**
    * An accelerator's kernel has no closure body: it renders its whole layer (job set-up and tile loop) from the tile
    * plan. Such a kernel runs in tiles only.
    */

@@ -216,7 +216,8 @@ export const MAC_GEMM_TAIL: i32 = 49;
 
 /**
  * A layer's own work on the cluster beside its tiles: the fork of the layer function onto the team, its set-up before
- * the first tile and its end; charged once per fork, on core 0 at its start (runtime/as/cluster.ts cluster_begin).
+ * the first tile and its end; charged once per fork, on core 0 when it first runs in the team (runtime/as/cluster.ts
+ * enterCore).
  */
 export const LAYER: i32 = 50;
 

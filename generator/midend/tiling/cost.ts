@@ -21,6 +21,8 @@ export interface TileWork {
   extra?: ExtraWork;
   /** The class of a MAC of the loop the C takes (KernelDef.macClass), where the kernel says. */
   macClass?: CostClass;
+  /** The busiest core's cycles for the tile's MACs, where the kernel counts them (KernelDef.tileMacCycles). */
+  macCycles?: number;
 }
 
 /**
@@ -96,7 +98,8 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
   if (node.requant) perOut += x && x.units > 0 ? c[simdOutClass(p)] : c.REQUANT;
   const extra = x ? x.bytes * c.COPY_BYTE + x.rows * c.GATHER_ROW + x.quads * c.GATHER_QUAD + x.units * c.CONV_UNIT + x.blocks * c.CONV_BLOCK + x.accs * c.CONV_ACC + x.padMacs * perMac : 0;
   // A tile's fixed work: its kernel call on every core (CALL) and its driving by core 0 (TILE), beside the barriers.
-  return c.CALL + c.TILE + (work.macs * perMac + work.outputs * perOut + extra) * work.busiest + 2 * c.barrier;
+  const macs = work.macCycles ?? work.macs * perMac * work.busiest;
+  return c.CALL + c.TILE + macs + (work.outputs * perOut + extra) * work.busiest + 2 * c.barrier;
 }
 
 /**

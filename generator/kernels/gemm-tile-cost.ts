@@ -1,0 +1,85 @@
+/**
+ * The busiest core's cycles for a GEMM tile's products and units, counted by the loops the C takes (gemm.c.mustache) with the
+ * classes the AS firmware charges them (gemm.ts.mustache): for the tiler, which chose GEMM tiles from every MAC at
+ * the SIMD block's cost. EEGFormer's attention value product (K = 66, N = 2) was estimated at 8,935 cycles in two tiles
+ * where the AS charges and the ISS measures ~17,000-20,000: all its columns run the 1x2 loop, half its rows are off a
+ * word and each dot product ends in a scalar k tail. Misaligned words are estimated from the row lengths (the AS counts
+ * them from the addresses).
+ */
+import type { Platform } from '../platforms/types.js';
+import { chunkOf } from './common.js';
+import type { GemmLoops } from './gemm.js';
+
+/** Of rows `stride` bytes apart, the fraction whose start is off a word (over every fourth row: r x stride mod 4). */
+function offWord(stride: number): number {
+  return stride % 4 === 0 ? 0 : stride % 2 === 0 ? 0.5 : 0.75;
+}
+
+/**
+ * `L`: the node's loops (gemm.ts gemmLoops); a tile of `rows` output rows (`rowsPerBatch` to a batch) of `N` columns,
+ * split as `split` (gemmSplit).
+ */
+export function gemmTileMacCycles(L: GemmLoops, rows: number, rowsPerBatch: number, N: number, split: { chunks: number; width: number }, platform: Platform): number {
+  const c = platform.costs;
+  const cores = platform.cores;
+  const { K } = L;
+  const { chunks, width } = split;
+  const kWords = K & ~3;
+  const tail = K - kWords;
+  // Word loads off a boundary cost one cycle more where word loads take any address (XpulpV2; MISALIGNED).
+  const offA = L.transA ? 0 : offWord(K);
+  const offB = offWord(L.WB);
+  const words = kWords / 4;
+  let most = 0;
+  for (let core = 0; core < cores; core++) {
+    const [start, end] = chunkOf(rows * chunks, core, cores);
+    let cycles = 0;
+    const widthOf = (u: number): number => Math.min(N, (u % chunks) * width + width) - (u % chunks) * width;
+    if (L.macClass === 'MAC_GEMM_SCALAR') {
+      for (let u = start; u < end; u++) cycles += widthOf(u) * K * c.MAC_GEMM_SCALAR + c.GEMM_UNIT;
+    } else if (L.macClass === 'MAC_GEMM_KDOT') {
+      // Four columns at a time; the 1..3 left two at a time through the 1x2 loop, a last odd one with itself, from
+      // B's pair of columns copied as rows along k (MOVE_ELEM a byte), again whenever the core's pair or batch changes.
+      let btOf = -1;
+      let colOf = -1;
+      for (let u = start; u < end; u++) {
+        const w = widthOf(u);
+        const c0 = (u % chunks) * width;
+        const bt = Math.floor(u / chunks / rowsPerBatch);
+        const run = ((w & 3) + 1) & ~1;
+        cycles += (w & ~3) * K * c.MAC_GEMM_KDOT + run * (K * c.MAC_GEMM_COL + c.GEMM_COL) + c.GEMM_UNIT;
+        for (let col = c0 + (w & ~3); col < c0 + w; col += 2) {
+          if (bt !== btOf || col !== colOf) cycles += 2 * K * c.MOVE_ELEM;
+          btOf = bt;
+          colOf = col;
+        }
+      }
+    } else {
+      // Whole rows pair up two by two through the 4x2 block (a last odd row alone, as both rows); slices of rows
+      // are each a row alone. The 1x2 loop takes a pair's leftover columns one at a time, a row alone's two at a time.
+      let u = start;
+      while (u < end) {
+        const w = widthOf(u);
+        const quads = w >> 2;
+        const cols = w & 3;
+        const paired = chunks === 1 && u + 1 < end;
+        if (paired) {
+          cycles += 8 * quads * kWords * c.MAC_GEMM + 2 * cols * kWords * c.MAC_GEMM_COL;
+          cycles += quads * c.GEMM_BLOCK + 2 * cols * c.GEMM_COL + 2 * c.GEMM_UNIT;
+          cycles += words * (quads * (2 * offA + 4 * offB) + cols * (2 * offA + offB)) * c.MISALIGNED;
+          cycles += 2 * w * tail * c.MAC_GEMM_TAIL;
+          u += 2;
+        } else {
+          const run = (cols + 1) & ~1;
+          cycles += 4 * quads * kWords * c.MAC_GEMM_LONE + run * kWords * c.MAC_GEMM_COL;
+          cycles += quads * c.GEMM_BLOCK + cols * c.GEMM_COL + c.GEMM_UNIT;
+          cycles += words * (quads * (2 * offA + 4 * offB) + (run / 2) * (offA + 2 * offB)) * c.MISALIGNED;
+          cycles += w * tail * c.MAC_GEMM_TAIL;
+          u += 1;
+        }
+      }
+    }
+    most = Math.max(most, cycles);
+  }
+  return most;
+}
