@@ -15,6 +15,7 @@ import { generateFirmware } from '../../generator/pipeline.js';
 import { compareOutputs } from '../../runtime/node/compare.js';
 import { runHostC } from '../../runtime/node/host-c.js';
 import { runFirmware } from '../../runtime/node/run.js';
+import { runIss } from '../../runtime/node/iss-run.js';
 import { arrays, integerFolders } from '../helpers/deeploy.js';
 import { checkKernelCase, padVsDense, workDir, type SiracusaRun } from '../helpers/kernel-check.js';
 import { OnnxBuilder } from '../helpers/onnx-builder.js';
@@ -187,12 +188,16 @@ test('Deeploy GEMM and MatMul folders: outputs.npz bit for bit, emulated and hos
       const host = compareOutputs(g.manifest.outputs, runHostC(dir, inputs), expected);
       assert.is(host.errors, 0, `${f.name} host C: ${host.details.join('; ')}`);
       if (f.name === 'Kernels/Integer/GEMM/Regular_RQPerColumn') {
-        // B^T [10, 1024]: rows padded to 1028; the cores (4 rows x 2 column slices) on rows 0 and 5 no longer
-        // share a bank: dense, the bank model's stalls were over half the layer's cycles (63379 cycles, padded under
-        // 30000 with that version's costs); padded, 5790 of 33361 with this version's.
+        // B^T [10, 1024]: rows padded to 1028, so cores on different B rows do not start in one bank. Dense, the bank
+        // model's stalls were over half the layer's cycles (63379 cycles, padded under 30000 with that version's
+        // costs). Measured on the board C (the ISS runs the real addresses): padded, its bank conflicts are a small
+        // part of the layer (289 of 24,354 cycles in two 10x10 tiles). The AS bank replay of those tiles counts 18,742
+        // stall cycles: that model is off for them (left; docs/timing.md "L1 bank conflicts").
         const w = g.manifest.layers[0].tiling!.operands[1];
         assert.is(w.bytes % 1028, 0, `${w.bytes} bytes: rows 1028 apart`);
-        assert.ok(r.l1StallCycles * 4 < r.cycles, `${r.l1StallCycles} stall cycles of ${r.cycles}`);
+        const iss = await runIss(dir, inputs);
+        assert.is(compareOutputs(g.manifest.outputs, iss.outputs, expected).errors, 0, `${f.name} on the ISS`);
+        assert.ok(iss.bankConflicts * 10 < iss.networkCycles, `${iss.bankConflicts} bank-conflict cycles of ${iss.networkCycles}`);
       }
     } finally {
       cleanup();
