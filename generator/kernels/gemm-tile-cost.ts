@@ -30,11 +30,11 @@ export function gemmTileMacCycles(L: GemmLoops, rows: number, rowsPerBatch: numb
   const offA = L.transA ? 0 : offWord(K);
   const offB = offWord(L.WB);
   const words = kWords / 4;
+  const widthOf = (u: number): number => Math.min(N, (u % chunks) * width + width) - (u % chunks) * width;
   let most = 0;
   for (let core = 0; core < cores; core++) {
     const [start, end] = chunkOf(rows * chunks, core, cores);
     let cycles = 0;
-    const widthOf = (u: number): number => Math.min(N, (u % chunks) * width + width) - (u % chunks) * width;
     if (L.macClass === 'MAC_GEMM_SCALAR') {
       for (let u = start; u < end; u++) cycles += widthOf(u) * K * c.MAC_GEMM_SCALAR + c.GEMM_UNIT;
     } else if (L.macClass === 'MAC_GEMM_KDOT') {

@@ -56,7 +56,7 @@ export function gemmBusiestColumns(rows: number, N: number, cores: number): numb
  * Which of the C's loops a GEMM takes (gemm.c.mustache), from its operands' types and layouts: the SIMD dot products
  * along k where both operands are 8-bit and contiguous in k (`dotK`; with K of 4 or more), the transposed-B SIMD path
  * where B is contiguous in n on a core with XpulpV2 (`kdot`), else the scalar loop. The kernel's view and the tiler's
- * estimate (midend/tiling/cost.ts) both read it, so the tiles are chosen for the loop that runs.
+ * estimate (gemm-tile-cost.ts) both read it, so the tiles are chosen for the loop that runs.
  */
 export function gemmLoops(node: Node, graph: Graph, xpulp: boolean) {
   const A = tensorOf(graph, node.inputs[0]);
@@ -105,7 +105,6 @@ export const gemmKernel: KernelDef = {
     if (a.shape.length < 1 || b.shape.length < 1) return 'scalar operands';
     return null;
   },
-  macClass: (node, graph, platform) => gemmLoops(node, graph, platform.image?.xpulp === true).macClass,
   tileMacCycles(node, graph, out, platform) {
     const N = out[out.length - 1] ?? 1;
     const rows = out.reduce((a, b) => a * b, 1) / Math.max(1, N);

@@ -1,6 +1,6 @@
 import type { DType } from '../ir/dtype.js';
 import type { Graph, Node } from '../ir/graph.js';
-import type { CostClass, Platform } from '../platforms/types.js';
+import type { Platform } from '../platforms/types.js';
 import type { TiledLayer } from '../midend/tiling/layer-plan.js';
 import type { MemoryPlan } from '../midend/plan.js';
 
@@ -72,11 +72,9 @@ export interface KernelDef {
    * GATHER_ROW and COPY_BYTE, as the AS firmware does.
    */
   extraWork?(node: Node, g: Graph, out: readonly number[], cores: number): ExtraWork;
-  /** The cost class of a MAC of the loop the C takes for this node (the GEMM's: kernels/gemm.ts gemmLoops), for the tiler. */
-  macClass?(node: Node, g: Graph, platform: Platform): CostClass;
   /**
    * The busiest core's cycles for the MACs of a tile of output shape `out`, counted by the loops the kernel's C takes
-   * (the GEMM's: gemm-tile-cost.ts); where absent the tiler charges every MAC at one class (macClass).
+   * (the GEMM's: gemm-tile-cost.ts); where absent the tiler charges every MAC at the kernel's one class.
    */
   tileMacCycles?(node: Node, g: Graph, out: readonly number[], platform: Platform): number;
   /**

@@ -6,7 +6,7 @@ import { valueRange } from '../../kernels/common.js';
 import { elementCharges, elementOps } from '../../kernels/elementwise.js';
 import { pooledInPairs } from '../../kernels/pool.js';
 import { simdOutClass } from '../../kernels/conv.js';
-import type { CostClass, Platform } from '../../platforms/types.js';
+import type { Platform } from '../../platforms/types.js';
 
 /**
  * Cycles a kernel spends on one tile, from the same per-unit costs the emulator charges (platform.costs):
@@ -19,8 +19,6 @@ export interface TileWork {
   busiest: number;
   /** Work besides (KernelDef.extraWork: a convolution's SIMD units and im2col gather). */
   extra?: ExtraWork;
-  /** The class of a MAC of the loop the C takes (KernelDef.macClass), where the kernel says. */
-  macClass?: CostClass;
   /** The busiest core's cycles for the tile's MACs, where the kernel counts them (KernelDef.tileMacCycles). */
   macCycles?: number;
 }
@@ -50,9 +48,10 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
       perMac = attrInt(node, 'group', 1) > 1 ? c.MAC_DW : c.MAC_CONV;
       break;
     case 'gemm':
-      // The loop the C takes: a GEMM with K under 4 or 16-bit operands runs the scalar loop at ~10x the SIMD's cost
-      // a MAC (EEGFormer's q.kT, K = 2, was planned at the SIMD's 0.44 a MAC: 47,479 estimated, 95,350 ISS cycles).
-      perMac = c[work.macClass ?? 'MAC_GEMM'];
+      // Its MACs by the loops its C takes come as work.macCycles (gemm-tile-cost.ts): a GEMM with K under 4 or 16-bit
+      // operands runs the scalar loop at ~10x the SIMD's cost a MAC (EEGFormer's q.kT, K = 2, was planned at the
+      // SIMD's 0.44 a MAC: 47,479 estimated, 95,350 ISS cycles).
+      perMac = c.MAC_GEMM;
       perOut = gemmOutputOps(node) * c.ELEM_OP;
       break;
     case 'maxpool':

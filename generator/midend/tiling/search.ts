@@ -169,7 +169,6 @@ function firstTileWork(inp: SearchInput, shape: readonly number[], axes: readonl
   return {
     macs: (inp.macs * outElems) / fullElems, outputs: outElems, busiest: busiestShare(inp.kernel, first.size, inp.platform.cores),
     extra: inp.kernel.extraWork?.(inp.node, inp.graph, first.size, inp.platform.cores),
-    macClass: inp.kernel.macClass?.(inp.node, inp.graph, inp.platform),
     macCycles: inp.kernel.tileMacCycles?.(inp.node, inp.graph, first.size, inp.platform),
   };
 }
