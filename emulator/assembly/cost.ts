@@ -6,7 +6,7 @@
 
 import {
   CALL, CONV_ROW, CONV_UNIT, COPY_BYTE, DIV, ELEM_OP, ELEMENT, GATHER_ROW, GEMM_UNIT, MAC_SCALAR, POOL_ROW, REDUCE_ELEM, REQUANT_WIDE, MAC_CONV, MAC_DW, MAC_GEMM, MOVE_ELEM, NORM_ELEM, NUM_CLASSES, POOL_TAP,
-  GEMM_BLOCK, MAC_GEMM_KDOT, MAC_GEMM_COL, MAC_GEMM_LONE, MAC_GEMM_SCALAR, GEMM_COL, CLIP_TAKEN, POOL_PAIR, ROW_EDGE, ROW_OUT, GATHER_QUAD, REQUANT_SPLIT, LOOKUP, TSOFTMAX_ELEM, QNORM_ROW, QNORM_ELEM, CLIP_TEST, ELEM_LOAD, CONV_BLOCK, CONV_OUT, SHARE, REDUCE_OUT, LANE_SIGN, ROW_SIGN, CONV_ACC, TILE, MISALIGNED, MAC_GEMM_TAIL, LAYER, REQUANT, ROW_WORD, SOFTMAX_ELEM,
+  GEMM_BLOCK, MAC_GEMM_KDOT, MAC_GEMM_COL, MAC_GEMM_LONE, MAC_GEMM_SCALAR, GEMM_COL, CLIP_TAKEN, POOL_PAIR, ROW_EDGE, ROW_OUT, GATHER_QUAD, REQUANT_SPLIT, LOOKUP, TSOFTMAX_ELEM, QNORM_ROW, QNORM_ELEM, CLIP_TEST, ELEM_LOAD, CONV_BLOCK, CONV_OUT, SHARE, REDUCE_OUT, LANE_SIGN, ROW_SIGN, CONV_ACC, TILE, MISALIGNED, MAC_GEMM_TAIL, LAYER, GEMM_BT_QUAD, REQUANT, ROW_WORD, SOFTMAX_ELEM,
 } from "../../runtime/as/cost";
 import { GENERIC_MEASURED_64THS } from "./chips/generic-measured";
 import { SIRACUSA_MEASURED_64THS } from "./chips/siracusa-measured";
@@ -101,6 +101,7 @@ function setElementLike(): void {
   set(MISALIGNED, 0);
   set(MAC_GEMM_TAIL, 0);
   set(LAYER, 0);
+  set(GEMM_BT_QUAD, 0);
 }
 
 /** cycles / units as Q16. */
@@ -174,6 +175,8 @@ export function siracusaCosts(): void {
   // The GEMM loop for a B contiguous in n per 16 MACs: 5 loads, fg_transpose4's 24 ALU instructions, 4 pv.sdotsp.b,
   // 2 pointer bumps, the loop's branch.
   set(MAC_GEMM_KDOT, per(36 * INSTR, 16));
+  // B's column pair copied for a run of rows, per 4 k: 4 lhu, 4 shifts, 4 packs, 2 sw, 2 pointer steps, the branch.
+  set(GEMM_BT_QUAD, per(16 * INSTR + BRANCH_TAKEN, 1));
   // A row taken alone through the 4x2 block (the row as both rows) computes each of its products twice.
   set(MAC_GEMM_LONE, 2 * costAt(MAC_GEMM));
   // The 1x2 loop per 8 MACs: three words loaded, two pv.sdotsp.b (firmgen_simd.h fg_dot1x2).

@@ -17,9 +17,10 @@ function offWord(stride: number): number {
 
 /**
  * `L`: the node's loops (gemm.ts gemmLoops); a tile of `rows` output rows (`rowsPerBatch` to a batch) of `N` columns,
- * split as `split` (gemmSplit).
+ * split as `split` (gemmSplit); `runs`: whether the transposed-B path copies B's columns once per run of rows, and
+ * four at a time (gemm.ts kdotCopies).
  */
-export function gemmTileMacCycles(L: GemmLoops, rows: number, rowsPerBatch: number, N: number, split: { chunks: number; width: number }, platform: Platform): number {
+export function gemmTileMacCycles(L: GemmLoops, rows: number, rowsPerBatch: number, N: number, split: { chunks: number; width: number }, platform: Platform, runs: false | { quads: boolean } = false): number {
   const c = platform.costs;
   const cores = platform.cores;
   const { K } = L;
@@ -37,6 +38,32 @@ export function gemmTileMacCycles(L: GemmLoops, rows: number, rowsPerBatch: numb
     let cycles = 0;
     if (L.macClass === 'MAC_GEMM_SCALAR') {
       for (let u = start; u < end; u++) cycles += widthOf(u) * K * c.MAC_GEMM_SCALAR + c.GEMM_UNIT;
+    } else if (L.macClass === 'MAC_GEMM_KDOT' && runs) {
+      // Whole rows of a batch take B's columns from copies made once for the core's rows there (a run): four at a
+      // time through the 4x2 block where they fit (`runs.quads`), the rest two at a time through the 1x2 loop
+      // (gemm.c.mustache `kdot.runs`; the AS charges the same). A run of one row takes the path below.
+      let u = start;
+      while (u < end) {
+        const run = Math.min(end - u, rowsPerBatch - (u % rowsPerBatch));
+        if (run < 2) {
+          const left = ((N & 3) + 1) & ~1;
+          cycles += (N & ~3) * K * c.MAC_GEMM_KDOT + left * (K * c.MAC_GEMM_COL + c.GEMM_COL + K * c.MOVE_ELEM) + c.GEMM_UNIT;
+          u += 1;
+          continue;
+        }
+        const q = runs.quads ? N >> 2 : 0;
+        const full = (N - 4 * q) >> 1;
+        const odd = (N - 4 * q) & 1;
+        const lone = run & 1;
+        const rowPairs = (run >> 1) + lone;
+        const calls = rowPairs * (2 * full + odd);
+        cycles += (2 * q + full) * words * c.GEMM_BT_QUAD + (4 * q * tail + 2 * (full * tail + odd * K)) * c.MOVE_ELEM;
+        cycles += q * ((run >> 1) * 8 * kWords * c.MAC_GEMM + lone * 4 * kWords * c.MAC_GEMM_LONE + rowPairs * c.GEMM_BLOCK);
+        cycles += calls * (8 * words * c.MAC_GEMM_COL + c.GEMM_COL);
+        cycles += rowPairs * (q + 2 * full + odd) * 2 * offA * words * c.MISALIGNED;
+        cycles += rowPairs * (8 * q + 4 * (full + odd)) * tail * c.MAC_GEMM_TAIL + run * c.GEMM_UNIT;
+        u += run;
+      }
     } else if (L.macClass === 'MAC_GEMM_KDOT') {
       // Four columns at a time; the 1..3 left two at a time through the 1x2 loop, a last odd one with itself, from
       // B's pair of columns copied as rows along k (MOVE_ELEM a byte), again whenever the core's pair or batch changes.

@@ -88,6 +88,32 @@ export function gemmLoops(node: Node, graph: Graph, xpulp: boolean) {
 export type GemmLoops = ReturnType<typeof gemmLoops>;
 
 /**
+ * B's columns copied as rows along k sit on the core's stack, at most 512 bytes of a cluster core's 1 KiB: a pair of
+ * columns up to K = 256, four (the 4x2 block's) up to K = 128.
+ */
+export const KDOT_COPY_BYTES = 512;
+
+/**
+ * Where the C's transposed-B path (gemm.c.mustache `kdot`) copies B's columns out as rows along k (the 1x2 loop's
+ * operand): `runs`, whole rows of one batch (units of whole rows, no run-time column bound) take every column pair from
+ * a copy made once for the rows (gemm-tile-cost.ts counts the same); `cols`, the 1..3 columns the 4-column step leaves
+ * over (N or the unit's width not a multiple of 4, or a run-time column bound). `bt`: the copy's buffer, if either.
+ */
+export function kdotCopies(L: GemmLoops, split: { chunks: number; width: number }, posBound: string | undefined) {
+  const kPad = Math.ceil(L.K / 4) * 4;
+  const fits = 2 * kPad <= KDOT_COPY_BYTES;
+  const quads = 4 * kPad <= KDOT_COPY_BYTES && L.N >= 4;
+  const runs = fits && split.chunks === 1 && posBound !== 'n';
+  const cols = fits && (L.N % 4 !== 0 || split.width % 4 !== 0 || posBound === 'n');
+  return {
+    runs: runs ? { quads } : false,
+    quads: runs && quads,
+    cols: cols ? { kPad } : false,
+    bt: runs || cols ? { kPad, rows: runs && quads ? 4 : 2 } : false,
+  } as const;
+}
+
+/**
  * Integer GEMM for Gemm (alpha, beta, transA, transB, bias C) and batched, broadcasting MatMul (with an optional
  * bias folded in by frontend/passes/fold-bias-add.ts). Operands are addressed through strides, so transposes and
  * broadcast batches cost nothing. The work unit is one output row, or a slice of one (gemmSplit); cores take
@@ -109,7 +135,10 @@ export const gemmKernel: KernelDef = {
     const N = out[out.length - 1] ?? 1;
     const rows = out.reduce((a, b) => a * b, 1) / Math.max(1, N);
     const perBatch = out.length >= 2 ? out[out.length - 2] : 1;
-    return gemmTileMacCycles(gemmLoops(node, graph, platform.image?.xpulp === true), rows, perBatch, N, gemmSplit(rows, N, platform.cores), platform);
+    const loops = gemmLoops(node, graph, platform.image?.xpulp === true);
+    const split = gemmSplit(rows, N, platform.cores);
+    const runs = loops.kdot ? kdotCopies({ ...loops, N }, split, positionBoundOf(node)).runs : false;
+    return gemmTileMacCycles(loops, rows, perBatch, N, split, platform, runs);
   },
   view({ node, graph, platform }) {
     const site = { node: node.name, op: node.op };
@@ -211,9 +240,9 @@ export const gemmKernel: KernelDef = {
         // B contiguous in n, both 8-bit, A contiguous in k: the C's transposed-B SIMD path (gemm.c.mustache kdot).
         kdot: kdotOn ? {
           fn: `fg_dot4_${signs}`,
-          // Columns left over by the 4-column step (N or the unit's width not a multiple of 4, or a run-time bound)
-          // take the 1x2 loop from a copy of B's pair of columns on the core's stack: 2 x K bytes, so K at most 256.
-          cols: K <= 256 && (N % 4 !== 0 || split.width % 4 !== 0 || posBound === 'n') ? { kPad: Math.ceil(K / 4) * 4 } : false,
+          ...kdotCopies(loops, split, posBound),
+          fn1: `fg_dot1x2_${signs}`,
+          fn4: `fg_dot4x2_${signs}`,
           fn1swap: `fg_dot1x2_${signs[1]}${signs[0]}`,
         } : false,
         // A row the C takes alone goes through the two-row block with itself as both rows (MAC_GEMM_LONE).

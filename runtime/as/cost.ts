@@ -221,5 +221,12 @@ export const MAC_GEMM_TAIL: i32 = 49;
  */
 export const LAYER: i32 = 50;
 
+/**
+ * Four k of a pair of B's columns copied out as rows along k by the GEMM's transposed-B path for a run of whole rows
+ * (gemm.c.mustache `kdot.runs`): four half-word loads down B's rows, the two columns' words packed from them
+ * (fg_pair_cols), two word stores, the loop's pointer steps and branch.
+ */
+export const GEMM_BT_QUAD: i32 = 51;
+
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 51;
+export const NUM_CLASSES: i32 = 52;

@@ -142,7 +142,8 @@ function matmulNT(h: number, m: number, k: number, n: number): CalibrationLayer 
 
 /**
  * Attention's value product: probabilities [h, s, s] times V [h, s, d] as it comes (B contiguous in n: the C's
- * transposed-B path, MAC_GEMM_KDOT; with d below 4 its columns go through the 1x2 loop from copies of V's columns).
+ * transposed-B path; a core's whole rows of a head take V's column pairs from copies made once for them (GEMM_BT_QUAD)
+ * through the 1x2 loop, a row alone its columns four at a time transposed in registers (MAC_GEMM_KDOT)).
  */
 function matmulPV(h: number, s: number, d: number): CalibrationLayer {
   return layer(`matmul p.v ${h}x${s}x${d}`, [{ name: 'p', shape: [1, h, s, s] }, { name: 'v', shape: [1, h, s, d] }], (b) => {
@@ -336,6 +337,10 @@ export const CALIBRATION: CalibrationLayer[] = [
   matmulQK(4, 32, 2),
   matmulPV(4, 32, 16),
   matmulPV(8, 32, 2),
+  // Whole rows of a batch on a core (the transposed-B path's runs: B's column pairs copied once, GEMM_BT_QUAD): an
+  // even head dimension, and an odd one over a k that is not a multiple of 4 (the copy's byte loop, rows off a word).
+  matmulPV(2, 40, 10),
+  matmulPV(4, 18, 7),
   // B n-major at a k that is not a multiple of 4 (rows off a word, the k tail): two columns per row (the 1x2 loop
   // only), and the 4-column block with an odd k.
   matmulNT(4, 24, 42, 2),

@@ -6,7 +6,7 @@
  * Cases: every window geometry of the tiling sweep (kernel, stride, dilation, pads per side, 1-D and 2-D), untiled on
  * generic and tiled on Siracusa; channel counts whose filters span several gather chunks and end in a tail that is
  * not a multiple of four; every signedness of activations and weights; GEMMs with odd column counts and k tails, with B
- * contiguous in k (transB) and in n (a product of two activations, `kdot`).
+ * contiguous in k (transB) and in n (a product of two activations, `kdot`: rows alone and whole runs of rows).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -116,6 +116,24 @@ test('MatMul of two activations (B contiguous in n: rows transposed in registers
       const name = `matmul-${at}-${bt}-${m}x${k}x${n}`;
       await check(name, { builder: b, inputs }, 'siracusa', {}, m === 1);
       assert.ok(readFileSync(join(dir, name, 'out', 'c', 'network.c'), 'utf8').includes('fg_transpose4('), `${name}: the kdot path`);
+    }
+  }
+});
+
+test('MatMul of two activations, a core\'s whole rows of a batch (B\'s columns copied once, kdot.runs): 4x2 block and 1x2 loop, odd runs, k tails, every signedness pair', async () => {
+  const types: [IntType, IntType][] = [['int8', 'int8'], ['uint8', 'int8'], ['int8', 'uint8'], ['uint8', 'uint8']];
+  let seed = 400;
+  for (const [at, bt] of types) {
+    // [batch, m, k, n]: four-column groups and an odd last column with a k tail of 1; k past 128 (column pairs only,
+    // the 1x2 loop) with runs of odd length that cross batches; odd rows per batch with a k of two words.
+    for (const [h, m, k, n] of [[2, 24, 37, 7], [3, 11, 160, 10], [2, 17, 8, 4]]) {
+      const rng = new Rng(seed++);
+      const b = new OnnxBuilder('matmul').input('a', at, [h, m, k]).input('b', bt, [h, k, n]);
+      b.node('MatMul', ['a', 'b'], ['y']).output('y', 'int32');
+      const inputs = [randomValues(rng, at, [h, m, k]), randomValues(rng, bt, [h, k, n])];
+      const name = `matmul-runs-${at}-${bt}-${h}x${m}x${k}x${n}`;
+      await check(name, { builder: b, inputs }, 'siracusa', {}, h === 2 && m === 17);
+      assert.ok(readFileSync(join(dir, name, 'out', 'c', 'network.c'), 'utf8').includes('fg_cols2('), `${name}: the runs path`);
     }
   }
 });

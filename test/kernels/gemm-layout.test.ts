@@ -87,14 +87,16 @@ const transB = new OnnxBuilder('gemm-transb')
   .initializer('w', 'int8', [16, 64], Array.from(ints([16, 64]).data))
   .node('Gemm', ['a', 'w'], ['y'], { transB: 1 })
   .output('y', 'int32', [2, 16]);
-// Batched MatMul, B an activation with batch dims: the padded rows through B's batch strides.
+// Batched MatMul, B an activation with batch dims: the padded rows through B's batch strides. 32-byte rows: the
+// tiler keeps B's rows whole in one tile (with 64-byte rows it now cuts them into two column tiles: the transposed-B
+// path copies B's columns once per run of rows, gemm.c `kdot.runs`, so narrower tiles cost it little).
 const batchedA = ints([4, 8, 32]);
-const batchedB = ints([4, 32, 64]);
+const batchedB = ints([4, 32, 32]);
 const batched = new OnnxBuilder('gemm-batched')
   .input('a', 'int8', [4, 8, 32])
-  .input('b', 'int8', [4, 32, 64])
+  .input('b', 'int8', [4, 32, 32])
   .node('MatMul', ['a', 'b'], ['y'])
-  .output('y', 'int32', [4, 8, 64]);
+  .output('y', 'int32', [4, 8, 32]);
 
 for (const [name, builder, inputs] of [
   ['k-major B', kMajor, [kMajorA, kMajorB]],
@@ -133,19 +135,19 @@ test('k-major B split into column tiles: rows not whole in the tile, B stays den
   }
 });
 
-test('batched k-major B, 64-byte rows whole in the tile: padded to 68 by L1-side 2-D commands', async () => {
+test('batched k-major B, 32-byte rows whole in the tile: padded to 36 by L1-side 2-D commands', async () => {
   const { dir, cleanup } = workDir('gemm-layout-kmajor');
   try {
     const { padded, dense, wp, wd } = await gemmLayouts(batched, [batchedA, batchedB], dir);
-    // Tiles of all 4 batches and all 64 columns (whatever rows): B's box is [4, 32, 64], 128 rows of 64 bytes (68
+    // Tiles of all 4 batches and all 32 columns (whatever rows): B's box is [4, 32, 32], 128 rows of 32 bytes (36
     // padded).
     const sizes = padded.g.manifest.layers[0].tiling!.sizes;
-    assert.equal([sizes[0], sizes[2]], [4, 64]);
-    assert.is(wd, 4 * 32 * 64);
-    assert.is(wp, 4 * 32 * 68);
+    assert.equal([sizes[0], sizes[2]], [4, 32]);
+    assert.is(wd, 4 * 32 * 32);
+    assert.is(wp, 4 * 32 * 36);
     // One L1-side 2-D command per batch of the box (4 runs of 32 rows), per B tile fetched.
     const l1Rows = padded.r.dma.filter((d) => d.l12d);
-    assert.ok(l1Rows.length > 0 && l1Rows.every((d) => d.bytes === 32 * 64), `${l1Rows.map((d) => d.bytes)}`);
+    assert.ok(l1Rows.length > 0 && l1Rows.every((d) => d.bytes === 32 * 32), `${l1Rows.map((d) => d.bytes)}`);
     assert.is(dense.r.dma.filter((d) => d.l12d).length, 0);
     // Whether the padding pays depends on the tile: with all 8 rows of each batch in one tile, the cores start on A
     // rows 32 bytes apart and B's walking streams cross A's banks (docs/timing.md, "L1 bank conflicts": padded

@@ -52,6 +52,8 @@ export const SCALAR_CORE_COSTS: CoreCosts = {
   // A MAC of the GEMM's k tail in C: MAC_GEMM_SCALAR's count (the fit measures it).
   MAC_GEMM_TAIL: 5.25,
   LAYER: 0,
+  // No transposed-B copy without XpulpV2 (the path is Siracusa's): never charged here.
+  GEMM_BT_QUAD: 0,
   // A depthwise pixel pair in the padding's columns: fg_row_at and the words' shifts, measured by the fit only (0).
   ROW_EDGE: 0,
   // An output of the depthwise row path: REQUANT's count (what it was charged before it was a class).

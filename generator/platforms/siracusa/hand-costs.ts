@@ -54,6 +54,9 @@ export const HAND_COUNTS: CoreCosts = {
   MAC_GEMM_TAIL: 2,
   // A layer's fork and own set-up beside its tiles: in CALL and the fork's cycles here (0); measured by the fit.
   LAYER: 0,
+  // Four k of a pair of B's columns copied for a run of rows (gemm.c kdot.runs): 4 lhu, 4 shifts, 4 packs, 2 sw,
+  // 2 pointer steps and the loop's taken branch (3): 19.
+  GEMM_BT_QUAD: 19,
   // A depthwise pixel pair in the padding's columns: fg_row_at and the words' shifts, measured by the fit only (0).
   ROW_EDGE: 0,
   // An output of the depthwise row path: REQUANT's count (what it was charged before it was a class).

@@ -342,6 +342,55 @@ FG_DOT1X2_DEF(fg_dot1x2_uu, fg_dot4_uu)
 FG_DOT1X2_DEF(fg_dot1x2_su, fg_dot4_su)
 #endif
 
+/* fg_cols2(words, b, stride, d0, d1): two adjacent byte columns of a matrix whose rows lie `stride` bytes apart, from
+   b down 4 x words rows, copied out as rows: d0[i] = b[i * stride], d1[i] = b[i * stride + 1]. d0 and d1 word-aligned;
+   words >= 1. The GEMM's transposed-B path (gemm.c `kdot.runs`): B contiguous in n becomes the k-contiguous operand of
+   the 1x2 loop and the 4x2 block. Per 4 rows four half-word loads, the columns' two words packed from them
+   (fg_pair_cols), two word stores. On the ISS build a hardware loop of 14 instructions: p.lhu rd, rs2(rs1!) walks
+   the rows (opcode 0x0b, funct3 7, funct7 0x28), p.sw rs2, 4(rs1!) stores (opcode 0x2b, funct3 2), pv.packlo.b /
+   pv.packhi.b build the words (CV32E40P user manual, "Post-Increment Load/Store", "Packed SIMD"); no loaded value
+   is used by the next instruction. */
+#if defined(FG_XPULP)
+static inline void fg_cols2(int32_t words, const void *b, int32_t stride, void *d0, void *d1) {
+  const uint8_t *p = (const uint8_t *)b;
+  uint8_t *q0 = (uint8_t *)d0, *q1 = (uint8_t *)d1;
+  uint32_t h0, h1, h2, h3, c0, c1;
+  /* 14 uncompressed instructions: the last sits 4 + 13 x 4 = 56 bytes (28 halfwords) after lp.setup. */
+  __asm__ volatile(".option push\n.option norvc\n.option norelax\n"
+                   ".insn i 0x7b, 4, x0, %[n], 28\n"
+                   ".insn r 0x0b, 7, 0x28, %[h0], %[p], %[s]\n"
+                   ".insn r 0x0b, 7, 0x28, %[h1], %[p], %[s]\n"
+                   ".insn r 0x0b, 7, 0x28, %[h2], %[p], %[s]\n"
+                   ".insn r 0x0b, 7, 0x28, %[h3], %[p], %[s]\n"
+                   ".insn r 0x57, 1, 0x70, %[c0], %[h1], %[h0]\n"
+                   "srli %[h0], %[h0], 8\n"
+                   "srli %[h1], %[h1], 8\n"
+                   ".insn r 0x57, 1, 0x6c, %[c0], %[h3], %[h2]\n"
+                   "srli %[h2], %[h2], 8\n"
+                   "srli %[h3], %[h3], 8\n"
+                   ".insn r 0x57, 1, 0x70, %[c1], %[h1], %[h0]\n"
+                   ".insn r 0x57, 1, 0x6c, %[c1], %[h3], %[h2]\n"
+                   ".insn s 0x2b, 2, %[c0], 4(%[q0])\n"
+                   ".insn s 0x2b, 2, %[c1], 4(%[q1])\n"
+                   ".option pop\n"
+                   : [p] "+r"(p), [q0] "+r"(q0), [q1] "+r"(q1), [h0] "=&r"(h0), [h1] "=&r"(h1), [h2] "=&r"(h2),
+                     [h3] "=&r"(h3), [c0] "=&r"(c0), [c1] "=&r"(c1)
+                   : [n] "r"(words), [s] "r"(stride)
+                   : "memory");
+}
+#else
+static inline void fg_cols2(int32_t words, const void *b, int32_t stride, void *d0, void *d1) {
+  const uint8_t *p = (const uint8_t *)b;
+  uint8_t *q0 = (uint8_t *)d0, *q1 = (uint8_t *)d1;
+  for (int32_t i = 0; i < words; i++, p += 4 * stride, q0 += 4, q1 += 4) {
+    uint32_t c0, c1;
+    fg_pair_cols(fg_load2(p), fg_load2(p + stride), fg_load2(p + 2 * stride), fg_load2(p + 3 * stride), &c0, &c1);
+    fg_store4(q0, c0);
+    fg_store4(q1, c1);
+  }
+}
+#endif
+
 /* fg_max(a, b): the larger of two int32. XpulpV2: p.max (opcode 0x33, funct7 2, funct3 6: CV32E40P user manual,
    "ALU" table); the PULP compiler emits it for the plain expression; portable C without a branch (a compare and a
    branch on rv32imc would make a max pool's cycles follow its data, which no cost table can know). */
