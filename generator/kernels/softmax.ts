@@ -76,6 +76,9 @@ export const iSoftmaxKernel: KernelDef = {
       cA: lit(A, eT), cB: lit(B, eT), cC: lit(C, eT), log2: lit(log2, eT), nm1: lit(n - 1n, sT),
       // floor division equals C's truncating one while numerator and sum are non-negative.
       floorFix: eMin < 0n,
+      // 0 <= -xt <= hi - lo: z's division in 32 bits when that fits, whatever word the chain needs (the same quotient;
+      // the ISS measured a 64-bit division by a constant as a __divdi3 call of ~100 cycles an entry on rv32).
+      z32: hi - lo <= 2147483647n && log2 <= 2147483647n ? String(log2) : false,
     });
     if (pos) v.args.splice(1, 0, { field: 'p', tensor: pos.name, dtype: pos.dtype, write: false });
     return { ...v, macs: 0 };
