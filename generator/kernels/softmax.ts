@@ -37,6 +37,21 @@ function lit(v: bigint, w: Word): { c: string; as: string } {
 const floorShr = (v: bigint, s: number): bigint => v >> BigInt(s); // bigint >> is a floor shift
 
 /**
+ * z = floor(v / d) for 0 <= v <= R (v = -xt, d = log2) as a multiply by a reciprocal: floor(v * m / 2^32) with
+ * m = ceil(2^32 / d) and e = m * d - 2^32, exact for every v in range when R * e < 2^32 (v = q * d + r: the error
+ * v * e / (d * 2^32) stays below (d - r) / d). One `mulhu` (5 cycles on CV32E40P) where gcc 12 divides by the constant
+ * with `div` (3 + its leading zero bits: 25 cycles for 525, emulator/assembly/iss/timing.ts). False for a power of two
+ * (gcc shifts) or where the bound fails: the division stays. The tiny-llama prompt pass on the ISS: its softmaxes of
+ * log2 = 525 from 50,813-92,114 to 49,616-83,931 cycles.
+ */
+export function reciprocalOf(d: bigint, R: bigint): { m: string } | false {
+  if (d <= 1n || (d & (d - 1n)) === 0n || R >= 1n << 31n || d >= 1n << 31n) return false;
+  const p = 1n << 32n;
+  const m = (p + d - 1n) / d;
+  return R * (m * d - p) < p ? { m: `${m}u` } : false;
+}
+
+/**
  * iSoftmax: xt = x - max; z = clip(tdiv(-xt, log2), 0, 31); p = xt + z*log2; e = (A*(p+B)^2 + C) >> z;
  * out = floor(e*(n-1) / sum(e)). Bounds of every step decide the words of the element chain (eT) and of the
  * sum and normalisation (sT).
@@ -77,8 +92,9 @@ export const iSoftmaxKernel: KernelDef = {
       // floor division equals C's truncating one while numerator and sum are non-negative.
       floorFix: eMin < 0n,
       // 0 <= -xt <= hi - lo: z's division in 32 bits when that fits, whatever word the chain needs (the same quotient;
-      // the ISS measured a 64-bit division by a constant as a __divdi3 call of ~100 cycles an entry on rv32).
-      z32: hi - lo <= 2147483647n && log2 <= 2147483647n ? String(log2) : false,
+      // the ISS measured a 64-bit division by a constant as a __divdi3 call of ~100 cycles an entry on rv32), as a
+      // multiply by the reciprocal where log2 is not a power of two (reciprocalOf).
+      z32: hi - lo <= 2147483647n && log2 <= 2147483647n ? { d: String(log2), recip: reciprocalOf(log2, hi - lo) } : false,
     });
     if (pos) v.args.splice(1, 0, { field: 'p', tensor: pos.name, dtype: pos.dtype, write: false });
     return { ...v, macs: 0 };
