@@ -38,48 +38,45 @@ export function gemmTileMacCycles(L: GemmLoops, rows: number, rowsPerBatch: numb
     let cycles = 0;
     if (L.macClass === 'MAC_GEMM_SCALAR') {
       for (let u = start; u < end; u++) cycles += widthOf(u) * K * c.MAC_GEMM_SCALAR + c.GEMM_UNIT;
-    } else if (L.macClass === 'MAC_GEMM_KDOT' && runs) {
-      // Whole rows of a batch take B's columns from copies made once for the core's rows there (a run): four at a
-      // time through the 4x2 block where they fit (`runs.quads`), the rest two at a time through the 1x2 loop
-      // (gemm.c.mustache `kdot.runs`; the AS charges the same). A run of one row takes the path below.
-      let u = start;
-      while (u < end) {
-        const run = Math.min(end - u, rowsPerBatch - (u % rowsPerBatch));
-        if (run < 2) {
-          const left = ((N & 3) + 1) & ~1;
-          cycles += (N & ~3) * K * c.MAC_GEMM_KDOT + left * (K * c.MAC_GEMM_COL + c.GEMM_COL + K * c.MOVE_ELEM) + c.GEMM_UNIT;
-          u += 1;
-          continue;
-        }
-        const q = runs.quads ? N >> 2 : 0;
-        const full = (N - 4 * q) >> 1;
-        const odd = (N - 4 * q) & 1;
-        const lone = run & 1;
-        const rowPairs = (run >> 1) + lone;
-        const calls = rowPairs * (2 * full + odd);
-        cycles += (2 * q + full) * words * c.GEMM_BT_QUAD + (4 * q * tail + 2 * (full * tail + odd * K)) * c.MOVE_ELEM;
-        cycles += q * ((run >> 1) * 8 * kWords * c.MAC_GEMM + lone * 4 * kWords * c.MAC_GEMM_LONE + rowPairs * c.GEMM_BLOCK);
-        cycles += calls * (8 * words * c.MAC_GEMM_COL + c.GEMM_COL);
-        cycles += rowPairs * (q + 2 * full + odd) * 2 * offA * words * c.MISALIGNED;
-        cycles += rowPairs * (8 * q + 4 * (full + odd)) * tail * c.MAC_GEMM_TAIL + run * c.GEMM_UNIT;
-        u += run;
-      }
     } else if (L.macClass === 'MAC_GEMM_KDOT') {
-      // Four columns at a time; the 1..3 left two at a time through the 1x2 loop, a last odd one with itself, from
-      // B's pair of columns copied as rows along k (MOVE_ELEM a byte), again whenever the core's pair or batch changes.
+      // With `runs`, whole rows of a batch take B's columns from copies made once for the core's rows there (a run):
+      // four at a time through the 4x2 block where they fit (`runs.quads`), the rest two at a time through the 1x2
+      // loop (gemm.c.mustache `kdot.runs`; the AS charges the same). Any other unit (a run of one row, a slice of a
+      // row): four columns at a time; the 1..3 left two at a time through the 1x2 loop, a last odd one with itself,
+      // from B's pair of columns copied as rows along k (MOVE_ELEM a byte), again whenever the core's pair or batch
+      // changes (a run leaves the copy invalid, as the C's bt_col = -1).
       let btOf = -1;
       let colOf = -1;
-      for (let u = start; u < end; u++) {
+      let u = start;
+      while (u < end) {
+        const run = runs ? Math.min(end - u, rowsPerBatch - (u % rowsPerBatch)) : 1;
+        if (runs && run >= 2) {
+          const q = runs.quads ? N >> 2 : 0;
+          const full = (N - 4 * q) >> 1;
+          const odd = (N - 4 * q) & 1;
+          const lone = run & 1;
+          const rowPairs = (run >> 1) + lone;
+          const calls = rowPairs * (2 * full + odd);
+          cycles += (2 * q + full) * words * c.GEMM_BT_QUAD + (4 * q * tail + 2 * (full * tail + odd * K)) * c.MOVE_ELEM;
+          cycles += q * ((run >> 1) * 8 * kWords * c.MAC_GEMM + lone * 4 * kWords * c.MAC_GEMM_LONE + rowPairs * c.GEMM_BLOCK);
+          cycles += calls * (8 * words * c.MAC_GEMM_COL + c.GEMM_COL);
+          cycles += rowPairs * (q + 2 * full + odd) * 2 * offA * words * c.MISALIGNED;
+          cycles += rowPairs * (8 * q + 4 * (full + odd)) * tail * c.MAC_GEMM_TAIL + run * c.GEMM_UNIT;
+          colOf = -1;
+          u += run;
+          continue;
+        }
         const w = widthOf(u);
         const c0 = (u % chunks) * width;
         const bt = Math.floor(u / chunks / rowsPerBatch);
-        const run = ((w & 3) + 1) & ~1;
-        cycles += (w & ~3) * K * c.MAC_GEMM_KDOT + run * (K * c.MAC_GEMM_COL + c.GEMM_COL) + c.GEMM_UNIT;
+        const left = ((w & 3) + 1) & ~1;
+        cycles += (w & ~3) * K * c.MAC_GEMM_KDOT + left * (K * c.MAC_GEMM_COL + c.GEMM_COL) + c.GEMM_UNIT;
         for (let col = c0 + (w & ~3); col < c0 + w; col += 2) {
           if (bt !== btOf || col !== colOf) cycles += 2 * K * c.MOVE_ELEM;
           btOf = bt;
           colOf = col;
         }
+        u += 1;
       }
     } else {
       // Whole rows pair up two by two through the 4x2 block (a last odd row alone, as both rows); slices of rows

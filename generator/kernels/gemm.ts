@@ -97,7 +97,8 @@ export const KDOT_COPY_BYTES = 512;
  * Where the C's transposed-B path (gemm.c.mustache `kdot`) copies B's columns out as rows along k (the 1x2 loop's
  * operand): `runs`, whole rows of one batch (units of whole rows, no run-time column bound) take every column pair from
  * a copy made once for the rows (gemm-tile-cost.ts counts the same); `cols`, the 1..3 columns the 4-column step leaves
- * over (N or the unit's width not a multiple of 4, or a run-time column bound). `bt`: the copy's buffer, if either.
+ * over (N or the unit's width not a multiple of 4, or a run-time column bound). `bt`: the copy's buffer (k padded to
+ * words; four rows for the runs' 4x2 block, else two), if either.
  */
 export function kdotCopies(L: GemmLoops, split: { chunks: number; width: number }, posBound: string | undefined) {
   const kPad = Math.ceil(L.K / 4) * 4;
@@ -108,7 +109,7 @@ export function kdotCopies(L: GemmLoops, split: { chunks: number; width: number 
   return {
     runs: runs ? { quads } : false,
     quads: runs && quads,
-    cols: cols ? { kPad } : false,
+    cols,
     bt: runs || cols ? { kPad, rows: runs && quads ? 4 : 2 } : false,
   } as const;
 }
