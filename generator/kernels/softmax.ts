@@ -39,7 +39,7 @@ const floorShr = (v: bigint, s: number): bigint => v >> BigInt(s); // bigint >> 
 /**
  * z = floor(v / d) for 0 <= v <= R (v = -xt, d = log2) as a multiply by a reciprocal: floor(v * m / 2^32) with
  * m = ceil(2^32 / d) and e = m * d - 2^32, exact for every v in range when R * e < 2^32 (v = q * d + r: the error
- * v * e / (d * 2^32) stays below (d - r) / d). One `mulhu` (5 cycles on CV32E40P) where gcc 12 divides by the constant
+ * v * e / (d * 2^32) stays below (d - r) / d). One `mulhu` (5 cycles: the ISS's CV32E40P rule, emulator/assembly/iss/timing.ts) where gcc 12 divides by the constant
  * with `div` (3 + its leading zero bits: 25 cycles for 525, emulator/assembly/iss/timing.ts). False for a power of two
  * (gcc shifts) or where the bound fails: the division stays. The tiny-llama prompt pass on the ISS: its softmaxes of
  * log2 = 525 from 50,813-92,114 to 49,616-83,931 cycles.

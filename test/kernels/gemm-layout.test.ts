@@ -151,7 +151,8 @@ test('batched k-major B, 32-byte rows whole in the tile: padded to 36 by L1-side
     assert.is(dense.r.dma.filter((d) => d.l12d).length, 0);
     // Whether the padding pays depends on the tile: with all 8 rows of each batch in one tile, the cores start on A
     // rows 32 bytes apart and B's walking streams cross A's banks (docs/timing.md, "L1 bank conflicts": padded
-    // 53192 stall cycles against dense 41944 on this version's tile); both runs are exact (padVsDense).
+    // 53192 stall cycles against dense 41944 on the 64-byte-row case this test had before 07e7b03); both runs are
+    // exact (padVsDense).
   } finally {
     cleanup();
   }
