@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { COST_CLASSES, type CostClass } from '../generator/platforms/types.js';
 import { fitCosts } from './cost-fit/fit.js';
 import { calibrationFor } from './cost-fit/layers.js';
-import { measure } from './cost-fit/measure.js';
+import { measure, measureTeam } from './cost-fit/measure.js';
 import { fitSkew, type SkewFit } from './cost-fit/skew.js';
 import { DOC_FILE, docWithTable, renderDocTable, renderEmulator, renderGenerator } from './cost-fit/render.js';
 import { FIT_TARGETS, fitTarget } from './cost-fit/targets.js';
@@ -42,7 +42,8 @@ try {
   for (const t of targets) {
     const layers = calibrationFor(t).filter((l) => !only || only.test(l.name));
     const rows = await measure(layers, work, t);
-    const fit = fitCosts(rows, t.hand, [...keep, ...(t.held ?? [])]);
+    const team = t.fixedOnTeam ? await measureTeam(layers, work, t) : [];
+    const fit = await fitCosts(rows, t.hand, [...keep, ...(t.held ?? [])], team);
     for (const r of fit.ratios) console.log(JSON.stringify({ platform: t.platform, ...r }));
     const w = Math.max(...fit.ratios.map((r) => r.name.length));
     console.log(`${t.platform}:`);

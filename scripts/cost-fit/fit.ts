@@ -6,6 +6,7 @@
 import { COST_CLASSES, type CoreCosts, type CostClass } from '../../generator/platforms/types.js';
 import type { CalibrationRow } from './measure.js';
 import { nnls } from './nnls.js';
+import { fixedOnTeam, type TeamRun } from './team.js';
 
 /**
  * Fitted costs are kept in 1/64 cycle (exact in the emulator's Q16 clocks, finer than the fit's own spread), the MAC
@@ -24,6 +25,8 @@ export interface Fit {
   apart: CostClass[];
   /** Of them, the fixed costs measured on the few-output layers (fixedOnFewOutputs). */
   onFewOutputs: CostClass[];
+  /** Whether those were measured on the whole team (team.ts), not on one core. */
+  onTeam?: boolean;
   /** Per calibration row: the AS prediction with the fitted costs over the ISS cycles. */
   ratios: { name: string; predicted: number; iss: number; ratio: number }[];
 }
@@ -82,16 +85,19 @@ export function fixedOnFewOutputs(rows: CalibrationRow[], costs: Record<CostClas
 /**
  * The fit. With few-output layers among the rows, the fixed costs are measured on them and the per-unit classes fitted
  * with those held, in turn until neither moves (each depends on the other: a few-output layer has some per-unit work,
- * a large layer some fixed; three to five rounds).
+ * a large layer some fixed; three to five rounds). With `team` (those layers run on the platform's whole team,
+ * team.ts), the fixed costs are measured there, where users' layers run, and the one-core rows set the per-unit
+ * classes only.
  */
-export function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, keepGiven: readonly CostClass[] = []): Fit {
+export async function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, keepGiven: readonly CostClass[] = [], team: TeamRun[] = []): Promise<Fit> {
   if (!rows.some((r) => r.fewOutputs) || FIXED.some((c) => keepGiven.includes(c))) return fitPerUnit(rows, givenCosts, keepGiven);
   let fixed = new Map<CostClass, number>();
   for (let round = 0; round < 20; round++) {
     const fit = fitPerUnit(rows, { ...givenCosts, ...Object.fromEntries(fixed) }, [...keepGiven, ...FIXED]);
-    const next = fixedOnFewOutputs(rows, fit.costs);
+    const onOne = fixedOnFewOutputs(rows, fit.costs);
+    const next = team.length > 0 ? await fixedOnTeam(team, { ...fit.costs, ...Object.fromEntries(round > 0 ? fixed : onOne) }, [...onOne.keys()]) : onOne;
     if (round > 0 && [...next].every(([c, v]) => fixed.get(c) === v)) {
-      return { ...fit, fitted: [...fit.fitted, ...next.keys()], onFewOutputs: [...next.keys()] };
+      return { ...fit, fitted: [...fit.fitted, ...next.keys()], onFewOutputs: [...next.keys()], onTeam: team.length > 0 };
     }
     fixed = next;
   }

@@ -13,6 +13,7 @@ import { runFirmware } from '../../runtime/node/run.js';
 import type { NDArray } from '../../generator/ir/ndarray.js';
 import { runInputs, type CalibrationLayer } from './layers.js';
 import type { FitTarget } from './targets.js';
+import type { TeamRun } from './team.js';
 
 export interface CalibrationRow {
   name: string;
@@ -63,4 +64,21 @@ export async function measure(layers: CalibrationLayer[], work: string, target: 
     rows.push({ name: l.name, units: as.units, asCycles: as.cycles, asOther: as.cycles - compute, issCycles: iss.networkCycles, fewOutputs: l.fewOutputs === true });
   }
   return rows;
+}
+
+/** The few-output layers generated for the whole team (planned with the hand counts, as every calibration run) and
+ * measured on the ISS once: their ISS cycles do not depend on the table being fitted. */
+export async function measureTeam(layers: CalibrationLayer[], work: string, target: FitTarget): Promise<TeamRun[]> {
+  const runs: TeamRun[] = [];
+  for (const [i, l] of layers.entries()) {
+    if (!l.fewOutputs) continue;
+    const { model, sample, out } = writeLayer(l, join(work, `fixed${i}`));
+    generateFirmware({ model, platform: target.platform, out, ...l.options, sampleInputs: sample, planCosts: target.hand });
+    const inputs = runInputs(l);
+    const iss = await runIss(out, inputs);
+    const as = await runFirmware(out, inputs);
+    checkSameOutputs(l, as.outputs, iss.outputs, ' (whole team)');
+    runs.push({ name: l.name, out, inputs, issCycles: iss.networkCycles });
+  }
+  return runs;
 }

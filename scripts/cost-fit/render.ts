@@ -26,12 +26,13 @@ function provenance(fit: Fit, rows: CalibrationRow[], platform: string): string[
 
 /** A class measured apart (fit.ts measuredByDifference), not by the least squares. */
 const BY_DIFFERENCE = '; by difference: the same layers on their data and on zeros';
-/** A fixed cost measured on the few-output layers (fit.ts fixedOnFewOutputs). */
-const ON_FEW_OUTPUTS = '; on the layers of a few outputs';
-const how = (fit: Fit, c: CostClass, by: string, few: string): string => (fit.apart.includes(c) ? by : fit.onFewOutputs.includes(c) ? few : '');
+/** Where a fixed cost was measured (fit.ts fixedOnFewOutputs; on the whole team: team.ts). */
+const fixedWhere = (fit: Fit): string => `on the layers of a few outputs${fit.onTeam ? ' on the whole team' : ''}`;
+const how = (fit: Fit, c: CostClass, by: string, few: (where: string) => string): string =>
+  fit.apart.includes(c) ? by : fit.onFewOutputs.includes(c) ? few(fixedWhere(fit)) : '';
 
 export function renderGenerator(fit: Fit, rows: CalibrationRow[], t: FitTarget): string {
-  const lines = fit.fitted.map((c) => `  ${c}: ${fit.costs[c]}, // hand count ${t.hand[c]}${how(fit, c, BY_DIFFERENCE, ON_FEW_OUTPUTS)}`);
+  const lines = fit.fitted.map((c) => `  ${c}: ${fit.costs[c]}, // hand count ${t.hand[c]}${how(fit, c, BY_DIFFERENCE, (w) => `; ${w}`)}`);
   return [
     HEADER,
     ...provenance(fit, rows, t.platform),
@@ -71,7 +72,7 @@ export function renderEmulator(fit: Fit, rows: CalibrationRow[], t: FitTarget, s
 }
 
 export function renderDocTable(fit: Fit, t: FitTarget): string {
-  const rows = fit.fitted.map((c) => `| ${c} | ${fit.costs[c]} | ${t.hand[c]}${how(fit, c, ' (measured by difference: the same layers on their data and on zeros)', ' (measured on the layers of a few outputs)')} |`);
+  const rows = fit.fitted.map((c) => `| ${c} | ${fit.costs[c]} | ${t.hand[c]}${how(fit, c, ' (measured by difference: the same layers on their data and on zeros)', (w) => ` (measured ${w})`)} |`);
   const layers = fit.ratios.map((r) => `| ${r.name} | ${r.iss} | ${r.predicted} | ${r.ratio.toFixed(2)} |`);
   return [
     docBegin(t.platform),

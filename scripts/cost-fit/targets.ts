@@ -21,6 +21,8 @@ export interface FitTarget {
   bankSkewConst?: string;
   /** The C's clamp branches when it clips (no p.clip): the AS counts those values (CLIP_TAKEN) and a layer measures them. */
   clipBranches?: boolean;
+  /** The fixed costs measured on the few-output layers run on the whole team (cost-fit/team.ts), a cluster's. */
+  fixedOnTeam?: boolean;
   /** Classes this target's fit leaves at their hand count (why: beside the target). */
   held?: CostClass[];
 }
@@ -34,6 +36,7 @@ export const FIT_TARGETS: FitTarget[] = [
     emulatorFile: 'emulator/assembly/chips/siracusa-measured.ts',
     emulatorConst: 'SIRACUSA_MEASURED_64THS',
     bankSkewConst: 'SIRACUSA_BANK_SKEW',
+    fixedOnTeam: true,
     // The share bounds and the reductions' outputs, which the generic core's fit separated, stay at 0 here: a refit
     // with them (2026-11-30) moved this table and put three more layers past 10 % of the ISS (MobileNetV1's Conv_0
     // and Conv_4, its pool's requantization); left. A misaligned load's cycle is CV32E40P's rule, not a fit.

@@ -11,7 +11,7 @@ import { createEmulator } from '../../runtime/node/emulator.js';
 import { HAND_COUNTS } from '../../generator/platforms/siracusa/hand-costs.js';
 import { fitCosts } from '../../scripts/cost-fit/fit.js';
 import { CALIBRATION, calibrationFor } from '../../scripts/cost-fit/layers.js';
-import { measure, type CalibrationRow } from '../../scripts/cost-fit/measure.js';
+import { measure, measureTeam, type CalibrationRow } from '../../scripts/cost-fit/measure.js';
 import { nnls } from '../../scripts/cost-fit/nnls.js';
 import { fitSkew, SKEWS } from '../../scripts/cost-fit/skew.js';
 import { readFileSync } from 'node:fs';
@@ -36,7 +36,7 @@ test('nnls: an exactly consistent system is solved; a variable the data wants ne
   assert.ok(Math.abs(y[0] - 1) < 1e-9, `y0 = ${y[0]}`);
 });
 
-test('fitCosts recovers the per-unit costs of synthetic rows, holds kept and unexercised classes at their given value', () => {
+test('fitCosts recovers the per-unit costs of synthetic rows, holds kept and unexercised classes at their given value', async () => {
   const truth = { MAC_CONV: 0.5, REQUANT: 12.25, COPY_BYTE: 1.5 };
   const k = (c: string) => (COST_CLASSES as readonly string[]).indexOf(c);
   const rows: CalibrationRow[] = [[4096, 64, 512, 2], [9000, 300, 100, 4], [20000, 50, 2000, 8], [100, 400, 7, 1]].map(([mac, rq, cp, call], i) => {
@@ -49,7 +49,7 @@ test('fitCosts recovers the per-unit costs of synthetic rows, holds kept and une
     const iss = other + mac * truth.MAC_CONV + rq * truth.REQUANT + cp * truth.COPY_BYTE + call * HAND_COUNTS.CALL;
     return { name: `row${i}`, units, asCycles: 0, asOther: other, issCycles: iss };
   });
-  const fit = fitCosts(rows, HAND_COUNTS, ['CALL']);
+  const fit = await fitCosts(rows, HAND_COUNTS, ['CALL']);
   assert.equal(fit.fitted, ['MAC_CONV', 'REQUANT', 'COPY_BYTE']);
   for (const [c, v] of Object.entries(truth)) assert.is(fit.costs[c as keyof typeof truth], v, c);
   assert.is(fit.costs.CALL, HAND_COUNTS.CALL);
@@ -77,8 +77,9 @@ for (const t of FIT_TARGETS) {
   test(`${t.platform}: the committed measured table is the fit of this code (every calibration layer rerun)`, async () => {
     const work = mkdtempSync(join(tmpdir(), 'firmgen-costfit-all-'));
     try {
-      const rows = await measure(calibrationFor(t), work, t);
-      const fit = fitCosts(rows, t.hand, t.held);
+      const layers = calibrationFor(t);
+      const rows = await measure(layers, work, t);
+      const fit = await fitCosts(rows, t.hand, t.held, t.fixedOnTeam ? await measureTeam(layers, work, t) : []);
       const measured = Object.fromEntries(fit.fitted.map((c) => [c, fit.costs[c]]));
       assert.equal(measured, MEASURED_TABLES[t.platform], 'run `npm run fit:costs -- --write` and rebuild: the C or the calibration changed');
       // And the emulator charges them (its table is generated from the same fit).

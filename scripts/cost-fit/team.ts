@@ -1,0 +1,62 @@
+/**
+ * The fixed costs (LAYER, CALL, TILE) measured where a user's layers run: the few-output calibration layers on the
+ * platform's whole team. On one core a layer's fork, barriers and join are a team of one's, and its share bounds
+ * divide by one; on the team the fork wakes seven cores, every barrier waits for the last of eight and the marks and
+ * the tile driving sit on core 0's path while the others wait. The per-unit classes stay fitted on one core (every
+ * unit on the critical path there); these few layers, mostly fixed cost, set the fixed costs on the team.
+ *
+ * The AS cycles of a team run are not a sum of units x costs (the critical path runs through whichever core ends a
+ * phase last), so the fixed costs are found by Gauss-Newton on the AS runs themselves: the cycles' change per cycle of
+ * each fixed cost is measured by running the AS firmware with that cost moved, and the non-negative least squares on
+ * relative errors gives the next costs, until they stay.
+ */
+import { COST_CLASSES, type CostClass } from '../../generator/platforms/types.js';
+import { runFirmware } from '../../runtime/node/run.js';
+import type { NDArray } from '../../generator/ir/ndarray.js';
+import { nnls } from './nnls.js';
+
+/** A few-output layer's firmware for the whole team and its ISS cycles (measure.ts measureTeam). */
+export interface TeamRun {
+  name: string;
+  out: string;
+  inputs: NDArray[];
+  issCycles: number;
+}
+
+/** The step by which a fixed cost is moved to measure its effect on the AS cycles. */
+const PROBE = 64;
+
+/** The AS cycles of each run under `costs`, one run after another (not concurrently: each loads its own emulator). */
+async function asCycles(runs: TeamRun[], costs: Record<CostClass, number>): Promise<number[]> {
+  const cycles: number[] = [];
+  for (const run of runs) cycles.push((await runFirmware(run.out, run.inputs, { costs: COST_CLASSES.map((c) => costs[c]) })).cycles);
+  return cycles;
+}
+
+/**
+ * The fixed costs `classes` that, with the other classes at `costs`, bring the team runs' AS cycles closest to their
+ * ISS cycles (least squares on relative errors, non-negative), in whole cycles; starting from `costs`' own values.
+ */
+export async function fixedOnTeam(runs: TeamRun[], costs: Record<CostClass, number>, classes: readonly CostClass[]): Promise<Map<CostClass, number>> {
+  let current = { ...costs };
+  for (let round = 0; round < 8; round++) {
+    const base = await asCycles(runs, current);
+    const slope: number[][] = runs.map(() => []);
+    for (const c of classes) {
+      const moved = await asCycles(runs, { ...current, [c]: current[c] + PROBE });
+      moved.forEach((m, i) => slope[i].push((m - base[i]) / PROBE));
+    }
+    const A = runs.map((r, i) => slope[i].map((s) => s / r.issCycles));
+    const b = runs.map((r, i) => (r.issCycles - base[i] + classes.reduce((s, c, j) => s + slope[i][j] * current[c], 0)) / r.issCycles);
+    const x = nnls(A, b);
+    const next = { ...current };
+    classes.forEach((c, j) => (next[c] = Math.round(x[j])));
+    if (classes.every((c) => next[c] === current[c])) break;
+    current = next;
+  }
+  if (process.env.FIRMGEN_FIT_TEAM_LOG) {
+    const final = await asCycles(runs, current);
+    runs.forEach((r, i) => console.log(`team ${r.name}: ISS ${r.issCycles} AS ${final[i]} AS/ISS ${(final[i] / r.issCycles).toFixed(3)}`));
+  }
+  return new Map(classes.map((c) => [c, current[c]]));
+}
