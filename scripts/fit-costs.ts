@@ -9,6 +9,7 @@
  * does not depend on the table it replaces: a second run gives the same table).
  * Options: --only <regex on layer names> (not with --write), --keep <class,class> (held at their hand count),
  * --no-skew (leave out the sweep of the L1 bank replay's start skew on the whole team, cost-fit/skew.ts).
+ * FIRMGEN_FIT_TEAM_LOG=1 prints each round's fixed costs and the team runs' AS/ISS (cost-fit/team.ts).
  * CALL, one per kernel call and tile on each core, takes all the per-tile work of the C that the AS path does not
  * count elsewhere (the tile loop's bookkeeping, the DMA programming, the share computation, the barriers' own code).
  */

@@ -23,3 +23,34 @@ export function constDivision(d: number, bound: number): ConstDivision | null {
   }
   return null;
 }
+
+/** x / d as C for 0 <= x < bound: a shift by a power of two, FG_DIVC where a 32-bit multiply is exact, else `/`. */
+export function cDivide(x: string, d: number, bound: number): string {
+  if (d === 1) return x;
+  if (Number.isInteger(Math.log2(d))) return `(int32_t)((uint32_t)(${x}) >> ${Math.log2(d)})`;
+  const c = constDivision(d, bound);
+  return c ? `FG_DIVC(${x}, ${c.m}u, ${c.s})` : `(${x}) / ${d}`;
+}
+
+/**
+ * C declarations splitting a unit index `x` (0 <= x < bound) into mixed-radix digits, innermost first: digit i is
+ * (x / (r0 ... r(i-1))) % ri, the last one (radix undefined) the quotient left. Each quotient is taken once and the
+ * digit by a multiply-subtract; divisions through cDivide. `temp` prefixes the quotients' names (unique per scope).
+ */
+export function cDigits(x: string, bound: number, digits: { name: string; radix?: number }[], temp: string): string {
+  const lines: string[] = [];
+  let rest = x;
+  let restBound = bound;
+  digits.forEach((dig, i) => {
+    if (dig.radix === undefined) {
+      lines.push(`int32_t ${dig.name} = ${rest};`);
+      return;
+    }
+    const q = `${temp}${i}`;
+    lines.push(`const int32_t ${q} = ${cDivide(rest, dig.radix, restBound)};`);
+    lines.push(`int32_t ${dig.name} = ${rest} - ${q} * ${dig.radix};`);
+    rest = q;
+    restBound = Math.floor((restBound - 1) / dig.radix) + 1;
+  });
+  return lines.join(' ');
+}

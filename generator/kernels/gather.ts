@@ -2,6 +2,7 @@ import { attrInt } from '../ir/attrs.js';
 import { tensorOf } from '../ir/graph.js';
 import { sizeOf } from '../ir/ndarray.js';
 import { typeNames } from './common.js';
+import { cDivide } from './divide.js';
 import type { KernelDef } from './types.js';
 import { deviceTypesReason } from './words.js';
 
@@ -43,7 +44,7 @@ export const gatherKernel: KernelDef = {
         { field: 'y', tensor: y.name, dtype: y.dtype, write: true },
       ],
       params: {
-        rows, n, dim, inner, lookup,
+        rows, n, dim, inner, lookup, rowOuter: cDivide('r', n, rows),
         x: typeNames(x.dtype), i: typeNames(i.dtype), y: typeNames(y.dtype),
       },
       macs: 0,

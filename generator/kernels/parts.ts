@@ -5,6 +5,7 @@ import { isIntType, rangeOf } from '../ir/dtype.js';
 import type { Expr } from '../ir/graph.js';
 import { toRank, type LoopNest } from './loops.js';
 import { typeNames } from './common.js';
+import { cDigits } from './divide.js';
 
 /**
  * One loop nest of the 'elementwise' template: y[dst] = expr(leaves[src_k]) over up to four loops, every operand
@@ -68,6 +69,9 @@ export function renderPart(p: PartSpec, site: { node: string; op: string }, peri
   const offsets = [...p.leaves.map((l) => l.offset), p.out.offset];
   return {
     total: nest.dims.reduce((a, b) => a * b, 1),
+    // start <= total: a core past the last element starts at total.
+    firstDigits: cDigits('e', nest.dims.reduce((a, b) => a * b, 1) + 1,
+      [{ name: 'c0', radix: nest.dims[3] }, { name: 'i2', radix: nest.dims[2] }, { name: 'i1', radix: nest.dims[1] }, { name: 'i0' }], 'fg_q'),
     d1: nest.dims[1], d2: nest.dims[2], d3: nest.dims[3],
     operands: nest.strides.map((s, k) => ({ k, s0: s[0], s1: s[1], s2: s[2], s3: s[3], off: offsets[k] })),
     // A leaf the inner loop does not move along (a per-channel scale, a broadcast constant) is loaded once per run:

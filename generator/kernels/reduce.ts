@@ -3,6 +3,7 @@ import { attrInt, attrInts, hasAttr } from '../ir/attrs.js';
 import { tensorOf, type Graph, type Node } from '../ir/graph.js';
 import { sizeOf, stridesOf } from '../ir/ndarray.js';
 import { typeNames } from './common.js';
+import { cDivide } from './divide.js';
 import { toRank } from './loops.js';
 import type { KernelDef } from './types.js';
 import { bigRange, rowAccepts, siteOf, wordFor } from './words.js';
@@ -67,6 +68,7 @@ export const reduceKernel: KernelDef = {
       ],
       params: {
         outputs: sizeOf(keptDims), K1: kn.dims[1], ks0: kn.strides[0][0], ks1: kn.strides[0][1],
+        i0: cDivide('u', kn.dims[1], sizeOf(keptDims)),
         R0: rn.dims[0], R1: rn.dims[1], rs0: rn.strides[0][0], rs1: rn.strides[0][1],
         op: node.op, L, acc,
         direct: !mean || L === 1,

@@ -96,8 +96,11 @@ export async function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, ke
     const fit = fitPerUnit(rows, { ...givenCosts, ...Object.fromEntries(fixed) }, [...keepGiven, ...FIXED]);
     const onOne = fixedOnFewOutputs(rows, fit.costs);
     const next = team.length > 0 ? await fixedOnTeam(team, { ...fit.costs, ...Object.fromEntries(round > 0 ? fixed : onOne) }, [...onOne.keys()]) : onOne;
-    if (round > 0 && [...next].every(([c, v]) => fixed.get(c) === v)) {
-      return { ...fit, fitted: [...fit.fitted, ...next.keys()], onFewOutputs: [...next.keys()], onTeam: team.length > 0 };
+    // Settled when no fixed cost moves by more than a cycle (on the team the whole cycles of the AS runs can make one
+    // alternate by 1 between rounds): the per-unit classes are then fitted once more with the last fixed costs.
+    if (round > 0 && [...next].every(([c, v]) => Math.abs(fixed.get(c)! - v) <= 1)) {
+      const last = [...next].every(([c, v]) => fixed.get(c) === v) ? fit : fitPerUnit(rows, { ...givenCosts, ...Object.fromEntries(next) }, [...keepGiven, ...FIXED]);
+      return { ...last, fitted: [...last.fitted, ...next.keys()], onFewOutputs: [...next.keys()], onTeam: team.length > 0 };
     }
     fixed = next;
   }

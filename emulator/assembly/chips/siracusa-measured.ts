@@ -3,7 +3,7 @@
 // AS/ISS per layer with these costs: 0.66 .. 1.11 (docs/timing.md, "The fit").
 
 /** Cycles x 64 per unit of each cost class (runtime/as/cost.ts ids: MAC_CONV, MAC_DW, MAC_GEMM, ELEMENT, REQUANT, COPY_BYTE, SOFTMAX_ELEM, NORM_ELEM, DIV, CALL, MOVE_ELEM, POOL_TAP, CONV_UNIT, ELEM_OP, CONV_ROW, GATHER_ROW, REQUANT_WIDE, GEMM_UNIT, POOL_ROW, MAC_SCALAR, REDUCE_ELEM, ROW_WORD, MAC_GEMM_SCALAR, MAC_GEMM_KDOT, GEMM_BLOCK, MAC_GEMM_LONE, POOL_PAIR, MAC_GEMM_COL, GEMM_COL, CLIP_TAKEN, ROW_EDGE, ROW_OUT, GATHER_QUAD, REQUANT_SPLIT, LOOKUP, TSOFTMAX_ELEM, QNORM_ROW, QNORM_ELEM, CLIP_TEST, ELEM_LOAD, CONV_BLOCK, CONV_OUT, SHARE, REDUCE_OUT, LANE_SIGN, ROW_SIGN, CONV_ACC, TILE, MISALIGNED, MAC_GEMM_TAIL, LAYER, GEMM_BT_QUAD); -1: the hand count stands. */
-export const SIRACUSA_MEASURED_64THS: StaticArray<i32> = [28, 48, 26, 341, 582, 511, 1197, -1, -1, 11776, 296, 689, 4536, 57, 0, 888, 702, 875, 57, 1263, 1703, 106, 320, -1, 1556, 42, 1018, 33, 805, -1, 3029, 137, 1276, 403, 632, 4705, 64210, 10864, -1, -1, 87, -1, -1, -1, -1, -1, 2383, 22080, -1, 337, 9792, 1179];
+export const SIRACUSA_MEASURED_64THS: StaticArray<i32> = [28, 48, 26, 328, 581, 511, 1197, -1, -1, 11776, 306, 689, 4529, 57, 0, 888, 702, 876, 57, 1263, 1691, 106, 320, -1, 1562, 41, 1018, 33, 808, -1, 3029, 137, 1276, 403, 632, 4705, 64207, 10864, -1, -1, 97, -1, -1, -1, -1, -1, 2379, 22144, -1, 336, 9792, 1179];
 
 /** Cycles between consecutive cores' loop starts in the L1 bank replay (banks.ts): the skew of the sweep whose AS
  * cycles of the 92 calibration layers on the whole team come closest to the ISS's (scripts/cost-fit/skew.ts). */

@@ -8,41 +8,41 @@ export const MEASURED: Partial<CoreCosts> = {
   MAC_CONV: 0.4375, // hand count 0.4375
   MAC_DW: 0.75, // hand count 0.75
   MAC_GEMM: 0.40625, // hand count 0.625
-  ELEMENT: 5.328125, // hand count 4
-  REQUANT: 9.09375, // hand count 7
+  ELEMENT: 5.125, // hand count 4
+  REQUANT: 9.078125, // hand count 7
   COPY_BYTE: 7.984375, // hand count 0.5
   SOFTMAX_ELEM: 18.703125, // hand count 18
-  MOVE_ELEM: 4.625, // hand count 4
+  MOVE_ELEM: 4.78125, // hand count 4
   POOL_TAP: 10.765625, // hand count 4
-  CONV_UNIT: 70.875, // hand count 0
+  CONV_UNIT: 70.765625, // hand count 0
   ELEM_OP: 0.890625, // hand count 0
   CONV_ROW: 0, // hand count 0
   GATHER_ROW: 13.875, // hand count 3
   REQUANT_WIDE: 10.96875, // hand count 0
-  GEMM_UNIT: 13.671875, // hand count 0
+  GEMM_UNIT: 13.6875, // hand count 0
   POOL_ROW: 0.890625, // hand count 0
   MAC_SCALAR: 19.734375, // hand count 7
-  REDUCE_ELEM: 26.609375, // hand count 2
+  REDUCE_ELEM: 26.421875, // hand count 2
   ROW_WORD: 1.65625, // hand count 0
   MAC_GEMM_SCALAR: 5, // hand count 3
-  GEMM_BLOCK: 24.3125, // hand count 0
-  MAC_GEMM_LONE: 0.65625, // hand count 1.25
+  GEMM_BLOCK: 24.40625, // hand count 0
+  MAC_GEMM_LONE: 0.640625, // hand count 1.25
   POOL_PAIR: 15.90625, // hand count 32
   MAC_GEMM_COL: 0.515625, // hand count 0.625
-  GEMM_COL: 12.578125, // hand count 0
+  GEMM_COL: 12.625, // hand count 0
   ROW_EDGE: 47.328125, // hand count 0
   ROW_OUT: 2.140625, // hand count 7
   GATHER_QUAD: 19.9375, // hand count 12
   REQUANT_SPLIT: 6.296875, // hand count 0
   LOOKUP: 9.875, // hand count 4
   TSOFTMAX_ELEM: 73.515625, // hand count 53
-  QNORM_ROW: 1003.28125, // hand count 0
+  QNORM_ROW: 1003.234375, // hand count 0
   QNORM_ELEM: 169.75, // hand count 49
-  CONV_BLOCK: 1.359375, // hand count 0
-  CONV_ACC: 37.234375, // hand count 0
-  MAC_GEMM_TAIL: 5.265625, // hand count 2
+  CONV_BLOCK: 1.515625, // hand count 0
+  CONV_ACC: 37.171875, // hand count 0
+  MAC_GEMM_TAIL: 5.25, // hand count 2
   GEMM_BT_QUAD: 18.421875, // hand count 19
   LAYER: 153, // hand count 0; on the layers of a few outputs on the whole team
   CALL: 184, // hand count 34; on the layers of a few outputs on the whole team
-  TILE: 345, // hand count 0; on the layers of a few outputs on the whole team
+  TILE: 346, // hand count 0; on the layers of a few outputs on the whole team
 };
