@@ -5,49 +5,49 @@ import type { CoreCosts } from '../types.js';
 
 /** Cycles per unit of the classes the calibration measures; the others are the platform's hand counts. */
 export const MEASURED: Partial<CoreCosts> = {
-  MAC_CONV: 5.6875, // hand count 5.25
+  MAC_CONV: 3.34375, // hand count 5.25
   MAC_DW: 3.25, // hand count 5.25
-  MAC_GEMM: 6.5, // hand count 5.25
-  ELEMENT: 2.203125, // hand count 5.5
-  REQUANT: 0.953125, // hand count 9.25
-  COPY_BYTE: 8.5625, // hand count 0.8125
+  MAC_GEMM: 3.5625, // hand count 5.25
+  ELEMENT: 2.296875, // hand count 5.5
+  REQUANT: 1.03125, // hand count 9.25
+  COPY_BYTE: 8.546875, // hand count 0.8125
   SOFTMAX_ELEM: 18.90625, // hand count 23.75
   MOVE_ELEM: 4.921875, // hand count 5.5
   POOL_TAP: 14.28125, // hand count 5.5
-  CONV_UNIT: 25.390625, // hand count 0
+  CONV_UNIT: 81.546875, // hand count 0
   ELEM_OP: 1.09375, // hand count 0
   CONV_ROW: 0, // hand count 0
-  GATHER_ROW: 41.03125, // hand count 0
-  REQUANT_WIDE: 11.84375, // hand count 0
-  GEMM_UNIT: 3.4375, // hand count 0
-  POOL_ROW: 7.421875, // hand count 0
-  MAC_SCALAR: 22.65625, // hand count 8
+  GATHER_ROW: 39.828125, // hand count 0
+  REQUANT_WIDE: 11.75, // hand count 0
+  GEMM_UNIT: 2.1875, // hand count 0
+  POOL_ROW: 7.453125, // hand count 0
+  MAC_SCALAR: 22.640625, // hand count 8
   REDUCE_ELEM: 6.078125, // hand count 3.25
   ROW_WORD: 15.21875, // hand count 0
   MAC_GEMM_SCALAR: 9.625, // hand count 5.25
-  GEMM_BLOCK: 68.890625, // hand count 0
-  MAC_GEMM_LONE: 7.84375, // hand count 10.5
+  GEMM_BLOCK: 49.9375, // hand count 0
+  MAC_GEMM_LONE: 4.390625, // hand count 10.5
   POOL_PAIR: 59.578125, // hand count 44
-  MAC_GEMM_COL: 10.0625, // hand count 5.25
-  GEMM_COL: 0, // hand count 0
-  ROW_EDGE: 27.734375, // hand count 0
-  ROW_OUT: 1.59375, // hand count 9.25
-  GATHER_QUAD: 52.90625, // hand count 0
-  REQUANT_SPLIT: 7.484375, // hand count 0
+  MAC_GEMM_COL: 6.1875, // hand count 5.25
+  GEMM_COL: 68.5625, // hand count 0
+  ROW_EDGE: 27.796875, // hand count 0
+  ROW_OUT: 1.546875, // hand count 9.25
+  GATHER_QUAD: 42.71875, // hand count 0
+  REQUANT_SPLIT: 7.4375, // hand count 0
   LOOKUP: 10, // hand count 5.5
   TSOFTMAX_ELEM: 75.25, // hand count 58.75
-  QNORM_ROW: 791.3125, // hand count 0
+  QNORM_ROW: 791.328125, // hand count 0
   QNORM_ELEM: 180.9375, // hand count 52.75
-  CLIP_TEST: 1.171875, // hand count 0
+  CLIP_TEST: 1.140625, // hand count 0
   ELEM_LOAD: 2.359375, // hand count 0
-  CONV_BLOCK: 36.578125, // hand count 0
-  CONV_OUT: 10.234375, // hand count 9.25
-  SHARE: 144, // hand count 0
-  REDUCE_OUT: 10.015625, // hand count 0
+  CONV_BLOCK: 0, // hand count 0
+  CONV_OUT: 9.734375, // hand count 9.25
+  SHARE: 143.5625, // hand count 0
+  REDUCE_OUT: 10.078125, // hand count 0
   LANE_SIGN: 1.90625, // hand count 0
-  ROW_SIGN: 2.140625, // hand count 0
-  CONV_ACC: 0, // hand count 0
-  MAC_GEMM_TAIL: 5.328125, // hand count 5.25
+  ROW_SIGN: 2.125, // hand count 0
+  CONV_ACC: 66.65625, // hand count 0
+  MAC_GEMM_TAIL: 2.109375, // hand count 5.25
   CLIP_TAKEN: 5.953125, // hand count 0; by difference: the same layers on their data and on zeros
   LAYER: 0, // hand count 0; on the layers of a few outputs
   CALL: 0, // hand count 32; on the layers of a few outputs

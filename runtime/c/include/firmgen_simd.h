@@ -266,7 +266,7 @@ FG_DOT4X2_DEF(fg_dot4x2_ss, FG_SD, "0x5c")
 FG_DOT4X2_DEF(fg_dot4x2_us, FG_SD, "0x54")
 FG_DOT4X2_DEF(fg_dot4x2_uu, FG_SD, "0x50")
 FG_DOT4X2_DEF(fg_dot4x2_su, FG_SD_SWAP, "0x54")
-#else
+#elif defined(FG_TARGET_PULP)
 /* Accumulators in registers and one pointer per filter, so that a compiler without the XpulpV2 instructions keeps
    the loop to its loads and multiply-adds. Always inlined: gcc called it out of line from the conv (the block's
    accumulators then went through memory, and a call and return per block of 4 channels x 2 pixels). */
@@ -293,6 +293,30 @@ FG_DOT4X2_DEF(fg_dot4x2_ss, fg_dot4_ss)
 FG_DOT4X2_DEF(fg_dot4x2_us, fg_dot4_us)
 FG_DOT4X2_DEF(fg_dot4x2_uu, fg_dot4_uu)
 FG_DOT4X2_DEF(fg_dot4x2_su, fg_dot4_su)
+#else
+/* A core without packed SIMD (generic, the plain rv32 and ARM builds, the host): byte by byte. Words would each be
+   read through memcpy (four byte loads and their shifts on a core that takes no misaligned word) and then split into
+   lanes again; byte loads give the same products with 6 loads and 8 multiply-adds per k (the word form: ~53
+   instructions per 4 k and both rows). The same sums in the same order of k: exact as the words are. */
+#define FG_BYTE_S(p, i) ((int32_t)((const int8_t *)(p))[i])
+#define FG_BYTE_U(p, i) ((int32_t)((const uint8_t *)(p))[i])
+#define FG_DOT4X2_DEF(NAME, LX, LW)                                                                                    \
+  static inline __attribute__((always_inline)) void NAME(int32_t words, const void *x0, const void *x1, const void *w0, int32_t ws, int32_t *acc) {  \
+    const uint8_t *q0 = (const uint8_t *)w0, *q1 = q0 + ws, *q2 = q1 + ws, *q3 = q2 + ws;                             \
+    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3], a20 = acc[4], a21 = acc[5], a30 = acc[6],       \
+            a31 = acc[7];                                                                                              \
+    for (int32_t i = 0; i < 4 * words; i++) {                                                                          \
+      const int32_t xa = LX(x0, i), xb = LX(x1, i);                                                                    \
+      const int32_t f0 = LW(q0, i), f1 = LW(q1, i), f2 = LW(q2, i), f3 = LW(q3, i);                                    \
+      a00 += xa * f0; a01 += xb * f0; a10 += xa * f1; a11 += xb * f1;                                                  \
+      a20 += xa * f2; a21 += xb * f2; a30 += xa * f3; a31 += xb * f3;                                                  \
+    }                                                                                                                  \
+    acc[0] = a00; acc[1] = a01; acc[2] = a10; acc[3] = a11; acc[4] = a20; acc[5] = a21; acc[6] = a30; acc[7] = a31;  \
+  }
+FG_DOT4X2_DEF(fg_dot4x2_ss, FG_BYTE_S, FG_BYTE_S)
+FG_DOT4X2_DEF(fg_dot4x2_us, FG_BYTE_U, FG_BYTE_S)
+FG_DOT4X2_DEF(fg_dot4x2_uu, FG_BYTE_U, FG_BYTE_U)
+FG_DOT4X2_DEF(fg_dot4x2_su, FG_BYTE_S, FG_BYTE_U)
 #endif
 
 /* fg_dot1x2_<x><w>(words, x0, x1, w, acc): one filter (or B row) against two pixels (or A rows), the column the 4x2
@@ -324,7 +348,7 @@ FG_DOT1X2_DEF(fg_dot1x2_ss, FG_SD, "0x5c")
 FG_DOT1X2_DEF(fg_dot1x2_us, FG_SD, "0x54")
 FG_DOT1X2_DEF(fg_dot1x2_uu, FG_SD, "0x50")
 FG_DOT1X2_DEF(fg_dot1x2_su, FG_SD_SWAP, "0x54")
-#else
+#elif defined(FG_TARGET_PULP)
 #define FG_DOT1X2_DEF(NAME, DOT)                                                                                       \
   static inline __attribute__((always_inline)) void NAME(int32_t words, const void *x0, const void *x1, const void *w, int32_t *acc) {           \
     const uint8_t *p0 = (const uint8_t *)x0, *p1 = (const uint8_t *)x1, *q = (const uint8_t *)w;                  \
@@ -340,6 +364,22 @@ FG_DOT1X2_DEF(fg_dot1x2_ss, fg_dot4_ss)
 FG_DOT1X2_DEF(fg_dot1x2_us, fg_dot4_us)
 FG_DOT1X2_DEF(fg_dot1x2_uu, fg_dot4_uu)
 FG_DOT1X2_DEF(fg_dot1x2_su, fg_dot4_su)
+#else
+/* Byte by byte, as fg_dot4x2's portable form (3 loads and 2 multiply-adds per k). */
+#define FG_DOT1X2_DEF(NAME, LX, LW)                                                                                    \
+  static inline __attribute__((always_inline)) void NAME(int32_t words, const void *x0, const void *x1, const void *w, int32_t *acc) {           \
+    int32_t a0 = acc[0], a1 = acc[1];                                                                                \
+    for (int32_t i = 0; i < 4 * words; i++) {                                                                          \
+      const int32_t f = LW(w, i);                                                                                      \
+      a0 += LX(x0, i) * f;                                                                                             \
+      a1 += LX(x1, i) * f;                                                                                             \
+    }                                                                                                                  \
+    acc[0] = a0; acc[1] = a1;                                                                                          \
+  }
+FG_DOT1X2_DEF(fg_dot1x2_ss, FG_BYTE_S, FG_BYTE_S)
+FG_DOT1X2_DEF(fg_dot1x2_us, FG_BYTE_U, FG_BYTE_S)
+FG_DOT1X2_DEF(fg_dot1x2_uu, FG_BYTE_U, FG_BYTE_U)
+FG_DOT1X2_DEF(fg_dot1x2_su, FG_BYTE_S, FG_BYTE_U)
 #endif
 
 /* fg_cols2(words, b, stride, d0, d1): two adjacent byte columns of a matrix whose rows lie `stride` bytes apart, from
