@@ -1,7 +1,7 @@
 import { GenError } from '../errors.js';
 import { fillsPast } from '../frontend/passes/bound-by-position.js';
 import { attrInt } from '../ir/attrs.js';
-import { tensorOf, type Tensor } from '../ir/graph.js';
+import { tensorOf, type Graph, type Node, type Tensor } from '../ir/graph.js';
 import { byteWide, typeNames } from './common.js';
 import type { KernelDef, KernelView } from './types.js';
 import { bigRange, maxAbs, rowAccepts, rowsOf, siteOf, wordFor, type Site, type Word } from './words.js';
@@ -52,6 +52,50 @@ export function reciprocalOf(d: bigint, R: bigint): { m: string } | false {
 }
 
 /**
+ * The bounds of iSoftmax's chain over its input's range (see below) and the words they need: the element chain's (eT)
+ * and the row sum's and normalisation's (sT). Read by the kernel's view and by the tiler's estimate (a 64-bit word
+ * costs an entry SOFTMAX_WIDE / SOFTMAX_SUM_WIDE more).
+ */
+export function iSoftmaxWords(node: Node, graph: Graph) {
+  const site = siteOf(node);
+  const { x, L } = rowsOf(node, graph);
+  const [A, B, C, log2, n] = ['coeffA', 'coeffB', 'coeffC', 'log2', 'n_levels'].map((k) => BigInt(attrInt(node, k)));
+  if (log2 <= 0n) throw new GenError('unsupported', `log2 = ${log2} must be positive`, site);
+  const { lo, hi } = bigRange(x);
+  const xtMin = lo - hi;
+  const zMax = Number((hi - lo) / log2 < 31n ? (hi - lo) / log2 : 31n);
+  // p = -((-xt) mod log2) while z is not clipped, else xt + 31*log2; never below xt itself.
+  let pMin = 1n - log2 < xtMin + 31n * log2 ? 1n - log2 : xtMin + 31n * log2;
+  if (pMin < xtMin) pMin = xtMin;
+  const q0 = pMin + B;
+  const q1 = B;
+  const sq = [q0 * q0, q1 * q1];
+  const sqMin = q0 <= 0n && q1 >= 0n ? 0n : sq[0] < sq[1] ? sq[0] : sq[1];
+  const sqMax = sq[0] > sq[1] ? sq[0] : sq[1];
+  const t = [A * sqMin + C, A * sqMax + C];
+  const e = [...t, ...t.map((v) => floorShr(v, zMax))];
+  const eMin = e.reduce((m, v) => (v < m ? v : m));
+  const eMax = e.reduce((m, v) => (v > m ? v : m));
+  const eT = wordFor(maxAbs(xtMin, 31n * log2, q0, q1, sqMax, A * sqMin, A * sqMax, ...t, A, B, C), 'the exponent', site);
+  const Lb = BigInt(L);
+  const sT = wordFor(maxAbs(Lb * eMin, Lb * eMax, eMin * (n - 1n), eMax * (n - 1n)), 'the row sum', site);
+  // 0 <= -xt <= hi - lo: z's division in 32 bits when that fits, whatever word the chain needs (the same quotient;
+  // the ISS measured a 64-bit division by a constant as a __divdi3 call of ~100 cycles an entry on rv32), as a
+  // multiply by the reciprocal where log2 is not a power of two (reciprocalOf) and the input is wider than a byte:
+  // from an 8-bit input gcc knows -xt within [-255, 255] and folds the division into compares, which the ISS
+  // measured faster than the mulhu (softmax 64x16 on 8 cores, log2 = 255: 8,408 against 10,195 cycles).
+  const z32 = hi - lo <= 2147483647n && log2 <= 2147483647n
+    ? { d: String(log2), recip: byteWide(x.dtype) ? false : reciprocalOf(log2, hi - lo) } : false as const;
+  return { A, B, C, log2, n, lo, hi, eMin, eT, sT, z32 };
+}
+
+/** The AS's extra classes per entry of an iSoftmax (isoftmax.ts.mustache): the 64-bit chain's and the 64-bit sum's. */
+export function iSoftmaxWideCharges(node: Node, graph: Graph): { chain: boolean; sum: boolean; recip: boolean } {
+  const { eT, sT, z32 } = iSoftmaxWords(node, graph);
+  return { chain: eT.wide, sum: sT.wide, recip: z32 !== false && z32.recip !== false };
+}
+
+/**
  * iSoftmax: xt = x - max; z = clip(tdiv(-xt, log2), 0, 31); p = xt + z*log2; e = (A*(p+B)^2 + C) >> z;
  * out = floor(e*(n-1) / sum(e)). Bounds of every step decide the words of the element chain (eT) and of the
  * sum and normalisation (sT).
@@ -62,28 +106,8 @@ export const iSoftmaxKernel: KernelDef = {
   engine: 'cores',
   accepts: (node, g) => rowAccepts(node, g, ['iSoftmax'], 'an iSoftmax'),
   view({ node, graph }) {
-    const site = siteOf(node);
     const { x, y, L, rows } = rowsOf(node, graph);
-    const [A, B, C, log2, n] = ['coeffA', 'coeffB', 'coeffC', 'log2', 'n_levels'].map((k) => BigInt(attrInt(node, k)));
-    if (log2 <= 0n) throw new GenError('unsupported', `log2 = ${log2} must be positive`, site);
-    const { lo, hi } = bigRange(x);
-    const xtMin = lo - hi;
-    const zMax = Number((hi - lo) / log2 < 31n ? (hi - lo) / log2 : 31n);
-    // p = -((-xt) mod log2) while z is not clipped, else xt + 31*log2; never below xt itself.
-    let pMin = 1n - log2 < xtMin + 31n * log2 ? 1n - log2 : xtMin + 31n * log2;
-    if (pMin < xtMin) pMin = xtMin;
-    const q0 = pMin + B;
-    const q1 = B;
-    const sq = [q0 * q0, q1 * q1];
-    const sqMin = q0 <= 0n && q1 >= 0n ? 0n : sq[0] < sq[1] ? sq[0] : sq[1];
-    const sqMax = sq[0] > sq[1] ? sq[0] : sq[1];
-    const t = [A * sqMin + C, A * sqMax + C];
-    const e = [...t, ...t.map((v) => floorShr(v, zMax))];
-    const eMin = e.reduce((m, v) => (v < m ? v : m));
-    const eMax = e.reduce((m, v) => (v > m ? v : m));
-    const eT = wordFor(maxAbs(xtMin, 31n * log2, q0, q1, sqMax, A * sqMin, A * sqMax, ...t, A, B, C), 'the exponent', site);
-    const Lb = BigInt(L);
-    const sT = wordFor(maxAbs(Lb * eMin, Lb * eMax, eMin * (n - 1n), eMax * (n - 1n)), 'the row sum', site);
+    const { A, B, C, log2, n, eMin, eT, sT, z32 } = iSoftmaxWords(node, graph);
     // A position operand (a decoder's cache, quantize/stateful.ts): rows span entries 0..pos only, the rest are 0.
     const pos = node.inputs[1] ? tensorOf(graph, node.inputs[1]) : undefined;
     const v = rowView(x, y, {
@@ -91,13 +115,8 @@ export const iSoftmaxKernel: KernelDef = {
       cA: lit(A, eT), cB: lit(B, eT), cC: lit(C, eT), log2: lit(log2, eT), nm1: lit(n - 1n, sT),
       // floor division equals C's truncating one while numerator and sum are non-negative.
       floorFix: eMin < 0n,
-      // 0 <= -xt <= hi - lo: z's division in 32 bits when that fits, whatever word the chain needs (the same quotient;
-      // the ISS measured a 64-bit division by a constant as a __divdi3 call of ~100 cycles an entry on rv32), as a
-      // multiply by the reciprocal where log2 is not a power of two (reciprocalOf) and the input is wider than a byte:
-      // from an 8-bit input gcc knows -xt within [-255, 255] and folds the division into compares, which the ISS
-      // measured faster than the mulhu (softmax 64x16 on 8 cores, log2 = 255: 8,408 against 10,195 cycles).
-      z32: hi - lo <= 2147483647n && log2 <= 2147483647n
-        ? { d: String(log2), recip: byteWide(x.dtype) ? false : reciprocalOf(log2, hi - lo) } : false,
+      // The AS's extra charges per entry (isoftmax.ts.mustache): a chain, a row sum in 64-bit words; z by the reciprocal.
+      wideChain: eT.wide, wideSum: sT.wide, z32,
     });
     if (pos) v.args.splice(1, 0, { field: 'p', tensor: pos.name, dtype: pos.dtype, write: false });
     return { ...v, macs: 0 };

@@ -228,5 +228,24 @@ export const LAYER: i32 = 50;
  */
 export const GEMM_BT_QUAD: i32 = 51;
 
+/**
+ * The extra of an iSoftmax entry whose exponent chain needs 64-bit words (kernels/softmax.ts `eT`: a wide input's
+ * range, a decoder's attention scores), beside SOFTMAX_ELEM: on rv32 its two passes subtract, square, scale and shift
+ * by z in word pairs (three multiplies for a square, a branch for a shift past 31).
+ */
+export const SOFTMAX_WIDE: i32 = 52;
+/**
+ * The extra of an iSoftmax entry whose row sum and numerators need 64-bit words (`sT`), beside SOFTMAX_ELEM: the sum's
+ * add with carry, the numerator's 64-bit product and the test that takes the 32-bit division when both fit.
+ */
+export const SOFTMAX_SUM_WIDE: i32 = 53;
+
+/**
+ * The extra of an iSoftmax entry whose z = -xt / log2 is a multiply by the reciprocal (kernels/softmax.ts
+ * reciprocalOf: an input wider than a byte, log2 not a power of two), beside SOFTMAX_ELEM: a mulhu of 5 cycles in each
+ * of the two passes, where from a byte gcc folds the division into compares.
+ */
+export const SOFTMAX_RECIP: i32 = 54;
+
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 52;
+export const NUM_CLASSES: i32 = 55;

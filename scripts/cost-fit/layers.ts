@@ -58,13 +58,18 @@ function zeroInputs(l: CalibrationLayer): CalibrationLayer {
 
 const wideName = (wide: Wide): string => (wide === 'split' ? ' split' : wide ? ' wide' : '');
 
-function layer(name: string, inputs: { name: string; shape: number[]; unsigned?: boolean }[], body: (b: OnnxBuilder, rng: Rng) => string): CalibrationLayer {
+/** An input: int8 values, uint8 with `unsigned`, or int16 values within +-`int16` (a decoder's attention scores). */
+function layer(name: string, inputs: { name: string; shape: number[]; unsigned?: boolean; int16?: number }[], body: (b: OnnxBuilder, rng: Rng) => string): CalibrationLayer {
   const rng = new Rng(name.length * 7919 + name.charCodeAt(0));
   const b = new OnnxBuilder('calibration');
-  for (const i of inputs) b.input(i.name, i.unsigned ? 'uint8' : 'int8', i.shape);
+  for (const i of inputs) b.input(i.name, i.int16 ? 'int16' : i.unsigned ? 'uint8' : 'int8', i.shape);
   const y = body(b, rng);
   b.output(y, 'float32');
-  return { name, builder: b, inputs: inputs.map((i) => i.unsigned ? ndarray('uint8', i.shape, rng.ints(prod(i.shape), 0, 255)) : ndarray('int8', i.shape, rng.ints(prod(i.shape), -128, 127))) };
+  return {
+    name, builder: b,
+    inputs: inputs.map((i) => i.int16 ? ndarray('int16', i.shape, rng.ints(prod(i.shape), -i.int16, i.int16))
+      : i.unsigned ? ndarray('uint8', i.shape, rng.ints(prod(i.shape), 0, 255)) : ndarray('int8', i.shape, rng.ints(prod(i.shape), -128, 127))),
+  };
 }
 
 function conv(c: number, co: number, hw: number, k: number, stride = 1, dw = false, wide: Wide = false, unsigned = false): CalibrationLayer {
@@ -228,6 +233,20 @@ function transpose(shape: number[], perm: number[]): CalibrationLayer {
  * SOFTMAX_ELEM per entry and DIV twice per entry; the fit holds DIV at its hand count (targets.ts: the two scale
  * together), so SOFTMAX_ELEM takes the whole per-entry cost of the C's three passes.
  */
+/**
+ * An iSoftmax of 16-bit scores (a decoder's attention) with the coefficients of one of the tiny-llama example's layers,
+ * scores within +-`amp`: the range decides the words (kernels/softmax.ts iSoftmaxWords). +-3000 keeps both 32-bit,
+ * every one takes z by a multiply by the reciprocal (SOFTMAX_RECIP); +-12000 takes the row sum to 64 bits (SOFTMAX_SUM_WIDE), +-32000 the exponent chain too (SOFTMAX_WIDE): the square
+ * of its largest |xt + z log2 + B| passes 2^31.
+ */
+function softmax16(rows: number, len: number, amp: number): CalibrationLayer {
+  const what = amp > 20000 ? ' wide chain' : amp > 5000 ? ' wide sum' : '';
+  return layer(`softmax int16 ${rows}x${len}${what}`, [{ name: 'x', shape: [1, rows, len], int16: amp }], (b) => {
+    b.node('iSoftmax', ['x'], ['y'], { coeffA: float(1), coeffB: float(1024), coeffC: float(549684), log2: float(525), n_levels: float(256) });
+    return 'y';
+  });
+}
+
 function softmax(rows: number, len: number): CalibrationLayer {
   return layer(`softmax ${rows}x${len}`, [{ name: 'x', shape: [1, rows, len] }], (b) => {
     b.node('iSoftmax', ['x'], ['y'], { coeffA: float(1), coeffB: float(345), coeffC: float(62395), log2: float(255), n_levels: float(256) });
@@ -370,6 +389,8 @@ export const CALIBRATION: CalibrationLayer[] = [
   transpose([4, 64, 32], [0, 2, 1]),
   softmax(16, 64),
   softmax(8, 256),
+  // Decoder-like rows of 16-bit scores: 32-bit words, a 64-bit row sum, a 64-bit chain.
+  ...[3000, 12000, 32000].flatMap((amp) => [softmax16(16, 16, amp), softmax16(8, 64, amp)]),
   lookup([1, 64, 64]),
   // The QDQ row ops: a TableSoftmax (rows of 24), and a QLayerNorm at two row lengths (24, 384) for its row and entry.
   qdqRow('tablesoftmax 16x24', 'QDQ Softmax'),

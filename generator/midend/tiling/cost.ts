@@ -6,6 +6,7 @@ import { valueRange } from '../../kernels/common.js';
 import { elementCharges, elementOps } from '../../kernels/elementwise.js';
 import { pooledInPairs } from '../../kernels/pool.js';
 import { simdOutClass } from '../../kernels/conv.js';
+import { iSoftmaxWideCharges } from '../../kernels/softmax.js';
 import type { Platform } from '../../platforms/types.js';
 
 /**
@@ -38,7 +39,7 @@ export function busiestShare(kernel: KernelDef, outShape: readonly number[], cor
   return Math.ceil(units / cores) / units;
 }
 
-export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: Platform, tile?: { node: Node; graph: Graph }): number {
+export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: Platform, tile?: { node: Node; graph: Graph }, graph?: Graph): number {
   const c = p.costs;
   if (kernel.tileCycles && tile) return kernel.tileCycles(tile);
   let perMac = 0;
@@ -58,7 +59,11 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
       perOut = pooledInPairs(node) ? c.POOL_PAIR / 2 : c.POOL_TAP * attrInts(node, 'kernel_shape', [1]).reduce((a, b) => a * b, 1);
       break;
     case 'isoftmax':
-      perOut = c.SOFTMAX_ELEM + c.DIV; // as the AS charges an entry (isoftmax.ts.mustache)
+      perOut = c.SOFTMAX_ELEM + c.DIV; // as the AS charges an entry (isoftmax.ts.mustache), with its 64-bit words
+      if (tile ?? graph) {
+        const wide = tile ? iSoftmaxWideCharges(tile.node, tile.graph) : iSoftmaxWideCharges(node, graph!);
+        perOut += (wide.chain ? c.SOFTMAX_WIDE : 0) + (wide.sum ? c.SOFTMAX_SUM_WIDE : 0) + (wide.recip ? c.SOFTMAX_RECIP : 0);
+      }
       break;
     case 'tablesoftmax':
       perOut = c.TSOFTMAX_ELEM; // as the AS charges an entry (table-softmax.ts.mustache)

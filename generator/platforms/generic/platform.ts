@@ -54,6 +54,11 @@ export const SCALAR_CORE_COSTS: CoreCosts = {
   LAYER: 0,
   // No transposed-B copy without XpulpV2 (the path is Siracusa's): never charged here.
   GEMM_BT_QUAD: 0,
+  // An iSoftmax entry's 64-bit exponent chain, and its 64-bit row sum, beside SOFTMAX_ELEM: measured by the fit only (0).
+  SOFTMAX_WIDE: 0,
+  SOFTMAX_SUM_WIDE: 0,
+  // z by the reciprocal's multiply (a wide input): measured by the fit only (0).
+  SOFTMAX_RECIP: 0,
   // A depthwise pixel pair in the padding's columns: fg_row_at and the words' shifts, measured by the fit only (0).
   ROW_EDGE: 0,
   // An output of the depthwise row path: REQUANT's count (what it was charged before it was a class).

@@ -57,6 +57,11 @@ export const HAND_COUNTS: CoreCosts = {
   // Four k of a pair of B's columns copied for a run of rows (gemm.c kdot.runs): 4 lhu, 4 shifts, 4 packs, 2 sw,
   // 2 pointer steps and the loop's taken branch (3): 19.
   GEMM_BT_QUAD: 19,
+  // An iSoftmax entry's 64-bit exponent chain, and its 64-bit row sum, beside SOFTMAX_ELEM: measured by the fit only (0).
+  SOFTMAX_WIDE: 0,
+  SOFTMAX_SUM_WIDE: 0,
+  // z by the reciprocal's multiply (a wide input): measured by the fit only (0).
+  SOFTMAX_RECIP: 0,
   // A depthwise pixel pair in the padding's columns: fg_row_at and the words' shifts, measured by the fit only (0).
   ROW_EDGE: 0,
   // An output of the depthwise row path: REQUANT's count (what it was charged before it was a class).

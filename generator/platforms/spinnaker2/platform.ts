@@ -54,7 +54,7 @@ export const spinnaker2: Platform = {
     // (MAC_GEMM_LONE: MAC_GEMM's count twice, the cores' 4x2 block with one row as both rows).
     MAC_SCALAR: 2.25, REDUCE_ELEM: 6, LOOKUP: 6, MAC_GEMM_SCALAR: 2.25, MAC_GEMM_KDOT: 2.25, MAC_GEMM_LONE: 4.5,
     // A step of the cores' 2x2 pool as its 8 taps (its own pooling rows charge POOL_TAP).
-    POOL_PAIR: 48, MAC_GEMM_COL: 2.25, GEMM_COL: 0, CLIP_TAKEN: 0, CLIP_TEST: 0, ELEM_LOAD: 0, CONV_BLOCK: 0, SHARE: 0, REDUCE_OUT: 0, LANE_SIGN: 0, ROW_SIGN: 0, CONV_ACC: 0, TILE: 0, MISALIGNED: 0, MAC_GEMM_TAIL: 2.25, LAYER: 0, GEMM_BT_QUAD: 0, ROW_EDGE: 0, ROW_OUT: 16, CONV_OUT: 16, GATHER_QUAD: 0,
+    POOL_PAIR: 48, MAC_GEMM_COL: 2.25, GEMM_COL: 0, CLIP_TAKEN: 0, CLIP_TEST: 0, ELEM_LOAD: 0, CONV_BLOCK: 0, SHARE: 0, REDUCE_OUT: 0, LANE_SIGN: 0, ROW_SIGN: 0, CONV_ACC: 0, TILE: 0, MISALIGNED: 0, MAC_GEMM_TAIL: 2.25, LAYER: 0, GEMM_BT_QUAD: 0, SOFTMAX_WIDE: 0, SOFTMAX_SUM_WIDE: 0, SOFTMAX_RECIP: 0, ROW_EDGE: 0, ROW_OUT: 16, CONV_OUT: 16, GATHER_QUAD: 0,
     // The QDQ row ops (no kernel here): an iSoftmax or iLayerNorm entry and a division.
     TSOFTMAX_ELEM: 26 + 12, QNORM_ROW: 0, QNORM_ELEM: 21 + 12,
   },
