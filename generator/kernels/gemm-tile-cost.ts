@@ -35,7 +35,8 @@ export function gemmTileMacCycles(L: GemmLoops, rows: number, rowsPerBatch: numb
   let most = 0;
   for (let core = 0; core < cores; core++) {
     const [start, end] = chunkOf(rows * chunks, core, cores);
-    let cycles = 0;
+    // The first unit's divisions on a team (gemm.ts.mustache GEMM_SPLIT).
+    let cycles = cores > 1 ? c.GEMM_SPLIT : 0;
     if (L.macClass === 'MAC_GEMM_SCALAR') {
       for (let u = start; u < end; u++) cycles += widthOf(u) * K * c.MAC_GEMM_SCALAR + c.GEMM_UNIT;
     } else if (L.macClass === 'MAC_GEMM_KDOT') {

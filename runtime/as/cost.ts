@@ -247,5 +247,13 @@ export const SOFTMAX_SUM_WIDE: i32 = 53;
  */
 export const SOFTMAX_RECIP: i32 = 54;
 
+/**
+ * A GEMM call's first unit split into its column chunk, row and batch (gemm.c's `start % chunks`, `start / chunks % M`,
+ * ...) on a team of more than one core: hardware divisions on rv32 (gcc 12 makes no multiply of a constant division),
+ * which on one core gcc folds away (the share starts at 0). Charged once per call on each core of a team; measured
+ * by the fit on the whole team only (scripts/cost-fit/team.ts).
+ */
+export const GEMM_SPLIT: i32 = 55;
+
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 55;
+export const NUM_CLASSES: i32 = 56;

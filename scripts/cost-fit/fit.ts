@@ -67,7 +67,9 @@ export function measuredByDifference(rows: CalibrationRow[]): Map<CostClass, num
  * not by the least squares over all layers: there they took whatever the per-unit classes of the large layers left
  * (with one CALL for both, 846 cycles, which put an untiled reduction of four values at 1.42 of its ISS cycles).
  */
-export const FIXED: readonly CostClass[] = ['LAYER', 'CALL', 'TILE'];
+export const FIXED: readonly CostClass[] = ['LAYER', 'CALL', 'TILE', 'GEMM_SPLIT'];
+/** Fixed costs only a team has (charged on more than one core): measured on the team runs alone. */
+const TEAM_ONLY: readonly CostClass[] = ['GEMM_SPLIT'];
 
 /**
  * The fixed costs that, with the per-unit classes at `costs`, come closest to the few-output layers' ISS cycles (least
@@ -95,7 +97,7 @@ export async function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, ke
   for (let round = 0; round < 20; round++) {
     const fit = fitPerUnit(rows, { ...givenCosts, ...Object.fromEntries(fixed) }, [...keepGiven, ...FIXED]);
     const onOne = fixedOnFewOutputs(rows, fit.costs);
-    const next = team.length > 0 ? await fixedOnTeam(team, { ...fit.costs, ...Object.fromEntries(round > 0 ? fixed : onOne) }, [...onOne.keys()]) : onOne;
+    const next = team.length > 0 ? await fixedOnTeam(team, { ...fit.costs, ...Object.fromEntries(round > 0 ? fixed : onOne) }, [...onOne.keys(), ...TEAM_ONLY]) : onOne;
     // Settled when no fixed cost moves by more than a cycle (on the team the whole cycles of the AS runs can make one
     // alternate by 1 between rounds): the per-unit classes are then fitted once more with the last fixed costs.
     if (round > 0 && [...next].every(([c, v]) => Math.abs(fixed.get(c)! - v) <= 1)) {

@@ -24,7 +24,8 @@ import { layerRatios } from '../helpers/layer-ratios.js';
  * one chunk, MobileNetV1's 256-channel pointwise Conv_52 1.12 -> within) and the join came back; mean |log ISS/AS|
  * 0.0502 -> 0.0457. Then (2026-12-01) the arena's alignment in network.h made each tiled layer ~120 ISS cycles faster and
  * the fixed costs were measured on the whole team (scripts/cost-fit/team.ts): 44 of 45 still, 97 of 102; generic's
- * portable register blocks read bytes instead of words (1.6x faster C) and its refit put all 102 of 102 within. Earlier: 44 -> 43 when a row's lone last pixel took one dot product, not two (Conv_4 1.0996 ->
+ * portable register blocks read bytes instead of words (1.6x faster C) and its refit put all 102 of 102 within; a GEMM
+ * call's first-unit divisions on the team got a class (GEMM_SPLIT): Siracusa 100 of 102. Earlier: 44 -> 43 when a row's lone last pixel took one dot product, not two (Conv_4 1.0996 ->
  * 1.11). Not every layer is within the bound yet: small layers on the team (one CALL fitted on one core, where the
  * calibration's layers run in two tiles and the models' small ones in one), GEMMs of one row on the team, a stride-2
  * depthwise conv onto 3x3, attention's value product with a head dimension of 2 (docs/timing.md "The fit").

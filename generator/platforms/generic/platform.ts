@@ -59,6 +59,8 @@ export const SCALAR_CORE_COSTS: CoreCosts = {
   SOFTMAX_SUM_WIDE: 0,
   // z by the reciprocal's multiply (a wide input): measured by the fit only (0).
   SOFTMAX_RECIP: 0,
+  // A GEMM call's first-unit divisions on a team: measured by the team fit only (0; never charged on one core).
+  GEMM_SPLIT: 0,
   // A depthwise pixel pair in the padding's columns: fg_row_at and the words' shifts, measured by the fit only (0).
   ROW_EDGE: 0,
   // An output of the depthwise row path: REQUANT's count (what it was charged before it was a class).
