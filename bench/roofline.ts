@@ -46,7 +46,7 @@ export function bounds(c: Compiled, m: Manifest): Bounds {
     const macs = l.kernel.view({ node: l.node, graph: c.lowered, platform: p }).macs;
     const outputs = sizeOf(tensorOf(c.lowered, l.node.outputs[0]).shape);
     // Every core gets exactly 1/cores of the work; then take the per-call overheads back out.
-    const work = computeCycles(l.kernel, l.node, { macs, outputs, busiest: 1 / p.cores }, p) - p.costs.CALL - 2 * p.costs.barrier;
+    const work = computeCycles(l.kernel, l.node, { macs, outputs, busiest: 1 / p.cores }, p, c.lowered) - p.costs.CALL - 2 * p.costs.barrier;
     compute += work;
     const t = m.layers.find((x) => x.id === l.id)?.tiling;
     let lin = 0;

@@ -9,7 +9,7 @@
  * does not depend on the table it replaces: a second run gives the same table).
  * Options: --only <regex on layer names> (not with --write), --keep <class,class> (held at their hand count),
  * --no-skew (leave out the sweep of the L1 bank replay's start skew on the whole team, cost-fit/skew.ts).
- * FIRMGEN_FIT_TEAM_LOG=1 prints each round's fixed costs and the team runs' AS/ISS (cost-fit/team.ts).
+ * FIRMGEN_FIT_TEAM_LOG=1 prints the few-output layers' AS/ISS on the team under the fixed costs found (cost-fit/team.ts).
  * CALL, one per kernel call and tile on each core, takes all the per-tile work of the C that the AS path does not
  * count elsewhere (the tile loop's bookkeeping, the DMA programming, the share computation, the barriers' own code).
  */
@@ -43,8 +43,10 @@ try {
   for (const t of targets) {
     const layers = calibrationFor(t).filter((l) => !only || only.test(l.name));
     const rows = await measure(layers, work, t);
-    const team = t.fixedOnTeam ? await measureTeam(layers, work, t) : [];
-    const fit = await fitCosts(rows, t.hand, [...keep, ...(t.held ?? [])], team);
+    // The layers on the whole team, once: the skew sweep takes them all, the fixed costs the few-output ones.
+    const sweep = t.bankSkewConst !== undefined && !noSkew;
+    const team = sweep ? await measureTeam(layers, work, t) : t.fixedOnTeam ? await measureTeam(layers.filter((l) => l.fewOutputs), work, t) : [];
+    const fit = await fitCosts(rows, t.hand, [...keep, ...(t.held ?? [])], t.fixedOnTeam ? team : []);
     for (const r of fit.ratios) console.log(JSON.stringify({ platform: t.platform, ...r }));
     const w = Math.max(...fit.ratios.map((r) => r.name.length));
     console.log(`${t.platform}:`);
@@ -52,8 +54,8 @@ try {
     for (const r of fit.ratios) console.log([r.name.padEnd(w), String(r.iss).padStart(9), String(r.predicted).padStart(9), r.ratio.toFixed(2).padStart(7)].join('  '));
     for (const c of fit.fitted) console.log(`${c.padEnd(12)} ${fit.costs[c].toFixed(4)} (hand count ${t.hand[c]})`);
     let skew: SkewFit | undefined;
-    if (t.bankSkewConst && !noSkew) {
-      skew = await fitSkew(layers, work, t);
+    if (sweep) {
+      skew = await fitSkew(team);
       console.log(`${t.platform}, whole team: bank replay start skew ${skew.skew} cycles (score per skew: ${[...skew.score].map(([s, v]) => `${s}:${v.toFixed(3)}`).join(' ')})`);
       for (const r of skew.rows) console.log([r.name.padEnd(w), String(r.iss).padStart(9), String(r.as).padStart(9), (r.as / r.iss).toFixed(2).padStart(7)].join('  '));
     }

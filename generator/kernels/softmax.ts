@@ -89,7 +89,7 @@ export function iSoftmaxWords(node: Node, graph: Graph) {
   return { A, B, C, log2, n, lo, hi, eMin, eT, sT, z32 };
 }
 
-/** The AS's extra classes per entry of an iSoftmax (isoftmax.ts.mustache): the 64-bit chain's and the 64-bit sum's. */
+/** The AS's extra classes per entry of an iSoftmax (isoftmax.ts.mustache): the 64-bit chain's, the 64-bit sum's, the reciprocal's. */
 export function iSoftmaxWideCharges(node: Node, graph: Graph): { chain: boolean; sum: boolean; recip: boolean } {
   const { eT, sT, z32 } = iSoftmaxWords(node, graph);
   return { chain: eT.wide, sum: sT.wide, recip: z32 !== false && z32.recip !== false };

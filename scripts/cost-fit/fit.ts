@@ -62,8 +62,8 @@ export function measuredByDifference(rows: CalibrationRow[]): Map<CostClass, num
 }
 
 /**
- * A layer's fixed costs: a kernel call on each core (CALL, every layer) and a tile's driving by core 0 (TILE, a tiled
- * layer's tiles). Measured on the layers of a few outputs (layers.ts fewOutputs), where they are most of the cycles,
+ * A layer's fixed costs: its fork and own set-up (LAYER), a kernel call on each core (CALL, every layer), a tile's
+ * driving by core 0 (TILE, a tiled layer's tiles) and, on a team only, a GEMM call's first-unit divisions (GEMM_SPLIT). Measured on the layers of a few outputs (layers.ts fewOutputs), where they are most of the cycles,
  * not by the least squares over all layers: there they took whatever the per-unit classes of the large layers left
  * (with one CALL for both, 846 cycles, which put an untiled reduction of four values at 1.42 of its ISS cycles).
  */
@@ -87,22 +87,23 @@ export function fixedOnFewOutputs(rows: CalibrationRow[], costs: Record<CostClas
 /**
  * The fit. With few-output layers among the rows, the fixed costs are measured on them and the per-unit classes fitted
  * with those held, in turn until neither moves (each depends on the other: a few-output layer has some per-unit work,
- * a large layer some fixed; three to five rounds). With `team` (those layers run on the platform's whole team,
- * team.ts), the fixed costs are measured there, where users' layers run, and the one-core rows set the per-unit
- * classes only.
+ * a large layer some fixed; three to five rounds). With `team` (the layers run on the platform's whole team,
+ * team.ts), the fixed costs are measured on its few-output ones, where users' layers run, and the one-core rows set
+ * the per-unit classes only.
  */
 export async function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, keepGiven: readonly CostClass[] = [], team: TeamRun[] = []): Promise<Fit> {
   if (!rows.some((r) => r.fewOutputs) || FIXED.some((c) => keepGiven.includes(c))) return fitPerUnit(rows, givenCosts, keepGiven);
+  const onTeam = team.some((r) => r.fewOutputs);
   let fixed = new Map<CostClass, number>();
   for (let round = 0; round < 20; round++) {
     const fit = fitPerUnit(rows, { ...givenCosts, ...Object.fromEntries(fixed) }, [...keepGiven, ...FIXED]);
     const onOne = fixedOnFewOutputs(rows, fit.costs);
-    const next = team.length > 0 ? await fixedOnTeam(team, { ...fit.costs, ...Object.fromEntries(round > 0 ? fixed : onOne) }, [...onOne.keys(), ...TEAM_ONLY]) : onOne;
+    const next = onTeam ? await fixedOnTeam(team, { ...fit.costs, ...Object.fromEntries(round > 0 ? fixed : onOne) }, [...onOne.keys(), ...TEAM_ONLY]) : onOne;
     // Settled when no fixed cost moves by more than a cycle (on the team the whole cycles of the AS runs can make one
     // alternate by 1 between rounds): the per-unit classes are then fitted once more with the last fixed costs.
     if (round > 0 && [...next].every(([c, v]) => Math.abs(fixed.get(c)! - v) <= 1)) {
       const last = [...next].every(([c, v]) => fixed.get(c) === v) ? fit : fitPerUnit(rows, { ...givenCosts, ...Object.fromEntries(next) }, [...keepGiven, ...FIXED]);
-      return { ...last, fitted: [...last.fitted, ...next.keys()], onFewOutputs: [...next.keys()], onTeam: team.length > 0 };
+      return { ...last, fitted: [...last.fitted, ...next.keys()], onFewOutputs: [...next.keys()], onTeam };
     }
     fixed = next;
   }

@@ -235,9 +235,10 @@ function transpose(shape: number[], perm: number[]): CalibrationLayer {
  */
 /**
  * An iSoftmax of 16-bit scores (a decoder's attention) with the coefficients of one of the tiny-llama example's layers,
- * scores within +-`amp`: the range decides the words (kernels/softmax.ts iSoftmaxWords). +-3000 keeps both 32-bit,
- * every one takes z by a multiply by the reciprocal (SOFTMAX_RECIP); +-12000 takes the row sum to 64 bits (SOFTMAX_SUM_WIDE), +-32000 the exponent chain too (SOFTMAX_WIDE): the square
- * of its largest |xt + z log2 + B| passes 2^31.
+ * scores within +-`amp`: the range decides the words (kernels/softmax.ts iSoftmaxWords). Each takes z by a multiply
+ * by the reciprocal (SOFTMAX_RECIP); +-3000 keeps the words 32-bit, +-12000 takes the row sum to 64 bits
+ * (SOFTMAX_SUM_WIDE), +-32000 the exponent chain too (SOFTMAX_WIDE): the square of its largest |xt + z log2 + B|
+ * passes 2^31.
  */
 function softmax16(rows: number, len: number, amp: number): CalibrationLayer {
   const what = amp > 20000 ? ' wide chain' : amp > 5000 ? ' wide sum' : '';

@@ -66,19 +66,21 @@ export async function measure(layers: CalibrationLayer[], work: string, target: 
   return rows;
 }
 
-/** The few-output layers generated for the whole team (planned with the hand counts, as every calibration run) and
- * measured on the ISS once: their ISS cycles do not depend on the table being fitted. */
+/**
+ * The layers generated for the platform's whole team (planned with the hand counts, as every calibration run) and
+ * measured on the ISS once, their AS outputs checked against it: the ISS cycles do not depend on the table being
+ * fitted. Read by the fixed costs' fit (the few-output layers, team.ts) and the bank replay's skew (skew.ts).
+ */
 export async function measureTeam(layers: CalibrationLayer[], work: string, target: FitTarget): Promise<TeamRun[]> {
   const runs: TeamRun[] = [];
   for (const [i, l] of layers.entries()) {
-    if (!l.fewOutputs) continue;
-    const { model, sample, out } = writeLayer(l, join(work, `fixed${i}`));
+    const { model, sample, out } = writeLayer(l, join(work, `team${i}`));
     generateFirmware({ model, platform: target.platform, out, ...l.options, sampleInputs: sample, planCosts: target.hand });
     const inputs = runInputs(l);
     const iss = await runIss(out, inputs);
     const as = await runFirmware(out, inputs);
     checkSameOutputs(l, as.outputs, iss.outputs, ' (whole team)');
-    runs.push({ name: l.name, out, inputs, issCycles: iss.networkCycles });
+    runs.push({ name: l.name, out, inputs, issCycles: iss.networkCycles, fewOutputs: l.fewOutputs === true });
   }
   return runs;
 }

@@ -1,5 +1,5 @@
 /**
- * The fixed costs (LAYER, CALL, TILE) measured where a user's layers run: the few-output calibration layers on the
+ * The fixed costs (LAYER, CALL, TILE, and GEMM_SPLIT, which only a team has) measured where a user's layers run: the few-output calibration layers on the
  * platform's whole team. On one core a layer's fork, barriers and join are a team of one's, and its share bounds
  * divide by one; on the team the fork wakes seven cores, every barrier waits for the last of eight and the marks and
  * the tile driving sit on core 0's path while the others wait. The per-unit classes stay fitted on one core (every
@@ -15,12 +15,14 @@ import { runFirmware } from '../../runtime/node/run.js';
 import type { NDArray } from '../../generator/ir/ndarray.js';
 import { nnls } from './nnls.js';
 
-/** A few-output layer's firmware for the whole team and its ISS cycles (measure.ts measureTeam). */
+/** A calibration layer's firmware for the whole team and its ISS cycles (measure.ts measureTeam). */
 export interface TeamRun {
   name: string;
   out: string;
   inputs: NDArray[];
   issCycles: number;
+  /** A layer of a few outputs (layers.ts fewOutputs): the fixed costs' rows. */
+  fewOutputs: boolean;
 }
 
 /** The step by which a fixed cost is moved to measure its effect on the AS cycles. */
@@ -37,7 +39,8 @@ async function asCycles(runs: TeamRun[], costs: Record<CostClass, number>): Prom
  * The fixed costs `classes` that, with the other classes at `costs`, bring the team runs' AS cycles closest to their
  * ISS cycles (least squares on relative errors, non-negative), in whole cycles; starting from `costs`' own values.
  */
-export async function fixedOnTeam(runs: TeamRun[], costs: Record<CostClass, number>, classes: readonly CostClass[]): Promise<Map<CostClass, number>> {
+export async function fixedOnTeam(team: TeamRun[], costs: Record<CostClass, number>, classes: readonly CostClass[]): Promise<Map<CostClass, number>> {
+  const runs = team.filter((r) => r.fewOutputs);
   let current = { ...costs };
   for (let round = 0; round < 8; round++) {
     const base = await asCycles(runs, current);

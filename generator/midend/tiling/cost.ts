@@ -39,7 +39,7 @@ export function busiestShare(kernel: KernelDef, outShape: readonly number[], cor
   return Math.ceil(units / cores) / units;
 }
 
-export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: Platform, tile?: { node: Node; graph: Graph }, graph?: Graph): number {
+export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: Platform, graph: Graph, tile?: { node: Node; graph: Graph }): number {
   const c = p.costs;
   if (kernel.tileCycles && tile) return kernel.tileCycles(tile);
   let perMac = 0;
@@ -58,13 +58,12 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
     case 'maxpool':
       perOut = pooledInPairs(node) ? c.POOL_PAIR / 2 : c.POOL_TAP * attrInts(node, 'kernel_shape', [1]).reduce((a, b) => a * b, 1);
       break;
-    case 'isoftmax':
-      perOut = c.SOFTMAX_ELEM + c.DIV; // as the AS charges an entry (isoftmax.ts.mustache), with its 64-bit words
-      if (tile ?? graph) {
-        const wide = tile ? iSoftmaxWideCharges(tile.node, tile.graph) : iSoftmaxWideCharges(node, graph!);
-        perOut += (wide.chain ? c.SOFTMAX_WIDE : 0) + (wide.sum ? c.SOFTMAX_SUM_WIDE : 0) + (wide.recip ? c.SOFTMAX_RECIP : 0);
-      }
+    case 'isoftmax': {
+      // As the AS charges an entry (isoftmax.ts.mustache), with the extras of its words (the node's, whatever the tile).
+      const wide = iSoftmaxWideCharges(node, graph);
+      perOut = c.SOFTMAX_ELEM + c.DIV + (wide.chain ? c.SOFTMAX_WIDE : 0) + (wide.sum ? c.SOFTMAX_SUM_WIDE : 0) + (wide.recip ? c.SOFTMAX_RECIP : 0);
       break;
+    }
     case 'tablesoftmax':
       perOut = c.TSOFTMAX_ELEM; // as the AS charges an entry (table-softmax.ts.mustache)
       break;

@@ -181,7 +181,7 @@ function firstTileWork(inp: SearchInput, shape: readonly number[], axes: readonl
 function cyclesLowerBound(inp: SearchInput, shape: readonly number[], axes: readonly number[], sizes: readonly number[]): number {
   const c = inp.platform.costs;
   const total = axes.reduce((t, a, i) => t * Math.ceil(shape[a] / sizes[i]), 1);
-  const compute = inp.kernel.tileCycles ? 0 : computeCycles(inp.kernel, inp.node, firstTileWork(inp, shape, axes, sizes), inp.platform, undefined, inp.graph);
+  const compute = inp.kernel.tileCycles ? 0 : computeCycles(inp.kernel, inp.node, firstTileWork(inp, shape, axes, sizes), inp.platform, inp.graph);
   return c.fork + c.join + c.LAYER + total * compute;
 }
 
@@ -223,7 +223,7 @@ export function evaluateTiles(inp: SearchInput, axes: number[], sizes: number[],
     return { tensor, write, bytes: alignUp(bytes, 4), slots, fetches };
   });
   const l1Bytes = operands.reduce((s, o) => s + o.bytes * o.slots, 0);
-  const compute = computeCycles(inp.kernel, node, firstTileWork(inp, shape, axes, sizes), platform, inp.kernel.tileCycles ? tileOf(node, graph, zero) : undefined, graph);
+  const compute = computeCycles(inp.kernel, node, firstTileWork(inp, shape, axes, sizes), platform, graph, inp.kernel.tileCycles ? tileOf(node, graph, zero) : undefined);
   let dmaIn = 0;
   let dmaOut = 0;
   for (const o of operands) {
