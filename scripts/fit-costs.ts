@@ -20,7 +20,7 @@ import { COST_CLASSES, type CostClass } from '../generator/platforms/types.js';
 import { fitCosts } from './cost-fit/fit.js';
 import { calibrationFor } from './cost-fit/layers.js';
 import { measure, measureTeam } from './cost-fit/measure.js';
-import { fitSkew, type SkewFit } from './cost-fit/skew.js';
+import { fitSkew, settleSkew, START_SKEW, type SkewFit } from './cost-fit/skew.js';
 import { DOC_FILE, docWithTable, renderDocTable, renderEmulator, renderGenerator } from './cost-fit/render.js';
 import { FIT_TARGETS, fitTarget } from './cost-fit/targets.js';
 import { REPO } from '../test/helpers/deeploy.js';
@@ -46,16 +46,30 @@ try {
     // The layers on the whole team, once: the skew sweep takes them all, the fixed costs the few-output ones.
     const sweep = t.bankSkewConst !== undefined && !noSkew;
     const team = sweep ? await measureTeam(layers, work, t) : t.fixedOnTeam ? await measureTeam(layers.filter((l) => l.fewOutputs), work, t) : [];
-    const fit = await fitCosts(rows, t.hand, [...keep, ...(t.held ?? [])], t.fixedOnTeam ? team : []);
+    // The skew and the table are fitted together: the fixed costs are measured on the team's AS runs at a skew, the
+    // skew on the AS runs under the table; from no skew, in turn until the skew comes again (skew.ts settleSkew).
+    let fit = await fitCosts(rows, t.hand, [...keep, ...(t.held ?? [])], t.fixedOnTeam ? team : [], sweep ? START_SKEW : undefined);
+    let skew: SkewFit | undefined;
+    if (sweep) {
+      const tried = new Map<number, { fit: typeof fit; skew: SkewFit }>();
+      let at = START_SKEW;
+      for (;;) {
+        const s = await fitSkew(team, COST_CLASSES.map((c) => fit.costs[c]));
+        tried.set(at, { fit, skew: s });
+        console.log(`${t.platform}: table fitted at skew ${at}; under it the skew fits ${s.skew} (score ${s.score.get(s.skew)!.toFixed(4)})`);
+        if (tried.has(s.skew)) break;
+        at = s.skew;
+        fit = await fitCosts(rows, t.hand, [...keep, ...(t.held ?? [])], t.fixedOnTeam ? team : [], at);
+      }
+      ({ fit, skew } = settleSkew(tried));
+    }
     for (const r of fit.ratios) console.log(JSON.stringify({ platform: t.platform, ...r }));
     const w = Math.max(...fit.ratios.map((r) => r.name.length));
     console.log(`${t.platform}:`);
     console.log(['calibration layer'.padEnd(w), 'ISS'.padStart(9), 'AS fitted'.padStart(9), 'AS/ISS'.padStart(7)].join('  '));
     for (const r of fit.ratios) console.log([r.name.padEnd(w), String(r.iss).padStart(9), String(r.predicted).padStart(9), r.ratio.toFixed(2).padStart(7)].join('  '));
     for (const c of fit.fitted) console.log(`${c.padEnd(12)} ${fit.costs[c].toFixed(4)} (hand count ${t.hand[c]})`);
-    let skew: SkewFit | undefined;
-    if (sweep) {
-      skew = await fitSkew(team);
+    if (skew) {
       console.log(`${t.platform}, whole team: bank replay start skew ${skew.skew} cycles (score per skew: ${[...skew.score].map(([s, v]) => `${s}:${v.toFixed(3)}`).join(' ')})`);
       for (const r of skew.rows) console.log([r.name.padEnd(w), String(r.iss).padStart(9), String(r.as).padStart(9), (r.as / r.iss).toFixed(2).padStart(7)].join('  '));
     }

@@ -102,6 +102,7 @@ export const convKernel: KernelDef = {
     const form = !r || !node.requant ? undefined : r.split ? 'split' : !r.wide ? 'int32' : r.shiftedInt32 ? 'int64' : undefined;
     const rowdot = rowPath && {
       ...rowPath,
+      edges: edgePairs(WO, rowPath.ix0, rowPath.ix1),
       asm: (form && dwAsm({
         rq: node.requant!, form, outBytes: byteWide(y.dtype) ? 1 : 0, variant: `${sign(x.dtype)}${sign(w.dtype)}`, KH, SX,
         shared: SX === 1, ix0: rowPath.ix0, ix1: rowPath.ix1, WO, PL,
@@ -138,7 +139,10 @@ export const convKernel: KernelDef = {
         odometer: !(isPowerOfTwo(HO) && isPowerOfTwo(CO)),
         // The row path's input-row words, every window row's (rowPairs), and its pairs in the padding's columns.
         rowWords: rowdot ? N * CO * HO * KH * rowdot.words : 0,
-        rowEdges: rowdot ? N * CO * HO * rowdot.edge : 0,
+        rowEdges: rowdot && rowdot.shared ? N * CO * HO * rowdot.edge : 0,
+        rowEdgesStrided: rowdot && !rowdot.shared ? N * CO * HO * rowdot.edge : 0,
+        // ... and the rows with pairs inside the input row, whose loop over them has a set-up (ROW_LOOP).
+        rowLoops: rowdot && rowdot.ix1 > rowdot.ix0 ? N * CO * HO : 0,
         // ... and of those words, the int8 ones that the portable dot product sign-extends lane by lane (a core without
         // XpulpV2; a uint8 row's lanes are masked: 2.5-2.7 ISS cycles a word less on generic, 16-channel 3x3 layers
         // 4..16 wide at strides 1 and 2).
@@ -192,6 +196,17 @@ export function rowPairs(WO: number, W: number, PL: number, SX: number): { ix0: 
     }
   }
   return ix0 < 0 ? { ix0: 0, ix1: 0, edge, words, dots } : { ix0, ix1, edge, words, dots };
+}
+
+/**
+ * The row path's edge pairs, each pixel pair's `ox`: before the inside ones ([0, ix0)) and after them ([ix1, WO)).
+ * The C takes each as a statement of its own with `ox` a constant, so that the compiler works out fg_row_at and which
+ * pixels reach the row at compile time (a loop over two or more edge pairs kept them at run time: MobileNetV1's 8x8
+ * stride-2 depthwise rows cost ~40 ISS cycles more per edge pixel than a folded one).
+ */
+export function edgePairs(WO: number, ix0: number, ix1: number): { left: number[]; right: number[] } {
+  const from = (a: number, b: number): number[] => Array.from({ length: Math.max(0, Math.ceil((b - a) / 2)) }, (_, i) => a + 2 * i);
+  return { left: from(0, ix0), right: from(ix1, WO) };
 }
 
 /**

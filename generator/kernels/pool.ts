@@ -40,6 +40,7 @@ export const maxPoolKernel: KernelDef = {
     const win = maxPoolWindow(node, is1d ? 1 : 2, H, W, HO, WO);
     const { KH, KW, SY, SX, DY, DX, PT, PL } = win;
     const pairs = pairSteps(W, WO);
+    const simd = pairedWindow(win) && x.dtype === y.dtype && (x.dtype === 'int8' || x.dtype === 'uint8');
     return {
       args: [
         { field: 'x', tensor: x.name, dtype: x.dtype, write: false },
@@ -53,12 +54,15 @@ export const maxPoolKernel: KernelDef = {
         colTaps: tapsInside(0, WO, SX, PL, KW, DX, W),
         // The C kernel's SIMD path (maxpool.c.mustache): 2x2 windows of stride 2 on bytes, no padding.
         // `pairs`: its steps per row (two outputs each), charged as POOL_PAIR; the row's other outputs as taps.
-        simd22: pairedWindow(win) && x.dtype === y.dtype && (x.dtype === 'int8' || x.dtype === 'uint8')
+        simd22: simd
           ? {
             fn: x.dtype === 'int8' ? 'fg_max4_s' : 'fg_max4_u', pairs, tailTaps: tapsInside(2 * pairs, WO, SX, PL, KW, DX, W),
             // The portable lane maximum flips int8 sign bits first (LANE_SIGN, two maxima a step).
             signLanes: x.dtype === 'int8' && !platform.image?.xpulp,
           } : false,
+        // Every output in pairs (WO even, each pair's words inside the row) and the planes' rows 2 x HO: the C walks
+        // the units' input rows at a constant step, with no row/plane odometer (maxpool.c `flat`).
+        flat: simd && 2 * HO === H && WO % 2 === 0 && pairs === WO / 2 ? { rowStep: 2 * W } : false,
         lowest: lowestLiteral(x.dtype as IntType),
         x: typeNames(x.dtype), y: typeNames(y.dtype),
       },

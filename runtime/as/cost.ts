@@ -255,5 +255,25 @@ export const SOFTMAX_RECIP: i32 = 54;
  */
 export const GEMM_SPLIT: i32 = 55;
 
+/**
+ * One DMA transfer programmed by the core that drives a tiled layer (firmgen_tiles.h fg_tile_issue_record: a record's
+ * five words read, hal_dma_copy_* called), beside TILE. Measured by the fit on the whole team.
+ */
+export const TRANSFER: i32 = 56;
+
+/**
+ * A pixel pair of the depthwise row path at a stride above 1 whose words reach into the padding's columns (conv.c's
+ * strided FG_DW_EDGE: a word per pixel through fg_row_at, each pixel's use tested), where ROW_EDGE is the stride-1
+ * pair's (one word shared by both pixels): two code paths, two costs.
+ */
+export const ROW_EDGE_STRIDED: i32 = 57;
+
+/**
+ * An output row of the depthwise row path with pixel pairs inside the input row: the set-up of the loop that takes
+ * them (on XpulpV2 the hardware loop of kernels/dw-asm.ts, else the C loop), which a row of edge pairs alone, each a
+ * statement of its own, does not have.
+ */
+export const ROW_LOOP: i32 = 58;
+
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 56;
+export const NUM_CLASSES: i32 = 59;

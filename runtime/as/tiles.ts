@@ -2,6 +2,8 @@
 // the core that drives the DMA; the kernels themselves never see the table.
 
 import { dma_channel_alloc, dma_channel_free, dma_copy_1d, dma_copy_2d, dma_copy_2d_l1, dma_wait } from "./dma";
+import { compute } from "./chip";
+import { TRANSFER } from "./cost";
 
 const WORDS: usize = 5;
 
@@ -37,6 +39,7 @@ function issue(table: usize, t: i32, nOperands: i32, store: bool, arena: usize, 
     const dst = l1 + <usize>load<i32>(p + 4);
     const bytes = load<i32>(p + 8);
     const stride = load<i32>(p + 12);
+    compute(TRANSFER, 1);
     // A negative stride spreads the rows in L1 instead (padded conv filters, off their neighbours' banks).
     if (stride == 0) dma_copy_1d(ch, dst, ext, bytes, !store);
     else if (stride > 0) dma_copy_2d(ch, dst, ext, bytes, stride, load<i32>(p + 16), !store);

@@ -67,7 +67,7 @@ export function measuredByDifference(rows: CalibrationRow[]): Map<CostClass, num
  * not by the least squares over all layers: there they took whatever the per-unit classes of the large layers left
  * (with one CALL for both, 846 cycles, which put an untiled reduction of four values at 1.42 of its ISS cycles).
  */
-export const FIXED: readonly CostClass[] = ['LAYER', 'CALL', 'TILE', 'GEMM_SPLIT'];
+export const FIXED: readonly CostClass[] = ['LAYER', 'CALL', 'TILE', 'GEMM_SPLIT', 'TRANSFER'];
 /** Fixed costs only a team has (charged on more than one core): measured on the team runs alone. */
 const TEAM_ONLY: readonly CostClass[] = ['GEMM_SPLIT'];
 
@@ -89,16 +89,16 @@ export function fixedOnFewOutputs(rows: CalibrationRow[], costs: Record<CostClas
  * with those held, in turn until neither moves (each depends on the other: a few-output layer has some per-unit work,
  * a large layer some fixed; three to five rounds). With `team` (the layers run on the platform's whole team,
  * team.ts), the fixed costs are measured on its few-output ones, where users' layers run, and the one-core rows set
- * the per-unit classes only.
+ * the per-unit classes only, with the AS runs' bank replay at `bankSkew` (fitted beside the table, skew.ts).
  */
-export async function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, keepGiven: readonly CostClass[] = [], team: TeamRun[] = []): Promise<Fit> {
+export async function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, keepGiven: readonly CostClass[] = [], team: TeamRun[] = [], bankSkew?: number): Promise<Fit> {
   if (!rows.some((r) => r.fewOutputs) || FIXED.some((c) => keepGiven.includes(c))) return fitPerUnit(rows, givenCosts, keepGiven);
   const onTeam = team.some((r) => r.fewOutputs);
   let fixed = new Map<CostClass, number>();
   for (let round = 0; round < 20; round++) {
     const fit = fitPerUnit(rows, { ...givenCosts, ...Object.fromEntries(fixed) }, [...keepGiven, ...FIXED]);
     const onOne = fixedOnFewOutputs(rows, fit.costs);
-    const next = onTeam ? await fixedOnTeam(team, { ...fit.costs, ...Object.fromEntries(round > 0 ? fixed : onOne) }, [...onOne.keys(), ...TEAM_ONLY]) : onOne;
+    const next = onTeam ? await fixedOnTeam(team, { ...fit.costs, ...Object.fromEntries(round > 0 ? fixed : onOne) }, [...onOne.keys(), ...TEAM_ONLY], bankSkew) : onOne;
     // Settled when no fixed cost moves by more than a cycle (on the team the whole cycles of the AS runs can make one
     // alternate by 1 between rounds): the per-unit classes are then fitted once more with the last fixed costs.
     if (round > 0 && [...next].every(([c, v]) => Math.abs(fixed.get(c)! - v) <= 1)) {

@@ -28,25 +28,29 @@ export interface TeamRun {
 /** The step by which a fixed cost is moved to measure its effect on the AS cycles. */
 const PROBE = 64;
 
-/** The AS cycles of each run under `costs`, one run after another (not concurrently: each loads its own emulator). */
-async function asCycles(runs: TeamRun[], costs: Record<CostClass, number>): Promise<number[]> {
+/**
+ * The AS cycles of each run under `costs` and the bank replay's start skew `bankSkew` (the emulator's own where
+ * undefined), one run after another (not concurrently: each loads its own emulator).
+ */
+async function asCycles(runs: TeamRun[], costs: Record<CostClass, number>, bankSkew?: number): Promise<number[]> {
   const cycles: number[] = [];
-  for (const run of runs) cycles.push((await runFirmware(run.out, run.inputs, { costs: COST_CLASSES.map((c) => costs[c]) })).cycles);
+  for (const run of runs) cycles.push((await runFirmware(run.out, run.inputs, { costs: COST_CLASSES.map((c) => costs[c]), bankSkew })).cycles);
   return cycles;
 }
 
 /**
  * The fixed costs `classes` that, with the other classes at `costs`, bring the team runs' AS cycles closest to their
  * ISS cycles (least squares on relative errors, non-negative), in whole cycles; starting from `costs`' own values.
+ * `bankSkew`: the bank replay's start skew the AS runs use (skew.ts; fitted beside the table).
  */
-export async function fixedOnTeam(team: TeamRun[], costs: Record<CostClass, number>, classes: readonly CostClass[]): Promise<Map<CostClass, number>> {
+export async function fixedOnTeam(team: TeamRun[], costs: Record<CostClass, number>, classes: readonly CostClass[], bankSkew?: number): Promise<Map<CostClass, number>> {
   const runs = team.filter((r) => r.fewOutputs);
   let current = { ...costs };
   for (let round = 0; round < 8; round++) {
-    const base = await asCycles(runs, current);
+    const base = await asCycles(runs, current, bankSkew);
     const slope: number[][] = runs.map(() => []);
     for (const c of classes) {
-      const moved = await asCycles(runs, { ...current, [c]: current[c] + PROBE });
+      const moved = await asCycles(runs, { ...current, [c]: current[c] + PROBE }, bankSkew);
       moved.forEach((m, i) => slope[i].push((m - base[i]) / PROBE));
     }
     const A = runs.map((r, i) => slope[i].map((s) => s / r.issCycles));
@@ -58,7 +62,7 @@ export async function fixedOnTeam(team: TeamRun[], costs: Record<CostClass, numb
     current = next;
   }
   if (process.env.FIRMGEN_FIT_TEAM_LOG) {
-    const final = await asCycles(runs, current);
+    const final = await asCycles(runs, current, bankSkew);
     runs.forEach((r, i) => console.log(`team ${r.name}: ISS ${r.issCycles} AS ${final[i]} AS/ISS ${(final[i] / r.issCycles).toFixed(3)}`));
   }
   return new Map(classes.map((c) => [c, current[c]]));

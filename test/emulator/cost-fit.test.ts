@@ -13,7 +13,7 @@ import { fitCosts } from '../../scripts/cost-fit/fit.js';
 import { CALIBRATION, calibrationFor } from '../../scripts/cost-fit/layers.js';
 import { measure, measureTeam, type CalibrationRow } from '../../scripts/cost-fit/measure.js';
 import { nnls } from '../../scripts/cost-fit/nnls.js';
-import { fitSkew, SKEWS } from '../../scripts/cost-fit/skew.js';
+import { fitSkew, settleSkew, SKEWS, type SkewFit } from '../../scripts/cost-fit/skew.js';
 import { readFileSync } from 'node:fs';
 import { REPO } from '../helpers/deeploy.js';
 
@@ -34,6 +34,26 @@ test('nnls: an exactly consistent system is solved; a variable the data wants ne
   const y = nnls(A2, b2);
   assert.is(y[1], 0);
   assert.ok(Math.abs(y[0] - 1) < 1e-9, `y0 = ${y[0]}`);
+});
+
+test('settleSkew: the skew whose table picks it again; in a cycle, the pair scoring least at its own skew', () => {
+  // A sweep under a table: `scores` per skew tried (one layer, so the rows are checked at the skew returned).
+  const sweep = (scores: number[]): SkewFit => {
+    const score = new Map(scores.map((v, s) => [s, v]));
+    const skew = scores.indexOf(Math.min(...scores));
+    const runs = [{ name: 'l', iss: 100, as: new Map(scores.map((v, s) => [s, 100 + s])) }];
+    return { skew, score, runs, rows: [{ name: 'l', iss: 100, as: 100 + skew }] };
+  };
+  // From 0: the table at 0 picks 2, the table at 2 picks 2 again: (table at 2, skew 2).
+  const fixed = settleSkew(new Map([[0, { fit: 'table0', skew: sweep([3, 2, 1, 4]) }], [2, { fit: 'table2', skew: sweep([3, 2, 1, 4]) }]]));
+  assert.is(fixed.fit, 'table2');
+  assert.is(fixed.skew.skew, 2);
+  // A cycle 1 -> 3 -> 1: the table at 1 scores 0.5 at skew 1, the table at 3 scores 0.7 at skew 3: (table at 1, 1),
+  // its rows taken at skew 1 (not at the skew its own sweep preferred).
+  const cycle = settleSkew(new Map([[0, { fit: 't0', skew: sweep([9, 1, 9, 9]) }], [1, { fit: 't1', skew: sweep([9, 0.5, 9, 0.4]) }], [3, { fit: 't3', skew: sweep([9, 0.3, 9, 0.7]) }]]));
+  assert.is(cycle.fit, 't1');
+  assert.is(cycle.skew.skew, 1);
+  assert.equal(cycle.skew.rows, [{ name: 'l', iss: 100, as: 101 }]);
 });
 
 test('fitCosts recovers the per-unit costs of synthetic rows, holds kept and unexercised classes at their given value', async () => {

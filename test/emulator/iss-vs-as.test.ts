@@ -25,7 +25,11 @@ import { layerRatios } from '../helpers/layer-ratios.js';
  * 0.0502 -> 0.0457. Then (2026-12-01) the arena's alignment in network.h made each tiled layer ~120 ISS cycles faster and
  * the fixed costs were measured on the whole team (scripts/cost-fit/team.ts): 44 of 45 still, 97 of 102; generic's
  * portable register blocks read bytes instead of words (1.6x faster C) and its refit put all 102 of 102 within; a GEMM
- * call's first-unit divisions on the team got a class (GEMM_SPLIT): Siracusa 100 of 102. Earlier: 44 -> 43 when a row's lone last pixel took one dot product, not two (Conv_4 1.0996 ->
+ * call's first-unit divisions on the team got a class (GEMM_SPLIT): Siracusa 100 of 102. Then the skew and the table
+ * were fitted together (the fixed point, 12, put Conv_4 at 1.109: 43), the depthwise edge pairs became statements of
+ * their own and the flat 2x2 pools lost their odometer (faster C: miniMobileNetv2's Conv_4 3,988 -> 3,210 ISS cycles),
+ * with classes for the driving core's transfers (TRANSFER), the strided edge pairs and the interior pair loop:
+ * 44 of 45 again, 100 of 102 (in: the residual join, the 4x4 pools; out: miniMobileNet's Conv_6 1.19). Earlier: 44 -> 43 when a row's lone last pixel took one dot product, not two (Conv_4 1.0996 ->
  * 1.11). Not every layer is within the bound yet: small layers on the team (one CALL fitted on one core, where the
  * calibration's layers run in two tiles and the models' small ones in one), GEMMs of one row on the team, a stride-2
  * depthwise conv onto 3x3, attention's value product with a head dimension of 2 (docs/timing.md "The fit").

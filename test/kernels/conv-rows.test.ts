@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { IntType } from '../../generator/ir/dtype.js';
-import { rowPairs } from '../../generator/kernels/conv.js';
+import { edgePairs, rowPairs } from '../../generator/kernels/conv.js';
 import { generateFirmware } from '../../generator/pipeline.js';
 import { compareOutputs } from '../../runtime/node/compare.js';
 import { runHostC } from '../../runtime/node/host-c.js';
@@ -107,6 +107,10 @@ test('each row path case takes the path under test', () => {
       const inside = px.every((p) => p >= 0 && p <= W - 4);
       assert.is(ox >= r.ix0 && ox < r.ix1, inside, `W ${W} pad ${PL} stride ${SX}: pair at ${ox}`);
     }
+    // The edge pairs the C takes one by one are every pair not inside, each once, in order on each side.
+    const { left, right } = edgePairs(WO, r.ix0, r.ix1);
+    const all = Array.from({ length: Math.ceil(WO / 2) }, (_, i) => 2 * i);
+    assert.equal([...left, ...right], all.filter((ox) => ox < r.ix0 || ox >= r.ix1), `W ${W} pad ${PL} stride ${SX}: edges`);
   }
 });
 

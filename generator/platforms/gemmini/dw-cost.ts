@@ -174,8 +174,8 @@ export function hostDepthwiseCycles(node: Node, g: Graph, costs: CoreCosts): { h
   // and its per-row steps, input-row words and pairs in the padding's columns, or the scalar path's, which skips
   // window rows in the padding)
   const view = convKernel.view({ node, graph: g, platform: { costs, cores: 1 } as Platform });
-  const p = view.params as { macTotal: number; macClass: keyof CoreCosts; rowdot: boolean; units: number; rowWords: number; rowEdges: number; rowSigns: number };
-  const rows = p.rowdot ? p.units * costs.CONV_ROW + p.rowWords * costs.ROW_WORD + p.rowEdges * costs.ROW_EDGE + p.rowSigns * costs.ROW_SIGN : 0;
+  const p = view.params as { macTotal: number; macClass: keyof CoreCosts; rowdot: boolean; units: number; rowWords: number; rowEdges: number; rowEdgesStrided: number; rowLoops: number; rowSigns: number };
+  const rows = p.rowdot ? p.units * costs.CONV_ROW + p.rowWords * costs.ROW_WORD + p.rowEdges * costs.ROW_EDGE + p.rowEdgesStrided * costs.ROW_EDGE_STRIDED + p.rowLoops * costs.ROW_LOOP + p.rowSigns * costs.ROW_SIGN : 0;
   const host = costs.CALL + p.macTotal * (costs[p.macClass] as number) + rows + 2 * costs.barrier;
   const transpose = (elements: number): number => costs.CALL + elements * costs.MOVE_ELEM;
   const sides = [

@@ -64,8 +64,13 @@ export const HAND_COUNTS: CoreCosts = {
   SOFTMAX_RECIP: 0,
   // A GEMM call's first-unit divisions on a team: measured by the team fit only (0; never charged on one core).
   GEMM_SPLIT: 0,
+  TRANSFER: 0,
   // A depthwise pixel pair in the padding's columns: fg_row_at and the words' shifts, measured by the fit only (0).
   ROW_EDGE: 0,
+  // ... and at a stride above 1 (conv.c's strided edge: a word per pixel), measured by the fit only (0).
+  ROW_EDGE_STRIDED: 0,
+  // A depthwise output row's loop over its pairs inside the row: its set-up, measured by the fit only (0).
+  ROW_LOOP: 0,
   // An output of the depthwise row path: REQUANT's count (what it was charged before it was a class).
   ROW_OUT: 7,
   // An output of the SIMD conv: REQUANT's count, as ROW_OUT.
