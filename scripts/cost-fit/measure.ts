@@ -44,6 +44,16 @@ export function writeLayer(l: CalibrationLayer, dir: string): { model: string; s
   return { model, sample, out: join(dir, 'out') };
 }
 
+/**
+ * The table the calibration layers are planned with: the hand counts, with the fixed costs a user's plan sees (the
+ * measured table's, rounded: ASSUMPTION, fixed here so that a fit does not depend on the table it replaces). With the
+ * hand counts' fixed costs (TILE 0, CALL 34) the planner cut small layers into tiles of one row, code users' plans
+ * never run (a depthwise row path's filter words made for every row).
+ */
+export function planCostsOf(target: FitTarget): FitTarget['hand'] {
+  return { ...target.hand, ...(target.planFixed ?? {}) };
+}
+
 export async function measure(layers: CalibrationLayer[], work: string, target: FitTarget): Promise<CalibrationRow[]> {
   // The AS firmware runs against the hand counts, a table fixed in the code: compute() taken out of its cycles
   // leaves what does not depend on the table, so the fit is a function of the code alone (not of the table it last
@@ -54,7 +64,7 @@ export async function measure(layers: CalibrationLayer[], work: string, target: 
   for (const [i, l] of layers.entries()) {
     const { model, sample, out } = writeLayer(l, join(work, `layer${i}`));
     // Planned with the hand counts: the tiles (and so the units per class) do not follow the table being fitted.
-    generateFirmware({ model, platform: target.platform, out, ...target.options, ...l.options, sampleInputs: sample, planCosts: target.hand });
+    generateFirmware({ model, platform: target.platform, out, ...target.options, ...l.options, sampleInputs: sample, planCosts: planCostsOf(target) });
     const inputs = runInputs(l);
     const as = await runFirmware(out, inputs, { costs: table });
     const iss = await runIss(out, inputs);
@@ -75,7 +85,7 @@ export async function measureTeam(layers: CalibrationLayer[], work: string, targ
   const runs: TeamRun[] = [];
   for (const [i, l] of layers.entries()) {
     const { model, sample, out } = writeLayer(l, join(work, `team${i}`));
-    generateFirmware({ model, platform: target.platform, out, ...l.options, sampleInputs: sample, planCosts: target.hand });
+    generateFirmware({ model, platform: target.platform, out, ...l.options, sampleInputs: sample, planCosts: planCostsOf(target) });
     const inputs = runInputs(l);
     const iss = await runIss(out, inputs);
     const as = await runFirmware(out, inputs);

@@ -29,13 +29,15 @@ import { layerRatios } from '../helpers/layer-ratios.js';
  * were fitted together (the fixed point, 12, put Conv_4 at 1.109: 43), the depthwise edge pairs became statements of
  * their own and the flat 2x2 pools lost their odometer (faster C: miniMobileNetv2's Conv_4 3,988 -> 3,210 ISS cycles),
  * with classes for the driving core's transfers (TRANSFER), the strided edge pairs and the interior pair loop:
- * 44 of 45 again, 100 of 102 (in: the residual join, the 4x4 pools; out: miniMobileNet's Conv_6 1.19). Earlier: 44 -> 43 when a row's lone last pixel took one dot product, not two (Conv_4 1.0996 ->
+ * 44 of 45 again, 100 of 102 (in: the residual join, the 4x4 pools; out: miniMobileNet's Conv_6 1.19). Then the
+ * calibration was planned with a user's plan's fixed costs (scripts/cost-fit/measure.ts planCostsOf: with the hand
+ * counts' the planner cut it into tiles of one row, code users' plans never run): 45 of 45, 102 of 102. Earlier: 44 -> 43 when a row's lone last pixel took one dot product, not two (Conv_4 1.0996 ->
  * 1.11). Not every layer is within the bound yet: small layers on the team (one CALL fitted on one core, where the
  * calibration's layers run in two tiles and the models' small ones in one), GEMMs of one row on the team, a stride-2
  * depthwise conv onto 3x3, attention's value product with a head dimension of 2 (docs/timing.md "The fit").
  */
 const MODELS = ['CNN_Linear1', 'CNN_Linear2', 'miniMobileNet', 'miniMobileNetv2', 'EEGFormer'];
-const WITHIN_10 = { siracusa: 44, generic: 45 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 45, generic: 45 } as Record<string, number>;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-'));
 
 for (const platform of ['siracusa', 'generic']) {
