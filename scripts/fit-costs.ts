@@ -5,8 +5,9 @@
  * calibration layer with the AS prediction under the fitted table over the ISS cycles, then the fitted cost of each
  * class beside its hand count. With --write: regenerates the measured table both sides read (per platform,
  * generator/platforms/<name>/measured-costs.ts and emulator/assembly/chips/<name>-measured.ts) and its rows in
- * docs/timing.md; then `npm run build` (the calibration is planned with and run against the hand counts, so a fit
- * does not depend on the table it replaces: a second run gives the same table).
+ * docs/timing.md; then `npm run build` (the calibration is planned with a fixed table, cost-fit/measure.ts planCostsOf, and
+ * run against the hand counts, and the bank skew is fitted beside the table from skew 0: a fit does not depend on the
+ * table it replaces, and a second run gives the same table).
  * Options: --only <regex on layer names> (not with --write), --keep <class,class> (held at their hand count),
  * --no-skew (leave out the sweep of the L1 bank replay's start skew on the whole team, cost-fit/skew.ts).
  * FIRMGEN_FIT_TEAM_LOG=1 prints the few-output layers' AS/ISS on the team under the fixed costs found (cost-fit/team.ts).

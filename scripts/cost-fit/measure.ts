@@ -63,7 +63,7 @@ export async function measure(layers: CalibrationLayer[], work: string, target: 
   const rows: CalibrationRow[] = [];
   for (const [i, l] of layers.entries()) {
     const { model, sample, out } = writeLayer(l, join(work, `layer${i}`));
-    // Planned with the hand counts: the tiles (and so the units per class) do not follow the table being fitted.
+    // Planned with a fixed table (planCostsOf): the tiles (and so the units per class) do not follow the table being fitted.
     generateFirmware({ model, platform: target.platform, out, ...target.options, ...l.options, sampleInputs: sample, planCosts: planCostsOf(target) });
     const inputs = runInputs(l);
     const as = await runFirmware(out, inputs, { costs: table });
@@ -77,7 +77,7 @@ export async function measure(layers: CalibrationLayer[], work: string, target: 
 }
 
 /**
- * The layers generated for the platform's whole team (planned with the hand counts, as every calibration run) and
+ * The layers generated for the platform's whole team (planned with planCostsOf's table, as every calibration run) and
  * measured on the ISS once, their AS outputs checked against it: the ISS cycles do not depend on the table being
  * fitted. Read by the fixed costs' fit (the few-output layers, team.ts) and the bank replay's skew (skew.ts).
  */
