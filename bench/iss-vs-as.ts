@@ -8,19 +8,25 @@
  * Per model: MACs, both totals, ISS cycles per MAC, and the ratio ISS / AS (how far the cost table is from the
  * measured C; 1.0 is agreement). A one-hart run (generic) is compared with AS x cores. Both runs are checked against the expected outputs before a figure counts.
  * The Models folders of the test vectors and the MLPerf-Tiny-class models firmgen builds itself (test/helpers/
- * tiny-models.ts: quantized by firmgen, sample inputs; there both runs must give the same bytes). One JSON line per
- * layer and per model, then a table, and per platform how many layers lie within 10 % (the issue's bound).
+ * tiny-models.ts: quantized by firmgen, sample inputs; there both runs must give the same bytes), and the small
+ * language model's prompt pass (examples/tiny-llama: prompt.onnx quantized by firmgen on its calibration windows, run
+ * on the held-out prompt of reference.json; `--no-llm` leaves it out). One JSON line per layer and per model, then a
+ * table, and per platform how many layers lie within 10 % (the issue's bound), the Models and MLPerf-class CNNs and
+ * the decoder apart.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { generateFirmware } from '../generator/pipeline.js';
-import { readNpz } from '../generator/onnx/npy.js';
+import { ndarray } from '../generator/ir/ndarray.js';
+import { encodeNpz, readNpz } from '../generator/onnx/npy.js';
+import { quantizeFile } from '../generator/quantize/files.js';
 import { compareOutputs } from '../runtime/node/compare.js';
 import { runIss } from '../runtime/node/iss-run.js';
 import { runFirmware } from '../runtime/node/run.js';
 import { DEEPLOY } from '../test/helpers/deeploy.js';
 import { layerRatios, WITHIN } from '../test/helpers/layer-ratios.js';
+import { repoRoot } from '../test/helpers/paths.js';
 import { TINY_MODELS, writeTinyModel } from '../test/helpers/tiny-models.js';
 
 const FOLDERS = ['CNN_Linear1', 'CNN_Linear2', 'miniMobileNet', 'miniMobileNetv2', 'EEGFormer'];
@@ -31,9 +37,21 @@ const CONFIGS: { platform: string; cores: number; opts: Record<string, unknown> 
 ];
 
 const work = mkdtempSync(join(tmpdir(), 'firmgen-bench-iss-'));
+
+/** The tiny-llama's prompt pass as a model folder: quantized by firmgen, the held-out prompt as its input. */
+function promptPass(dir: string): string {
+  const example = join(repoRoot, 'examples', 'tiny-llama');
+  mkdirSync(dir, { recursive: true });
+  quantizeFile({ model: join(example, 'prompt.onnx'), calibration: join(example, 'calibration.npz'), out: join(dir, 'network.onnx') });
+  const ids: number[] = JSON.parse(readFileSync(join(example, 'reference.json'), 'utf8')).prompt_ids;
+  writeFileSync(join(dir, 'inputs.npz'), encodeNpz(new Map([['input_ids', ndarray('int32', [1, ids.length], ids)]])));
+  return dir;
+}
+
 const models = [
   ...FOLDERS.map((m) => ({ model: m, src: join(DEEPLOY, 'Models', m) })),
   ...TINY.map((m) => ({ model: `MLPerf/${m}`, src: dirname(writeTinyModel(m, join(work, 'mlperf'))) })),
+  ...(process.argv.includes('--no-llm') ? [] : [{ model: 'LLM/tiny-llama-prompt', src: promptPass(join(work, 'llm')) }]),
 ];
 const rows: string[][] = [];
 const within = new Map<string, { n: number; in: number }>();
@@ -56,8 +74,9 @@ for (const { model, src } of models) {
     const macs = as.profile.layers.reduce((n, l) => n + (l.macs ?? 0), 0);
     // Both runs use the platform's cores when the ISS runs the cluster; a one-hart ISS run does all the work alone.
     const scale = iss.harts > 1 ? 1 : c.cores;
-    const w = within.get(c.platform) ?? { n: 0, in: 0 };
-    within.set(c.platform, w);
+    const group = `${c.platform}${model.startsWith('LLM/') ? ' (decoder)' : ''}`;
+    const w = within.get(group) ?? { n: 0, in: 0 };
+    within.set(group, w);
     const per = layerRatios(as.layers, iss.layers, scale);
     w.n += per.layers.length;
     w.in += per.within;

@@ -6,6 +6,7 @@ import { tensorOf } from '../ir/graph.js';
 import { sizeOf, stridesOf } from '../ir/ndarray.js';
 import { padSpecOf, sliceAxesOf } from '../reference/ops/data-movement.js';
 import { valueRange } from './common.js';
+import { inWords } from './copy-words.js';
 import { IDENTITY, renderPart, type PartSpec } from './parts.js';
 import type { KernelDef } from './types.js';
 
@@ -126,13 +127,15 @@ export const copyKernel: KernelDef = {
   },
   view({ node, graph, platform }) {
     const site = { node: node.name, op: node.op };
-    const specs = partsOf(node, graph);
+    // Moved in words where every part's runs allow (copy-words.ts): the arguments are then pointers to words.
+    const words = inWords(partsOf(node, graph));
+    const specs = words?.parts ?? partsOf(node, graph);
     const y = tensorOf(graph, node.outputs[0]);
     const sources = node.op === 'Concat' ? node.inputs : [node.inputs[0]];
     return {
       args: [
-        ...sources.map((name, k) => ({ field: `in${k}`, tensor: name, dtype: tensorOf(graph, name).dtype, write: false })),
-        { field: 'y', tensor: y.name, dtype: y.dtype, write: true },
+        ...sources.map((name, k) => ({ field: `in${k}`, tensor: name, dtype: words?.dtype ?? tensorOf(graph, name).dtype, write: false })),
+        { field: 'y', tensor: y.name, dtype: words?.dtype ?? y.dtype, write: true },
       ],
       params: { parts: specs.map((p) => renderPart(p, site, Math.ceil(platform.costs.MOVE_ELEM))), cost: 'MOVE_ELEM', ops: 0, clampTests: 0, loads: 0 },
       macs: 0,

@@ -1,7 +1,7 @@
 import { GenError } from '../errors.js';
 import { attrLog2 } from '../ir/attrs.js';
 import { broadcastShapes, broadcastStrides } from '../ir/broadcast.js';
-import { tensorOf, type Tensor } from '../ir/graph.js';
+import { tensorOf, type Graph, type Node, type Tensor } from '../ir/graph.js';
 import { typeNames } from './common.js';
 import { collapse } from './loops.js';
 import type { BufferArg, KernelDef } from './types.js';
@@ -63,12 +63,23 @@ export const iRMSNormKernel: KernelDef = {
         wRs: w.rs, wCs: w.cs, w: w.t,
         sqT: wordFor(BigInt(L) * xa * xa + 1n, 'the sum of squares', site),
         pT,
+        recip: rmsReciprocal(node, graph),
         x: typeNames(x.dtype), y: typeNames(y.dtype),
       },
       macs: 0,
     };
   },
 };
+
+/**
+ * Whether an iRMSNorm's divisions by std are multiplies by its reciprocal (rmsnorm.c): every product x*w below 2^31
+ * in magnitude (the reciprocal's bound), std below 2^32 (it is at most max|x| + 1). The AS charge and the tiler read it.
+ */
+export function rmsReciprocal(node: Node, graph: Graph): boolean {
+  const xa = bigRange(tensorOf(graph, node.inputs[0])).abs;
+  const wa = bigRange(tensorOf(graph, node.inputs[1])).abs;
+  return xa * wa < 2n ** 31n && xa + 1n < 2n ** 32n;
+}
 
 /**
  * iLayerNorm: mean = tdiv(sum x, N); var = tdiv(sum (x-mean)^2, N) + 1; std = isqrt(var);

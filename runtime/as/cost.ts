@@ -275,5 +275,18 @@ export const ROW_EDGE_STRIDED: i32 = 57;
  */
 export const ROW_LOOP: i32 = 58;
 
+/**
+ * A row of an iRMSNorm: the sum of squares' division by N, its integer square root, and (where the products fit 31
+ * bits) the reciprocal of std that the row's divisions become multiplies by (rmsnorm.c), beside NORM_ELEM per entry.
+ */
+export const NORM_ROW: i32 = 59;
+
+/**
+ * A run of the elementwise template's innermost loop on a core (elementwise.c's `while (e < end)`: its count, its
+ * operands' offsets from the indices, the odometer step), beside ELEMENT per element: a transpose's runs of a few
+ * elements pay it every few elements, a contiguous copy once a core.
+ */
+export const ELEM_RUN: i32 = 60;
+
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 59;
+export const NUM_CLASSES: i32 = 61;

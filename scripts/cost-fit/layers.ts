@@ -248,6 +248,18 @@ function softmax16(rows: number, len: number, amp: number): CalibrationLayer {
   });
 }
 
+/**
+ * An iRMSNorm of a decoder's form (int16 entries within +-amp, int16 gains, D = 512): NORM_ROW per row (the division
+ * by N, the square root, the reciprocal of std) and NORM_ELEM per entry, the divisions by std multiplies (rmsnorm.c).
+ */
+function rmsNorm(rows: number, len: number, amp: number): CalibrationLayer {
+  return layer(`rmsnorm int16 ${rows}x${len} +-${amp}`, [{ name: 'x', shape: [1, rows, len], int16: amp }], (b, rng) => {
+    b.initializer('w', 'int16', [len], rng.ints(len, 8000, 20000));
+    b.node('iRMSNorm', ['x', 'w'], ['y'], { D: float(512), n_levels: float(256) });
+    return 'y';
+  });
+}
+
 function softmax(rows: number, len: number): CalibrationLayer {
   return layer(`softmax ${rows}x${len}`, [{ name: 'x', shape: [1, rows, len] }], (b) => {
     b.node('iSoftmax', ['x'], ['y'], { coeffA: float(1), coeffB: float(345), coeffC: float(62395), log2: float(255), n_levels: float(256) });
@@ -387,6 +399,11 @@ export const CALIBRATION: CalibrationLayer[] = [
   reduceSum(256, 3),
   transpose([1, 32, 16, 16], [0, 2, 3, 1]),
   transpose([4, 64, 32], [0, 2, 1]),
+  // A decoder's head transpose: runs of 4 bytes, moved in words (kernels/copy-words.ts); and runs of 8 and 5 elements
+  // (ELEM_RUN apart from MOVE_ELEM: the other transposes run 16 to 64 elements a run).
+  transpose([1, 16, 16, 4], [0, 2, 1, 3]), transpose([1, 8, 8, 8], [0, 3, 1, 2]), transpose([6, 5, 24], [2, 0, 1]),
+  // A decoder's RMSNorm at three row lengths (NORM_ROW apart from NORM_ELEM).
+  rmsNorm(16, 64, 4000), rmsNorm(8, 256, 4000), rmsNorm(32, 16, 30000),
   softmax(16, 64),
   softmax(8, 256),
   // Decoder-like rows of 16-bit scores: 32-bit words, a 64-bit row sum, a 64-bit chain.

@@ -7,6 +7,8 @@ import { elementCharges, elementOps } from '../../kernels/elementwise.js';
 import { pooledInPairs } from '../../kernels/pool.js';
 import { simdOutClass } from '../../kernels/conv.js';
 import { iSoftmaxWideCharges } from '../../kernels/softmax.js';
+import { rmsReciprocal } from '../../kernels/norm.js';
+import { wordsPerElement } from '../../kernels/copy-words.js';
 import type { Platform } from '../../platforms/types.js';
 
 /**
@@ -74,11 +76,18 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
     case 'itamax': case 'itapartialmax':
       perOut = c.SOFTMAX_ELEM + 2 * c.DIV;
       break;
-    case 'irmsnorm': case 'ilayernorm':
+    case 'irmsnorm': {
+      // As rmsnorm.ts.mustache charges: an entry, its division where the C divides, and its share of the row's own work.
+      const len = tile ? tensorOf(tile.graph, node.outputs[0]).shape.at(-1) ?? 1 : 1;
+      perOut = c.NORM_ELEM + (rmsReciprocal(node, graph) ? 0 : c.DIV) + (tile ? c.NORM_ROW / Math.max(1, len) : 0);
+      break;
+    }
+    case 'ilayernorm':
       perOut = c.NORM_ELEM + c.DIV;
       break;
     case 'copy':
-      perOut = c.MOVE_ELEM;
+      // A copy the tile's parts move in words (copy-words.ts) charges MOVE_ELEM a word.
+      perOut = c.MOVE_ELEM / (tile ? wordsPerElement(tile.node, tile.graph) : 1);
       break;
     case 'gather':
       perOut = c.LOOKUP; // a table's entry (the tiled Gathers are tables: specs.ts tableSpec)

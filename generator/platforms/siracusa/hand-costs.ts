@@ -71,6 +71,10 @@ export const HAND_COUNTS: CoreCosts = {
   ROW_EDGE_STRIDED: 0,
   // A depthwise output row's loop over its pairs inside the row: its set-up, measured by the fit only (0).
   ROW_LOOP: 0,
+  // An iRMSNorm row's division by N, square root and reciprocal: measured by the fit only (0; its row's DIVs before).
+  NORM_ROW: 0,
+  // A run of the elementwise loop nest's inner loop (offsets, count, odometer): measured by the fit only (0).
+  ELEM_RUN: 0,
   // An output of the depthwise row path: REQUANT's count (what it was charged before it was a class).
   ROW_OUT: 7,
   // An output of the SIMD conv: REQUANT's count, as ROW_OUT.

@@ -43,6 +43,8 @@
 #endif
 
 typedef void (*hal_closure_t)(void *args);
+/* A word of any tensor's bytes (a gather's rows, moved in words): may_alias, as the bytes were written by their type. */
+typedef int32_t fg_word_t __attribute__((may_alias));
 
 /* Runs fn(args) on every core of the cluster and returns when all are done (pi_cl_team_fork on PULP). */
 void hal_cluster_fork(hal_closure_t fn, void *args);
@@ -72,12 +74,34 @@ static inline int32_t hal_share_end(int32_t n) {
 void hal_layer_begin(int32_t layer);
 void hal_layer_end(int32_t layer);
 
+/* The leading zeros of x != 0 in five compares: gcc's __builtin_clz on an RV32 core without Zbb is a libgcc call
+   that reads a table from L2 (__clz_tab: ~37 ISS cycles on a cluster core, its load ~20). */
+static inline uint32_t fg_clz32(uint32_t x) {
+  uint32_t n = 0;
+  if (x <= 0xFFFFu) { n += 16; x <<= 16; }
+  if (x <= 0xFFFFFFu) { n += 8; x <<= 8; }
+  if (x <= 0xFFFFFFFu) { n += 4; x <<= 4; }
+  if (x <= 0x3FFFFFFFu) { n += 2; x <<= 2; }
+  if (x <= 0x7FFFFFFFu) { n += 1; }
+  return n;
+}
+/* floor(sqrt(x)) for 0 < x < 2^32, bit by bit from x's highest even bit. */
+static inline uint32_t fg_isqrt32(uint32_t x) {
+  uint32_t r = 0, bit = (uint32_t)1 << ((31u - fg_clz32(x)) & ~1u);
+  while (bit) {
+    if (x >= r + bit) { x -= r + bit; r = (r >> 1) + bit; }
+    else r >>= 1;
+    bit >>= 2;
+  }
+  return r;
+}
 /* floor(sqrt(v)) for v >= 0, exact for every 64-bit value (the norms of SEMANTICS.md need it): bit by bit, no
-   floating point (the board has none to spare). */
+   floating point (the board has none to spare); in 32-bit words where v fits them (an RV32 core's 64-bit compare,
+   subtract and shift are three to five instructions each). */
 static inline int64_t fg_isqrt64(int64_t v) {
   if (v <= 0) return 0;
-  uint64_t x = (uint64_t)v, r = 0, bit = (uint64_t)1 << 62;
-  while (bit > x) bit >>= 2;
+  if (((uint64_t)v >> 32) == 0) return (int64_t)fg_isqrt32((uint32_t)v);
+  uint64_t x = (uint64_t)v, r = 0, bit = (uint64_t)1 << ((63u - fg_clz32((uint32_t)(x >> 32))) & ~1u);
   while (bit) {
     if (x >= r + bit) { x -= r + bit; r = (r >> 1) + bit; }
     else r >>= 1;

@@ -249,7 +249,7 @@ static inline int32_t fg_dot4_su(int32_t acc, uint32_t x, uint32_t w) { return f
                    : [n] "r"(words), [ws] "r"(ws), [back] "r"(4 - 3 * ws)                                              \
                    : "memory")
 #define FG_DOT4X2_DEF(NAME, SD, F7)                                                                        \
-  static inline void NAME(int32_t words, const void *x0, const void *x1, const void *w0, int32_t ws, int32_t *acc) {  \
+  static inline __attribute__((always_inline)) void NAME(int32_t words, const void *x0, const void *x1, const void *w0, int32_t ws, int32_t *acc) {  \
     const uint8_t *p0 = (const uint8_t *)x0, *p1 = (const uint8_t *)x1;                                              \
     const uint8_t *q = (const uint8_t *)w0;                                                                            \
     int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3], a20 = acc[4], a21 = acc[5], a30 = acc[6],       \
@@ -326,7 +326,7 @@ FG_DOT4X2_DEF(fg_dot4x2_su, FG_BYTE_S, FG_BYTE_U)
 #if defined(FG_XPULP)
 /* The body is 5 uncompressed instructions: its last sits 4 + 4 x 4 = 20 bytes (10 halfwords) after lp.setup. */
 #define FG_DOT1X2_DEF(NAME, SD, F7)                                                                        \
-  static inline void NAME(int32_t words, const void *x0, const void *x1, const void *w, int32_t *acc) {           \
+  static inline __attribute__((always_inline)) void NAME(int32_t words, const void *x0, const void *x1, const void *w, int32_t *acc) {           \
     const uint8_t *p0 = (const uint8_t *)x0, *p1 = (const uint8_t *)x1, *q = (const uint8_t *)w;                  \
     int32_t a0 = acc[0], a1 = acc[1];                                                                                \
     uint32_t xa, xb, f;                                                                                              \
