@@ -21,7 +21,7 @@ function withBatch(g: Graph, batch: number): Graph {
 }
 
 /** The graph at batch B, or undefined when some read tensor does not carry the batch on axis 0. */
-function batchedGraph(g: Graph, batch: number, read: string[]): Graph | undefined {
+export function batchedGraph(g: Graph, batch: number, read: string[]): Graph | undefined {
   if (batch === 1) return g;
   try {
     const one = inferGraph(g);
@@ -37,7 +37,8 @@ function batchedGraph(g: Graph, batch: number, read: string[]): Graph | undefine
   }
 }
 
-function concat(arrays: NDArray[]): NDArray {
+/** Batch-1 arrays stacked along axis 0. */
+export function concat(arrays: NDArray[]): NDArray {
   const first = arrays[0];
   const out = ndarray(first.dtype, [arrays.length * first.shape[0], ...first.shape.slice(1)]);
   arrays.forEach((a, i) => out.data.set(a.data, i * a.data.length));

@@ -4,7 +4,7 @@ import { addChannelSums, type Calibration } from './calibrate.js';
 import { biasScale } from './fixed-point.js';
 import { lowerToInteger } from './lower.js';
 import { weightScale, type Plan } from './params.js';
-import { runBatched } from './batch.js';
+import { IncrementalRuns } from './incremental.js';
 import { integerSample } from './report.js';
 import type { LinearUnit } from './types.js';
 
@@ -17,19 +17,18 @@ import type { LinearUnit } from './types.js';
  * output SQNR +0.6 dB instead of +0.9 dB per-channel, -0.3 dB instead of +1.5 dB per-tensor.)
  */
 
-/** Per-channel means of the dequantized int32 accumulators of `layers` (the graph cut after the last of them). */
-function integerMeans(intGraph: Graph, plan: Plan, layers: LinearUnit[], samples: NDArray[][]): Map<string, Float64Array> {
+/** Per-channel means of the dequantized int32 accumulators of `layers`, the runs continued to the last of them. */
+function integerMeans(runs: IncrementalRuns, intGraph: Graph, plan: Plan, layers: LinearUnit[]): Map<string, Float64Array> {
   const accs = layers.map((u) => `${u.name}_acc`);
   const last = Math.max(...accs.map((a) => intGraph.nodes.findIndex((n) => n.outputs.includes(a))));
-  const cut: Graph = { ...intGraph, nodes: intGraph.nodes.slice(0, last + 1) };
   const sums = layers.map((u) => new Float64Array(u.wShape[u.outAxis]));
   const counts = layers.map(() => 0);
-  runBatched(cut, samples, accs, (values) => {
+  for (const { values } of runs.evaluateTo(intGraph, last)) {
     layers.forEach((u, i) => {
       const a = values.get(accs[i])!;
       counts[i] += addChannelSums(a, u.op === 'Conv' ? 1 : a.shape.length - 1, sums[i]);
     });
-  });
+  }
   return new Map(layers.map((u, i) => {
     const l = plan.linear.get(u.name)!;
     const sx = plan.act.get(u.x)!.scale;
@@ -43,8 +42,9 @@ export function correctBiases(inferred: Graph, plan: Plan, samples: NDArray[][],
   const { graph: g0 } = lowerToInteger(inferred, plan);
   const ints = samples.map((s) => integerSample(g0, plan, s));
   const layers = plan.units.filter((u): u is LinearUnit => u.kind === 'linear' && cal.means.has(u.pre));
+  const runs = new IncrementalRuns(g0, ints, layers.map((u) => `${u.name}_acc`));
   for (const group of layers.map((u) => [u])) {
-    const got = integerMeans(lowerToInteger(inferred, plan).graph, plan, group, ints);
+    const got = integerMeans(runs, lowerToInteger(inferred, plan).graph, plan, group);
     for (const u of group) {
       const floatMeans = cal.means.get(u.pre)!;
       const l = plan.linear.get(u.name)!;

@@ -16,9 +16,7 @@ import { floatTensors, isIntegral, normalizeArray } from './value-kind.js';
 export function runReference(graph: Graph, inputs: NDArray[]): Map<string, NDArray> {
   const values = new Map<string, NDArray>();
   const floats = floatTensors(graph);
-  for (const t of graph.tensors.values()) {
-    if (t.data) values.set(t.name, normalizeArray(t.data, floats.has(t.name)));
-  }
+  setConstants(graph, values, floats);
   graph.inputs.forEach((name, i) => {
     const a = inputs[i];
     if (!a) throw new GenError('input', `no array given for graph input '${name}' (${inputs.length} given)`, { tensor: name, file: graph.source });
@@ -27,8 +25,25 @@ export function runReference(graph: Graph, inputs: NDArray[]): Map<string, NDArr
     values.set(name, normalizeArray(a, floats.has(name) || !isIntegral(a.data)));
   });
 
+  evaluateNodes(graph, values, 0, graph.nodes.length);
+  return values;
+}
+
+/** The graph's constants into `values` (as the interpreter reads them: float tensors as float32). */
+export function setConstants(graph: Graph, values: Map<string, NDArray>, floats = floatTensors(graph)): void {
+  for (const t of graph.tensors.values()) {
+    if (t.data) values.set(t.name, normalizeArray(t.data, floats.has(t.name)));
+  }
+}
+
+/**
+ * Evaluates graph.nodes[from, to) on the values already in `values` (constants, inputs and every earlier node's
+ * outputs that these nodes read), adding their outputs: a run continued, or redone from a node on (the quantizer's
+ * bias correction, which changes one layer's bias at a time, redoes only what follows it).
+ */
+export function evaluateNodes(graph: Graph, values: Map<string, NDArray>, from: number, to: number): void {
   const producers = producerOf(graph);
-  for (const node of graph.nodes) {
+  for (const node of graph.nodes.slice(from, to)) {
     const spec = opSpec(node.op);
     if (!spec) {
       throw new GenError('unsupported', `op ${node.domain ? `${node.domain}.` : ''}${node.op} has no reference semantics`, { node: node.name, op: node.op });
@@ -44,7 +59,6 @@ export function runReference(graph: Graph, inputs: NDArray[]): Map<string, NDArr
       if (o) values.set(o, outs[i]);
     });
   }
-  return values;
 }
 
 function checkInputShape(graph: Graph, name: string, a: NDArray): void {

@@ -70,6 +70,21 @@ export function matmulInto(
     const aOff = am[t] * M * K;
     const bOff = bm[t] * K * N;
     const oOff = t * M * N;
+    if (!float && !big) {
+      // Exact integers (every partial sum below 2^53): any order gives the same sums, so rows of B are walked in
+      // memory order (a column of B per output was most of a decoder's quantization time, bias correction's runs).
+      for (let m = 0; m < M; m++) {
+        const row = oOff + m * N;
+        out.fill(0, row, row + N);
+        for (let k = 0; k < K; k++) {
+          const av = a[aOff + m * K + k];
+          if (av === 0) continue;
+          const bRow = bOff + k * N;
+          for (let n = 0; n < N; n++) out[row + n] += av * b[bRow + n];
+        }
+      }
+      continue;
+    }
     for (let m = 0; m < M; m++) {
       for (let n = 0; n < N; n++) {
         let acc = 0;
