@@ -4,6 +4,7 @@ import { isIntType, type DType, type IntRange } from '../ir/dtype.js';
 import { tensorOf, type Expr } from '../ir/graph.js';
 import { stridesOf } from '../ir/ndarray.js';
 import { clampTestUnits, valueRange } from './common.js';
+import { hoistInvariant } from './hoist.js';
 import { partNest, renderPart } from './parts.js';
 import type { KernelDef } from './types.js';
 
@@ -68,13 +69,17 @@ export const elementwiseKernel: KernelDef = {
       expr: node.expr!,
     };
     const site = { node: node.name, op: node.op };
-    // A leaf loads per element only where the inner loop moves along it: the C loads the others once per run.
+    // A leaf loads per element only where the inner loop moves along it: the C loads the others once per run, and
+    // computes once per run what depends on those alone (kernels/hoist.ts).
     // Without XpulpV2's p.clip the C's clamp is a compare-and-branch pair (CLIP_TEST) that branches when it clips:
     // the AS counts those values (CLIP_TAKEN).
     const branchy = !platform.image?.xpulp;
-    const { ops, clampTests, loads } = elementCharges(node.expr!, spec.leaves.map((l) => l.range), partNest(spec, site).strides.slice(0, leaves.length).map((s) => [s[3]]), branchy, out.dtype);
+    const inner = partNest(spec, site).strides.slice(0, leaves.length).map((s) => s[3]);
+    const { expr, hoisted } = hoistInvariant(node.expr!, (k) => inner[k] === 0, spec.leaves.map((l, k) => ({ name: `v${k}`, range: l.range })));
+    const hoistedRanges = hoisted.map((h) => emitExpr(h, spec.leaves.map((l, k) => ({ name: `v${k}`, range: l.range }))).range);
+    const { ops, clampTests, loads } = elementCharges(expr, [...spec.leaves.map((l) => l.range), ...hoistedRanges], [...inner, ...hoisted.map(() => 0)].map((s) => [s]), branchy, out.dtype);
     const period = Math.ceil(platform.costs.ELEMENT + ops * platform.costs.ELEM_OP + clampTests * platform.costs.CLIP_TEST + loads * platform.costs.ELEM_LOAD);
-    const part = renderPart(spec, site, period, branchy);
+    const part = renderPart({ ...spec, expr, hoisted }, site, period, branchy);
     return {
       args: [
         ...leaves.map((t, k) => ({ field: fields[k], tensor: t.name, dtype: t.dtype, write: false })),

@@ -23,7 +23,10 @@ export interface PartSpec {
   dims: number[];
   leaves: (PartOperand & { range: Leaf['range'] })[];
   out: PartOperand;
+  /** Over the leaves and, after them, the hoisted values. */
   expr: Expr;
+  /** Sub-expressions of the leaves the inner loop does not move along, computed once a run (kernels/hoist.ts). */
+  hoisted?: Expr[];
 }
 
 /** An inner loop at most this long is a short run (a transpose's last axis of 2 or 4). */
@@ -60,7 +63,13 @@ const MAX_STREAMS = 6;
  */
 export function renderPart(p: PartSpec, site: { node: string; op: string }, period = 4, countClips = false): Record<string, unknown> {
   const nest = partNest(p, site);
-  const emitted = emitExpr(p.expr, p.leaves.map((l, k) => ({ name: `v${k}`, range: l.range })), { countClips });
+  const leafValues = p.leaves.map((l, k) => ({ name: `v${k}`, range: l.range }));
+  const hoisted = (p.hoisted ?? []).map((h, j) => {
+    const e = emitExpr(h, leafValues);
+    if (e.wide) throw new GenError('internal', 'a hoisted value wider than int32', site);
+    return { j, c: e.c, as: e.as, range: e.range };
+  });
+  const emitted = emitExpr(p.expr, [...leafValues, ...hoisted.map((h) => ({ name: `h${h.j}`, range: h.range }))], { countClips });
   if (!isIntType(p.out.dtype)) throw new GenError('unsupported', `output type ${p.out.dtype} is not an integer type`, site);
   const r = rangeOf(p.out.dtype);
   if (p.out.dtype !== 'int32' && (emitted.range.min < r.min || emitted.range.max > r.max)) {
@@ -77,6 +86,7 @@ export function renderPart(p: PartSpec, site: { node: string; op: string }, peri
     // A leaf the inner loop does not move along (a per-channel scale, a broadcast constant) is loaded once per run:
     // the C hoists it, as the cost model assumes (kernels/elementwise.ts elementOps counts no load for it).
     leaves: p.leaves.map((l, k) => ({ k, field: l.field, invariant: nest.strides[k][3] === 0, ...typeNames(l.dtype) })),
+    hoisted,
     outField: p.out.field,
     outK: p.leaves.length,
     period,

@@ -8,55 +8,55 @@ export const MEASURED: Partial<CoreCosts> = {
   MAC_CONV: 3.34375, // hand count 5.25
   MAC_DW: 3, // hand count 5.25
   MAC_GEMM: 3.53125, // hand count 5.25
-  ELEMENT: 1.09375, // hand count 5.5
+  ELEMENT: 1.1875, // hand count 5.5
   REQUANT: 0.859375, // hand count 9.25
   COPY_BYTE: 8.5625, // hand count 0.8125
   SOFTMAX_ELEM: 18.921875, // hand count 23.75
   NORM_ELEM: 35.09375, // hand count 17.75
-  MOVE_ELEM: 4.03125, // hand count 5.5
+  MOVE_ELEM: 4.015625, // hand count 5.5
   POOL_TAP: 14.609375, // hand count 5.5
   CONV_UNIT: 82.03125, // hand count 0
-  ELEM_OP: 1.15625, // hand count 0
-  CONV_ROW: 0.9375, // hand count 0
-  GATHER_ROW: 39.8125, // hand count 0
-  REQUANT_WIDE: 12.34375, // hand count 0
-  GEMM_UNIT: 12.796875, // hand count 0
-  POOL_ROW: 4.296875, // hand count 0
+  ELEM_OP: 1.203125, // hand count 0
+  CONV_ROW: 0.875, // hand count 0
+  GATHER_ROW: 39.828125, // hand count 0
+  REQUANT_WIDE: 12.328125, // hand count 0
+  GEMM_UNIT: 12.453125, // hand count 0
+  POOL_ROW: 4.234375, // hand count 0
   MAC_SCALAR: 22.6875, // hand count 8
-  REDUCE_ELEM: 5.9375, // hand count 3.25
+  REDUCE_ELEM: 5.953125, // hand count 3.25
   ROW_WORD: 14.453125, // hand count 0
   MAC_GEMM_SCALAR: 9.5, // hand count 5.25
-  GEMM_BLOCK: 58.375, // hand count 0
+  GEMM_BLOCK: 57.890625, // hand count 0
   MAC_GEMM_LONE: 4.421875, // hand count 10.5
-  POOL_PAIR: 52.171875, // hand count 44
-  MAC_GEMM_COL: 6.015625, // hand count 5.25
-  GEMM_COL: 77, // hand count 0
-  ROW_EDGE: 33.96875, // hand count 0
+  POOL_PAIR: 52.1875, // hand count 44
+  MAC_GEMM_COL: 6.03125, // hand count 5.25
+  GEMM_COL: 76.625, // hand count 0
+  ROW_EDGE: 34.015625, // hand count 0
   ROW_OUT: 0, // hand count 9.25
-  GATHER_QUAD: 42.6875, // hand count 0
-  REQUANT_SPLIT: 8.28125, // hand count 0
+  GATHER_QUAD: 42.65625, // hand count 0
+  REQUANT_SPLIT: 8.046875, // hand count 0
   LOOKUP: 10, // hand count 5.5
   TSOFTMAX_ELEM: 75.328125, // hand count 58.75
-  QNORM_ROW: 720.65625, // hand count 0
+  QNORM_ROW: 720.59375, // hand count 0
   QNORM_ELEM: 180.9375, // hand count 52.75
   CLIP_TEST: 1.171875, // hand count 0
-  ELEM_LOAD: 2.703125, // hand count 0
+  ELEM_LOAD: 2.609375, // hand count 0
   CONV_BLOCK: 0, // hand count 0
   CONV_OUT: 9.65625, // hand count 9.25
-  SHARE: 116.59375, // hand count 0
-  REDUCE_OUT: 13.921875, // hand count 0
-  LANE_SIGN: 2.4375, // hand count 0
-  ROW_SIGN: 2.859375, // hand count 0
-  CONV_ACC: 66.65625, // hand count 0
-  MAC_GEMM_TAIL: 1.484375, // hand count 5.25
+  SHARE: 117.75, // hand count 0
+  REDUCE_OUT: 13.75, // hand count 0
+  LANE_SIGN: 2.453125, // hand count 0
+  ROW_SIGN: 2.890625, // hand count 0
+  CONV_ACC: 66.609375, // hand count 0
+  MAC_GEMM_TAIL: 1.53125, // hand count 5.25
   SOFTMAX_WIDE: 62.90625, // hand count 0
   SOFTMAX_SUM_WIDE: 28.34375, // hand count 0
   SOFTMAX_RECIP: 12.59375, // hand count 0
-  ROW_EDGE_STRIDED: 31.671875, // hand count 0
-  ROW_LOOP: 18.9375, // hand count 0
-  NORM_ROW: 409.625, // hand count 0
-  ELEM_RUN: 35.875, // hand count 0
-  CLIP_TAKEN: 5.953125, // hand count 0; by difference: the same layers on their data and on zeros
+  ROW_EDGE_STRIDED: 31.6875, // hand count 0
+  ROW_LOOP: 18.953125, // hand count 0
+  NORM_ROW: 409.59375, // hand count 0
+  ELEM_RUN: 36.09375, // hand count 0
+  CLIP_TAKEN: 6.453125, // hand count 0; by difference: the same layers on their data and on zeros
   LAYER: 0, // hand count 0; on the layers of a few outputs
   CALL: 0, // hand count 32; on the layers of a few outputs
 };

@@ -8,51 +8,51 @@ export const MEASURED: Partial<CoreCosts> = {
   MAC_CONV: 0.4375, // hand count 0.4375
   MAC_DW: 1, // hand count 0.75
   MAC_GEMM: 0.4375, // hand count 0.625
-  ELEMENT: 5.5, // hand count 4
+  ELEMENT: 5.65625, // hand count 4
   REQUANT: 8.0625, // hand count 7
   COPY_BYTE: 8.1875, // hand count 0.5
-  SOFTMAX_ELEM: 18.890625, // hand count 18
+  SOFTMAX_ELEM: 18.875, // hand count 18
   NORM_ELEM: 35.171875, // hand count 14
   MOVE_ELEM: 4.5, // hand count 4
   POOL_TAP: 11.875, // hand count 4
-  CONV_UNIT: 66.703125, // hand count 0
-  ELEM_OP: 0.84375, // hand count 0
-  CONV_ROW: 53.09375, // hand count 0
+  CONV_UNIT: 66.828125, // hand count 0
+  ELEM_OP: 0.796875, // hand count 0
+  CONV_ROW: 53.109375, // hand count 0
   GATHER_ROW: 13.859375, // hand count 3
-  REQUANT_WIDE: 10.828125, // hand count 0
-  GEMM_UNIT: 8.5625, // hand count 0
+  REQUANT_WIDE: 10.8125, // hand count 0
+  GEMM_UNIT: 8.703125, // hand count 0
   POOL_ROW: 4.828125, // hand count 0
   MAC_SCALAR: 20.03125, // hand count 7
   REDUCE_ELEM: 26.703125, // hand count 2
   ROW_WORD: 0.3125, // hand count 0
   MAC_GEMM_SCALAR: 5.625, // hand count 3
-  GEMM_BLOCK: 30.03125, // hand count 0
+  GEMM_BLOCK: 30, // hand count 0
   MAC_GEMM_LONE: 0.828125, // hand count 1.25
-  POOL_PAIR: 9.140625, // hand count 32
+  POOL_PAIR: 9.125, // hand count 32
   MAC_GEMM_COL: 0.578125, // hand count 0.625
-  GEMM_COL: 14.484375, // hand count 0
+  GEMM_COL: 14.5625, // hand count 0
   ROW_EDGE: 5.28125, // hand count 0
   ROW_OUT: 2.796875, // hand count 7
   GATHER_QUAD: 20.15625, // hand count 12
   REQUANT_SPLIT: 6.703125, // hand count 0
   LOOKUP: 9.96875, // hand count 4
   TSOFTMAX_ELEM: 73.984375, // hand count 53
-  QNORM_ROW: 926.65625, // hand count 0
+  QNORM_ROW: 926.703125, // hand count 0
   QNORM_ELEM: 169.859375, // hand count 49
-  CONV_BLOCK: 11.40625, // hand count 0
-  CONV_ACC: 35.796875, // hand count 0
+  CONV_BLOCK: 11.359375, // hand count 0
+  CONV_ACC: 35.828125, // hand count 0
   MAC_GEMM_TAIL: 5.28125, // hand count 2
-  GEMM_BT_QUAD: 23.046875, // hand count 19
+  GEMM_BT_QUAD: 22.953125, // hand count 19
   SOFTMAX_WIDE: 60.53125, // hand count 0
   SOFTMAX_SUM_WIDE: 27.96875, // hand count 0
   SOFTMAX_RECIP: 12.4375, // hand count 0
   ROW_EDGE_STRIDED: 10.46875, // hand count 0
-  ROW_LOOP: 18.421875, // hand count 0
-  NORM_ROW: 423.84375, // hand count 0
-  ELEM_RUN: 16.90625, // hand count 0
-  LAYER: 108, // hand count 0; on the layers of a few outputs on the whole team
-  CALL: 199, // hand count 34; on the layers of a few outputs on the whole team
-  TILE: 160, // hand count 0; on the layers of a few outputs on the whole team
-  TRANSFER: 51, // hand count 0; on the layers of a few outputs on the whole team
+  ROW_LOOP: 18.40625, // hand count 0
+  NORM_ROW: 423.8125, // hand count 0
+  ELEM_RUN: 16.71875, // hand count 0
+  LAYER: 103, // hand count 0; on the layers of a few outputs on the whole team
+  CALL: 204, // hand count 34; on the layers of a few outputs on the whole team
+  TILE: 164, // hand count 0; on the layers of a few outputs on the whole team
+  TRANSFER: 50, // hand count 0; on the layers of a few outputs on the whole team
   GEMM_SPLIT: 143, // hand count 0; on the layers of a few outputs on the whole team
 };
