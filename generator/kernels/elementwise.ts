@@ -9,11 +9,14 @@ import { partNest, renderPart } from './parts.js';
 import type { KernelDef } from './types.js';
 
 /**
- * ELEM_OP units of one element of a fused expression (runtime/as/cost.ts): its operations (a clip, a shift, ...) and
- * its operands that vary over the loop (a load each; one that is the same for every element is loaded once).
+ * One element of a fused expression without the clamp's tests (a core with p.clip): its operations (a clip, a shift,
+ * ...) in ELEM_OP units and its operands that vary over the loop in ELEM_LOAD units (a load and its address each; one
+ * that is the same for every element is loaded once a run). The operands were ELEM_OPs until 2026-12-01: a load costs
+ * its address too (two instructions on an RV32 core without post-increment), which the tiny-llama's rotary join of
+ * four streamed operands, at 1.25x its charge, showed.
  */
-export function elementOps(e: Expr, leafStrides: readonly number[][]): number {
-  return exprOps(e) + streamedLeaves(leafStrides);
+export function elementOps(e: Expr, leafStrides: readonly number[][]): { ops: number; clampTests: number; loads: number } {
+  return { ops: exprOps(e), clampTests: 0, loads: streamedLeaves(leafStrides) };
 }
 
 const streamedLeaves = (leafStrides: readonly number[][]): number => leafStrides.filter((s) => s.some((v) => v !== 0)).length;
@@ -38,7 +41,7 @@ function exprOps(e: Expr): number {
  * (an elided clamp too: left, docs/timing.md).
  */
 export function elementCharges(e: Expr, leafRanges: readonly IntRange[], leafStrides: readonly number[][], clampBranches: boolean, out: DType): { ops: number; clampTests: number; loads: number } {
-  if (!clampBranches) return { ops: elementOps(e, leafStrides), clampTests: 0, loads: 0 };
+  if (!clampBranches) return elementOps(e, leafStrides);
   const emitted = emitExpr(e, leafRanges.map((range, k) => ({ name: `v${k}`, range })));
   return {
     ops: exprOps(e) - emitted.clampsElided - emitted.clampsEmitted,

@@ -84,7 +84,7 @@ export function renderPart(p: PartSpec, site: { node: string; op: string }, peri
     d1: nest.dims[1], d2: nest.dims[2], d3: nest.dims[3],
     operands: nest.strides.map((s, k) => ({ k, s0: s[0], s1: s[1], s2: s[2], s3: s[3], off: offsets[k] })),
     // A leaf the inner loop does not move along (a per-channel scale, a broadcast constant) is loaded once per run:
-    // the C hoists it, as the cost model assumes (kernels/elementwise.ts elementOps counts no load for it).
+    // the C hoists it, as the cost model assumes (kernels/elementwise.ts elementOps counts no ELEM_LOAD for it).
     leaves: p.leaves.map((l, k) => ({ k, field: l.field, invariant: nest.strides[k][3] === 0, ...typeNames(l.dtype) })),
     hoisted,
     outField: p.out.field,

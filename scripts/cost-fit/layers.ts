@@ -199,6 +199,21 @@ function residualAdd(shape: number[]): CalibrationLayer {
 }
 
 /** The mean (or with `sum` the sum) over each channel's plane (a global average pool): REDUCE_ELEM per value. */
+/**
+ * A join of four requantized operands (a decoder's rotary join has four streamed operands and eight per-tensor ones):
+ * ELEM_LOAD per streamed operand apart from ELEM_OP, which the joins of two leave traded against ELEMENT.
+ */
+function join4(shape: number[]): CalibrationLayer {
+  return layer(`join of four ${shape.join('x')}`, ['a', 'b', 'c', 'd'].map((name) => ({ name, shape })), (b) => {
+    for (const x of ['a', 'b', 'c', 'd']) requant(b, x, `r${x}`);
+    b.node('Add', ['ra', 'rb'], ['p1']);
+    b.node('Add', ['rc', 'rd'], ['p2']);
+    b.node('Add', ['p1', 'p2'], ['p']);
+    requant(b, 'p', 'y');
+    return 'y';
+  });
+}
+
 function reduceSum(c: number, hw: number, sum = false): CalibrationLayer {
   return layer(`reduce${sum ? 'sum' : 'mean'} ${c} ${hw}x${hw}`, [{ name: 'x', shape: [1, c, hw, hw] }], (b) => {
     b.node(sum ? 'ReduceSum' : 'ReduceMean', ['x'], ['y'], { axes: [2, 3], keepdims: 1 });
@@ -383,6 +398,7 @@ export const CALIBRATION: CalibrationLayer[] = [
   // The same clamps on zero inputs: every one compares, none branches (CLIP_TEST apart from CLIP_TAKEN).
   { ...zeroInputs(add([1, 16, 16, 16], 32768)), onlyWhere: (t) => t.clipBranches === true },
   residualAdd([1, 32, 16, 16]),
+  join4([1, 16, 16, 16]), join4([1, 8, 8, 4]),
   // A requantization alone and on zeros (ELEM_LOAD apart from ELEM_OP; CLIP_TAKEN at a uint8 clamp): measured where
   // the clamp branches; on Siracusa they would move the fitted classes without a class of their own (left).
   { ...requantAlone(64, 8), onlyWhere: (t) => t.clipBranches === true },

@@ -19,12 +19,12 @@ import { repoRoot } from '../helpers/paths.js';
  * windows, the held-out prompt of reference.json) on Siracusa's 8 cluster cores and on the generic core: the AS
  * firmware's and the ISS's outputs equal the reference interpreter's, the whole pass's cycles within 10 % of each
  * other, and per layer a ratchet on the issue's bound: at least as many of its layers within 10 % as this version
- * reaches (`npm run bench:iss-vs-as` prints them all). At this version: Siracusa 234 of 267 (its head transposes,
- * RMSNorms and score MatMuls in; out: the rotary joins Add_requant / Add_1_requant at 1.25-1.28, the RMSNorm's
- * int16 pre-shift at 0.89, one SwiGLU product at 0.89), generic 241 of 275 (out: the RMSNorms at 0.87, the score
- * MatMuls at 1.22, the mask's join at 0.87, the embedding's Gather at 1.98).
+ * reaches (`npm run bench:iss-vs-as` prints them all). At this version: Siracusa 250 of 267 (its head transposes,
+ * RMSNorms, score MatMuls and pre-shifts in; out: the rotary joins Add_requant / Add_1_requant at 1.17-1.20, their
+ * twelve operands short of registers, and one SwiGLU product at 0.89), generic 241 of 275 (out: the RMSNorms at 0.87,
+ * the score MatMuls at 1.23, the mask's join at 0.88, the embedding's Gather at 1.97).
  */
-const WITHIN_10 = { siracusa: 234, generic: 241 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 250, generic: 241 } as Record<string, number>;
 const example = join(repoRoot, 'examples', 'tiny-llama');
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-decoder-'));
 const model = join(work, 'network.onnx');

@@ -9,6 +9,7 @@ import { generateFirmware } from '../../generator/pipeline.js';
 import { runReference } from '../../generator/reference/interpreter.js';
 import { compareOutputs } from '../../runtime/node/compare.js';
 import { runHostC } from '../../runtime/node/host-c.js';
+import { runIss } from '../../runtime/node/iss-run.js';
 import { runFirmware, type RunOptions } from '../../runtime/node/run.js';
 import type { OnnxBuilder } from './onnx-builder.js';
 
@@ -100,4 +101,17 @@ export async function padVsDense(dir: string, c: KernelCase, l1?: number, runOpt
   await run('untiled', { untiled: true });
   assert.equal(dense.g.manifest.layers[0].tiling!.sizes, padded.g.manifest.layers[0].tiling!.sizes, 'the same tiles, so the same loops compared');
   return { padded, dense };
+}
+
+/**
+ * Every build of a generated firmware against the expected outputs: the AS firmware, the C on the emulator's RV32
+ * core(s) (the ISS), and on Siracusa the C built for the host.
+ */
+export async function checkEveryBuild(out: string, platform: string, outputs: string[], inputs: NDArray[], expected: NDArray[]): Promise<void> {
+  const runs: [string, ReturnType<typeof compareOutputs>][] = [
+    ['AS', compareOutputs(outputs, (await runFirmware(out, inputs)).outputs, expected)],
+    ['ISS', compareOutputs(outputs, (await runIss(out, inputs)).outputs, expected)],
+  ];
+  if (platform === 'siracusa') runs.push(['host C', compareOutputs(outputs, runHostC(out, inputs), expected)]);
+  for (const [what, cmp] of runs) assert.is(cmp.errors, 0, `${platform} ${what}: ${cmp.details.join('; ')}`);
 }

@@ -13,11 +13,7 @@ import { inWords, replicate } from '../../generator/kernels/copy-words.js';
 import { IDENTITY, type PartSpec } from '../../generator/kernels/parts.js';
 import { ndarray } from '../../generator/ir/ndarray.js';
 import { generateFirmware } from '../../generator/pipeline.js';
-import { compareOutputs } from '../../runtime/node/compare.js';
-import { runHostC } from '../../runtime/node/host-c.js';
-import { runIss } from '../../runtime/node/iss-run.js';
-import { runFirmware } from '../../runtime/node/run.js';
-import { workDir, writeCase } from '../helpers/kernel-check.js';
+import { checkEveryBuild, workDir, writeCase } from '../helpers/kernel-check.js';
 import { OnnxBuilder } from '../helpers/onnx-builder.js';
 import { Rng } from '../helpers/random.js';
 
@@ -103,12 +99,7 @@ for (const c of CASES) {
       const src = readFileSync(join(out, 'c', 'network.c'), 'utf8');
       const arg = /const (int\d+_t) \*in0;/.exec(src)?.[1];
       assert.is(arg, c.words ?? 'int8_t', 'the copy\'s element type');
-      const runs: [string, ReturnType<typeof compareOutputs>][] = [
-        ['AS', compareOutputs(manifest.outputs, (await runFirmware(out, [x])).outputs, w.expected)],
-        ['ISS', compareOutputs(manifest.outputs, (await runIss(out, [x])).outputs, w.expected)],
-      ];
-      if (platform === 'siracusa') runs.push(['host C', compareOutputs(manifest.outputs, runHostC(out, [x]), w.expected)]);
-      for (const [what, cmp] of runs) assert.is(cmp.errors, 0, `${platform} ${what}: ${cmp.details.join('; ')}`);
+      await checkEveryBuild(out, platform, manifest.outputs, [x], w.expected);
     }
   });
 }

@@ -11,11 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ndarray } from '../../generator/ir/ndarray.js';
 import { generateFirmware } from '../../generator/pipeline.js';
-import { compareOutputs } from '../../runtime/node/compare.js';
-import { runIss } from '../../runtime/node/iss-run.js';
-import { runFirmware } from '../../runtime/node/run.js';
-import { runHostC } from '../../runtime/node/host-c.js';
-import { workDir, writeCase } from '../helpers/kernel-check.js';
+import { checkEveryBuild, workDir, writeCase } from '../helpers/kernel-check.js';
 import { OnnxBuilder } from '../helpers/onnx-builder.js';
 import { Rng } from '../helpers/random.js';
 
@@ -42,12 +38,7 @@ for (const D of [1, 8, 256, 4096]) {
       const out = join(dir, String(D), platform);
       const { manifest } = generateFirmware({ model: c.model, platform, out, sampleInputs: c.sample });
       assert.ok(readFileSync(join(out, 'c', 'network.c'), 'utf8').includes('fg_clz32((uint32_t)std - 1u)'), 'the reciprocal path');
-      const runs: [string, ReturnType<typeof compareOutputs>][] = [
-        ['AS', compareOutputs(manifest.outputs, (await runFirmware(out, [x])).outputs, c.expected)],
-        ['ISS', compareOutputs(manifest.outputs, (await runIss(out, [x])).outputs, c.expected)],
-      ];
-      if (platform === 'siracusa') runs.push(['host C', compareOutputs(manifest.outputs, runHostC(out, [x]), c.expected)]);
-      for (const [what, cmp] of runs) assert.is(cmp.errors, 0, `${platform} ${what}: ${cmp.details.join('; ')}`);
+      await checkEveryBuild(out, platform, manifest.outputs, [x], c.expected);
     }
   });
 }

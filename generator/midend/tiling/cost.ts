@@ -98,7 +98,7 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
       // leave out the clamps the C does not run, as the emulator's charge does (elementCharges).
       const ch = !node.expr ? { ops: 0, clampTests: 0, loads: 0 }
         : tile ? elementCharges(node.expr, tile.node.inputs.map((n) => valueRange(tensorOf(tile.graph, n))), node.inputs.map(() => [1]), !p.image?.xpulp, tensorOf(tile.graph, tile.node.outputs[0]).dtype)
-        : { ops: elementOps(node.expr, node.inputs.map(() => [1])), clampTests: 0, loads: 0 };
+        : elementOps(node.expr, node.inputs.map(() => [1]));
       perOut = c.ELEMENT + ch.ops * c.ELEM_OP + ch.clampTests * c.CLIP_TEST + ch.loads * c.ELEM_LOAD;
       break;
     }
