@@ -288,5 +288,11 @@ export const NORM_ROW: i32 = 59;
  */
 export const ELEM_RUN: i32 = 60;
 
+/**
+ * An iRMSNorm entry's square added to a 64-bit row sum (rmsnorm.c: rows whose squares can pass 2^31 in sum), beside
+ * NORM_ELEM: an add with carry and a widening on an RV32 core.
+ */
+export const NORM_SUM_WIDE: i32 = 61;
+
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 61;
+export const NUM_CLASSES: i32 = 62;

@@ -7,7 +7,7 @@ import { elementCharges, elementOps } from '../../kernels/elementwise.js';
 import { pooledInPairs } from '../../kernels/pool.js';
 import { simdOutClass } from '../../kernels/conv.js';
 import { iSoftmaxWideCharges } from '../../kernels/softmax.js';
-import { rmsReciprocal } from '../../kernels/norm.js';
+import { rmsReciprocal, rmsWideSum } from '../../kernels/norm.js';
 import { wordsPerElement } from '../../kernels/copy-words.js';
 import type { Platform } from '../../platforms/types.js';
 
@@ -79,7 +79,8 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
     case 'irmsnorm': {
       // As rmsnorm.ts.mustache charges: an entry, its division where the C divides, and its share of the row's own work.
       const len = tile ? tensorOf(tile.graph, node.outputs[0]).shape.at(-1) ?? 1 : 1;
-      perOut = c.NORM_ELEM + (rmsReciprocal(node, graph) ? 0 : c.DIV) + (tile ? c.NORM_ROW / Math.max(1, len) : 0);
+      perOut = c.NORM_ELEM + (rmsReciprocal(node, graph) ? 0 : c.DIV) + (rmsWideSum(node, graph) ? c.NORM_SUM_WIDE : 0)
+        + (tile ? c.NORM_ROW / Math.max(1, len) : 0);
       break;
     }
     case 'ilayernorm':

@@ -75,6 +75,8 @@ export const HAND_COUNTS: CoreCosts = {
   NORM_ROW: 0,
   // A run of the elementwise loop nest's inner loop (offsets, count, odometer): measured by the fit only (0).
   ELEM_RUN: 0,
+  // An iRMSNorm entry's square in a 64-bit row sum: measured by the fit only (0).
+  NORM_SUM_WIDE: 0,
   // An output of the depthwise row path: REQUANT's count (what it was charged before it was a class).
   ROW_OUT: 7,
   // An output of the SIMD conv: REQUANT's count, as ROW_OUT.
