@@ -14,19 +14,17 @@
  * table, and per platform how many layers lie within 10 % (the issue's bound), the Models and MLPerf-class CNNs and
  * the decoder apart.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { generateFirmware } from '../generator/pipeline.js';
-import { ndarray } from '../generator/ir/ndarray.js';
 import { encodeNpz, readNpz } from '../generator/onnx/npy.js';
-import { quantizeFile } from '../generator/quantize/files.js';
 import { compareOutputs } from '../runtime/node/compare.js';
 import { runIss } from '../runtime/node/iss-run.js';
 import { runFirmware } from '../runtime/node/run.js';
 import { DEEPLOY } from '../test/helpers/deeploy.js';
 import { layerRatios, WITHIN } from '../test/helpers/layer-ratios.js';
-import { repoRoot } from '../test/helpers/paths.js';
+import { quantizedPromptPass } from '../test/helpers/tiny-llama-prompt.js';
 import { TINY_MODELS, writeTinyModel } from '../test/helpers/tiny-models.js';
 
 const FOLDERS = ['CNN_Linear1', 'CNN_Linear2', 'miniMobileNet', 'miniMobileNetv2', 'EEGFormer'];
@@ -40,11 +38,9 @@ const work = mkdtempSync(join(tmpdir(), 'firmgen-bench-iss-'));
 
 /** The tiny-llama's prompt pass as a model folder: quantized by firmgen, the held-out prompt as its input. */
 function promptPass(dir: string): string {
-  const example = join(repoRoot, 'examples', 'tiny-llama');
   mkdirSync(dir, { recursive: true });
-  quantizeFile({ model: join(example, 'prompt.onnx'), calibration: join(example, 'calibration.npz'), out: join(dir, 'network.onnx') });
-  const ids: number[] = JSON.parse(readFileSync(join(example, 'reference.json'), 'utf8')).prompt_ids;
-  writeFileSync(join(dir, 'inputs.npz'), encodeNpz(new Map([['input_ids', ndarray('int32', [1, ids.length], ids)]])));
+  const { inputs } = quantizedPromptPass(dir);
+  writeFileSync(join(dir, 'inputs.npz'), encodeNpz(new Map([['input_ids', inputs[0]]])));
   return dir;
 }
 

@@ -12,7 +12,7 @@
  * the caches in L3 (cachesInL3 below).
  * Reference point: the peer's published 340 tokens/s for this model size.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DType } from '../generator/ir/dtype.js';
@@ -29,9 +29,9 @@ import { generateOnEmulator } from '../runtime/node/generate.js';
 import { runIss } from '../runtime/node/iss-run.js';
 import { runFirmware } from '../runtime/node/run.js';
 import { readTokenizer } from '../runtime/node/tokenizer.js';
-import { repoRoot } from '../test/helpers/paths.js';
+import { heldOutPromptIds, TINY_LLAMA } from '../test/helpers/tiny-llama-prompt.js';
 
-const example = join(repoRoot, 'examples', 'tiny-llama');
+const example = TINY_LLAMA;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-bench-llm-'));
 const CONTEXT = 256;
 const TOKENS = 256;
@@ -156,7 +156,7 @@ async function cachesInL3(step: string, prompt: number[], want: number[], inL2: 
 async function promptPass(stepOnly: string): Promise<void> {
   const joined = join(work, 'joined.int8.onnx');
   quantizeFile({ model: join(example, 'step.onnx'), promptGraph: join(example, 'prompt.onnx'), calibration: join(example, 'calibration.npz'), out: joined, context: CONTEXT });
-  const ids: number[] = JSON.parse(readFileSync(join(example, 'reference.json'), 'utf8')).prompt_ids;
+  const ids = heldOutPromptIds();
   const tokens = 16;
   const want = generateReference(inferGraph(loadOnnxFile(joined)), ids, tokens);
   const stepped = generateReference(inferGraph(loadOnnxFile(stepOnly)), ids, tokens);

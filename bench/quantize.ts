@@ -20,9 +20,9 @@ import { runBatched } from '../generator/quantize/batch.js';
 import { addChannelSums } from '../generator/quantize/calibrate.js';
 import { quantizeFile } from '../generator/quantize/files.js';
 import { IncrementalRuns } from '../generator/quantize/incremental.js';
-import { repoRoot } from '../test/helpers/paths.js';
+import { TINY_LLAMA } from '../test/helpers/tiny-llama-prompt.js';
 
-const example = join(repoRoot, 'examples', 'tiny-llama');
+const example = TINY_LLAMA;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-bench-quantize-'));
 
 function emit(name: string, figure: number, unit: string, reference = ''): void {

@@ -78,9 +78,8 @@ export const elementwiseKernel: KernelDef = {
     // the AS counts those values (CLIP_TAKEN).
     const branchy = !platform.image?.xpulp;
     const inner = partNest(spec, site).strides.slice(0, leaves.length).map((s) => s[3]);
-    const { expr, hoisted } = hoistInvariant(node.expr!, (k) => inner[k] === 0, spec.leaves.map((l, k) => ({ name: `v${k}`, range: l.range })));
-    const hoistedRanges = hoisted.map((h) => emitExpr(h, spec.leaves.map((l, k) => ({ name: `v${k}`, range: l.range }))).range);
-    const { ops, clampTests, loads } = elementCharges(expr, [...spec.leaves.map((l) => l.range), ...hoistedRanges], [...inner, ...hoisted.map(() => 0)].map((s) => [s]), branchy, out.dtype);
+    const { expr, hoisted, ranges } = hoistInvariant(node.expr!, (k) => inner[k] === 0, spec.leaves.map((l, k) => ({ name: `v${k}`, range: l.range })));
+    const { ops, clampTests, loads } = elementCharges(expr, [...spec.leaves.map((l) => l.range), ...ranges], [...inner, ...hoisted.map(() => 0)].map((s) => [s]), branchy, out.dtype);
     const period = Math.ceil(platform.costs.ELEMENT + ops * platform.costs.ELEM_OP + clampTests * platform.costs.CLIP_TEST + loads * platform.costs.ELEM_LOAD);
     const part = renderPart({ ...spec, expr, hoisted }, site, period, branchy);
     return {

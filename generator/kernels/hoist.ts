@@ -1,4 +1,5 @@
 import { emitExpr, type Leaf } from '../backend/expr.js';
+import type { IntRange } from '../ir/dtype.js';
 import type { Expr } from '../ir/graph.js';
 
 /**
@@ -11,14 +12,17 @@ import type { Expr } from '../ir/graph.js';
  * and the remaining expression's words from the ranges, as before.
  */
 export interface Hoisted {
-  /** The expression over the leaves and, after them, the hoisted values (leaf indices first .. first + n - 1). */
+  /** The expression over the leaves and, after them, the hoisted values (leaf indices leaves.length on). */
   expr: Expr;
-  /** The hoisted sub-expressions over the leaves, in leaf-index order from `first`. */
+  /** The hoisted sub-expressions over the leaves, in the order of their leaf indices. */
   hoisted: Expr[];
+  /** Each hoisted value's range (as the emitter proves it). */
+  ranges: IntRange[];
 }
 
 export function hoistInvariant(e: Expr, invariant: (leaf: number) => boolean, leaves: Leaf[]): Hoisted {
   const hoisted: Expr[] = [];
+  const ranges: IntRange[] = [];
   const fixed = (x: Expr): boolean => {
     switch (x.k) {
       case 'in': return invariant(x.i);
@@ -32,6 +36,7 @@ export function hoistInvariant(e: Expr, invariant: (leaf: number) => boolean, le
     const r = emitExpr(x, leaves).range;
     if (r.min < -2147483648 || r.max > 2147483647) return undefined;
     hoisted.push(x);
+    ranges.push(r);
     return { k: 'in', i: leaves.length + hoisted.length - 1 };
   };
   // A sum with a proven bound (a split product's low half: backend/expr.ts splitRequantExpr) stays whole: its bound
@@ -56,5 +61,6 @@ export function hoistInvariant(e: Expr, invariant: (leaf: number) => boolean, le
       default: return { ...x, a: walk(x.a), b: walk(x.b) } as Expr;
     }
   };
-  return { expr: walk(e), hoisted };
+  const expr = walk(e);
+  return { expr, hoisted, ranges };
 }

@@ -128,8 +128,9 @@ export const copyKernel: KernelDef = {
   view({ node, graph, platform }) {
     const site = { node: node.name, op: node.op };
     // Moved in words where every part's runs allow (copy-words.ts): the arguments are then pointers to words.
-    const words = inWords(partsOf(node, graph));
-    const specs = words?.parts ?? partsOf(node, graph);
+    const parts = partsOf(node, graph);
+    const words = inWords(parts);
+    const specs = words?.parts ?? parts;
     const y = tensorOf(graph, node.outputs[0]);
     const sources = node.op === 'Concat' ? node.inputs : [node.inputs[0]];
     return {

@@ -61,7 +61,7 @@ export const iRMSNormKernel: KernelDef = {
       params: {
         rows, L, log2D: shiftWithin(attrLog2(node, 'D'), pT.wide),
         wRs: w.rs, wCs: w.cs, w: w.t,
-        sqT: wordFor(sumOfSquaresBound(L, xa), 'the sum of squares', site),
+        sqT: sumWord(L, xa, site),
         pT,
         recip: rmsReciprocal(node, graph),
         x: typeNames(x.dtype), y: typeNames(y.dtype),
@@ -81,14 +81,14 @@ export function rmsReciprocal(node: Node, graph: Graph): boolean {
   return xa * wa < 2n ** 31n && xa + 1n < 2n ** 32n;
 }
 
-/** Whether an iRMSNorm's row sum of squares is a 64-bit word (NORM_SUM_WIDE per entry): the view's sqT, one bound. */
+/** Whether an iRMSNorm's row sum of squares is a 64-bit word (NORM_SUM_WIDE per entry): the view's sqT. */
 export function rmsWideSum(node: Node, graph: Graph): boolean {
   const { x, L } = rowsOf(node, graph);
-  return sumOfSquaresBound(L, bigRange(x).abs) > MAX_INT32;
+  return sumWord(L, bigRange(x).abs, siteOf(node)).wide;
 }
 
-const MAX_INT32 = 2n ** 31n - 1n;
-const sumOfSquaresBound = (L: number, xa: bigint): bigint => BigInt(L) * xa * xa + 1n;
+const sumWord = (L: number, xa: bigint, site: Site): ReturnType<typeof wordFor> =>
+  wordFor(BigInt(L) * xa * xa + 1n, 'the sum of squares', site);
 
 /**
  * iLayerNorm: mean = tdiv(sum x, N); var = tdiv(sum (x-mean)^2, N) + 1; std = isqrt(var);

@@ -1,6 +1,7 @@
 import type { Graph } from '../ir/graph.js';
 import type { NDArray } from '../ir/ndarray.js';
 import { evaluateNodes, setConstants } from '../reference/interpreter.js';
+import { floatTensors } from '../reference/value-kind.js';
 import { batchedGraph, CHUNK, concat } from './batch.js';
 
 /*
@@ -38,13 +39,15 @@ export class IncrementalRuns {
    * is evaluated again.
    */
   evaluateTo(g: Graph, last: number): { values: Map<string, NDArray>; count: number }[] {
-    let from = this.changedFrom(g);
+    const change = this.changedFrom(g);
+    let from = change.from;
     if (from < this.floor) {
       from = 0;
       this.floor = 0;
     }
+    const floats = floatTensors(g);
     for (const c of this.chunks) {
-      setConstants(g, c.values);
+      setConstants(g, c.values, floats, change.constants);
       evaluateNodes(g, c.values, from, last + 1);
     }
     this.graph = g;
@@ -55,11 +58,11 @@ export class IncrementalRuns {
 
   /**
    * The first node to evaluate again: the first that differs from the graph before (its op, name or tensors), or
-   * reads a constant whose values changed; else `done`.
+   * reads a constant whose values changed; else `done`. With the constants that changed (all of them at first).
    */
-  private changedFrom(g: Graph): number {
+  private changedFrom(g: Graph): { from: number; constants?: Set<string> } {
     const before = this.graph;
-    if (!before) return 0;
+    if (!before) return { from: 0 };
     const key = (n: Graph['nodes'][number]): string => JSON.stringify([n.op, n.name, n.inputs, n.outputs]);
     let same = 0;
     while (same < Math.min(before.nodes.length, g.nodes.length) && key(before.nodes[same]) === key(g.nodes[same])) same++;
@@ -71,7 +74,7 @@ export class IncrementalRuns {
       if (!old || old.length !== now.length || now.some((v, i) => v !== old[i])) changed.add(t.name);
     }
     const first = g.nodes.findIndex((n) => n.inputs.some((i) => changed.has(i)));
-    return Math.min(first < 0 ? this.done : first, same, this.done);
+    return { from: Math.min(first < 0 ? this.done : first, same, this.done), constants: changed };
   }
 
   /** Drops the outputs of nodes before `keepFrom` that no node from `keepFrom` on reads (memory: 64 samples a chunk). */

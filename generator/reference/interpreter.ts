@@ -29,10 +29,10 @@ export function runReference(graph: Graph, inputs: NDArray[]): Map<string, NDArr
   return values;
 }
 
-/** The graph's constants into `values` (as the interpreter reads them: float tensors as float32). */
-export function setConstants(graph: Graph, values: Map<string, NDArray>, floats = floatTensors(graph)): void {
+/** The graph's constants (or those named in `only`) into `values`, as the interpreter reads them: floats as float32. */
+export function setConstants(graph: Graph, values: Map<string, NDArray>, floats = floatTensors(graph), only?: ReadonlySet<string>): void {
   for (const t of graph.tensors.values()) {
-    if (t.data) values.set(t.name, normalizeArray(t.data, floats.has(t.name)));
+    if (t.data && (!only || only.has(t.name))) values.set(t.name, normalizeArray(t.data, floats.has(t.name)));
   }
 }
 

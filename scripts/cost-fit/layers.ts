@@ -198,7 +198,6 @@ function residualAdd(shape: number[]): CalibrationLayer {
   });
 }
 
-/** The mean (or with `sum` the sum) over each channel's plane (a global average pool): REDUCE_ELEM per value. */
 /**
  * A join of four requantized operands (a decoder's rotary join has four streamed operands and eight per-tensor ones):
  * ELEM_LOAD per streamed operand apart from ELEM_OP, which the joins of two leave traded against ELEMENT.
@@ -214,6 +213,7 @@ function join4(shape: number[]): CalibrationLayer {
   });
 }
 
+/** The mean (or with `sum` the sum) over each channel's plane (a global average pool): REDUCE_ELEM per value. */
 function reduceSum(c: number, hw: number, sum = false): CalibrationLayer {
   return layer(`reduce${sum ? 'sum' : 'mean'} ${c} ${hw}x${hw}`, [{ name: 'x', shape: [1, c, hw, hw] }], (b) => {
     b.node(sum ? 'ReduceSum' : 'ReduceMean', ['x'], ['y'], { axes: [2, 3], keepdims: 1 });

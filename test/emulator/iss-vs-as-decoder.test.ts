@@ -1,18 +1,16 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ndarray } from '../../generator/ir/ndarray.js';
 import { loadOnnxFile } from '../../generator/onnx/load.js';
 import { generateFirmware } from '../../generator/pipeline.js';
-import { quantizeFile } from '../../generator/quantize/files.js';
 import { runReference } from '../../generator/reference/interpreter.js';
 import { compareOutputs } from '../../runtime/node/compare.js';
 import { runIss } from '../../runtime/node/iss-run.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import { layerRatios } from '../helpers/layer-ratios.js';
-import { repoRoot } from '../helpers/paths.js';
+import { quantizedPromptPass } from '../helpers/tiny-llama-prompt.js';
 
 /*
  * The small language model's prompt pass (examples/tiny-llama's prompt.onnx quantized by firmgen on its calibration
@@ -25,12 +23,8 @@ import { repoRoot } from '../helpers/paths.js';
  * at 1.23, the mask's join at 0.88, the embedding's Gather at 1.97).
  */
 const WITHIN_10 = { siracusa: 250, generic: 258 } as Record<string, number>;
-const example = join(repoRoot, 'examples', 'tiny-llama');
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-decoder-'));
-const model = join(work, 'network.onnx');
-quantizeFile({ model: join(example, 'prompt.onnx'), calibration: join(example, 'calibration.npz'), out: model });
-const ids: number[] = JSON.parse(readFileSync(join(example, 'reference.json'), 'utf8')).prompt_ids;
-const inputs = [ndarray('int32', [1, ids.length], ids)];
+const { model, inputs } = quantizedPromptPass(work);
 const graph = loadOnnxFile(model);
 const values = runReference(graph, inputs);
 const expected = graph.outputs.map((o) => values.get(o)!);
