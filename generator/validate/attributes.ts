@@ -37,7 +37,7 @@ export function checkAttributes(g: Graph): void {
 
 /**
  * ONNX MatMul has no attributes; transA/transB on it are the generator's own annotation of an n-major B
- * (platforms/siracusa/passes/n-major-weights.ts), which the GEMM kernel reads. A model's MatMul carrying them would
+ * (frontend/passes/n-major-weights.ts), which the GEMM kernel reads. A model's MatMul carrying them would
  * be run transposed by the firmware and as written by the reference (a fuzz finding: transB = 1e15 on generic).
  */
 function checkMatMul(node: Node): void {

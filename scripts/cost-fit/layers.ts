@@ -121,7 +121,7 @@ function gemm(m: number, k: number, n: number, wide: Wide = false, bias = false)
   });
 }
 
-/** Attention-style MatMul of two activations, B made n-major by its Transpose (siracusa n-major-weights). */
+/** Attention-style MatMul of two activations, B made n-major by its Transpose (frontend/passes/n-major-weights.ts). */
 function matmulQK(h: number, s: number, d: number): CalibrationLayer {
   return layer(`matmul q.kT ${h}x${s}x${d}`, [{ name: 'q', shape: [1, h, s, d] }, { name: 'k', shape: [1, h, s, d] }], (b) => {
     b.node('Transpose', ['k'], ['kt'], { perm: [0, 1, 3, 2] });

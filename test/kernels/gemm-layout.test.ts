@@ -71,7 +71,7 @@ const rng = new Rng(65);
 const ints = (shape: number[]): NDArray => ({ shape, dtype: 'int8', data: Float64Array.from(rng.ints(shape.reduce((a, b) => a * b, 1), -128, 127)) });
 
 // k-major B with 64-byte rows: a [16, 64] x [64, 64] -> [16, 64] int32; 16 rows of A, 2 per core, all on B. B is an
-// activation: a constant B would be stored n-major on Siracusa (platforms/siracusa/passes/n-major-weights.ts).
+// activation: a constant B would be stored n-major on Siracusa (frontend/passes/n-major-weights.ts).
 const kMajorA = ints([16, 64]);
 const kMajorB = ints([64, 64]);
 const kMajor = new OnnxBuilder('gemm-kmajor')

@@ -13,7 +13,7 @@ import { float, OnnxBuilder } from '../helpers/onnx-builder.js';
 import { Rng } from '../helpers/random.js';
 
 /*
- * Siracusa stores a cluster MatMul's B n-major where that is free (platforms/siracusa/passes/n-major-weights.ts): a
+ * Siracusa stores a cluster MatMul's B n-major where that is free (frontend/passes/n-major-weights.ts): a
  * constant B transposed by the generator, a B made by a Transpose read only by the MatMul re-permuted (or dropped
  * when the new order is the source's own). Each case checks that the rewrite happened (the lowered graph) and that
  * the emulated firmware, the host-compiled C and the rv32-xpulp C on the ISS all equal the reference interpreter.

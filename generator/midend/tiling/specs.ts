@@ -122,7 +122,7 @@ const gemmSpec: TilingSpec = {
     const y = tensorOf(g, node.outputs[0]);
     const r = y.shape.length;
     const transA = node.op === 'Gemm' && attrInt(node, 'transA', 0) !== 0;
-    const transB = attrInt(node, 'transB', 0) !== 0; // MatMul too: an n-major constant B (siracusa n-major-weights)
+    const transB = attrInt(node, 'transB', 0) !== 0; // MatMul too: an n-major constant B (frontend/passes/n-major-weights.ts)
     const boxes = new Map<string, Box>();
     const [A, B] = [tensorOf(g, node.inputs[0]), tensorOf(g, node.inputs[1])];
     const matBox = (shape: readonly number[], rows: [number, number] | 'all', cols: [number, number] | 'all'): Box => {

@@ -6,7 +6,7 @@ import { fuseRequant } from '../../frontend/passes/fuse-requant.js';
 import { lowerQuantizedPass } from '../../frontend/passes/lower-quantized.js';
 import { lowerNpuPass, npuOriginOf, type NpuFallback } from './passes/lower-npu.js';
 import { sanitizeComment } from '../../backend/sanitize.js';
-import { nMajorWeights } from './passes/n-major-weights.js';
+import { nMajorWeights } from '../../frontend/passes/n-major-weights.js';
 import { sinkTransposes } from './passes/sink-transposes.js';
 import { GenError } from '../../errors.js';
 import { planNms } from './npu/nms.js';

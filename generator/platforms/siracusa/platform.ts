@@ -4,7 +4,7 @@ import { CORE_PASSES } from '../passes.js';
 import type { Platform } from '../types.js';
 import { HAND_COUNTS } from './hand-costs.js';
 import { MEASURED } from './measured-costs.js';
-import { nMajorWeights } from './passes/n-major-weights.js';
+import { nMajorWeights } from '../../frontend/passes/n-major-weights.js';
 import { configureSiracusa } from './engines.js';
 import { SIRACUSA_OPTIONS } from './description.js';
 

@@ -118,7 +118,7 @@ function gemmEligible(n: Node, g: Graph): Eligibility {
     if (attrInt(n, 'transA', 0) !== 0) return no('transA');
     if (attrNumber(n, 'alpha', 1) !== 1 || (n.inputs[2] && attrNumber(n, 'beta', 1) !== 1)) return no('alpha or beta other than 1');
   }
-  const transB = attrInt(n, 'transB', 0) !== 0; // MatMul too: an n-major constant B (passes/n-major-weights.ts)
+  const transB = attrInt(n, 'transB', 0) !== 0; // MatMul too: an n-major constant B (frontend/passes/n-major-weights.ts)
   const [K, N] = transB ? [b.shape[1], b.shape[0]] : b.shape;
   if (a.shape[a.shape.length - 1] !== K) return no('A and B do not meet');
   const bias = constData(g, n.inputs[2]);

@@ -1,8 +1,8 @@
-import { attrInts } from '../../../ir/attrs.js';
-import type { Graph, Node, Tensor } from '../../../ir/graph.js';
-import { consumersOf, producerOf, tensorOf } from '../../../ir/graph.js';
-import { ndarray } from '../../../ir/ndarray.js';
-import { byteWide } from '../../../kernels/common.js';
+import { attrInts } from '../../ir/attrs.js';
+import type { Graph, Node, Tensor } from '../../ir/graph.js';
+import { consumersOf, producerOf, tensorOf } from '../../ir/graph.js';
+import { ndarray } from '../../ir/ndarray.js';
+import { byteWide } from '../../kernels/common.js';
 
 /*
  * Gives a cluster MatMul an n-major B (B[.., n, k], as Gemm's transB) wherever that costs nothing at run time, so that
