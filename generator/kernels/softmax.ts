@@ -52,6 +52,41 @@ export function reciprocalOf(d: bigint, R: bigint): { m: string } | false {
 }
 
 /**
+ * The range of iSoftmax's e over entries whose xt = x - max lies in [lo - hi, 0], and the largest magnitude of any step
+ * of its chain (xt, z * log2, q = p + B, q^2, A * q^2, t = A * q^2 + C), for the coefficients A, B, C and log2 > 0.
+ */
+export function iSoftmaxBounds(A: bigint, B: bigint, C: bigint, log2: bigint, lo: bigint, hi: bigint): { eMin: bigint; eMax: bigint; chain: bigint } {
+  const xtMin = lo - hi;
+  const zRaw = (hi - lo) / log2; // floor(-xt / log2) at its largest
+  // Two regimes of z. Not clipped (z = floor(-xt / log2) <= 30): p = -((-xt) mod log2) in [1 - log2, 0], never below
+  // xt itself, and e = t >> z. Clipped (z = 31, only where -xt reaches 31 * log2): p = xt + 31 * log2 in
+  // [xtMin + 31 * log2, 0], and e = t >> 31. The chain's word holds every step of both; e's range (the row sum's and
+  // the numerator's words) is each regime's own: a clipped entry's large (p + B)^2 is shifted by 31, so bounding it
+  // by the smaller shift of the other regime made the tiny-llama's int16 scores' sums 64-bit where 32 bits hold them.
+  const hull = (pLo: bigint) => {
+    const q0 = pLo + B;
+    const q1 = B; // p = 0
+    const sq = [q0 * q0, q1 * q1];
+    const sqMin = q0 <= 0n && q1 >= 0n ? 0n : sq[0] < sq[1] ? sq[0] : sq[1];
+    const sqMax = sq[0] > sq[1] ? sq[0] : sq[1];
+    return { q0, q1, sqMin, sqMax, t: [A * sqMin + C, A * sqMax + C] };
+  };
+  const open = hull(1n - log2 > xtMin ? 1n - log2 : xtMin);
+  const zOpen = Number(zRaw < 30n ? zRaw : 30n);
+  const e = [...open.t, ...open.t.map((v) => floorShr(v, zOpen))];
+  const regimes = [open];
+  if (zRaw >= 31n) {
+    const clipped = hull(xtMin + 31n * log2);
+    e.push(...clipped.t.map((v) => floorShr(v, 31)));
+    regimes.push(clipped);
+  }
+  const eMin = e.reduce((m, v) => (v < m ? v : m));
+  const eMax = e.reduce((m, v) => (v > m ? v : m));
+  const steps = regimes.flatMap((r) => [r.q0, r.q1, r.sqMax, A * r.sqMin, A * r.sqMax, ...r.t]);
+  return { eMin, eMax, chain: maxAbs(xtMin, 31n * log2, ...steps, A, B, C) };
+}
+
+/**
  * The bounds of iSoftmax's chain over its input's range (see below) and the words they need: the element chain's (eT)
  * and the row sum's and normalisation's (sT). Read by the kernel's view and by the tiler's estimate (a 64-bit word
  * costs an entry SOFTMAX_WIDE / SOFTMAX_SUM_WIDE more).
@@ -62,21 +97,8 @@ export function iSoftmaxWords(node: Node, graph: Graph) {
   const [A, B, C, log2, n] = ['coeffA', 'coeffB', 'coeffC', 'log2', 'n_levels'].map((k) => BigInt(attrInt(node, k)));
   if (log2 <= 0n) throw new GenError('unsupported', `log2 = ${log2} must be positive`, site);
   const { lo, hi } = bigRange(x);
-  const xtMin = lo - hi;
-  const zMax = Number((hi - lo) / log2 < 31n ? (hi - lo) / log2 : 31n);
-  // p = -((-xt) mod log2) while z is not clipped, else xt + 31*log2; never below xt itself.
-  let pMin = 1n - log2 < xtMin + 31n * log2 ? 1n - log2 : xtMin + 31n * log2;
-  if (pMin < xtMin) pMin = xtMin;
-  const q0 = pMin + B;
-  const q1 = B;
-  const sq = [q0 * q0, q1 * q1];
-  const sqMin = q0 <= 0n && q1 >= 0n ? 0n : sq[0] < sq[1] ? sq[0] : sq[1];
-  const sqMax = sq[0] > sq[1] ? sq[0] : sq[1];
-  const t = [A * sqMin + C, A * sqMax + C];
-  const e = [...t, ...t.map((v) => floorShr(v, zMax))];
-  const eMin = e.reduce((m, v) => (v < m ? v : m));
-  const eMax = e.reduce((m, v) => (v > m ? v : m));
-  const eT = wordFor(maxAbs(xtMin, 31n * log2, q0, q1, sqMax, A * sqMin, A * sqMax, ...t, A, B, C), 'the exponent', site);
+  const { eMin, eMax, chain } = iSoftmaxBounds(A, B, C, log2, lo, hi);
+  const eT = wordFor(chain, 'the exponent', site);
   const Lb = BigInt(L);
   const sT = wordFor(maxAbs(Lb * eMin, Lb * eMax, eMin * (n - 1n), eMax * (n - 1n)), 'the row sum', site);
   // 0 <= -xt <= hi - lo: z's division in 32 bits when that fits, whatever word the chain needs (the same quotient;

@@ -251,14 +251,16 @@ function transpose(shape: number[], perm: number[]): CalibrationLayer {
 /**
  * An iSoftmax of 16-bit scores (a decoder's attention) with the coefficients of one of the tiny-llama example's layers,
  * scores within +-`amp`: the range decides the words (kernels/softmax.ts iSoftmaxWords). Each takes z by a multiply
- * by the reciprocal (SOFTMAX_RECIP); +-3000 keeps the words 32-bit, +-12000 takes the row sum to 64 bits
- * (SOFTMAX_SUM_WIDE), +-32000 the exponent chain too (SOFTMAX_WIDE): the square of its largest |xt + z log2 + B|
- * passes 2^31.
+ * by the reciprocal (SOFTMAX_RECIP); +-3000 keeps the words 32-bit, +-32000 takes the exponent chain to 64 bits
+ * (SOFTMAX_WIDE: the square of a clipped entry's |xt + 31 log2 + B| passes 2^31; its e, shifted by 31, leaves the row
+ * sum in 32 bits). `fine`: the coefficients of scores on a 4x finer scale (log2, B x 4, C x 16): e reaches 2.6e7, so
+ * e * 255 and the row sum need 64 bits (SOFTMAX_SUM_WIDE) while the chain stays 32-bit at +-12000.
  */
-function softmax16(rows: number, len: number, amp: number): CalibrationLayer {
-  const what = amp > 20000 ? ' wide chain' : amp > 5000 ? ' wide sum' : '';
+function softmax16(rows: number, len: number, amp: number, fine = false): CalibrationLayer {
+  const what = fine ? ' wide sum' : amp > 20000 ? ' wide chain' : '';
+  const k = fine ? 4 : 1;
   return layer(`softmax int16 ${rows}x${len}${what}`, [{ name: 'x', shape: [1, rows, len], int16: amp }], (b) => {
-    b.node('iSoftmax', ['x'], ['y'], { coeffA: float(1), coeffB: float(1024), coeffC: float(549684), log2: float(525), n_levels: float(256) });
+    b.node('iSoftmax', ['x'], ['y'], { coeffA: float(1), coeffB: float(1024 * k), coeffC: float(549684 * k * k), log2: float(525 * k), n_levels: float(256) });
     return 'y';
   });
 }
@@ -381,9 +383,8 @@ export const CALIBRATION: CalibrationLayer[] = [
   matmulQK(4, 32, 16),
   // k = 2 (attention with a head dimension of 2): the scalar GEMM loop (MAC_GEMM_SCALAR).
   matmulQK(4, 32, 2),
-  // k = 4, 16 heads of 16 positions: a small decoder's scores (examples/tiny-llama), one word a dot product. On
-  // Siracusa only: the generic core's GEMM classes fit it at 0.84 and it moved EEGFormer's MatMul_40 past 10 % (left).
-  { ...matmulQK(16, 16, 4), onlyWhere: (t) => t.clipBranches !== true },
+  // k = 4, 16 heads of 16 positions: a small decoder's scores (examples/tiny-llama), one word a dot product.
+  matmulQK(16, 16, 4),
   matmulPV(4, 32, 16),
   matmulPV(8, 32, 2),
   // Whole rows of a batch on a core (the transposed-B path's runs: B's column pairs copied once, GEMM_BT_QUAD): an
@@ -426,7 +427,8 @@ export const CALIBRATION: CalibrationLayer[] = [
   softmax(16, 64),
   softmax(8, 256),
   // Decoder-like rows of 16-bit scores: 32-bit words, a 64-bit row sum, a 64-bit chain.
-  ...[3000, 12000, 32000].flatMap((amp) => [softmax16(16, 16, amp), softmax16(8, 64, amp)]),
+  ...[3000, 32000].flatMap((amp) => [softmax16(16, 16, amp), softmax16(8, 64, amp)]),
+  softmax16(16, 16, 12000, true), softmax16(8, 64, 12000, true),
   lookup([1, 64, 64]),
   // The QDQ row ops: a TableSoftmax (rows of 24), and a QLayerNorm at two row lengths (24, 384) for its row and entry.
   qdqRow('tablesoftmax 16x24', 'QDQ Softmax'),

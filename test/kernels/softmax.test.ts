@@ -6,6 +6,7 @@ import type { IntType } from '../../generator/ir/dtype.js';
 import { ndarray } from '../../generator/ir/ndarray.js';
 import { compileModel } from '../../generator/pipeline.js';
 import { emitFirmware } from '../../generator/backend/emit.js';
+import { iSoftmaxBounds } from '../../generator/kernels/softmax.js';
 import { checkKernelCase, workDir, type KernelCase } from '../helpers/kernel-check.js';
 import { OnnxBuilder } from '../helpers/onnx-builder.js';
 import { Rng } from '../helpers/random.js';
@@ -78,9 +79,9 @@ test('ITAPartialMax: columns past the last full group above the running max get 
 });
 
 /** The AS body of the model's iSoftmax closure, for a model of one iSoftmax on x. */
-function iSoftmaxBody(name: string, dtype: IntType, log2: number): string {
+function iSoftmaxBody(name: string, dtype: IntType, log2: number, coeffB = 345): string {
   const b = new OnnxBuilder(name).input('x', dtype, [2, 128]);
-  b.node('iSoftmax', ['x'], ['y'], { coeffA: 1, coeffB: 345, coeffC: 62395, log2, n_levels: 256 }).output('y', 'float32');
+  b.node('iSoftmax', ['x'], ['y'], { coeffA: 1, coeffB, coeffC: 62395, log2, n_levels: 256 }).output('y', 'float32');
   const model = join(dir, `${name}.onnx`);
   writeFileSync(model, b.bytes());
   const c = compileModel({ model, platform: 'siracusa' });
@@ -92,7 +93,61 @@ function iSoftmaxBody(name: string, dtype: IntType, log2: number): string {
 
 test('iSoftmax words: 32-bit for int8 with the Deeploy coefficients, 64-bit where the bounds need it', () => {
   assert.not.match(iSoftmaxBody('narrow', 'int8', 255), /i64/);
-  assert.match(iSoftmaxBody('wide', 'int16', 4), /let sum: i64/);
+  // int16 with log2 = 4: (p + B)^2 of a clipped entry needs 64 bits in the chain, but it is shifted by 31: the row
+  // sum of 128 entries of at most 345^2 + 62395 and e * 255 fit 32 bits.
+  const clipped = iSoftmaxBody('clipped', 'int16', 4);
+  assert.match(clipped, /let sum: i32/);
+  assert.match(clipped, /i64/);
+  // B = 3000: e reaches 3000^2 + 62395, and e * 255 passes 2^31.
+  assert.match(iSoftmaxBody('wide', 'int16', 4, 3000), /let sum: i64/);
+});
+
+/** Every entry's e and chain steps by SEMANTICS.md's iSoftmax, xt over [lo - hi, 0] (all of it, or samples and the ends). */
+function bruteBounds(A: bigint, B: bigint, C: bigint, log2: bigint, lo: bigint, hi: bigint, rng: Rng) {
+  const span = Number(hi - lo);
+  const xts = span <= 70000 ? Array.from({ length: span + 1 }, (_, i) => BigInt(-i))
+    : [0n, lo - hi, ...Array.from({ length: 20000 }, () => BigInt(-rng.int(0, span)))];
+  for (let k = 0n; k <= 32n; k++) for (const d of [-1n, 0n, 1n]) if (k * log2 + d <= hi - lo && k * log2 + d >= 0n) xts.push(-(k * log2 + d));
+  let eMin: bigint | undefined, eMax: bigint | undefined, chain = 0n;
+  const abs = (v: bigint) => (v < 0n ? -v : v);
+  for (const xt of xts) {
+    const zq = -xt / log2;
+    const z = zq > 31n ? 31n : zq;
+    const q = xt + z * log2 + B;
+    const t = A * q * q + C;
+    const e = t >> z;
+    eMin = eMin === undefined || e < eMin ? e : eMin;
+    eMax = eMax === undefined || e > eMax ? e : eMax;
+    for (const v of [xt, z * log2, q, q * q, A * q * q, t]) chain = abs(v) > chain ? abs(v) : chain;
+  }
+  return { eMin: eMin!, eMax: eMax!, chain };
+}
+
+test('iSoftmax bounds hold every entry (brute force over the input range, both z regimes)', () => {
+  const rng = new Rng(7919);
+  for (let i = 0; i < 300; i++) {
+    const log2 = BigInt(rng.pick([rng.int(1, 16), rng.int(17, 600), rng.int(601, 4096)]));
+    const B = BigInt(rng.int(-2 * Number(log2), 3 * Number(log2)));
+    const A = BigInt(rng.pick([rng.int(1, 3), -rng.int(1, 3)]));
+    const C = BigInt(rng.int(-5000, 5000)) * log2;
+    const wide = rng.int(0, 2);
+    const lo = BigInt(wide === 0 ? rng.int(-128, 0) : wide === 1 ? rng.int(-32768, 0) : rng.int(-200000, 0));
+    const hi = lo + BigInt(rng.int(0, Number(-lo) + (wide === 0 ? 127 : 32767)));
+    const got = iSoftmaxBounds(A, B, C, log2, lo, hi);
+    const want = bruteBounds(A, B, C, log2, lo, hi, rng);
+    const at = `A ${A} B ${B} C ${C} log2 ${log2} x in [${lo}, ${hi}]`;
+    assert.ok(got.eMin <= want.eMin && want.eMax <= got.eMax, `${at}: e in [${want.eMin}, ${want.eMax}], bounds [${got.eMin}, ${got.eMax}]`);
+    assert.ok(want.chain <= got.chain, `${at}: a chain step reaches ${want.chain}, bound ${got.chain}`);
+  }
+});
+
+test('iSoftmax bounds: an int16 row with clipped entries keeps e of the unclipped ones (the tiny-llama scores)', () => {
+  // A = 1, B = 1999, C = 2094201, log2 = 1024 over int16: e is largest at xt = 0 (1999^2 + 2094201); a clipped entry
+  // (z = 31) gives t >> 31 = 0. So the row sum of 16 and e * 255 fit 32 bits.
+  const b = iSoftmaxBounds(1n, 1999n, 2094201n, 1024n, -32768n, 32767n);
+  assert.is(b.eMax, 1999n * 1999n + 2094201n);
+  assert.is(b.eMin, 0n);
+  assert.ok(b.eMax * 255n < 2n ** 31n);
 });
 
 test.after(cleanup);

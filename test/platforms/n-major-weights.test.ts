@@ -13,10 +13,11 @@ import { float, OnnxBuilder } from '../helpers/onnx-builder.js';
 import { Rng } from '../helpers/random.js';
 
 /*
- * Siracusa stores a cluster MatMul's B n-major where that is free (frontend/passes/n-major-weights.ts): a
+ * Siracusa and generic store a MatMul's B n-major where that is free (frontend/passes/n-major-weights.ts): a
  * constant B transposed by the generator, a B made by a Transpose read only by the MatMul re-permuted (or dropped
  * when the new order is the source's own). Each case checks that the rewrite happened (the lowered graph) and that
- * the emulated firmware, the host-compiled C and the rv32-xpulp C on the ISS all equal the reference interpreter.
+ * the emulated firmware, the host-compiled C and the rv32 C on the ISS (rv32-xpulp on Siracusa, plain rv32imc on
+ * generic) all equal the reference interpreter, on both platforms.
  */
 const { dir, cleanup } = workDir('nmajor');
 
@@ -29,15 +30,17 @@ function requant(b: OnnxBuilder, x: string, y: string): void {
 async function check(name: string, c: KernelCase, expect: (lowered: Graph) => void): Promise<void> {
   const d = join(dir, name);
   const { model, sample, expected } = writeCase(d, c);
-  const out = join(d, 'out');
-  const g = generateFirmware({ model, platform: 'siracusa', out, sampleInputs: sample });
-  expect(g.lowered);
-  const emu = compareOutputs(g.manifest.outputs, (await runFirmware(out, c.inputs)).outputs, expected);
-  assert.is(emu.errors, 0, `emulated: ${emu.details.join('; ')}`);
-  const host = compareOutputs(g.manifest.outputs, runHostC(out, c.inputs), expected);
-  assert.is(host.errors, 0, `host C: ${host.details.join('; ')}`);
-  const iss = compareOutputs(g.manifest.outputs, (await runIss(out, c.inputs)).outputs, expected);
-  assert.is(iss.errors, 0, `ISS: ${iss.details.join('; ')}`);
+  for (const platform of ['siracusa', 'generic']) {
+    const out = join(d, `out-${platform}`);
+    const g = generateFirmware({ model, platform, out, sampleInputs: sample });
+    expect(g.lowered);
+    const emu = compareOutputs(g.manifest.outputs, (await runFirmware(out, c.inputs)).outputs, expected);
+    assert.is(emu.errors, 0, `${platform}, emulated: ${emu.details.join('; ')}`);
+    const host = compareOutputs(g.manifest.outputs, runHostC(out, c.inputs), expected);
+    assert.is(host.errors, 0, `${platform}, host C: ${host.details.join('; ')}`);
+    const iss = compareOutputs(g.manifest.outputs, (await runIss(out, c.inputs)).outputs, expected);
+    assert.is(iss.errors, 0, `${platform}, ISS: ${iss.details.join('; ')}`);
+  }
 }
 
 const matmuls = (g: Graph): Node[] => g.nodes.filter((n) => n.op === 'MatMul');

@@ -1,5 +1,6 @@
 import { CORE_KERNELS } from '../kernel-table.js';
 import { boundByPosition } from '../../frontend/passes/bound-by-position.js';
+import { nMajorWeights } from '../../frontend/passes/n-major-weights.js';
 import { CORE_PASSES } from '../passes.js';
 import type { CoreCosts, Platform } from '../types.js';
 import { MEASURED } from './measured-costs.js';
@@ -102,7 +103,7 @@ export const generic: Platform = {
   launch: 'call',
   memories: [{ name: 'RAM', chipBase: 0x0000_0000, size: 16 * 1024 * 1024 }],
   home: { memory: 'RAM', offset: 0, size: 16 * 1024 * 1024 },
-  passes: [...CORE_PASSES, boundByPosition],
+  passes: [...CORE_PASSES, boundByPosition, nMajorWeights],
   kernels: CORE_KERNELS,
   // Measured on its C where the calibration reaches (npm run fit:costs), hand counts elsewhere (docs/timing.md).
   costs: { ...SCALAR_CORE_COSTS, ...MEASURED },

@@ -44,8 +44,8 @@ export const MEASURED: Partial<CoreCosts> = {
   CONV_ACC: 35.828125, // hand count 0
   MAC_GEMM_TAIL: 5.28125, // hand count 2
   GEMM_BT_QUAD: 23.375, // hand count 19
-  SOFTMAX_WIDE: 60.53125, // hand count 0
-  SOFTMAX_SUM_WIDE: 27.96875, // hand count 0
+  SOFTMAX_WIDE: 67.78125, // hand count 0
+  SOFTMAX_SUM_WIDE: 52.96875, // hand count 0
   SOFTMAX_RECIP: 12.4375, // hand count 0
   ROW_EDGE_STRIDED: 10.46875, // hand count 0
   ROW_LOOP: 18.40625, // hand count 0
