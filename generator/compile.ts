@@ -21,7 +21,7 @@ import { alignUp } from './midend/lifetimes.js';
 import { l3CacheWriteKernel, l3CopyKernel } from './kernels/l3copy.js';
 import { farCopyCycles, memoryOf } from './platforms/types.js';
 import { loadOnnxFile } from './onnx/load.js';
-import { addSamplingBlock } from './ir/state.js';
+import { addSamplingBlock, loopInputs } from './ir/state.js';
 import { SAMPLING_MAX_VOCAB, SAMPLING_TABLE } from './reference/sample.js';
 import { checkTypes } from './validate/types.js';
 import { checkPositions } from './validate/positions.js';
@@ -148,6 +148,10 @@ function compileOnce(opts: CompileOptions, platform: Platform): Compiled {
     checkSampleSizes(graph, arrays, sample);
     samples = { arrays, file: sample };
     ranges = inputRangesFromArrays(graph, arrays);
+    // A decoder step's loop-driven inputs (ids, position, caches, control blocks) keep their declared types: the
+    // loop writes them at run time, so one sample's values bound nothing (a sample's ids narrowed to a byte made the
+    // loop's int32 write an internal error; a sample's cache values would bound every later step's).
+    for (const name of loopInputs(graph)) ranges.delete(name);
     notes.push(`input types from the value ranges in ${sample}`);
   } else if (graph.inputs.some((i) => graph.tensors.get(i)?.dtype === 'float32') && !isQuantizedModel(graph)) {
     // (A QDQ/QOperator model's float inputs are quantized by its own QuantizeLinear: model.int8.quant.json says how.)

@@ -104,6 +104,19 @@ export function stepRoles(g: Graph): StepRoles | undefined {
 }
 
 /**
+ * The graph inputs that a decoder step's generation loop writes at run time: the token ids, the position, the control
+ * and sampling blocks, the prompt pass's ids and the caches (a graph with caches but no loop: its caches). None for
+ * other graphs.
+ */
+export function loopInputs(g: Graph): string[] {
+  const roles = stepRoles(g);
+  const caches = (roles?.state ?? statePairs(g)).map((p) => p.input);
+  if (!roles) return caches;
+  const blocks = [roles.control, roles.sampling, roles.prompt?.ids].filter((n): n is string => n !== undefined);
+  return [roles.ids, roles.position, ...blocks, ...caches];
+}
+
+/**
  * The prompt pass that firmware runs as a phase of its own: only with the generation loop (control block and ArgMax)
  * that runs the pass and then the steps. Without the loop a graph runs as one dataflow (the reference's order).
  */

@@ -7,6 +7,7 @@ import { inferGraph } from '../../generator/ir/infer.js';
 import { ndarray, type NDArray } from '../../generator/ir/ndarray.js';
 import { stepRoles } from '../../generator/ir/state.js';
 import { loadOnnxBytes } from '../../generator/onnx/load.js';
+import { encodeNpz } from '../../generator/onnx/npy.js';
 import { encodeModel } from '../../generator/onnx/save.js';
 import { compileModel, generateFirmware } from '../../generator/pipeline.js';
 import { fillsPast, positionBoundOf } from '../../generator/frontend/passes/bound-by-position.js';
@@ -18,7 +19,7 @@ import { mulberry32, sampler, sampling, samplingBlock, SAMPLING_TABLE } from '..
 import { runReference } from '../../generator/reference/interpreter.js';
 import { generateOnEmulator } from '../../runtime/node/generate.js';
 import { runHostC } from '../../runtime/node/host-c.js';
-import { readManifestTensor } from '../../runtime/node/run.js';
+import { readManifestTensor, runFirmware } from '../../runtime/node/run.js';
 import { floatLlama, SMALL_LLAMA } from '../helpers/float-llama.js';
 import { Rng } from '../helpers/random.js';
 
@@ -204,6 +205,41 @@ test('siracusa host C: three steps with the caches fed back equal the reference'
     intGraph.outputs.forEach((o, i) => assert.equal(Array.from(host[i].data), Array.from(ref.get(o)!.data), `step ${t}: ${o}`));
     steps.advance(ref);
   }
+});
+
+test('sample inputs beside a step graph leave the loop\'s inputs their declared types; the firmware equals the reference elsewhere', async () => {
+  // A sample of one step (small ids, position 1, caches within +-3) must bound none of the inputs the loop writes: it
+  // made the ids a byte (the loop's int32 write then an internal error) and would have bound later steps' caches.
+  const g = inferGraph(q.intGraph);
+  const roles = stepRoles(g)!;
+  const sample = g.inputs.map((name) => {
+    const t = g.tensors.get(name)!;
+    const a = ndarray(t.dtype, t.shape);
+    if (name === roles.position) a.data[0] = 1;
+    else if (name === roles.ids) a.data[0] = 2;
+    else if (roles.state.some((p) => p.input === name)) for (let i = 0; i < a.data.length; i++) a.data[i] = (i % 7) - 3;
+    return a;
+  });
+  const file = join(work, 'sample.npz');
+  writeFileSync(file, encodeNpz(new Map(g.inputs.map((n, i) => [n, sample[i]]))));
+  const out = join(work, 'generic-sampled');
+  const { manifest } = generateFirmware({ model, platform: 'generic', out, sampleInputs: file });
+  for (const name of [roles.ids, roles.position, ...roles.state.map((p) => p.input)]) {
+    assert.is(manifest.tensors.find((t) => t.name === name)!.dtype, g.tensors.get(name)!.dtype, name);
+  }
+  // Another step: position 5, caches over the whole int8 range.
+  const r = new Rng(77);
+  const inputs = g.inputs.map((name) => {
+    const t = g.tensors.get(name)!;
+    const a = ndarray(t.dtype, t.shape);
+    if (name === roles.position) a.data[0] = 5;
+    else if (name === roles.ids) a.data[0] = S.vocab - 1;
+    else if (roles.state.some((p) => p.input === name)) for (let i = 0; i < a.data.length; i++) a.data[i] = r.int(-128, 127);
+    return a;
+  });
+  const ref = runReference(g, inputs);
+  const run = await runFirmware(out, inputs);
+  g.outputs.forEach((o, i) => assert.equal(Array.from(run.outputs[i].data), Array.from(ref.get(o)!.data), o));
 });
 
 test.after(() => rmSync(work, { recursive: true, force: true }));
