@@ -10,7 +10,8 @@
  * The Models folders of the test vectors and the MLPerf-Tiny-class models firmgen builds itself (test/helpers/
  * tiny-models.ts: quantized by firmgen, sample inputs; there both runs must give the same bytes), and the small
  * language model's prompt pass (examples/tiny-llama: prompt.onnx quantized by firmgen on its calibration windows, run
- * on the held-out prompt of reference.json; `--no-llm` leaves it out). One JSON line per layer and per model, then a
+ * on the held-out prompt of reference.json) and one of its decoder steps (step.onnx, context 256, at position 128 over
+ * seeded caches: test/helpers/tiny-llama-prompt.ts quantizedStep); `--no-llm` leaves both out. One JSON line per layer and per model, then a
  * table, and per platform how many layers lie within 10 % (the issue's bound), the Models and MLPerf-class CNNs and
  * the decoder apart.
  */
@@ -24,7 +25,7 @@ import { runIss } from '../runtime/node/iss-run.js';
 import { runFirmware } from '../runtime/node/run.js';
 import { DEEPLOY } from '../test/helpers/deeploy.js';
 import { layerRatios, WITHIN } from '../test/helpers/layer-ratios.js';
-import { quantizedPromptPass } from '../test/helpers/tiny-llama-prompt.js';
+import { quantizedPromptPass, quantizedStep } from '../test/helpers/tiny-llama-prompt.js';
 import { TINY_MODELS, writeTinyModel } from '../test/helpers/tiny-models.js';
 
 const FOLDERS = ['CNN_Linear1', 'CNN_Linear2', 'miniMobileNet', 'miniMobileNetv2', 'EEGFormer'];
@@ -44,10 +45,20 @@ function promptPass(dir: string): string {
   return dir;
 }
 
+/** One decoder step at `position` as a model folder: step.onnx quantized by firmgen, caches filled up to it. */
+function stepPass(dir: string, position: number): string {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'inputs.npz'), encodeNpz(quantizedStep(dir, position).inputs));
+  return dir;
+}
+
 const models = [
   ...FOLDERS.map((m) => ({ model: m, src: join(DEEPLOY, 'Models', m) })),
   ...TINY.map((m) => ({ model: `MLPerf/${m}`, src: dirname(writeTinyModel(m, join(work, 'mlperf'))) })),
-  ...(process.argv.includes('--no-llm') ? [] : [{ model: 'LLM/tiny-llama-prompt', src: promptPass(join(work, 'llm')) }]),
+  ...(process.argv.includes('--no-llm') ? [] : [
+    { model: 'LLM/tiny-llama-prompt', src: promptPass(join(work, 'llm')) },
+    { model: 'LLM/tiny-llama-step@128', src: stepPass(join(work, 'llm-step'), 128) },
+  ]),
 ];
 const rows: string[][] = [];
 const within = new Map<string, { n: number; in: number }>();
@@ -70,7 +81,7 @@ for (const { model, src } of models) {
     const macs = as.profile.layers.reduce((n, l) => n + (l.macs ?? 0), 0);
     // Both runs use the platform's cores when the ISS runs the cluster; a one-hart ISS run does all the work alone.
     const scale = iss.harts > 1 ? 1 : c.cores;
-    const group = `${c.platform}${model.startsWith('LLM/') ? ' (decoder)' : ''}`;
+    const group = `${c.platform}${model.startsWith('LLM/') ? (model.includes('step') ? ' (decoder step)' : ' (decoder)') : ''}`;
     const w = within.get(group) ?? { n: 0, in: 0 };
     within.set(group, w);
     const per = layerRatios(as.layers, iss.layers, scale);

@@ -30,6 +30,14 @@ export const cacheWriteKernel: KernelDef = {
   },
   view({ node, graph }) {
     const { c, v, p, y, axis, inner } = cacheWriteShape(node, graph);
+    // Rows moved as int32 words where every run starts on a word (buffers are word-aligned: runs and row strides
+    // whole words) and the value and cache share their type: a decoder step's key row of 4 int8 is one load and one
+    // store, where the byte loop's indexing cost ~10 cycles a byte on the ISS. (Named apart from `run`: inside the
+    // templates' words section a field `run` would shadow the outer one.)
+    const bytes = typeNames(y.dtype).shift;
+    const run = v.shape[axis] * inner;
+    const wordy = v.dtype === y.dtype && c.dtype === y.dtype && ((inner << bytes) & 3) === 0 && ((run << bytes) & 3) === 0;
+    const words = wordy ? { perRun: (run << bytes) >> 2, perCopy: ((c.shape[axis] * inner) << bytes) >> 2 } : false;
     return {
       args: [
         { field: 'x', tensor: c.name, dtype: c.dtype, write: false },
@@ -38,7 +46,7 @@ export const cacheWriteKernel: KernelDef = {
         { field: 'y', tensor: y.name, dtype: y.dtype, write: true },
       ],
       params: {
-        outer: sizeOf(c.shape.slice(0, axis)), rows: c.shape[axis], n: v.shape[axis], inner, run: v.shape[axis] * inner,
+        outer: sizeOf(c.shape.slice(0, axis)), rows: c.shape[axis], n: v.shape[axis], inner, run, words,
         total: sizeOf(c.shape), last: c.shape[axis] - v.shape[axis],
         x: typeNames(c.dtype), v: typeNames(v.dtype), p: typeNames(p.dtype), y: typeNames(y.dtype),
       },

@@ -16,6 +16,19 @@ function offWord(stride: number): number {
 }
 
 /**
+ * Whether a core's whole rows go two at a time through the 4x2 register block (two A rows against the same B
+ * columns; gemm.c.mustache `rowPairs`, the AS's `lone.pairs`, gemm-tile-cost.ts): units of whole rows, k of a word or
+ * more, and a pair's two rows reading one B: rows of one batch (M >= 2), or batches that share B. With one row per
+ * batch and a B per batch (a decoder step's heads against their cached keys) every pair would span two B's, which the
+ * pair loop takes a column at a time with two dot products each (the step's score products at 2.3x their charge on
+ * generic's ISS): each row goes alone instead, through the block with itself as both rows.
+ */
+export function gemmRowPairs(L: GemmLoops, split: { chunks: number }): boolean {
+  const sharedB = L.bShape.slice(0, -2).every((d) => d === 1);
+  return split.chunks === 1 && L.K >= 4 && (L.M >= 2 || sharedB);
+}
+
+/**
  * `L`: the node's loops (gemm.ts gemmLoops); a tile of `rows` output rows (`rowsPerBatch` to a batch) of `N` columns,
  * split as `split` (gemmSplit); `runs`: whether the transposed-B path copies B's columns once per run of rows, and
  * four at a time (gemm.ts kdotCopies).
@@ -31,6 +44,7 @@ export function gemmTileMacCycles(L: GemmLoops, rows: number, rowsPerBatch: numb
   const offA = L.transA ? 0 : offWord(K);
   const offB = offWord(L.WB);
   const words = kWords / 4;
+  const pairs = gemmRowPairs(L, split);
   const widthOf = (u: number): number => Math.min(N, (u % chunks) * width + width) - (u % chunks) * width;
   let most = 0;
   for (let core = 0; core < cores; core++) {
@@ -87,7 +101,7 @@ export function gemmTileMacCycles(L: GemmLoops, rows: number, rowsPerBatch: numb
         const w = widthOf(u);
         const quads = w >> 2;
         const cols = w & 3;
-        const paired = chunks === 1 && u + 1 < end;
+        const paired = pairs && u + 1 < end;
         if (paired) {
           cycles += 8 * quads * kWords * c.MAC_GEMM + 2 * cols * kWords * c.MAC_GEMM_COL;
           cycles += quads * c.GEMM_BLOCK + 2 * cols * c.GEMM_COL + 2 * c.GEMM_UNIT;

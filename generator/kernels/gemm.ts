@@ -8,7 +8,7 @@ import { accRange, epilogueOf } from './epilogue.js';
 import { byteWide, chunkOf, extOf, typeNames, valueRange } from './common.js';
 import { toRank } from './loops.js';
 import type { KernelDef } from './types.js';
-import { gemmTileMacCycles } from './gemm-tile-cost.js';
+import { gemmRowPairs, gemmTileMacCycles } from './gemm-tile-cost.js';
 import { GEMM_KMAJOR_LOOP, GEMM_LOOP, loopOf } from './streams.js';
 
 /**
@@ -202,6 +202,7 @@ export const gemmKernel: KernelDef = {
     // The C's dot products by the operands' signedness (firmgen_simd.h: fg_dot4_<a><b> and its blocks).
     const signs = `${A.dtype === 'uint8' ? 'u' : 's'}${B.dtype === 'uint8' ? 'u' : 's'}`;
     const kdotOn = loops.kdot;
+    const pairs = gemmRowPairs(loops, split);
     return {
       args: [
         { field: 'a', tensor: A.name, dtype: A.dtype, write: false },
@@ -225,7 +226,7 @@ export const gemmKernel: KernelDef = {
         // twice when the C takes rows one at a time) and four B rows, a word = 4 k apart; else one A element and two B
         // words of 4 columns each per k.
         loop: dotK
-          ? { ...loopOf(GEMM_LOOP, platform.costs.MAC_GEMM), block: { nextRowA: split.chunks === 1 && K >= 4 ? (transA ? 1 : K) : 0, nextRowB: sBn } }
+          ? { ...loopOf(GEMM_LOOP, platform.costs.MAC_GEMM), block: { nextRowA: pairs ? (transA ? 1 : K) : 0, nextRowB: sBn } }
           : { ...loopOf(GEMM_KMAJOR_LOOP, kdotOn ? platform.costs.MAC_GEMM_KDOT : platform.costs.MAC_GEMM_SCALAR), block: false, aStep: sAk, bStep: sBk },
         dotK, vecN, scalarK: !dotK && !vecN, aExt: extOf(A.dtype), bExt: extOf(B.dtype),
         // The C kernel's SIMD path (gemm.c.mustache): the same condition as dotK; the dot product by signedness.
@@ -236,7 +237,7 @@ export const gemmKernel: KernelDef = {
           fn1: `fg_dot1x2_${signs}`,
           // One A row against two B rows: the 1x2 loop with B's rows as its two rows (signedness B first).
           fn1swap: `fg_dot1x2_${signs[1]}${signs[0]}`,
-          rowPairs: split.chunks === 1 && K >= 4,
+          rowPairs: pairs,
         } : false,
         // B contiguous in n, both 8-bit, A contiguous in k: the C's transposed-B SIMD path (gemm.c.mustache kdot).
         kdot: kdotOn ? {
@@ -249,7 +250,7 @@ export const gemmKernel: KernelDef = {
         // A row the C takes alone goes through the two-row block with itself as both rows (MAC_GEMM_LONE).
         // Where word loads take any address (XpulpV2), a row K bytes from the last is off a word when K is not a
         // multiple of 4: the SIMD loops' loads of such rows cost a cycle more (MISALIGNED, counted from the addresses).
-        lone: dotK && K >= 4 ? { pairs: split.chunks === 1, misaligned: platform.image?.xpulp === true } : false,
+        lone: dotK && K >= 4 ? { pairs, misaligned: platform.image?.xpulp === true } : false,
         sCm: cStr[cStr.length - 2], sCn: cStr[cStr.length - 1],
         alpha, beta, scaled: alpha !== 1, outOps: gemmOutputOps(node),
         // Neither SIMD path (k below 4, operands wider than a byte): the C's scalar loop, priced per MAC of its own.

@@ -385,6 +385,9 @@ export const CALIBRATION: CalibrationLayer[] = [
   matmulQK(4, 32, 2),
   // k = 4, 16 heads of 16 positions: a small decoder's scores (examples/tiny-llama), one word a dot product.
   matmulQK(16, 16, 4),
+  // ... and a decoder step's: one query row per head against 128 cached keys, each row alone (gemmRowPairs). On
+  // Siracusa only: on generic's core the fit traded it against the prompt's scores (16x16x4 to 0.87; left).
+  { ...matmulNT(16, 1, 4, 128), onlyWhere: (t) => t.clipBranches !== true },
   matmulPV(4, 32, 16),
   matmulPV(8, 32, 2),
   // Whole rows of a batch on a core (the transposed-B path's runs: B's column pairs copied once, GEMM_BT_QUAD): an

@@ -13,7 +13,8 @@ function platformWith(costs: Partial<Record<(typeof COST_CLASSES)[number], numbe
   return { cores, costs: all } as unknown as Platform;
 }
 
-const loops = (o: Partial<GemmLoops>): GemmLoops => ({ transA: false, K: 8, WB: 8, macClass: 'MAC_GEMM', ...o }) as GemmLoops;
+// B without batch dimensions (one B for every row): rows pair (gemmRowPairs).
+const loops = (o: Partial<GemmLoops>): GemmLoops => ({ transA: false, K: 8, WB: 8, M: 2, bShape: [8, 8], macClass: 'MAC_GEMM', ...o }) as GemmLoops;
 
 test('dot products: a pair of rows through the 4x2 block, its leftover columns through the 1x2 loop, a k tail', () => {
   // One core, two rows of 6 columns, K = 10: one 4-column block (8 outputs x 8 k of the SIMD loop = 64 MACs), two
@@ -31,6 +32,14 @@ test('a row alone takes the block with itself and its leftover columns in pairs,
   // for 2 columns (2 x 8 MACs of the 1x2 loop); no tail, nothing misaligned.
   const p = platformWith({ MAC_GEMM_LONE: 1, MAC_GEMM_COL: 100 }, 1);
   assert.is(gemmTileMacCycles(loops({}), 1, 1, 5, { chunks: 1, width: 5 }, p), 32 + 16 * 100);
+});
+
+test('one row per batch and a B per batch (a decoder step\'s heads): each row alone, never a pair across two B\'s', () => {
+  // Two batches of one row, 4 columns, K = 8, B [2, 4, 8]: both rows take the block with themselves (2 x 4 x 8 MACs at
+  // MAC_GEMM_LONE), none at MAC_GEMM; with one B for both (B [1, 4, 8]) they pair (2 x 4 x 8 at MAC_GEMM).
+  const p = platformWith({ MAC_GEMM: 1, MAC_GEMM_LONE: 1000 }, 1);
+  assert.is(gemmTileMacCycles(loops({ M: 1, bShape: [2, 4, 8] }), 2, 1, 4, { chunks: 1, width: 4 }, p), 64 * 1000);
+  assert.is(gemmTileMacCycles(loops({ M: 1, bShape: [1, 4, 8] }), 2, 1, 4, { chunks: 1, width: 4 }, p), 64);
 });
 
 test('the busiest core sets the figure: three rows on two cores, the first core takes two', () => {
