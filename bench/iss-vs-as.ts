@@ -53,16 +53,16 @@ function stepPass(dir: string, position: number): string {
 }
 
 const models = [
-  ...FOLDERS.map((m) => ({ model: m, src: join(DEEPLOY, 'Models', m) })),
-  ...TINY.map((m) => ({ model: `MLPerf/${m}`, src: dirname(writeTinyModel(m, join(work, 'mlperf'))) })),
+  ...FOLDERS.map((m) => ({ model: m, src: join(DEEPLOY, 'Models', m), group: '' })),
+  ...TINY.map((m) => ({ model: `MLPerf/${m}`, src: dirname(writeTinyModel(m, join(work, 'mlperf'))), group: '' })),
   ...(process.argv.includes('--no-llm') ? [] : [
-    { model: 'LLM/tiny-llama-prompt', src: promptPass(join(work, 'llm')) },
-    { model: 'LLM/tiny-llama-step@128', src: stepPass(join(work, 'llm-step'), 128) },
+    { model: 'LLM/tiny-llama-prompt', src: promptPass(join(work, 'llm')), group: ' (decoder)' },
+    { model: 'LLM/tiny-llama-step@128', src: stepPass(join(work, 'llm-step'), 128), group: ' (decoder step)' },
   ]),
 ];
 const rows: string[][] = [];
 const within = new Map<string, { n: number; in: number }>();
-for (const { model, src } of models) {
+for (const { model, src, group: tally } of models) {
   for (const c of CONFIGS) {
     const out = join(work, `${model.replace('/', '-')}-${c.platform}`);
     generateFirmware({ model: join(src, 'network.onnx'), platform: c.platform, out, ...c.opts });
@@ -81,7 +81,7 @@ for (const { model, src } of models) {
     const macs = as.profile.layers.reduce((n, l) => n + (l.macs ?? 0), 0);
     // Both runs use the platform's cores when the ISS runs the cluster; a one-hart ISS run does all the work alone.
     const scale = iss.harts > 1 ? 1 : c.cores;
-    const group = `${c.platform}${model.startsWith('LLM/') ? (model.includes('step') ? ' (decoder step)' : ' (decoder)') : ''}`;
+    const group = `${c.platform}${tally}`;
     const w = within.get(group) ?? { n: 0, in: 0 };
     within.set(group, w);
     const per = layerRatios(as.layers, iss.layers, scale);

@@ -1,3 +1,4 @@
+import type { DType } from '../ir/dtype.js';
 import { attrInt, attrNumber } from '../ir/attrs.js';
 import { tensorOf, type Graph, type Node } from '../ir/graph.js';
 import { sizeOf } from '../ir/ndarray.js';
@@ -30,14 +31,19 @@ export const cacheWriteKernel: KernelDef = {
   },
   view({ node, graph }) {
     const { c, v, p, y, axis, inner } = cacheWriteShape(node, graph);
-    // Rows moved as int32 words where every run starts on a word (buffers are word-aligned: runs and row strides
-    // whole words) and the value and cache share their type: a decoder step's key row of 4 int8 is one load and one
-    // store, where the byte loop's indexing cost ~10 cycles a byte on the ISS. (Named apart from `run`: inside the
-    // templates' words section a field `run` would shadow the outer one.)
-    const bytes = typeNames(y.dtype).shift;
+    // The templates' loops move `move`'s units: int32 words where every run starts on a word (buffers are
+    // word-aligned: runs and row strides whole words) and the value and cache share their type (a decoder step's key
+    // row of 4 int8 is one load and one store, where the byte loop's indexing cost ~10 cycles a byte on the ISS), else
+    // elements of each operand's own type.
+    const shift = typeNames(y.dtype).shift;
     const run = v.shape[axis] * inner;
-    const wordy = v.dtype === y.dtype && c.dtype === y.dtype && ((inner << bytes) & 3) === 0 && ((run << bytes) & 3) === 0;
-    const words = wordy ? { perRun: (run << bytes) >> 2, perCopy: ((c.shape[axis] * inner) << bytes) >> 2 } : false;
+    const copied = c.shape[axis] * inner;
+    const words = v.dtype === y.dtype && c.dtype === y.dtype && ((inner << shift) & 3) === 0 && ((run << shift) & 3) === 0;
+    const unit = (t: DType) => (words ? { c: 'fg_word_t', as: 'i32', shift: 2 } : typeNames(t));
+    const move = {
+      what: words ? 'a word' : 'an element', x: unit(c.dtype), v: unit(v.dtype), y: unit(y.dtype),
+      run: words ? (run << shift) >> 2 : run, copy: words ? (copied << shift) >> 2 : copied,
+    };
     return {
       args: [
         { field: 'x', tensor: c.name, dtype: c.dtype, write: false },
@@ -46,7 +52,7 @@ export const cacheWriteKernel: KernelDef = {
         { field: 'y', tensor: y.name, dtype: y.dtype, write: true },
       ],
       params: {
-        outer: sizeOf(c.shape.slice(0, axis)), rows: c.shape[axis], n: v.shape[axis], inner, run, words,
+        outer: sizeOf(c.shape.slice(0, axis)), rows: c.shape[axis], n: v.shape[axis], inner, run, move,
         total: sizeOf(c.shape), last: c.shape[axis] - v.shape[axis],
         x: typeNames(c.dtype), v: typeNames(v.dtype), p: typeNames(p.dtype), y: typeNames(y.dtype),
       },

@@ -2,14 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
-import * as assert from 'uvu/assert';
 import { loadOnnxFile } from '../../generator/onnx/load.js';
-import { generateFirmware } from '../../generator/pipeline.js';
 import { runReference } from '../../generator/reference/interpreter.js';
-import { compareOutputs } from '../../runtime/node/compare.js';
-import { runIss } from '../../runtime/node/iss-run.js';
-import { runFirmware } from '../../runtime/node/run.js';
-import { layerRatios } from '../helpers/layer-ratios.js';
+import { checkDecoderOnIss } from '../helpers/decoder-vs-iss.js';
 import { quantizedPromptPass } from '../helpers/tiny-llama-prompt.js';
 
 /*
@@ -32,16 +27,7 @@ const expected = graph.outputs.map((o) => values.get(o)!);
 
 for (const platform of ['siracusa', 'generic']) {
   test(`tiny-llama prompt pass on ${platform}: exact, the pass within 10 %, at least ${WITHIN_10[platform]} layers within 10 %`, async () => {
-    const out = join(work, platform);
-    generateFirmware({ model, platform, out });
-    const as = await runFirmware(out, inputs);
-    const iss = await runIss(out, inputs);
-    assert.is(compareOutputs(as.outputNames, as.outputs, expected).errors, 0, 'AS outputs');
-    assert.is(compareOutputs(as.outputNames, iss.outputs, expected).errors, 0, 'ISS outputs');
-    const ratio = as.cycles / iss.networkCycles;
-    assert.ok(ratio > 1 / 1.1 && ratio < 1.1, `AS ${as.cycles} / ISS ${iss.networkCycles} = ${ratio.toFixed(3)}`);
-    const per = layerRatios(as.layers, iss.layers);
-    assert.ok(per.within >= WITHIN_10[platform], `${per.within} of ${per.layers.length} layers within 10 %`);
+    await checkDecoderOnIss(model, platform, join(work, platform), inputs, expected, 1.1, WITHIN_10[platform]);
   });
 }
 

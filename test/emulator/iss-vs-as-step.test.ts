@@ -2,14 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
-import * as assert from 'uvu/assert';
 import { loadOnnxFile } from '../../generator/onnx/load.js';
-import { generateFirmware } from '../../generator/pipeline.js';
 import { runReference } from '../../generator/reference/interpreter.js';
-import { compareOutputs } from '../../runtime/node/compare.js';
-import { runIss } from '../../runtime/node/iss-run.js';
-import { runFirmware } from '../../runtime/node/run.js';
-import { layerRatios } from '../helpers/layer-ratios.js';
+import { checkDecoderOnIss } from '../helpers/decoder-vs-iss.js';
 import { quantizedStep } from '../helpers/tiny-llama-prompt.js';
 
 /*
@@ -33,16 +28,7 @@ const expected = graph.outputs.map((o) => values.get(o)!);
 
 for (const platform of ['siracusa', 'generic']) {
   test(`tiny-llama step at position 128 on ${platform}: exact, within ${STEP_BOUND}x, at least ${WITHIN_10[platform]} layers within 10 %`, async () => {
-    const out = join(work, platform);
-    generateFirmware({ model, platform, out });
-    const as = await runFirmware(out, inputs);
-    const iss = await runIss(out, inputs);
-    assert.is(compareOutputs(as.outputNames, as.outputs, expected).errors, 0, 'AS outputs');
-    assert.is(compareOutputs(as.outputNames, iss.outputs, expected).errors, 0, 'ISS outputs');
-    const ratio = iss.networkCycles / as.cycles;
-    assert.ok(ratio > 1 / STEP_BOUND && ratio < STEP_BOUND, `ISS ${iss.networkCycles} / AS ${as.cycles} = ${ratio.toFixed(3)}`);
-    const per = layerRatios(as.layers, iss.layers);
-    assert.ok(per.within >= WITHIN_10[platform], `${per.within} of ${per.layers.length} layers within 10 %`);
+    await checkDecoderOnIss(model, platform, join(work, platform), inputs, expected, STEP_BOUND, WITHIN_10[platform]);
   });
 }
 
