@@ -18,7 +18,7 @@ import type { TilingPlan } from '../midend/tiling/plan-tiles.js';
 import { encodeTable } from '../midend/tiling/table.js';
 import { buildManifest, type Manifest } from './manifest.js';
 import { nmsImage } from './memory-image.js';
-import { cArenaBytes, cL1ArrayBytes, cL1RecordWords, checkCImage } from './c-image.js';
+import { cArenaBytes, cL1ArrayBytes, cL1RecordWords, checkCImage, codeBytes } from './c-image.js';
 import { addCProject, copyTree } from './c-project.js';
 import { planPictures } from './plan-pictures.js';
 import { constantImage } from './memory-image.js';
@@ -141,6 +141,8 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
     promptPass: phases.promptCount > 0,
     layers: phases.ordered.map((k, i) => ({
       id: k.id, fn: k.fn, args: k.args, tiled: k.tiled, copy: k.copy, forked: !k.tiled && !k.copy, split: phases.promptCount > 0 && i === phases.promptCount,
+      // The layer's own C, which its cores fetch cold into the instruction cache (runtime/as/cost.ts CODE_BYTE).
+      codeBytes: k.copy ? 0 : codeBytes(k.code.c),
     })),
     l1Size: cL1ArrayBytes(tiling) || false,
     l1RecordWords: cL1RecordWords(platform, tiling),

@@ -7,7 +7,7 @@
 // cluster_end();  -- every share of phase 1 has run before any of phase 2, as on the chip.
 
 import * as chip from "./chip";
-import { LAYER, SHARE } from "./cost";
+import { CODE_BYTE, CODE_LAYER, CODE_TILES, LAYER, SHARE } from "./cost";
 
 /** Team size a fork gets by default: the chip's cluster cores, or 1 (the master) where there is no cluster. */
 const DEFAULT_TEAM: i32 = max(1, chip.core_count());
@@ -16,6 +16,22 @@ let team: i32 = 0;
 let coreId: i32 = -1;
 /** The team's LAYER work is still to be charged: core 0 does it as soon as it first runs (enterCore). */
 let layerDue = false;
+/** Bytes of the current layer's C (layer_code), and the cores that have fetched it since (bit c: core c). */
+let codeBytes: i32 = 0;
+let codeFetched: u32 = 0;
+/** The current layer is tiled and core 0 has not yet fetched its tile loop's HAL code (CODE_TILES). */
+let tilesDue = false;
+
+/**
+ * The layer that starts now has `bytes` of C of its own (its kernel and tile code; `tiled` != 0: a tile loop): each
+ * core fetches it cold the first time it runs in the layer (CODE_LAYER, CODE_BYTE, CODE_TILES: runtime/as/cost.ts).
+ * Called by the network skeleton after layer_begin.
+ */
+export function layer_code(bytes: i32, tiled: i32): void {
+  codeBytes = bytes;
+  codeFetched = 0;
+  tilesDue = tiled != 0;
+}
 
 /** The core running the current share (0 .. num_cores()-1); -1 outside a share. */
 export function core_id(): i32 {
@@ -48,10 +64,25 @@ function enterCore(core: i32): void {
   }
 }
 
+/**
+ * The layer's code fetched cold by a core at its first share (CODE_LAYER, CODE_BYTE): charged there and not in core 0's tile
+ * driving before it (cluster_core), whose code the cores would else pay twice on the layer's path (core 0 before the
+ * first barrier, then each core again in its share): on the chip the driving code is a small part, and the kernel's
+ * lines come once, for all cores together.
+ */
+function fetchCode(core: i32): void {
+  if (codeBytes > 0 && core < 32 && (codeFetched >> core & 1) == 0) {
+    codeFetched |= 1 << core;
+    chip.compute(CODE_LAYER, 1);
+    chip.compute(CODE_BYTE, codeBytes);
+  }
+}
+
 /** One phase: runs fn(args) as each core's share in turn. */
 export function cluster_run(fn: (args: usize) => void, args: usize): void {
   for (let c = 0; c < team; c++) {
     enterCore(c);
+    fetchCode(c);
     fn(args);
   }
   coreId = -1;
@@ -68,6 +99,19 @@ export function cluster_barrier(): void {
  */
 export function cluster_core(core: i32): void {
   enterCore(core);
+  // a team of one (an N-EUREKA layer's driver) runs all its code here
+  if (team == 1) fetchCode(core);
+}
+
+/**
+ * Core 0's cold fetch of the tile loop's HAL code (CODE_TILES), once per tiled layer: called by the tile loop after
+ * it has issued tile 0's transfers, so that the rest of that code's misses overlap the transfer as on the chip (charged
+ * before the issue, the whole of it came before the transfer: small tiled layers 10-20 % over the ISS).
+ */
+export function tile_code(): void {
+  if (!tilesDue) return;
+  tilesDue = false;
+  chip.compute(CODE_TILES, 1);
 }
 
 /** Ends the team; work goes back to the master. */

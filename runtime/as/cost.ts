@@ -294,5 +294,18 @@ export const ELEM_RUN: i32 = 60;
  */
 export const NORM_SUM_WIDE: i32 = 61;
 
+/**
+ * A layer's code fetched cold into the cluster's instruction cache by each core of the team when it first runs in
+ * the layer: every layer's code is its own (specialised to its shapes), so none of it is cached when the layer
+ * starts. Its lines are about a fixed part (CODE_LAYER) and a part per byte of the layer's C (CODE_BYTE: its kernel
+ * and tile code, comments left out, backend/c-image.ts codeBytes), charged once per core and layer; and for a tiled
+ * layer the HAL's tile and DMA code its tile loop inlines (CODE_TILES), once on core 0, which drives the tiles
+ * (runtime/as/cluster.ts). The C's cycles for them are the RV32 core's instruction-fetch stalls
+ * (emulator/assembly/iss/icache.ts). 0 where the ISS models no instruction cache.
+ */
+export const CODE_BYTE: i32 = 62;
+export const CODE_LAYER: i32 = 63;
+export const CODE_TILES: i32 = 64;
+
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 62;
+export const NUM_CLASSES: i32 = 65;

@@ -46,8 +46,8 @@ export interface IssRun {
   /** Cycles from the first layer's begin to the last layer's end: the network itself. */
   networkCycles: number;
   layers: IssLayer[];
-  /** Stall cycles by kind: load-use, branch, multi-cycle, memory, misaligned, event-unit sleep, DMA sleep, NPU sleep (summed
-   * over the cluster cores when there is a cluster, else of the one hart). */
+  /** Stall cycles by kind: load-use, branch, multi-cycle, memory, misaligned, event-unit sleep, DMA sleep, NPU sleep,
+   * instruction fetch (summed over the cluster cores when there is a cluster, else of the one hart). */
   stalls: number[];
   /** Harts that ran: 1, or the fabric controller and the cluster cores. */
   harts: number;
@@ -57,6 +57,8 @@ export interface IssRun {
   hartStalls: number[][];
   /** Memory stalls from L1 bank conflicts (cluster runs; 0 otherwise). */
   bankConflicts: number;
+  /** Instruction-cache misses of the cluster cores: [private levels summed, shared level] ([0, 0] without a cluster). */
+  icacheMisses: [number, number];
   ms: number;
   /** Cycles by function and instruction, when asked for (runIss options.hotspots). */
   hotspots?: Hotspots;
@@ -233,12 +235,13 @@ export async function runIss(outDir: string, inputs: NDArray[], options: IssOpti
     hartInstructions: Array.from({ length: harts }, (_, h) => emu.iss_instructions(h)),
     hartStalls: Array.from({ length: harts }, (_, h) => STALL_KINDS.map((k) => emu.iss_stalls(h, k))),
     bankConflicts: cluster ? emu.iss_bank_conflicts() : 0,
+    icacheMisses: [emu.iss_icache_misses(0), emu.iss_icache_misses(1)],
     ms,
     hotspots: span ? readHotspots(emu, elf, symbolList, span, profileBuf, options.hotInstructions) : undefined,
   };
 }
 
-/** Words of one mark record (cluster.ts MARK_WORDS): tag, instructions, 8 stall kinds, bank-conflict cycles. */
+/** Words of one mark record (cluster.ts MARK_WORDS): tag, instructions, the stall kinds, bank-conflict cycles. */
 const MARK_WORDS = 3 + STALL_KINDS.length;
 
 /** Each layer's share of the cluster's counters: the record at its end minus the one at its begin. */
@@ -277,6 +280,8 @@ function startClusterCores(emu: IssExports, elf: string, symbols: Map<string, El
   const gp = need('__global_pointer$');
   const slave = Math.floor(slaves.size / Math.max(1, cores - 1));
   if (emu.iss_cluster_config(0, 1, cores, l1, l2) !== 0) throw new GenError('run', `cannot wire a cluster of ${cores} cores`, { file: elf });
+  // The cluster cores fetch their code through the cluster's instruction cache (emulator/assembly/iss/icache.ts).
+  if (emu.iss_icache_config(1, cores) !== 0) throw new GenError('run', `cannot wire the instruction cache of ${cores} cores`, { file: elf });
   for (let k = 0; k < cores; k++) {
     const h = 1 + k;
     const [lo, hi] = k === 0 ? [master.address, master.address + master.size] : [slaves.address + (k - 1) * slave, slaves.address + k * slave];
@@ -328,19 +333,19 @@ export function formatIssProfile(r: IssRun, clockHz?: number): string {
   const lines = [
     `Profile on the RV32 core (CV32E40P timing, ${cluster ? `fabric controller + ${r.harts - 1} cluster cores` : 'one hart'}; cycles measured on the rv32 ELF itself, docs/iss.md)`,
     `${'id'.padStart(3)}  ${'layer'.padEnd(24)}  ${'cycles'.padStart(10)}  ${'us'.padStart(9)}  ${'share'.padStart(6)}` +
-      (cluster ? `  ${['instr', 'ld-use', 'branch', 'memory', 'bank', 'sleep', 'dma', 'npu'].map((h) => h.padStart(7)).join('')}` : ''),
+      (cluster ? `  ${['instr', 'ld-use', 'branch', 'memory', 'bank', 'fetch', 'sleep', 'dma', 'npu'].map((h) => h.padStart(7)).join('')}` : ''),
   ];
   for (const l of r.layers) {
     const extra = cluster
-      ? `  ${[l.instructions, l.stalls?.[0], l.stalls?.[1], l.stalls?.[3], l.bankConflicts, l.stalls?.[5], l.stalls?.[6], l.stalls?.[7]].map((v) => kilo(v).padStart(7)).join('')}`
+      ? `  ${[l.instructions, l.stalls?.[0], l.stalls?.[1], l.stalls?.[3], l.bankConflicts, l.stalls?.[8], l.stalls?.[5], l.stalls?.[6], l.stalls?.[7]].map((v) => kilo(v).padStart(7)).join('')}`
       : '';
     lines.push(`${String(l.layer).padStart(3)}  ${quoted(l.name).slice(1, -1).slice(0, 24).padEnd(24)}  ${String(l.cycles).padStart(10)}  ` +
       `${us(l.cycles).padStart(9)}  ${(100 * l.cycles / total).toFixed(1).padStart(5)}%${extra}`);
   }
-  if (cluster) lines.push('(instr and stall columns: the 8 cluster cores summed; memory includes bank; sleep: in the event unit at forks and barriers; dma: waiting for the cluster DMA or an L3 copy; npu: waiting for N-EUREKA jobs)');
+  if (cluster) lines.push('(instr and stall columns: the 8 cluster cores summed; memory includes bank; fetch: waiting for the instruction cache; sleep: in the event unit at forks and barriers; dma: waiting for the cluster DMA or an L3 copy; npu: waiting for N-EUREKA jobs)');
   lines.push(`network ${r.networkCycles} cycles; whole program ${r.cycles} cycles, ${r.instructions} instructions ` +
     `(IPC ${(r.instructions / Math.max(1, r.cycles)).toFixed(2)}); stalls: load-use ${r.stalls[0]}, branch ${r.stalls[1]}, ` +
     `multi-cycle ${r.stalls[2]}, memory ${r.stalls[3]}${cluster ? ` (L1 bank conflicts ${r.bankConflicts})` : ''}, misaligned ${r.stalls[4]}` +
-    `${cluster ? `, event-unit sleep ${r.stalls[5]}, DMA sleep ${r.stalls[6]}, NPU sleep ${r.stalls[7]} (cluster cores summed)` : ''}; emulated in ${r.ms.toFixed(0)} ms`);
+    `${cluster ? `, instruction fetch ${r.stalls[8]}, event-unit sleep ${r.stalls[5]}, DMA sleep ${r.stalls[6]}, NPU sleep ${r.stalls[7]} (cluster cores summed)` : ''}; emulated in ${r.ms.toFixed(0)} ms`);
   return lines.join('\n');
 }

@@ -6,6 +6,7 @@
 export interface IssExports {
   memory: WebAssembly.Memory;
   iss_reset(): void;
+  iss_max_harts(): number;
   iss_alloc(bytes: number): number;
   iss_region_add(base: number, size: number, linear: number, wait: number, flags: number, device: number): number;
   iss_code_window(base: number, size: number): number;
@@ -39,6 +40,10 @@ export interface IssExports {
   iss_cluster_run(harts: number, budget: number): number;
   iss_cluster_stop_hart(): number;
   iss_bank_conflicts(): number;
+  /** Cluster instruction-cache misses: level 0 the cores' private caches summed, 1 the shared level. */
+  iss_icache_misses(level: number): number;
+  /** Harts first..first+n-1 fetch through the cluster's instruction cache, emptied (n = 0: none); -1 if out of range. */
+  iss_icache_config(first: number, n: number): number;
   iss_cluster_marks(ptr: number, capacity: number): void;
   iss_cluster_mark_count(): number;
   iss_cluster_stack(hart: number, lo: number, hi: number): void;
@@ -57,8 +62,8 @@ export interface IssExports {
 
 export const FLAG = { read: 1, write: 2, exec: 4, mmio: 8, timed: 16 } as const;
 export const STOP = { budget: 0, exit: 1, ebreak: 2, fault: 3, ecall: 4, wfi: 5, output: 6 } as const;
-export const STALL = { loadUse: 0, branch: 1, multi: 2, memory: 3, misaligned: 4, sync: 5, dma: 6, npu: 7 } as const;
-export const STALL_KINDS = [0, 1, 2, 3, 4, 5, 6, 7];
+export const STALL = { loadUse: 0, branch: 1, multi: 2, memory: 3, misaligned: 4, sync: 5, dma: 6, npu: 7, fetch: 8 } as const;
+export const STALL_KINDS = [0, 1, 2, 3, 4, 5, 6, 7, 8];
 
 const FAULT_TEXT: Record<number, string> = {
   1: 'illegal instruction',

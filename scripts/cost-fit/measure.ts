@@ -23,6 +23,8 @@ export interface CalibrationRow {
   asCycles: number;
   asOther: number;
   issCycles: number;
+  /** Lines the ISS's cores brought into the shared instruction cache from L2: the layer's code, fetched cold. */
+  issColdLines: number;
   /** A layer of a few outputs (layers.ts fewOutputs). */
   fewOutputs?: boolean;
 }
@@ -71,7 +73,10 @@ export async function measure(layers: CalibrationLayer[], work: string, target: 
     checkSameOutputs(l, as.outputs, iss.outputs, '');
     // One core: every unit is on the critical path, so compute() accounts for units x cost of the AS cycles.
     const compute = COST_CLASSES.reduce((s, c, k) => s + as.units[k] * costs[c], 0);
-    rows.push({ name: l.name, units: as.units, asCycles: as.cycles, asOther: as.cycles - compute, issCycles: iss.networkCycles, fewOutputs: l.fewOutputs === true });
+    rows.push({
+      name: l.name, units: as.units, asCycles: as.cycles, asOther: as.cycles - compute, issCycles: iss.networkCycles,
+      issColdLines: iss.icacheMisses[1], fewOutputs: l.fewOutputs === true,
+    });
   }
   return rows;
 }

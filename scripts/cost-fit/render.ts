@@ -28,8 +28,10 @@ function provenance(fit: Fit, rows: CalibrationRow[], platform: string): string[
 const BY_DIFFERENCE = '; by difference: the same layers on their data and on zeros';
 /** Where a fixed cost was measured (fit.ts fixedOnFewOutputs; on the whole team: team.ts). */
 const fixedWhere = (fit: Fit): string => `on the layers of a few outputs${fit.onTeam ? ' on the whole team' : ''}`;
+/** A class measured on the ISS's instruction-cache misses (fit.ts measuredFromColdLines). */
+const FROM_COLD_LINES = "; the lines the ISS's instruction cache brought from L2 for each layer";
 const how = (fit: Fit, c: CostClass, by: string, few: (where: string) => string): string =>
-  fit.apart.includes(c) ? by : fit.onFewOutputs.includes(c) ? few(fixedWhere(fit)) : '';
+  fit.apart.includes(c) ? by : fit.fromColdLines.includes(c) ? FROM_COLD_LINES : fit.onFewOutputs.includes(c) ? few(fixedWhere(fit)) : '';
 
 export function renderGenerator(fit: Fit, rows: CalibrationRow[], t: FitTarget): string {
   const lines = fit.fitted.map((c) => `  ${c}: ${fit.costs[c]}, // hand count ${t.hand[c]}${how(fit, c, BY_DIFFERENCE, (w) => `; ${w}`)}`);

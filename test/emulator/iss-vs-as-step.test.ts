@@ -15,9 +15,10 @@ import { quantizedStep } from '../helpers/tiny-llama-prompt.js';
  * step within 15 % (Siracusa 1.11: its many layers of 64 values sit at 1.11-1.14, docs/timing.md "The small language
  * model's step"; generic 0.95), at least as many layers within 10 % as now (Siracusa 138 of 278, generic 234 of 278).
  * Before this test the step's score products were paired across heads (2.3x their charge on generic) and its cache
- * writes charged no L2 latency (2x on Siracusa).
+ * writes charged no L2 latency (2x on Siracusa). Then (2026-12-02) the ISS's instruction cache: each of the 278
+ * layers starts cold (the step 733,365 -> 1,190,785 ISS cycles on Siracusa), the step at 1.13, 75 of 278 within 10 %.
  */
-const WITHIN_10 = { siracusa: 138, generic: 234 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 75, generic: 234 } as Record<string, number>;
 const STEP_BOUND = 1.15;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-step-'));
 const { model, inputs: named } = quantizedStep(work, 128);

@@ -13,6 +13,7 @@ import { consoleClear, consoleLength, consolePtr } from "./console";
 import { elfEntry, loadElf } from "./loader";
 import { hostOutputLength, setHostInput, setHostOutput } from "./semihost";
 import { configureCluster } from "./cluster-state";
+import { configureIcache, icacheL0Misses, icacheL1Misses } from "./icache";
 import { bankConflictCycles } from "./cluster-banks";
 import { resetIssNpu } from "./npu";
 import { resetIssL3 } from "./l3";
@@ -23,7 +24,7 @@ export { iss_device_hart } from "./mmio";
 export { iss_l3_config, iss_l3_copy_cycles } from "./l3";
 import { iss_profile, iss_profile_hart } from "./profile";
 export { iss_profile, iss_profile_hart };
-export { iss_cluster_config, iss_cluster_mark_count, iss_cluster_marks, iss_cluster_run, iss_cluster_stack, iss_cluster_stop_hart } from "./cluster";
+export { iss_cluster_config, iss_icache_config, iss_cluster_mark_count, iss_cluster_marks, iss_cluster_run, iss_cluster_stack, iss_cluster_stop_hart } from "./cluster";
 
 /** Clears regions, code windows, every hart's state, the fault record and the console. */
 export function iss_reset(): void {
@@ -34,6 +35,7 @@ export function iss_reset(): void {
   setHostInput(0, 0);
   setHostOutput(0, 0);
   configureCluster(0, 1, 0, -1, -1, 0); // no cluster until iss_cluster_config
+  configureIcache(0, 0); // fetches are free until a cluster's cores fetch through its instruction cache
   iss_profile(0, 0, 0);
   iss_profile_hart(-1);
   resetIssNpu();
@@ -127,6 +129,9 @@ export function iss_host_output_length(): i32 { return hostOutputLength(); }
 
 /** Stall cycles the cluster's L1 bank conflicts caused, all harts together (part of each hart's memory stalls). */
 export function iss_bank_conflicts(): f64 { return <f64>bankConflictCycles(); }
+
+/** Cluster instruction-cache misses so far: level 0 the cores' private caches (summed), 1 the shared level. */
+export function iss_icache_misses(level: i32): f64 { return <f64>(level == 0 ? icacheL0Misses() : icacheL1Misses()); }
 
 /** Ends the profile: each hart's last instruction gets its cycles up to the hart's count. */
 export function iss_profile_flush(): void { flushProfile(); }

@@ -10,6 +10,14 @@ import { markTag, resetEventUnit } from "./cluster-eu";
 import { bankConflictCycles } from "./cluster-banks";
 import { resetMchan } from "./cluster-dma";
 import { resetBanksIss } from "./cluster-banks";
+import { configureIcache } from "./icache";
+
+/** Empties the cluster's instruction cache (icache.ts) and makes harts first..first+n-1 fetch through it (n = 0: none). */
+export function iss_icache_config(first: i32, n: i32): i32 {
+  if (n < 0 || first < 0 || first + n > MAX_HARTS) return -1;
+  configureIcache(first, n);
+  return 0;
+}
 import { L2_ACCESS_CYCLES } from "../chips/siracusa-memory";
 import { STALL_KINDS, STALL_SYNC } from "./timing";
 import * as F from "./faults";
@@ -81,7 +89,7 @@ function recordMark(): void {
 /**
  * Wires the cluster: hart `fc` is the fabric controller, harts first..first+n-1 the cluster cores; `l1`, `l2` the
  * region indices of L1 and L2 (both must be TIMED regions). L2 costs a cluster core L2_ACCESS_CYCLES per access
- * (the core's own cycle included).
+ * (the core's own cycle included). The instruction cache starts empty and off (iss_icache_config turns it on).
  */
 export function iss_cluster_config(fc: i32, first: i32, n: i32, l1: i32, l2: i32): i32 {
   if (n < 1 || first + n > MAX_HARTS || (fc >= first && fc < first + n) || fc < 0 || fc >= MAX_HARTS) return -1;
@@ -90,6 +98,7 @@ export function iss_cluster_config(fc: i32, first: i32, n: i32, l1: i32, l2: i32
   resetEventUnit();
   resetMchan();
   resetBanksIss();
+  configureIcache(first, 0);
   stopHart = -1;
   return 0;
 }

@@ -21,6 +21,7 @@ import { consoleFull, consolePut } from "./console";
 import { semihostCall, SEMIHOST_POST, SEMIHOST_PRE, SH_EXIT, SH_FAULT, SH_UNSUPPORTED, shExitCode, shFaultAddr } from "./semihost";
 
 import { MAX_HARTS } from "./harts";
+import { icacheFetch, icacheOn, LINE_LOG2 } from "./icache";
 import { profileCharge, profileHart, profileOn } from "./profile";
 export { MAX_HARTS };
 
@@ -72,8 +73,11 @@ let stMisaligned: i64 = 0;
 let stSync: i64 = 0;
 let stDma: i64 = 0;
 let stNpu: i64 = 0;
+let stFetch: i64 = 0;
 /** Register offset the previous instruction loaded into (the load-use hazard), or NO_LOAD. */
 const NO_LOAD: u32 = 0xff;
+/** No code line fetched yet (a line number is pc >> 4: never this). */
+const NO_LINE: u32 = 0xffffffff;
 let pendingLoad: u32 = NO_LOAD;
 /** The hazard state carried from one run() to the next, so that cycles never depend on how runs are sliced. */
 let jumpedNow = false;
@@ -107,12 +111,13 @@ const H_CSR: usize = 164; // mstatus, mtvec, mepc, mcause, mscratch, mtval, mie
 const H_EXIT: usize = 192;
 const H_STOP: usize = 196;
 const H_PENDING: usize = 200;
-const H_COUNT: usize = 208; // instret + 8 stalls, i64 each
-const H_JUMPED: usize = 280;
-const H_LAST_WRITE: usize = 284;
-const H_PROF_PC: usize = 288; // the profile's last instruction of this hart (1: none) and the cycle it started at
-const H_PROF_RETIRED: usize = 292; // 0 when that instruction blocked: it runs again and is counted then
-const H_PROF_CYC: usize = 296;
+const H_COUNT: usize = 208; // instret + 9 stalls, i64 each
+const H_JUMPED: usize = 288;
+const H_LAST_WRITE: usize = 292;
+const H_PROF_PC: usize = 296; // the profile's last instruction of this hart (1: none) and the cycle it started at
+const H_PROF_RETIRED: usize = 300; // 0 when that instruction blocked: it runs again and is counted then
+const H_PROF_CYC: usize = 304;
+const H_FETCH_LINE: usize = 312; // the code line the hart last fetched from (icache.ts; NO_LINE: none)
 
 /** Each hart's cycle count as of its last save (instructions + all stalls), kept so that the cluster scheduler reads
  * one word per hart instead of summing nine counters (written only by saveHart, addHartStall, resetHarts). */
@@ -129,6 +134,7 @@ export function resetHarts(): void {
     store<u32>(hp(h) + H_PENDING, NO_LOAD);
     store<u32>(hp(h) + H_LAST_WRITE, <u32>SINK);
     store<u32>(hp(h) + H_PROF_PC, 1);
+    store<u32>(hp(h) + H_FETCH_LINE, NO_LINE);
   }
   memory.fill(CYCLES, 0, MAX_HARTS * 8);
   hart = -1;
@@ -177,6 +183,7 @@ function loadHart(h: i32): void {
   stSync = load<i64>(p + H_COUNT + 48);
   stDma = load<i64>(p + H_COUNT + 56);
   stNpu = load<i64>(p + H_COUNT + 64);
+  stFetch = load<i64>(p + H_COUNT + 72);
   hart = h;
 }
 
@@ -211,6 +218,7 @@ function saveHart(): void {
   store<i64>(p + H_COUNT + 48, stSync);
   store<i64>(p + H_COUNT + 56, stDma);
   store<i64>(p + H_COUNT + 64, stNpu);
+  store<i64>(p + H_COUNT + 72, stFetch);
   store<i64>(CYCLES + (<usize>hart << 3), cyclesAt(0));
 }
 
@@ -271,7 +279,7 @@ export function hartLoopReg(h: i32, i: i32): u32 {
 
 /** Cycles so far, counting `retiredThisRun` instructions of this run (the current one not included by callers). */
 function cyclesAt(retiredThisRun: i32): i64 {
-  return instret + <i64>retiredThisRun + stLoadUse + stBranch + stMulti + stMemory + stMisaligned + stSync + stDma + stNpu;
+  return instret + <i64>retiredThisRun + stLoadUse + stBranch + stMulti + stMemory + stMisaligned + stSync + stDma + stNpu + stFetch;
 }
 
 function fault(kind: i32, pc: u32, addr: u32, size: i32, region: i32): void {
@@ -504,6 +512,9 @@ export function run(h: i32, budget: i32): i32 {
   let profPc: u32 = prof ? load<u32>(hp(h) + H_PROF_PC) : 1;
   let profCyc: i64 = prof ? load<i64>(hp(h) + H_PROF_CYC) : 0;
   let profRetired: i32 = prof ? load<i32>(hp(h) + H_PROF_RETIRED) : 0;
+  // the instruction cache (icache.ts): looked up whenever the hart starts executing from another line
+  const ic = icacheOn(h);
+  let line: u32 = load<u32>(hp(h) + H_FETCH_LINE);
   while (n < budget) {
     let off = pc - cBase;
     if (off >= cSize || (pc & 1) != 0) {
@@ -522,6 +533,13 @@ export function run(h: i32, budget: i32): i32 {
     const r2 = <usize>load<u8>(e + S_RS2);
     const imm = load<i32>(e + S_IMM);
     const size = <u32>load<u8>(e + S_SIZE);
+    if (ic) {
+      const first = pc >> LINE_LOG2;
+      const last = (pc + size - 1) >> LINE_LOG2;
+      if (first != line) stFetch += icacheFetch(h, first, cyclesAt(n));
+      if (last != first) stFetch += icacheFetch(h, last, cyclesAt(n));
+      line = last;
+    }
     if (prof) {
       // the previous instruction's cycles end where this one starts (its stalls, and any sleep since, are charged)
       const now = cyclesAt(n);
@@ -776,6 +794,7 @@ export function run(h: i32, budget: i32): i32 {
   lastWriteNow = lastWrite;
   instret += <i64>n;
   saveHart();
+  store<u32>(hp(h) + H_FETCH_LINE, line);
   if (prof) {
     store<u32>(hp(h) + H_PROF_PC, profPc);
     store<i32>(hp(h) + H_PROF_RETIRED, stop == STOP_BLOCK ? 0 : profRetired);

@@ -47,7 +47,9 @@ export const STALL_SYNC: i32 = 5;
 export const STALL_DMA: i32 = 6;
 /** Asleep in the event unit until an N-EUREKA job ends (iss/npu.ts). */
 export const STALL_NPU: i32 = 7;
-export const STALL_KINDS: i32 = 8;
+/** Waiting for an instruction line from the cluster's instruction cache levels or L2 (iss/icache.ts). */
+export const STALL_FETCH: i32 = 8;
+export const STALL_KINDS: i32 = 9;
 
 /** Division cycles beyond the first for divisor `b` (the cycle of the instruction itself is counted apart). */
 // @ts-ignore: decorator

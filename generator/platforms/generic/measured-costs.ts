@@ -58,6 +58,8 @@ export const MEASURED: Partial<CoreCosts> = {
   ELEM_RUN: 36.203125, // hand count 0
   NORM_SUM_WIDE: 9.671875, // hand count 0
   CLIP_TAKEN: 6.453125, // hand count 0; by difference: the same layers on their data and on zeros
+  CODE_LAYER: 0, // hand count 0; the lines the ISS's instruction cache brought from L2 for each layer
+  CODE_BYTE: 0, // hand count 0; the lines the ISS's instruction cache brought from L2 for each layer
   LAYER: 0, // hand count 0; on the layers of a few outputs
   CALL: 0, // hand count 32; on the layers of a few outputs
 };

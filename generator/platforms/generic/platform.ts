@@ -75,6 +75,10 @@ export const SCALAR_CORE_COSTS: CoreCosts = {
   ELEM_RUN: 0,
   // An iRMSNorm entry's square in a 64-bit row sum: measured by the fit only (0).
   NORM_SUM_WIDE: 0,
+  // A layer's code fetched cold: the generic core's ISS models no instruction cache (its fetches are free).
+  CODE_BYTE: 0,
+  CODE_LAYER: 0,
+  CODE_TILES: 0,
   // An output of the depthwise row path: REQUANT's count (what it was charged before it was a class).
   ROW_OUT: 9.25,
   // An output of the SIMD conv: REQUANT's count, as ROW_OUT.

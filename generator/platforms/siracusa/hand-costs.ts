@@ -77,6 +77,11 @@ export const HAND_COUNTS: CoreCosts = {
   ELEM_RUN: 0,
   // An iRMSNorm entry's square in a 64-bit row sum: measured by the fit only (0).
   NORM_SUM_WIDE: 0,
+  // A layer's code fetched cold into the instruction cache by each core, per byte of its C and fixed: measured by the
+  // fit only (0).
+  CODE_BYTE: 0,
+  CODE_LAYER: 0,
+  CODE_TILES: 0,
   // An output of the depthwise row path: REQUANT's count (what it was charged before it was a class).
   ROW_OUT: 7,
   // An output of the SIMD conv: REQUANT's count, as ROW_OUT.
