@@ -6,6 +6,7 @@ import type { NDArray } from '../../generator/ir/ndarray.js';
 import { loadOnnxFile } from '../../generator/onnx/load.js';
 import { encodeNpz } from '../../generator/onnx/npy.js';
 import { generateFirmware } from '../../generator/pipeline.js';
+import type { CoreCosts } from '../../generator/platforms/types.js';
 import { runReference } from '../../generator/reference/interpreter.js';
 import { compareOutputs } from '../../runtime/node/compare.js';
 import { runHostC } from '../../runtime/node/host-c.js';
@@ -80,13 +81,14 @@ export type SiracusaRun = { g: ReturnType<typeof generateFirmware>; r: Awaited<R
  * The case on Siracusa three ways: with the bank-conflict-free L1 layouts (midend/tiling/filter-layout.ts), dense
  * (denseFilters) and untiled; every run bit-exact against the reference, emulated and (tiled) host C. Both tiled
  * runs must pick the same tiles of their first layer, so the loops compared are the same. `runOpts`: the emulator's
- * (e.g. the bank replay's skew).
+ * (e.g. the bank replay's skew); `planCosts`: costs the planner takes over the platform's (a case that needs a tile
+ * shape whatever the measured table prefers).
  */
-export async function padVsDense(dir: string, c: KernelCase, l1?: number, runOpts: RunOptions = {}): Promise<{ padded: SiracusaRun; dense: SiracusaRun }> {
+export async function padVsDense(dir: string, c: KernelCase, l1?: number, runOpts: RunOptions = {}, planCosts?: Partial<CoreCosts>): Promise<{ padded: SiracusaRun; dense: SiracusaRun }> {
   const { model, sample, expected } = writeCase(dir, c);
   const run = async (name: string, opts: { denseFilters?: boolean; untiled?: boolean }): Promise<SiracusaRun> => {
     const out = join(dir, name);
-    const g = generateFirmware({ model, platform: 'siracusa', out, sampleInputs: sample, l1, ...opts });
+    const g = generateFirmware({ model, platform: 'siracusa', out, sampleInputs: sample, l1, planCosts, ...opts });
     const r = await runFirmware(out, c.inputs, runOpts);
     const emu = compareOutputs(g.manifest.outputs, r.outputs, expected);
     assert.is(emu.errors, 0, `${name}: ${emu.details.join('; ')}`);
