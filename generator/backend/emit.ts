@@ -142,7 +142,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
     layers: phases.ordered.map((k, i) => ({
       id: k.id, fn: k.fn, args: k.args, tiled: k.tiled, copy: k.copy, forked: !k.tiled && !k.copy, split: phases.promptCount > 0 && i === phases.promptCount,
       // The layer's own C, which its cores fetch cold into the instruction cache (runtime/as/cost.ts CODE_BYTE).
-      codeBytes: k.copy ? 0 : codeBytes(k.code.c),
+      codeBytes: codeBytes(k.code.c),
     })),
     l1Size: cL1ArrayBytes(tiling) || false,
     l1RecordWords: cL1RecordWords(platform, tiling),

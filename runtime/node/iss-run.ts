@@ -59,6 +59,8 @@ export interface IssRun {
   bankConflicts: number;
   /** Instruction-cache misses of the cluster cores: [private levels summed, shared level] ([0, 0] without a cluster). */
   icacheMisses: [number, number];
+  /** The shared level's misses at the cycles a core waits for a line from L2: the code fetched cold, once. */
+  icacheColdCycles: number;
   ms: number;
   /** Cycles by function and instruction, when asked for (runIss options.hotspots). */
   hotspots?: Hotspots;
@@ -236,6 +238,7 @@ export async function runIss(outDir: string, inputs: NDArray[], options: IssOpti
     hartStalls: Array.from({ length: harts }, (_, h) => STALL_KINDS.map((k) => emu.iss_stalls(h, k))),
     bankConflicts: cluster ? emu.iss_bank_conflicts() : 0,
     icacheMisses: [emu.iss_icache_misses(0), emu.iss_icache_misses(1)],
+    icacheColdCycles: emu.iss_icache_misses(1) * emu.iss_icache_line_cycles(),
     ms,
     hotspots: span ? readHotspots(emu, elf, symbolList, span, profileBuf, options.hotInstructions) : undefined,
   };

@@ -42,6 +42,8 @@ export interface IssExports {
   iss_bank_conflicts(): number;
   /** Cluster instruction-cache misses: level 0 the cores' private caches summed, 1 the shared level. */
   iss_icache_misses(level: number): number;
+  /** Cycles a core waits for a line from L2 with no refill in flight. */
+  iss_icache_line_cycles(): number;
   /** Harts first..first+n-1 fetch through the cluster's instruction cache, emptied (n = 0: none); -1 if out of range. */
   iss_icache_config(first: number, n: number): number;
   iss_cluster_marks(ptr: number, capacity: number): void;

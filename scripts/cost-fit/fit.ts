@@ -63,37 +63,31 @@ export function measuredByDifference(rows: CalibrationRow[]): Map<CostClass, num
   return new Map([...units].map(([k, u]) => [COST_CLASSES[k], Math.round((cycles.get(k)! / u) * 64) / 64]));
 }
 
-/**
- * Cycles of a line the instruction cache brings from L2 (emulator/assembly/iss/icache.ts: the private level's refill
- * 2, the shared level's 2, the cluster interconnect 2, an L2 access 20).
- */
-export const COLD_LINE_CYCLES = 26;
+/** The classes of a layer's cold code (measuredFromColdLines). */
+const CODE_CLASSES: readonly CostClass[] = ['CODE_LAYER', 'CODE_BYTE', 'CODE_TILES'];
 
 /**
  * The layer's code fetched cold (CODE_LAYER per layer, CODE_BYTE per byte of its C, CODE_TILES per tiled layer) from
  * the lines the ISS brought into the shared instruction cache, which each core waits for once (non-negative least
- * squares of their units x costs on lines x COLD_LINE_CYCLES, errors relative to the layer's ISS cycles). Not from the layers' cycles: once per layer like
- * LAYER and CALL, the least squares gave them those classes' cycles (all three at 0, the whole team's small layers
- * at 1.2-1.5 of the ISS), and the fetch stalls of the large layers also count their repeated misses in the private
- * levels (a loop and its output code over 512 bytes), which are per unit of their work: the per-unit classes take
- * those. Absent when no row charged code; 0 when none brought a line in (an ISS without the cache: nothing to charge,
- * and the least squares must not take them).
+ * squares of their units x costs on those lines' cycles, errors relative to the layer's ISS cycles). Not from the
+ * layers' cycles: once per layer like LAYER and CALL, the least squares gave them those classes' cycles (all three at
+ * 0, the whole team's small layers at 1.2-1.5 of the ISS), and the fetch stalls of the large layers also count their
+ * repeated misses in the private levels (a loop and its output code over 512 bytes), which are per unit of their
+ * work: the per-unit classes take those. Absent when no row charged code; 0 when none brought a line in (an ISS
+ * without the cache: nothing to charge, and the least squares must not take them).
  */
 export function measuredFromColdLines(rows: CalibrationRow[]): Map<CostClass, number> {
   const classes = CODE_CLASSES.filter((c) => rows.some((r) => r.units[COST_CLASSES.indexOf(c)] > 0));
   if (classes.length === 0) return new Map();
   const ks = classes.map((c) => COST_CLASSES.indexOf(c));
-  const used = rows.filter((r) => ks.some((k) => r.units[k] > 0) && r.issColdLines > 0);
+  const used = rows.filter((r) => ks.some((k) => r.units[k] > 0) && r.issColdCycles > 0);
   if (used.length === 0) return new Map(classes.map((c) => [c, 0]));
   // errors relative to the layer's cycles: the cold code matters where it is much of a layer (a small one), not where
   // it is a few per cent of a large one (relative to the cold cycles themselves, the large layers' longer code set
   // CODE_BYTE, and a model's small layers of large C came out 25 % over)
-  const x = nnls(used.map((r) => ks.map((k) => r.units[k] / r.issCycles)), used.map((r) => (r.issColdLines * COLD_LINE_CYCLES) / r.issCycles));
+  const x = nnls(used.map((r) => ks.map((k) => r.units[k] / r.issCycles)), used.map((r) => r.issColdCycles / r.issCycles));
   return new Map(classes.map((c, j) => [c, Math.round(x[j] * 64) / 64]));
 }
-
-/** The classes of a layer's cold code (measuredFromColdLines). */
-const CODE_CLASSES: readonly CostClass[] = ['CODE_LAYER', 'CODE_BYTE', 'CODE_TILES'];
 
 /**
  * A layer's fixed costs: its fork and own set-up (LAYER), a kernel call on each core (CALL, every layer), a tile's

@@ -23,8 +23,9 @@ export interface CalibrationRow {
   asCycles: number;
   asOther: number;
   issCycles: number;
-  /** Lines the ISS's cores brought into the shared instruction cache from L2: the layer's code, fetched cold. */
-  issColdLines: number;
+  /** Cycles of the lines the ISS's cores brought into the shared instruction cache from L2 (runIss icacheColdCycles):
+   * the layer's code, fetched cold. */
+  issColdCycles: number;
   /** A layer of a few outputs (layers.ts fewOutputs). */
   fewOutputs?: boolean;
 }
@@ -75,7 +76,7 @@ export async function measure(layers: CalibrationLayer[], work: string, target: 
     const compute = COST_CLASSES.reduce((s, c, k) => s + as.units[k] * costs[c], 0);
     rows.push({
       name: l.name, units: as.units, asCycles: as.cycles, asOther: as.cycles - compute, issCycles: iss.networkCycles,
-      issColdLines: iss.icacheMisses[1], fewOutputs: l.fewOutputs === true,
+      issColdCycles: iss.icacheColdCycles, fewOutputs: l.fewOutputs === true,
     });
   }
   return rows;

@@ -68,8 +68,8 @@ test('a cluster fork copies the input to the output, each core one share', async
   const out = copyFixture('siracusa');
   // The chip's table with a LAYER of its own: the fitted one is 0 on Siracusa (its fixed costs went to the instruction
   // cache's cold code, docs/timing.md), where the lead core's extra would not show.
-  const table = await createEmulator('siracusa');
-  const costs = COST_CLASSES.map((_, k) => table.cost_cycles(k));
+  const emu = await createEmulator('siracusa');
+  const costs = COST_CLASSES.map((_, k) => emu.cost_cycles(k));
   costs[LAYER] = 100;
   const r = await runFirmware(out, [x], { costs });
   assert.equal([...r.outputs[0].data], [...x.data]);
@@ -79,7 +79,6 @@ test('a cluster fork copies the input to the output, each core one share', async
 
   // 8 cores, 8 bytes each: every core pays fork + CALL + SHARE + 8 COPY_BYTE, core 0 the layer's own work (LAYER)
   // first; the master then join. Clocks are reported in whole cycles, rounded down (docs/timing.md, "Clocks").
-  const emu = table;
   const share = emu.fork_cycles() + costs[CALL] + costs[SHARE] + 8 * costs[COPY_BYTE];
   const core = Math.floor(share);
   const lead = Math.floor(share + costs[LAYER]);

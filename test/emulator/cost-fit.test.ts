@@ -9,7 +9,7 @@ import { MEASURED as GENERIC_MEASURED } from '../../generator/platforms/generic/
 import { FIT_TARGETS, fitTarget } from '../../scripts/cost-fit/targets.js';
 import { createEmulator } from '../../runtime/node/emulator.js';
 import { HAND_COUNTS } from '../../generator/platforms/siracusa/hand-costs.js';
-import { COLD_LINE_CYCLES, fitCosts } from '../../scripts/cost-fit/fit.js';
+import { fitCosts } from '../../scripts/cost-fit/fit.js';
 import { CALIBRATION, calibrationFor } from '../../scripts/cost-fit/layers.js';
 import { measure, measureTeam, type CalibrationRow } from '../../scripts/cost-fit/measure.js';
 import { nnls } from '../../scripts/cost-fit/nnls.js';
@@ -67,7 +67,7 @@ test('fitCosts recovers the per-unit costs of synthetic rows, holds kept and une
     units[k('CALL')] = call;
     const other = 100 + 10 * i;
     const iss = other + mac * truth.MAC_CONV + rq * truth.REQUANT + cp * truth.COPY_BYTE + call * HAND_COUNTS.CALL;
-    return { name: `row${i}`, units, asCycles: 0, asOther: other, issCycles: iss, issColdLines: 0 };
+    return { name: `row${i}`, units, asCycles: 0, asOther: other, issCycles: iss, issColdCycles: 0 };
   });
   const fit = await fitCosts(rows, HAND_COUNTS, ['CALL']);
   assert.equal(fit.fitted, ['MAC_CONV', 'REQUANT', 'COPY_BYTE']);
@@ -79,14 +79,14 @@ test('fitCosts recovers the per-unit costs of synthetic rows, holds kept and une
 
 test('the layer\'s cold code: CODE_LAYER + bytes x CODE_BYTE from the lines the ISS brought in, held in the least squares', async () => {
   const k = (c: string) => (COST_CLASSES as readonly string[]).indexOf(c);
-  // Lines of 26 cycles (fit.ts COLD_LINE_CYCLES) for 1040 cycles a layer + 0.25 a byte: 2000, 6000 and 10000 bytes.
+  // Cold code of 1040 cycles a layer + 0.25 a byte: 2000, 6000 and 10000 bytes.
   const rows: CalibrationRow[] = [[2000, 4096], [6000, 9000], [10000, 20000]].map(([code, mac], i) => {
     const units = COST_CLASSES.map(() => 0);
     units[k('MAC_CONV')] = mac;
     units[k('CODE_LAYER')] = 1;
     units[k('CODE_BYTE')] = code;
     const cold = 1040 + code * 0.25;
-    return { name: `row${i}`, units, asCycles: 0, asOther: 50, issCycles: 50 + mac * 0.5 + cold, issColdLines: cold / COLD_LINE_CYCLES };
+    return { name: `row${i}`, units, asCycles: 0, asOther: 50, issCycles: 50 + mac * 0.5 + cold, issColdCycles: cold };
   });
   const fit = await fitCosts(rows, HAND_COUNTS, ['CALL']);
   assert.is(fit.costs.CODE_LAYER, 1040);
@@ -94,7 +94,7 @@ test('the layer\'s cold code: CODE_LAYER + bytes x CODE_BYTE from the lines the 
   assert.equal(fit.fromColdLines, ['CODE_LAYER', 'CODE_BYTE']);
   assert.is(fit.costs.MAC_CONV, 0.5, 'the rest by the least squares, the code held');
   // a platform whose ISS has no instruction cache brings no line in: both 0, not left to the least squares
-  const none = await fitCosts(rows.map((r) => ({ ...r, issColdLines: 0 })), HAND_COUNTS, ['CALL']);
+  const none = await fitCosts(rows.map((r) => ({ ...r, issColdCycles: 0 })), HAND_COUNTS, ['CALL']);
   assert.equal(none.fromColdLines, ['CODE_LAYER', 'CODE_BYTE']);
   assert.equal([none.costs.CODE_LAYER, none.costs.CODE_BYTE], [0, 0]);
 });

@@ -13,7 +13,7 @@ import { consoleClear, consoleLength, consolePtr } from "./console";
 import { elfEntry, loadElf } from "./loader";
 import { hostOutputLength, setHostInput, setHostOutput } from "./semihost";
 import { configureCluster } from "./cluster-state";
-import { configureIcache, icacheL0Misses, icacheL1Misses } from "./icache";
+import { COLD_LINE_CYCLES, configureIcache, icacheL0Misses, icacheSharedMisses } from "./icache";
 import { bankConflictCycles } from "./cluster-banks";
 import { resetIssNpu } from "./npu";
 import { resetIssL3 } from "./l3";
@@ -131,7 +131,10 @@ export function iss_host_output_length(): i32 { return hostOutputLength(); }
 export function iss_bank_conflicts(): f64 { return <f64>bankConflictCycles(); }
 
 /** Cluster instruction-cache misses so far: level 0 the cores' private caches (summed), 1 the shared level. */
-export function iss_icache_misses(level: i32): f64 { return <f64>(level == 0 ? icacheL0Misses() : icacheL1Misses()); }
+export function iss_icache_misses(level: i32): f64 { return <f64>(level == 0 ? icacheL0Misses() : icacheSharedMisses()); }
+
+/** Cycles a core waits for a line from L2 with no refill in flight (what the cost fit charges a cold line). */
+export function iss_icache_line_cycles(): i32 { return <i32>COLD_LINE_CYCLES; }
 
 /** Ends the profile: each hart's last instruction gets its cycles up to the hart's count. */
 export function iss_profile_flush(): void { flushProfile(); }

@@ -12,15 +12,16 @@ import { resetMchan } from "./cluster-dma";
 import { resetBanksIss } from "./cluster-banks";
 import { configureIcache } from "./icache";
 
+import { L2_ACCESS_CYCLES } from "../chips/siracusa-memory";
+import { STALL_KINDS, STALL_SYNC } from "./timing";
+import * as F from "./faults";
+
 /** Empties the cluster's instruction cache (icache.ts) and makes harts first..first+n-1 fetch through it (n = 0: none). */
 export function iss_icache_config(first: i32, n: i32): i32 {
   if (n < 0 || first < 0 || first + n > MAX_HARTS) return -1;
   configureIcache(first, n);
   return 0;
 }
-import { L2_ACCESS_CYCLES } from "../chips/siracusa-memory";
-import { STALL_KINDS, STALL_SYNC } from "./timing";
-import * as F from "./faults";
 
 /** Instructions per slice while several harts can run: short enough that harts stay within a few tens of cycles of
  * each other (the bank model's window is 256 cycles), long enough that switching harts costs little. */

@@ -7,7 +7,7 @@
 // - a private L0 per cluster core: 8 sets x 4 ways x 16-byte lines (512 bytes); a miss refills from the shared level
 //   in L0_REFILL cycles;
 // - a shared level of 2 banks interleaved by line, each 32 sets x 4 ways x 16-byte lines (4 KiB in all); a miss
-//   refills from L2 in L1_REFILL cycles plus the request's trip through the cluster interconnect and back from L2;
+//   refills from L2 in SH_REFILL cycles plus the request's trip through the cluster interconnect and back from L2;
 // - one refill at a time per bank: a miss waits for the bank's refill in flight; a line being refilled serves every
 //   core that asks for it when the refill ends;
 // - replacement: an empty way first, else a way an 8-bit LFSR per cache picks (GVSoC's pseudo-random policy for these
@@ -24,43 +24,48 @@ import { L2_ACCESS_CYCLES } from "../chips/siracusa-memory";
 export const LINE_LOG2: u32 = 4;
 const L0_SETS: u32 = 8;
 const L0_WAYS: u32 = 4;
-const L1_BANKS: u32 = 2;
-const L1_SETS: u32 = 32;
-const L1_WAYS: u32 = 4;
+// The shared level (GVSoC's "l1" of the cache; named apart from the cluster's L1 data memory, cluster-banks.ts).
+const SH_BANKS: u32 = 2;
+const SH_SETS: u32 = 32;
+const SH_WAYS: u32 = 4;
 /** GVSoC "refill_latency" of the L0 and of the shared level. */
-export const L0_REFILL: i64 = 2;
-export const L1_REFILL: i64 = 2;
+const L0_REFILL: i64 = 2;
+const SH_REFILL: i64 = 2;
 /** Cluster interconnect latency (GVSoC cluster.py `Router(self, 'cluster_ico', latency=2)`). */
 const ICO: i64 = 2;
 /** Cycles of a line fetched from L2 into the shared level (the L0's own refill not included). */
-export const L2_LINE: i64 = L1_REFILL + ICO + L2_ACCESS_CYCLES;
+const L2_LINE: i64 = SH_REFILL + ICO + L2_ACCESS_CYCLES;
+/** Cycles one core waits for a line from L2 when no refill is in flight: what a cold line costs. */
+export const COLD_LINE_CYCLES: i64 = L0_REFILL + L2_LINE;
+/** An empty way's tag (a tag is a line number, pc >> LINE_LOG2: never this). */
+const EMPTY: u32 = 0xffffffff;
 
-// L0: per hart, L0_SETS x L0_WAYS tags (0xffffffff: empty; a tag is a line number, pc >> LINE_LOG2), and the LFSR.
+// L0: per hart, L0_SETS x L0_WAYS tags and the LFSR.
 const L0_TAGS = memory.data(MAX_HARTS * <i32>(L0_SETS * L0_WAYS) * 4);
 const L0_LFSR = memory.data(MAX_HARTS * 4);
-// Shared level: per bank, L1_SETS x L1_WAYS tags and the cycle each line is ready at; the bank's refill end; LFSR.
-const L1_TAGS = memory.data(<i32>(L1_BANKS * L1_SETS * L1_WAYS) * 4);
-const L1_READY = memory.data(<i32>(L1_BANKS * L1_SETS * L1_WAYS) * 8);
-const L1_BUSY = memory.data(<i32>L1_BANKS * 8);
-const L1_LFSR = memory.data(<i32>L1_BANKS * 4);
+// Shared level: per bank, SH_SETS x SH_WAYS tags and the cycle each line is ready at; the bank's refill end; LFSR.
+const SH_TAGS = memory.data(<i32>(SH_BANKS * SH_SETS * SH_WAYS) * 4);
+const SH_READY = memory.data(<i32>(SH_BANKS * SH_SETS * SH_WAYS) * 8);
+const SH_BUSY = memory.data(<i32>SH_BANKS * 8);
+const SH_LFSR = memory.data(<i32>SH_BANKS * 4);
 /** Harts whose fetches go through the cache (bit h). */
 let cached: u32 = 0;
 
 let l0Misses: i64 = 0;
-let l1Misses: i64 = 0;
+let sharedMisses: i64 = 0;
 
 /** Empties the caches; harts first..first+n-1 fetch through them from now on (n = 0: no hart does). */
 export function configureIcache(first: i32, n: i32): void {
-  memory.fill(L0_TAGS, 0xff, MAX_HARTS * <i32>(L0_SETS * L0_WAYS) * 4);
-  memory.fill(L1_TAGS, 0xff, <i32>(L1_BANKS * L1_SETS * L1_WAYS) * 4);
-  memory.fill(L1_READY, 0, <i32>(L1_BANKS * L1_SETS * L1_WAYS) * 8);
-  memory.fill(L1_BUSY, 0, <i32>L1_BANKS * 8);
+  memory.fill(L0_TAGS, <u8>EMPTY, MAX_HARTS * <i32>(L0_SETS * L0_WAYS) * 4);
+  memory.fill(SH_TAGS, <u8>EMPTY, <i32>(SH_BANKS * SH_SETS * SH_WAYS) * 4);
+  memory.fill(SH_READY, 0, <i32>(SH_BANKS * SH_SETS * SH_WAYS) * 8);
+  memory.fill(SH_BUSY, 0, <i32>SH_BANKS * 8);
   for (let h = 0; h < MAX_HARTS; h++) store<u32>(L0_LFSR + (<usize>h << 2), 0xa5);
-  for (let b: u32 = 0; b < L1_BANKS; b++) store<u32>(L1_LFSR + (<usize>b << 2), 0xa5);
+  for (let b: u32 = 0; b < SH_BANKS; b++) store<u32>(SH_LFSR + (<usize>b << 2), 0xa5);
   cached = 0;
   for (let h = first; h < first + n && h < MAX_HARTS; h++) if (h >= 0) cached |= 1 << h;
   l0Misses = 0;
-  l1Misses = 0;
+  sharedMisses = 0;
 }
 
 /** Whether hart h's fetches go through the cache. */
@@ -69,7 +74,7 @@ export function icacheOn(h: i32): bool {
 }
 
 export function icacheL0Misses(): i64 { return l0Misses; }
-export function icacheL1Misses(): i64 { return l1Misses; }
+export function icacheSharedMisses(): i64 { return sharedMisses; }
 
 /** Next way to replace: an 8-bit Fibonacci LFSR (taps 8, 6, 5, 4) stepped once per refill. */
 function stepLfsr(at: usize): u32 {
@@ -82,7 +87,7 @@ function stepLfsr(at: usize): u32 {
 
 /** The way of the set at `set` (ways tags of 4 bytes) a refill takes: an empty one, else the LFSR's pick. */
 function victim(set: usize, ways: u32, lfsr: usize): u32 {
-  for (let w: u32 = 0; w < ways; w++) if (load<u32>(set + (<usize>w << 2)) == 0xffffffff) return w;
+  for (let w: u32 = 0; w < ways; w++) if (load<u32>(set + (<usize>w << 2)) == EMPTY) return w;
   return stepLfsr(lfsr) % ways;
 }
 
@@ -93,23 +98,23 @@ export function icacheFetch(h: i32, line: u32, now: i64): i64 {
   l0Misses++;
   store<u32>(l0 + (<usize>victim(l0, L0_WAYS, L0_LFSR + (<usize>h << 2)) << 2), line);
   // the shared level: bank by the line's low bit, then set and tag from the rest
-  const bank = line & (L1_BANKS - 1);
+  const bank = line & (SH_BANKS - 1);
   const rest = line >> 1;
-  const slot = (bank * L1_SETS + (rest & (L1_SETS - 1))) * L1_WAYS;
-  for (let w: u32 = 0; w < L1_WAYS; w++) {
-    if (load<u32>(L1_TAGS + <usize>(slot + w) * 4) == line) {
+  const slot = (bank * SH_SETS + (rest & (SH_SETS - 1))) * SH_WAYS;
+  for (let w: u32 = 0; w < SH_WAYS; w++) {
+    if (load<u32>(SH_TAGS + <usize>(slot + w) * 4) == line) {
       // a line still on its way from L2 reaches this core's private level when it reaches the one that asked for it
-      const ready = load<i64>(L1_READY + <usize>(slot + w) * 8);
+      const ready = load<i64>(SH_READY + <usize>(slot + w) * 8);
       return max(L0_REFILL, ready - now);
     }
   }
-  l1Misses++;
-  const busyAt = L1_BUSY + (<usize>bank << 3);
+  sharedMisses++;
+  const busyAt = SH_BUSY + (<usize>bank << 3);
   const start = max(now + L0_REFILL, load<i64>(busyAt));
   const ready = start + L2_LINE;
   store<i64>(busyAt, ready);
-  const way = victim(L1_TAGS + <usize>slot * 4, L1_WAYS, L1_LFSR + (<usize>bank << 2));
-  store<u32>(L1_TAGS + <usize>(slot + way) * 4, line);
-  store<i64>(L1_READY + <usize>(slot + way) * 8, ready);
+  const way = victim(SH_TAGS + <usize>slot * 4, SH_WAYS, SH_LFSR + (<usize>bank << 2));
+  store<u32>(SH_TAGS + <usize>(slot + way) * 4, line);
+  store<i64>(SH_READY + <usize>(slot + way) * 8, ready);
   return ready - now;
 }
