@@ -114,6 +114,34 @@ export function emitExpr(e: Expr, leaves: Leaf[], opts: { countClips?: boolean }
   }
 }
 
+/**
+ * The C operands of a product split at bit 16 (splitRequantExpr's shape: (v >> 16)*m + (((v - (v >> 16)*65536)*m + c)
+ * >> 16), every step proven int32), or undefined where the tree has another shape (a pass rewrote it): the C then
+ * takes the expression as it is. fg_mulsplit (firmgen_simd.h) computes the same value; on the XpulpV2 build with
+ * p.extractu for the low half word and p.mac for the high half's product. The operands are emitted a second time with
+ * the emission's counters kept, so that they count once.
+ */
+function splitOperands(e: Expr & { k: 'add' }, leaves: Leaf[]): { v: string; m: string; c: string } | undefined {
+  const hiMul = e.a;
+  const low = e.b;
+  if (hiMul.k !== 'mul' || hiMul.a.k !== 'shr' || hiMul.a.s !== 16) return undefined;
+  if (low.k !== 'shr' || low.s !== 16 || low.a.k !== 'add' || low.a.a.k !== 'mul' || low.a.a.a.k !== 'sub') return undefined;
+  const v = hiMul.a.a;
+  const m = hiMul.b;
+  const c = low.a.b;
+  const al = low.a.a.a;
+  const same = (x: Expr, y: Expr): boolean => JSON.stringify(x) === JSON.stringify(y);
+  if (!same(low.a.a.b, m) || !same(al.a, v) || al.b.k !== 'mul' || !same(al.b.a, hiMul.a) || !same(al.b.b, { k: 'const', v: 65536 })) return undefined;
+  const saved = { widenings, clampsElided, clampsEmitted, clampTestInstructions, lastFgClip };
+  try {
+    const [ve, me, ce] = [v, m, c].map((x) => emitNode(x, leaves));
+    if (ve.wide || me.wide || ce.wide) return undefined;
+    return { v: ve.c, m: me.c, c: ce.c };
+  } finally {
+    ({ widenings, clampsElided, clampsEmitted, clampTestInstructions, lastFgClip } = saved);
+  }
+}
+
 function emitNode(e: Expr, leaves: Leaf[]): Emitted {
   switch (e.k) {
     case 'in': {
@@ -131,7 +159,9 @@ function emitNode(e: Expr, leaves: Leaf[]): Emitted {
         : e.k === 'sub' ? hull(a0 - b1, a1 - b0)
         : hull(a0 * b0, a0 * b1, a1 * b0, a1 * b1);
       const r = e.bound ? { min: Math.max(h.min, e.bound.min), max: Math.min(h.max, e.bound.max) } : h;
-      return binary(e.k === 'add' ? '+' : e.k === 'sub' ? '-' : '*', a, b, r);
+      const sum = binary(e.k === 'add' ? '+' : e.k === 'sub' ? '-' : '*', a, b, r);
+      const split = e.k === 'add' && e.split && !sum.wide && !a.wide && !b.wide ? splitOperands(e as Expr & { k: 'add' }, leaves) : undefined;
+      return split ? { ...sum, c: `fg_mulsplit(${split.v}, ${split.m}, ${split.c})` } : sum;
     }
     case 'tdiv': {
       const a = emitNode(e.a, leaves);
@@ -220,6 +250,6 @@ export function splitRequantExpr(v: Expr, mul: Expr, add: Expr, shift: number, l
   const ah: Expr = { k: 'shr', a: v, s: 16 };
   const al: Expr = { k: 'sub', a: v, b: { k: 'mul', a: ah, b: { k: 'const', v: 65536 } }, bound: { min: 0, max: 65535 } };
   const low: Expr = { k: 'shr', a: { k: 'add', a: { k: 'mul', a: al, b: mul }, b: { k: 'add', a: add, b: { k: 'const', v: 2 ** (shift - 1) } } }, s: 16 };
-  const t: Expr = { k: 'add', a: { k: 'mul', a: ah, b: mul }, b: low };
+  const t: Expr = { k: 'add', a: { k: 'mul', a: ah, b: mul }, b: low, split: true };
   return { k: 'clip', a: shift > 16 ? { k: 'shr', a: t, s: shift - 16 } : t, lo, hi };
 }

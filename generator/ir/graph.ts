@@ -28,8 +28,9 @@ export type Expr =
   | { k: 'in'; i: number }
   | { k: 'const'; v: number }
   // `bound`: a range the value is proven to keep, tighter than the operands' intervals give (the low half word
-  // of a split product: backend/expr.ts splitRequantExpr); the emitter intersects the two.
-  | { k: 'add' | 'sub' | 'mul' | 'tdiv' | 'min' | 'max'; a: Expr; b: Expr; bound?: IntRange }
+  // of a split product: backend/expr.ts splitRequantExpr); the emitter intersects the two. `split`: the sum is a
+  // product split at bit 16, ah*m + ((al*m + c) >> 16) (splitRequantExpr), which the C takes as fg_mulsplit.
+  | { k: 'add' | 'sub' | 'mul' | 'tdiv' | 'min' | 'max'; a: Expr; b: Expr; bound?: IntRange; split?: true }
   | { k: 'shr'; a: Expr; s: number }
   | { k: 'clip'; a: Expr; lo: number; hi: number }
   | { k: 'abs' | 'sign' | 'signp' | 'wrap8'; a: Expr };

@@ -9,6 +9,7 @@ import type { Platform } from '../platforms/types.js';
 import { CONV_LOOP, DW_LOOP, DW_STRIDED_LOOP, loopOf } from './streams.js';
 import { constDivision } from './divide.js';
 import { dwAsm } from './dw-asm.js';
+import { planeOf, planeRow } from './dw-plane.js';
 
 /**
  * Direct integer convolution, NCHW, any groups (depthwise included), pads, strides and dilations; 1-D convs run
@@ -94,19 +95,33 @@ export const convKernel: KernelDef = {
     // of up to 3 taps is one word of the input row, its filter row one word, a pair of pixels two dot products (one
     // word for both at stride 1, `shared`).
     const sign = (t: string): string => (t === 'uint8' ? 'u' : 's');
-    const rowPath = !cdot && CIG === 1 && byteWide(x.dtype) && byteWide(w.dtype) && DX === 1 && KW <= 3 && W >= 4
+    const rowShape = !cdot && CIG === 1 && byteWide(x.dtype) && byteWide(w.dtype) && DX === 1 && KW <= 3;
+    // A depthwise layer whose band of rows fits a buffer on the core's stack copies it there with the padding's zeros
+    // (conv.c `plane`): no edge pairs, one loop per output row, rows of any width (kernels/dw-plane.ts).
+    const plane = rowShape ? planeOf({ N, CO, H, W, HO, WO, KH, SY, SX, DY, PT, PL, cores: platform.cores }) : undefined;
+    const rowPath = rowShape && (W >= 4 || plane)
       ? { fn: `fg_dot4_${sign(x.dtype)}${sign(w.dtype)}`, shared: SX === 1, ...rowPairs(WO, W, PL, SX) } : false;
     // Its interior pairs as one XpulpV2 hardware loop on the ISS build (kernels/dw-asm.ts), with the output stage
     // the C's requantization emitted: in int32, split at bit 16, or 64-bit up to the shift.
     const r = ep.params.requant;
     const form = !r || !node.requant ? undefined : r.split ? 'split' : !r.wide ? 'int32' : r.shiftedInt32 ? 'int64' : undefined;
-    const rowdot = rowPath && {
+    const rowdot = rowPath && plane ? {
+      ...rowPath, ...planeRow(WO, SX), edges: { left: [], right: [] },
+    } : rowPath && {
       ...rowPath,
       edges: edgePairs(WO, rowPath.ix0, rowPath.ix1),
       asm: (form && dwAsm({
         rq: node.requant!, form, outBytes: byteWide(y.dtype) ? 1 : 0, variant: `${sign(x.dtype)}${sign(w.dtype)}`, KH, SX,
         shared: SX === 1, ix0: rowPath.ix0, ix1: rowPath.ix1, WO, PL,
       })) || false,
+    };
+    const planeView = plane && rowPath && {
+      ...plane,
+      asm: (form && dwAsm({
+        rq: node.requant!, form, outBytes: byteWide(y.dtype) ? 1 : 0, variant: `${sign(x.dtype)}${sign(w.dtype)}`, KH, SX,
+        shared: SX === 1, ix0: 0, ix1: WO, WO, PL: 0,
+      })) || false,
+      lone: WO % 2 === 1 ? { ox: WO - 1 } : false,
     };
     // The MACs the row and scalar paths compute (the SIMD path's are counted per core by the AS from its units): the
     // scalar path skips a window row in the padding (conv.c `continue`), where the SIMD path multiplies the gathered
@@ -123,7 +138,7 @@ export const convKernel: KernelDef = {
         { field: 'y', tensor: y.name, dtype: y.dtype, write: true },
       ],
       params: {
-        N, C, H, W, CO, CIG, KH, KW, WS, HO, WO, PT, PL, SY, SX, DY, DX, simd, OX0, OX1, xExt: extOf(x.dtype), cdot, rowdot,
+        N, C, H, W, CO, CIG, KH, KW, WS, HO, WO, PT, PL, SY, SX, DY, DX, simd, OX0, OX1, xExt: extOf(x.dtype), cdot, rowdot, plane: planeView || false,
         COG: CO / group,
         // Depthwise convs cannot use the SIMD dot product across input channels: a different cost class.
         // The C's scalar loop (neither the SIMD nor the row path: a window past a row of 4 bytes, a filter shorter
@@ -143,6 +158,11 @@ export const convKernel: KernelDef = {
         rowEdgesStrided: rowdot && !rowdot.shared ? N * CO * HO * rowdot.edge : 0,
         // ... and the rows with pairs inside the input row, whose loop over them has a set-up (ROW_LOOP).
         rowLoops: rowdot && rowdot.ix1 > rowdot.ix0 ? N * CO * HO : 0,
+        // ... and the plane path's bands: each band's set-up, the rows it fills in its buffer and their words.
+        planeBands: plane ? plane.units : 0,
+        planeRows: plane ? plane.fills.rows : 0,
+        planeWords: plane ? plane.fills.words : 0,
+        planeLones: plane && WO % 2 === 1 ? N * CO * HO : 0,
         // ... and of those words, the int8 ones that the portable dot product sign-extends lane by lane (a core without
         // XpulpV2; a uint8 row's lanes are masked: 2.5-2.7 ISS cycles a word less on generic, 16-channel 3x3 layers
         // 4..16 wide at strides 1 and 2).

@@ -103,10 +103,12 @@ export function dwAsm(p: {
   } else if (form === 'split') {
     // The C's split at bit 16 (backend/expr.ts splitRequantExpr; its steps proven to fit int32): acc = sum + bias,
     // ah = acc >> 16, al = acc's low half word, then (ah*m + ((al*m + c) >> 16)) >> (s - 16) with c = add + 2^(s-1).
+    // The low half word by p.extractu (bits 0..15; funct7 0b11 then width - 1, CV32E40P manual, bit manipulation)
+    // and ah*m added by p.mac (rD += rs1 * rs2, one cycle): 7 instructions an output where shifts and adds took 9.
     for (const a of ['a0', 'a1']) {
-      body.push(`add %[${a}], %[${a}], %[b0]\\n`, `srai %[hi], %[${a}], 16\\n`, `slli %[t], %[${a}], 16\\n`,
-        `srli %[t], %[t], 16\\n`, `mul %[t], %[t], %[m]\\n`, `add %[t], %[t], %[c]\\n`, `srai %[t], %[t], 16\\n`,
-        `mul %[hi], %[hi], %[m]\\n`, `add %[${a}], %[hi], %[t]\\n`);
+      body.push(`add %[${a}], %[${a}], %[b0]\\n`, `srai %[hi], %[${a}], 16\\n`, `.insn r 0x33, 1, 0x6f, %[t], %[${a}], x0\\n`,
+        `mul %[t], %[t], %[m]\\n`, `add %[t], %[t], %[c]\\n`, `srai %[${a}], %[t], 16\\n`,
+        `.insn r 0x33, 0, 0x21, %[${a}], %[hi], %[m]\\n`);
       if (rq.shift > 16) body.push(`srai %[${a}], %[${a}], ${rq.shift - 16}\\n`);
     }
   } else {

@@ -307,5 +307,18 @@ export const CODE_BYTE: i32 = 62;
 export const CODE_LAYER: i32 = 63;
 export const CODE_TILES: i32 = 64;
 
+/**
+ * The depthwise plane path (conv.c `plane`, kernels/dw-plane.ts): a band of output rows of one channel (DW_BAND: its
+ * channel's filter words when they change, the band's row pointers and the loop over its rows), a row the band fills
+ * in its buffer on the core's stack (DW_ROW: copied from the input, or zeroed where it lies in the padding) and a word
+ * of such a row (DW_WORD; a row's last one to three bytes count as a word).
+ */
+export const DW_BAND: i32 = 65;
+export const DW_ROW: i32 = 66;
+export const DW_WORD: i32 = 67;
+/** An output row of the plane path whose last pixel is alone (an odd width): that pixel's dot products and output
+ * stage in C, after the hardware loop of the row's pairs. */
+export const DW_LONE: i32 = 68;
+
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 65;
+export const NUM_CLASSES: i32 = 69;

@@ -7,6 +7,7 @@ import { COST_CLASSES, type CoreCosts, type CostClass } from '../../generator/pl
 import type { CalibrationRow } from './measure.js';
 import { nnls } from './nnls.js';
 import { fixedOnTeam, type TeamRun } from './team.js';
+import { DW_LOOP, DW_STRIDED_LOOP, type MacShape } from '../../generator/kernels/streams.js';
 
 /**
  * Fitted costs are kept in 1/64 cycle (exact in the emulator's Q16 clocks, finer than the fit's own spread), the MAC
@@ -38,6 +39,19 @@ export interface Fit {
  * charges one division per entry), two proportional columns the least squares cannot tell apart.
  */
 const HELD: readonly CostClass[] = ['DIV'];
+
+/**
+ * The least a MAC class can cost: its loops' word accesses per MAC (the bank model streams them at the class's period,
+ * kernels/streams.ts loopOf, one access a cycle at most), rounded up to the class's step. Where two classes count
+ * about the same work the least squares may give one all of it: the depthwise row path's words read (ROW_WORD) are
+ * its MACs over 3 or 6, and once its edge pairs went (the plane path, 2026-12-02) the fit put MAC_DW at 0.
+ */
+const FLOOR: Partial<Record<CostClass, number>> = { MAC_DW: floorOf('MAC_DW', [DW_LOOP, DW_STRIDED_LOOP]) };
+
+function floorOf(c: CostClass, loops: MacShape[]): number {
+  const least = Math.max(...loops.map((l) => l.accesses / l.macs));
+  return Math.ceil(least * stepOf(c)) / stepOf(c);
+}
 
 /** Marks a calibration row that runs another row's firmware on inputs of zeros (layers.ts zeroInputs). */
 export const ZERO_INPUTS = ', zero inputs';
@@ -145,13 +159,15 @@ function fitPerUnit(rows: CalibrationRow[], givenCosts: CoreCosts, keepGiven: re
   const keep = [...keepGiven, ...apart.keys(), ...cold.keys()];
   const fitted = COST_CLASSES.filter((c, k) => !keep.includes(c) && !HELD.includes(c) && rows.some((r) => r.units[k] > 0));
   const A = rows.map((r) => fitted.map((c) => r.units[COST_CLASSES.indexOf(c)] / r.issCycles));
+  // A class with a floor is fitted as the floor plus a non-negative rest.
+  const floor = (c: CostClass): number => FLOOR[c] ?? 0;
   const b = rows.map((r) => {
-    const fixed = COST_CLASSES.reduce((s, c, k) => s + (fitted.includes(c) ? 0 : r.units[k] * given[c]), 0);
+    const fixed = COST_CLASSES.reduce((s, c, k) => s + (fitted.includes(c) ? floor(c) : given[c]) * r.units[k], 0);
     return (r.issCycles - r.asOther - fixed) / r.issCycles;
   });
   const x = nnls(A, b);
   const costs = Object.fromEntries(COST_CLASSES.map((c) => [c, given[c]])) as Record<CostClass, number>;
-  fitted.forEach((c, j) => (costs[c] = Math.round(x[j] * stepOf(c)) / stepOf(c)));
+  fitted.forEach((c, j) => (costs[c] = Math.round((floor(c) + x[j]) * stepOf(c)) / stepOf(c)));
   fitted.push(...apart.keys(), ...cold.keys());
   const ratios = rows.map((r) => {
     const predicted = r.asOther + COST_CLASSES.reduce((s, c, k) => s + r.units[k] * costs[c], 0);

@@ -100,6 +100,19 @@ function dwFolded(c: number, hw: number, stride: number): CalibrationLayer {
   });
 }
 
+/**
+ * A depthwise 3x3 layer on rows too wide for the plane path's buffer (kernels/dw-plane.ts PLANE_BYTES): the row path
+ * with its edge pairs (ROW_EDGE, ROW_EDGE_STRIDED) and its loop over the pairs inside the row (ROW_LOOP).
+ */
+function dwWide(c: number, h: number, w: number, stride: number): CalibrationLayer {
+  return layer(`dw3x3/${stride} ${c}->${c} ${h}x${w} wide rows`, [{ name: 'x', shape: [1, c, h, w] }], (b, rng) => {
+    b.initializer('w', 'int8', [c, 1, 3, 3], rng.ints(c * 9, -128, 127));
+    b.node('Conv', ['x', 'w'], ['p'], { kernel_shape: [3, 3], pads: [1, 1, 1, 1], strides: [stride, stride], group: c });
+    requant(b, 'p', 'y');
+    return 'y';
+  });
+}
+
 /** A depthwise 1x3 window (one window row per output row): the row path's MACs apart from its pixel pairs. */
 function dwRow(c: number, hw: number): CalibrationLayer {
   return layer(`dw1x3/1 ${c}->${c} ${hw}x${hw}`, [{ name: 'x', shape: [1, c, hw, hw] }], (b, rng) => {
@@ -359,6 +372,8 @@ export const CALIBRATION: CalibrationLayer[] = [
   // path's classes split by stride and loop, 2026-12-01: before, on Siracusa, they moved its table to 91 of 102.)
   conv(32, 32, 4, 3, 2, true), conv(64, 64, 6, 3, 1, true), conv(32, 32, 7, 3, 1, true),
   dwFolded(64, 5, 1), dwFolded(32, 10, 1), dwFolded(32, 14, 2), dwFolded(16, 24, 1),
+  // The row path where rows are too wide for the plane path's buffer (edges at both strides, the loop inside).
+  dwWide(4, 4, 256, 1), dwWide(4, 6, 256, 2), dwWide(8, 3, 200, 1),
   conv(1, 16, 32, 3),
   // The scalar loop (MAC_SCALAR): a filter shorter than a word, a depthwise window past a row of 4.
   conv(2, 16, 16, 1),

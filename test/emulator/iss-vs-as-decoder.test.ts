@@ -17,10 +17,12 @@ import { quantizedPromptPass } from '../helpers/tiny-llama-prompt.js';
  * twelve operands short of registers, and one SwiGLU product at 0.89), generic 258 of 267 (its head transposes fold
  * into the products since its MatMuls take B n-major; out: the mask's join at 0.87, the embedding's Gather at 2.0).
  * Then (2026-12-02) the ISS's instruction cache: each of the pass's 267 layers starts cold, and Siracusa has 177 of 267
- * within 10 % (the pass within 6 %; docs/timing.md "The instruction cache").
+ * within 10 % (the pass within 6 %; docs/timing.md "The instruction cache"). Then the refit after the depthwise plane
+ * path moved the 64-bit output stage's class (REQUANT_WIDE 12.0 -> 10.7 a value) and the projections' MatMuls from
+ * 1.05-1.09 to 1.07-1.12: 166 of 267 (the pass within 7 %).
  * One decoder step: iss-vs-as-step.test.ts.
  */
-const WITHIN_10 = { siracusa: 177, generic: 258 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 166, generic: 258 } as Record<string, number>;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-decoder-'));
 const { model, inputs } = quantizedPromptPass(work);
 const graph = loadOnnxFile(model);

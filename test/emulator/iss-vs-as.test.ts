@@ -37,10 +37,14 @@ import { layerRatios } from '../helpers/layer-ratios.js';
  * and per layer (CODE_BYTE, CODE_LAYER, CODE_TILES); the C's bytes measure the compiled code poorly (constant-folded
  * paths), so small layers are 10-20 % either way: Siracusa 31 of 45 (77 of 102 with the MLPerf-class models; out:
  * CNN_Linear's pools and first conv, miniMobileNetv2's pointwise convs at 0.87-0.90, EEGFormer's projections at
- * 1.11-1.13), the networks within 1.01-1.09 (docs/timing.md "The instruction cache").
+ * 1.11-1.13), the networks within 1.01-1.09 (docs/timing.md "The instruction cache"). Then the depthwise layers took
+ * the plane path (kernels/dw-plane.ts: no edge pairs, a unit's code inside a core's 512 bytes) and the split
+ * requantization fg_mulsplit (p.extractu, p.mac): Siracusa 34 of 45 (72 of 102: MobileNetV1's depthwise layers now at
+ * 1.11-1.21 on the team, their cold code more than the C's bytes say, while one core's calibration fits them within
+ * 0.91-1.05).
  */
 const MODELS = ['CNN_Linear1', 'CNN_Linear2', 'miniMobileNet', 'miniMobileNetv2', 'EEGFormer'];
-const WITHIN_10 = { siracusa: 31, generic: 45 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 34, generic: 45 } as Record<string, number>;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-'));
 
 for (const platform of ['siracusa', 'generic']) {

@@ -92,6 +92,20 @@ outs.forEach((out, i) => {
     shapes.push([`dw${kh}x3 w16 s${stride} out ${i} ${dtype}`, { c: 3, co: 3, h: 5, w: 16, k: [kh, 3], stride, pad: 1, dw: true, dtype, out, asm: true }]);
   }
 });
+// The plane path (conv.c `plane`, kernels/dw-plane.ts) takes every case above (one band a channel); these take the
+// others: bands of a few rows (rows of 60: the first and last bands zero the padding's rows another band filled),
+// rows narrower than a word (the row path needed 4; a channel's map in one band or, with few channels, several), and
+// rows too wide for the buffer (the row path's edges).
+const planes: [string, ConvShape, 'bands' | 'plane' | 'row'][] = [
+  ['dw3x3 w60 h12 bands s1', { c: 3, co: 3, h: 12, w: 60, k: [3, 3], stride: 1, pad: 1, dw: true, dtype: 'uint8', out: { bias: true, perChannel: true, wide: 'split', shift: 20 }, asm: true }, 'bands'],
+  ['dw3x3 w60 h12 bands s2', { c: 2, co: 2, h: 12, w: 60, k: [3, 3], stride: 2, pad: 1, dw: true, dtype: 'int8', out: { bias: true } }, 'bands'],
+  ['dw3x3 w3 s1', { c: 5, co: 5, h: 3, w: 3, k: [3, 3], stride: 1, pad: 1, dw: true, dtype: 'uint8', out: { perChannel: true, signed: false } }, 'plane'],
+  ['dw3x3 w2 s2', { c: 3, co: 3, h: 4, w: 2, k: [3, 3], stride: 2, pad: 1, dw: true, dtype: 'int8' }, 'plane'],
+  ['dw1x3 w1', { c: 2, co: 2, h: 3, w: 1, k: [1, 3], stride: 1, pad: 1, dw: true, dtype: 'int8' }, 'plane'],
+  ['dw3x3 w200 s1 row path', { c: 2, co: 2, h: 3, w: 200, k: [3, 3], stride: 1, pad: 1, dw: true, dtype: 'int8', out: { bias: true }, asm: true }, 'row'],
+];
+for (const [name, s] of planes) shapes.push([name, s]);
+const pathOf = new Map(planes.map(([name, , path]) => [name, path]));
 for (const [c, w] of [[4, 5], [6, 6], [13, 7], [7, 4]] as const) {
   for (const dtype of ['int8', 'uint8'] as const) {
     shapes.push([`1x1 ${c}->5 w${w} ${dtype}`, { c, co: 5, h: 3, w, k: [1, 1], stride: 1, pad: 0, dw: false, dtype }]);
@@ -124,6 +138,14 @@ for (const [name, s] of shapes) {
       const g = generateFirmware({ model, sampleInputs: sample, platform, out });
       const conv = g.layers.find((l) => l.node.op === 'Conv');
       assert.ok(conv && conv.kernel !== 'alias' && conv.kernel.name === 'conv2d', `${platform}: the conv kernel`);
+      const path = pathOf.get(name);
+      if (path) {
+        const text = readFileSync(join(out, 'c', 'network.c'), 'utf8');
+        const bands = /One unit = a band of \d+ output rows/.test(text) ? text.match(/int32_t band = start % (\d+)/)?.[1] : undefined;
+        const taken = bands === undefined ? 'row' : bands === '1' ? 'plane' : 'bands';
+        // 'plane': the plane path in one band or more (few channels take more bands on 8 cores than on one).
+        assert.is(path === 'plane' && taken === 'bands' ? 'plane' : taken, path, `${platform}: the path under test`);
+      }
       if (s.asm && platform === 'siracusa') {
         const text = readFileSync(join(out, 'c', 'network.c'), 'utf8');
         assert.match(text, 'one hardware loop (kernels/dw-asm.ts)', 'the hardware loop');

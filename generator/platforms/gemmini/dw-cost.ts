@@ -171,11 +171,12 @@ export function hostDepthwiseCycles(node: Node, g: Graph, costs: CoreCosts): { h
   const y = tensorOf(g, node.outputs[0]);
   const outputs = y.shape.reduce((a, b) => a * b, 1);
   // what the conv2d kernel's AS charges (conv.ts.mustache, its view's macTotal and macClass: the row path's MACs
-  // and its per-row steps, input-row words and pairs in the padding's columns, or the scalar path's, which skips
+  // and its per-row steps, input-row words and pairs in the padding's columns (the plane path's bands and the rows they copy), or the scalar path's, which skips
   // window rows in the padding)
   const view = convKernel.view({ node, graph: g, platform: { costs, cores: 1 } as Platform });
-  const p = view.params as { macTotal: number; macClass: keyof CoreCosts; rowdot: boolean; units: number; rowWords: number; rowEdges: number; rowEdgesStrided: number; rowLoops: number; rowSigns: number };
-  const rows = p.rowdot ? p.units * costs.CONV_ROW + p.rowWords * costs.ROW_WORD + p.rowEdges * costs.ROW_EDGE + p.rowEdgesStrided * costs.ROW_EDGE_STRIDED + p.rowLoops * costs.ROW_LOOP + p.rowSigns * costs.ROW_SIGN : 0;
+  const p = view.params as { macTotal: number; macClass: keyof CoreCosts; rowdot: boolean; units: number; rowWords: number; rowEdges: number; rowEdgesStrided: number; rowLoops: number; rowSigns: number; planeBands: number; planeRows: number; planeWords: number; planeLones: number };
+  const rows = p.rowdot ? p.units * costs.CONV_ROW + p.rowWords * costs.ROW_WORD + p.rowEdges * costs.ROW_EDGE + p.rowEdgesStrided * costs.ROW_EDGE_STRIDED + p.rowLoops * costs.ROW_LOOP + p.rowSigns * costs.ROW_SIGN
+    + p.planeBands * costs.DW_BAND + p.planeRows * costs.DW_ROW + p.planeWords * costs.DW_WORD + p.planeLones * costs.DW_LONE : 0;
   const host = costs.CALL + p.macTotal * (costs[p.macClass] as number) + rows + 2 * costs.barrier;
   const transpose = (elements: number): number => costs.CALL + elements * costs.MOVE_ELEM;
   const sides = [

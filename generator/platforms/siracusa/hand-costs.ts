@@ -82,6 +82,11 @@ export const HAND_COUNTS: CoreCosts = {
   CODE_BYTE: 0,
   CODE_LAYER: 0,
   CODE_TILES: 0,
+  // The depthwise plane path's bands, rows and words: measured by the fit only (0).
+  DW_BAND: 0,
+  DW_ROW: 0,
+  DW_WORD: 0,
+  DW_LONE: 0,
   // An output of the depthwise row path: REQUANT's count (what it was charged before it was a class).
   ROW_OUT: 7,
   // An output of the SIMD conv: REQUANT's count, as ROW_OUT.

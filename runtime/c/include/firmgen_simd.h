@@ -66,6 +66,65 @@ static inline void fg_zero(void *p, int32_t bytes) {
 }
 #endif
 
+/* fg_mulsplit(v, m, c) = (v >> 16) * m + (((v & 0xffff) * m + c) >> 16): a product past int32 split at bit 16, as the
+   requantization emitter writes it where each step fits int32 (backend/expr.ts splitRequantExpr). On the XpulpV2
+   build the low half word by p.extractu (bits 0..15) and the high half's product added by p.mac (rD += rs1 * rs2, one
+   cycle; CV32E40P manual): 6 instructions where gcc's shifts, subtraction and adds took 8. */
+#if defined(FG_XPULP)
+static inline __attribute__((always_inline)) int32_t fg_mulsplit(int32_t v, int32_t m, int32_t c) {
+  int32_t hi, lo;
+  __asm__(".insn r 0x33, 1, 0x6f, %[lo], %[v], x0\n"
+          "srai %[hi], %[v], 16\n"
+          "mul %[lo], %[lo], %[m]\n"
+          "add %[lo], %[lo], %[c]\n"
+          "srai %[lo], %[lo], 16\n"
+          ".insn r 0x33, 0, 0x21, %[lo], %[hi], %[m]\n"
+          : [hi] "=&r"(hi), [lo] "=&r"(lo)
+          : [v] "r"(v), [m] "r"(m), [c] "r"(c));
+  return lo;
+}
+#else
+static inline int32_t fg_mulsplit(int32_t v, int32_t m, int32_t c) {
+  const int32_t ah = v >> 16;
+  return ah * m + (((v - ah * 65536) * m + c) >> 16);
+}
+#endif
+
+/* fg_copy_row(d, s, bytes): `bytes` bytes from s to a word-aligned d, a word per load and store (a misaligned load
+   costs a cycle more on CV32E40P), the last one to three bytes alone. On the XpulpV2 build two words a pass of a
+   hardware loop with post-increment loads and stores (p.lw, p.sw; a hardware loop's body is at least 3 instructions,
+   CV32E40P manual): 6 cycles for 8 bytes where gcc's loop took 16. Elsewhere the empty asm statements keep the compiler
+   from making the loop a call to memcpy (picolibc's rv32 build copies a byte at a time). */
+static inline __attribute__((always_inline)) void fg_copy_row(void *d, const void *s, int32_t bytes) {
+  uint8_t *o = (uint8_t *)d;
+  const uint8_t *i = (const uint8_t *)s;
+#if defined(FG_XPULP)
+  const int32_t pairs = bytes >> 3;
+  if (pairs > 0) {
+    uint32_t t0, t1;
+    __asm__ volatile(".option push\n.option norvc\n.option norelax\n"
+      ".insn i 0x7b, 4, x0, %[n], 8\n"
+      ".insn i 0x0b, 2, %[t0], 4(%[i])\n"
+      ".insn i 0x0b, 2, %[t1], 4(%[i])\n"
+      ".insn s 0x2b, 2, %[t0], 4(%[o])\n"
+      ".insn s 0x2b, 2, %[t1], 4(%[o])\n"
+      ".option pop\n"
+      : [i] "+r"(i), [o] "+r"(o), [t0] "=&r"(t0), [t1] "=&r"(t1)
+      : [n] "r"(pairs)
+      : "memory");
+    bytes -= pairs << 3;
+  }
+#endif
+  for (; bytes >= 4; bytes -= 4, o += 4, i += 4) {
+    fg_store4(o, fg_load4(i));
+    __asm__ volatile("" : : "r"(o) : "memory");
+  }
+  for (; bytes > 0; bytes--) {
+    *o++ = *i++;
+    __asm__ volatile("" : : "r"(o) : "memory");
+  }
+}
+
 /* FG_PAIR_LOOP before a loop over a depthwise row's pixel pairs (conv.c `rowdot`): on a core without packed SIMD the
    loop stays a loop. Unrolled (gcc does it to rows of up to 3 pairs) the portable dot products spill registers: a
    16-channel stride-2 depthwise layer at 8x8 on generic, 30,788 -> 25,174 ISS cycles, and the cost of a pair stays one
