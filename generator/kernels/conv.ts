@@ -13,7 +13,9 @@ import { planeOf, planeRow } from './dw-plane.js';
 
 /**
  * Direct integer convolution, NCHW, any groups (depthwise included), pads, strides and dilations; 1-D convs run
- * as 2-D with H = 1. The work unit is one output row of one channel; cores take contiguous ranges of units.
+ * as 2-D with H = 1. The work unit is one output row of one channel (a band of them on the depthwise plane path,
+ * kernels/dw-plane.ts; a pixel pair of a block of channels on the SIMD path, dealt round robin); the row, plane and
+ * scalar paths' cores take contiguous ranges of units.
  */
 export const convKernel: KernelDef = {
   name: 'conv2d',
