@@ -58,6 +58,9 @@ const LAYERS: Layer[] = [
   conv('conv3x3 32->64 16x16', 32, 64, 16, 3),
   conv('conv1x1 64->64 16x16', 64, 64, 16, 1),
   conv('depthwise3x3 64 16x16', 64, 64, 16, 3, true),
+  // A small map (MobileNetV1-class 6x6 depthwise layers): a band of a channel per unit, rows of three pairs
+  // (kernels/dw-plane.ts), where the row path's edge pairs were two of the three.
+  conv('depthwise3x3 128 6x6', 128, 128, 6, 3, true),
   gemm('gemm 64x256x128', 64, 256, 128),
 ];
 
