@@ -98,33 +98,26 @@ export const convKernel: KernelDef = {
     // word for both at stride 1, `shared`).
     const sign = (t: string): string => (t === 'uint8' ? 'u' : 's');
     const rowShape = !cdot && CIG === 1 && byteWide(x.dtype) && byteWide(w.dtype) && DX === 1 && KW <= 3;
+    const rowFn = { fn: `fg_dot4_${sign(x.dtype)}${sign(w.dtype)}`, shared: SX === 1 };
     // A depthwise layer whose band of rows fits a buffer on the core's stack copies it there with the padding's zeros
     // (conv.c `plane`): no edge pairs, one loop per output row, rows of any width (kernels/dw-plane.ts).
     const plane = rowShape ? planeOf({ N, CO, H, W, HO, WO, KH, SY, SX, DY, PT, PL, cores: platform.cores }) : undefined;
-    const rowPath = rowShape && (W >= 4 || plane)
-      ? { fn: `fg_dot4_${sign(x.dtype)}${sign(w.dtype)}`, shared: SX === 1, ...rowPairs(WO, W, PL, SX) } : false;
+    const rowPath = rowShape && !plane && W >= 4 ? { ...rowFn, ...rowPairs(WO, W, PL, SX) } : false;
     // Its interior pairs as one XpulpV2 hardware loop on the ISS build (kernels/dw-asm.ts), with the output stage
-    // the C's requantization emitted: in int32, split at bit 16, or 64-bit up to the shift.
+    // the C's requantization emitted: in int32, split at bit 16, or 64-bit up to the shift. The plane path's loop
+    // takes a row's pairs from column 0 of its buffer.
     const r = ep.params.requant;
     const form = !r || !node.requant ? undefined : r.split ? 'split' : !r.wide ? 'int32' : r.shiftedInt32 ? 'int64' : undefined;
-    const rowdot = rowPath && plane ? {
-      ...rowPath, ...planeRow(WO, SX), edges: { left: [], right: [] },
-    } : rowPath && {
+    const pairLoop = (ix0: number, ix1: number, pl: number) => (form && dwAsm({
+      rq: node.requant!, form, outBytes: byteWide(y.dtype) ? 1 : 0, variant: `${sign(x.dtype)}${sign(w.dtype)}`, KH, SX,
+      shared: SX === 1, ix0, ix1, WO, PL: pl,
+    })) || false;
+    const rowdot = plane ? { ...rowFn, ...planeRow(WO, SX) } : rowPath && {
       ...rowPath,
       edges: edgePairs(WO, rowPath.ix0, rowPath.ix1),
-      asm: (form && dwAsm({
-        rq: node.requant!, form, outBytes: byteWide(y.dtype) ? 1 : 0, variant: `${sign(x.dtype)}${sign(w.dtype)}`, KH, SX,
-        shared: SX === 1, ix0: rowPath.ix0, ix1: rowPath.ix1, WO, PL,
-      })) || false,
+      asm: pairLoop(rowPath.ix0, rowPath.ix1, PL),
     };
-    const planeView = plane && rowPath && {
-      ...plane,
-      asm: (form && dwAsm({
-        rq: node.requant!, form, outBytes: byteWide(y.dtype) ? 1 : 0, variant: `${sign(x.dtype)}${sign(w.dtype)}`, KH, SX,
-        shared: SX === 1, ix0: 0, ix1: WO, WO, PL: 0,
-      })) || false,
-      lone: WO % 2 === 1 ? { ox: WO - 1 } : false,
-    };
+    const planeView = plane && { ...plane, asm: pairLoop(0, WO, 0), lone: WO % 2 === 1 ? { ox: WO - 1 } : false };
     // The MACs the row and scalar paths compute (the SIMD path's are counted per core by the AS from its units): the
     // scalar path skips a window row in the padding (conv.c `continue`), where the SIMD path multiplies the gathered
     // zeros and the row path a zero filter word; the row path takes pixels in pairs (rowPairs: at stride 1 an odd
