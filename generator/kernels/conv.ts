@@ -101,7 +101,7 @@ export const convKernel: KernelDef = {
     const rowFn = { fn: `fg_dot4_${sign(x.dtype)}${sign(w.dtype)}`, shared: SX === 1 };
     // A depthwise layer whose band of rows fits a buffer on the core's stack copies it there with the padding's zeros
     // (conv.c `plane`): no edge pairs, one loop per output row, rows of any width (kernels/dw-plane.ts).
-    const plane = rowShape ? planeOf({ N, CO, H, W, HO, WO, KH, SY, SX, DY, PT, PL, cores: platform.cores }) : undefined;
+    const plane = rowShape ? planeOf({ N, CO, H, W, HO, WO, KH, SY, SX, DY, PT, PL, cores: platform.cores, C, COG: CO / group }) : undefined;
     const rowPath = rowShape && !plane && W >= 4 ? { ...rowFn, ...rowPairs(WO, W, PL, SX) } : false;
     // Its interior pairs as one XpulpV2 hardware loop on the ISS build (kernels/dw-asm.ts), with the output stage
     // the C's requantization emitted: in int32, split at bit 16, or 64-bit up to the shift. The plane path's loop
@@ -158,6 +158,9 @@ export const convKernel: KernelDef = {
         planeRows: plane ? plane.fills.rows : 0,
         planeWords: plane ? plane.fills.words : 0,
         planeLones: plane && WO % 2 === 1 ? N * CO * HO : 0,
+        // ... and its word accesses off a word (MISALIGNED): the output rows' window words, the copies' over all bands.
+        planeOffRows: plane ? N * CO * HO * plane.misaligned.row : 0,
+        planeOffFills: plane ? plane.misaligned.fills : 0,
         // ... and of those words, the int8 ones that the portable dot product sign-extends lane by lane (a core without
         // XpulpV2; a uint8 row's lanes are masked: 2.5-2.7 ISS cycles a word less on generic, 16-channel 3x3 layers
         // 4..16 wide at strides 1 and 2).

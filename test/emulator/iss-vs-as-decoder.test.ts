@@ -19,10 +19,14 @@ import { quantizedPromptPass } from '../helpers/tiny-llama-prompt.js';
  * Then (2026-12-02) the ISS's instruction cache: each of the pass's 267 layers starts cold, and Siracusa has 177 of 267
  * within 10 % (the pass within 6 %; docs/timing.md "The instruction cache"). Then the refit after the depthwise plane
  * path moved the 64-bit output stage's class (REQUANT_WIDE 12.0 -> 10.7 a value) and the projections' MatMuls from
- * 1.05-1.09 to 1.07-1.12: 166 of 267 (the pass within 7 %).
+ * 1.05-1.09 to 1.07-1.12: 166 of 267 (the pass within 7 %). Then the refit after the plane path's misaligned words
+ * were counted (its depthwise rows aligned, MobileNetV1's 6x6 depthwise layers within 10 %: 83 of 102 on the
+ * Siracusa bench, was 72) moved the GEMM's and the output stage's classes by 1-4 % (GEMM_BLOCK 16.81 -> 16.67,
+ * REQUANT_WIDE 10.53 -> 10.34, REQUANT_SPLIT 5.03 -> 4.81): four of the projections' MatMuls, at 1.09-1.10, went to
+ * 1.10-1.11: 162 of 267 (the bench's count 173 -> 170).
  * One decoder step: iss-vs-as-step.test.ts.
  */
-const WITHIN_10 = { siracusa: 166, generic: 258 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 162, generic: 258 } as Record<string, number>;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-decoder-'));
 const { model, inputs } = quantizedPromptPass(work);
 const graph = loadOnnxFile(model);

@@ -41,10 +41,13 @@ import { layerRatios } from '../helpers/layer-ratios.js';
  * the plane path (kernels/dw-plane.ts: no edge pairs, a unit's code inside a core's 512 bytes) and the split
  * requantization fg_mulsplit (p.extractu, p.mac): Siracusa 34 of 45 (72 of 102: MobileNetV1's depthwise layers now at
  * 1.11-1.21 on the team, their cold code more than the C's bytes say, while one core's calibration fits them within
- * 0.91-1.05).
+ * 0.91-1.05). Then the plane path's words off a word were counted (MISALIGNED, exact against the ISS) and its rows
+ * aligned for the fewest, a lone pixel's words loaded whole and the buffer zeroed by a hardware loop: one core's
+ * calibration fits the depthwise layers within 0.91-1.08 and Siracusa has 35 of 45 (83 of 102: MobileNetV1's 6x6
+ * depthwise layers within 10 % on the team).
  */
 const MODELS = ['CNN_Linear1', 'CNN_Linear2', 'miniMobileNet', 'miniMobileNetv2', 'EEGFormer'];
-const WITHIN_10 = { siracusa: 34, generic: 45 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 35, generic: 45 } as Record<string, number>;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-'));
 
 for (const platform of ['siracusa', 'generic']) {

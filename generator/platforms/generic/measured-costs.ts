@@ -8,58 +8,59 @@ export const MEASURED: Partial<CoreCosts> = {
   MAC_CONV: 2.84375, // hand count 5.25
   MAC_DW: 2.25, // hand count 5.25
   MAC_GEMM: 2.96875, // hand count 5.25
-  ELEMENT: 2.015625, // hand count 5.5
+  ELEMENT: 1.984375, // hand count 5.5
   REQUANT: 0.40625, // hand count 9.25
-  COPY_BYTE: 8.96875, // hand count 0.8125
+  COPY_BYTE: 8.984375, // hand count 0.8125
   SOFTMAX_ELEM: 18.921875, // hand count 23.75
   NORM_ELEM: 30.734375, // hand count 17.75
   MOVE_ELEM: 4, // hand count 5.5
   POOL_TAP: 14.609375, // hand count 5.5
-  CONV_UNIT: 62, // hand count 0
+  CONV_UNIT: 62.203125, // hand count 0
   ELEM_OP: 1.109375, // hand count 0
-  CONV_ROW: 2.203125, // hand count 0
+  CONV_ROW: 0, // hand count 0
   GATHER_ROW: 41.703125, // hand count 0
-  REQUANT_WIDE: 11.5625, // hand count 0
+  REQUANT_WIDE: 10.9375, // hand count 0
   GEMM_UNIT: 10.390625, // hand count 0
   POOL_ROW: 4.265625, // hand count 0
   MAC_SCALAR: 25.234375, // hand count 8
   REDUCE_ELEM: 5.9375, // hand count 3.25
-  ROW_WORD: 16.984375, // hand count 0
+  ROW_WORD: 6.859375, // hand count 0
   MAC_GEMM_SCALAR: 9.5, // hand count 5.25
-  GEMM_BLOCK: 72.421875, // hand count 0
+  GEMM_BLOCK: 72.109375, // hand count 0
   MAC_GEMM_LONE: 3.515625, // hand count 10.5
   POOL_PAIR: 52.1875, // hand count 44
   MAC_GEMM_COL: 3.625, // hand count 5.25
-  GEMM_COL: 60.1875, // hand count 0
-  ROW_EDGE: 7.078125, // hand count 0
-  ROW_OUT: 7.078125, // hand count 9.25
-  GATHER_QUAD: 45.421875, // hand count 0
-  REQUANT_SPLIT: 5.109375, // hand count 0
+  GEMM_COL: 60.125, // hand count 0
+  ROW_EDGE: 1409.8125, // hand count 0
+  ROW_OUT: 7.140625, // hand count 9.25
+  GATHER_QUAD: 45.390625, // hand count 0
+  REQUANT_SPLIT: 5.984375, // hand count 0
   LOOKUP: 10, // hand count 5.5
   TSOFTMAX_ELEM: 75.328125, // hand count 58.75
   QNORM_ROW: 720.625, // hand count 0
   QNORM_ELEM: 180.9375, // hand count 52.75
-  CLIP_TEST: 1.140625, // hand count 0
+  CLIP_TEST: 1.15625, // hand count 0
   ELEM_LOAD: 2.359375, // hand count 0
   CONV_BLOCK: 0, // hand count 0
-  CONV_OUT: 10.25, // hand count 9.25
+  CONV_OUT: 10.21875, // hand count 9.25
   SHARE: 117.171875, // hand count 0
   REDUCE_OUT: 13.84375, // hand count 0
   LANE_SIGN: 2.4375, // hand count 0
-  ROW_SIGN: 2.703125, // hand count 0
-  CONV_ACC: 84.734375, // hand count 0
-  MAC_GEMM_TAIL: 4.984375, // hand count 5.25
+  ROW_SIGN: 3.15625, // hand count 0
+  CONV_ACC: 84.75, // hand count 0
+  MISALIGNED: 10.859375, // hand count 0
+  MAC_GEMM_TAIL: 5, // hand count 5.25
   SOFTMAX_WIDE: 68.046875, // hand count 0
   SOFTMAX_SUM_WIDE: 51.578125, // hand count 0
   SOFTMAX_RECIP: 12.59375, // hand count 0
-  ROW_EDGE_STRIDED: 0, // hand count 0
+  ROW_EDGE_STRIDED: 1649, // hand count 0
   ROW_LOOP: 0, // hand count 0
   NORM_ROW: 372.71875, // hand count 0
-  ELEM_RUN: 36.53125, // hand count 0
+  ELEM_RUN: 36.5625, // hand count 0
   NORM_SUM_WIDE: 9.671875, // hand count 0
-  DW_BAND: 106.59375, // hand count 0
-  DW_ROW: 0, // hand count 0
-  DW_WORD: 11.4375, // hand count 0
+  DW_BAND: 61.0625, // hand count 0
+  DW_ROW: 4.796875, // hand count 0
+  DW_WORD: 0, // hand count 0
   DW_LONE: 0, // hand count 0
   CLIP_TAKEN: 6.453125, // hand count 0; by difference: the same layers on their data and on zeros
   CODE_LAYER: 0, // hand count 0; the lines the ISS's instruction cache brought from L2 for each layer

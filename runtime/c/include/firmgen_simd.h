@@ -27,6 +27,25 @@ static inline uint32_t fg_load4(const void *p) {
 static inline void fg_store4(void *p, uint32_t v) { memcpy(p, &v, 4); }
 #endif
 
+/* fg_load4u(p) / fg_store4u(p, v): fg_load4 / fg_store4 where the compiler can tell that p is off a word (a constant
+   offset into a buffer of words: the depthwise plane path's rows, conv.c `plane`). There gcc, for a core it takes to
+   have slow misaligned accesses, builds the word from four byte loads, shifts and ors (10 instructions where
+   CV32E40P's one lw takes 2 cycles: a 3x3 map's depthwise layer spent a sixth of its cycles so). On the cores with
+   XpulpV2 one lw / sw as an asm statement, the address folded by the "m" operand; elsewhere fg_load4 / fg_store4. */
+#if defined(FG_TARGET_PULP) || defined(FG_XPULP)
+static inline __attribute__((always_inline)) uint32_t fg_load4u(const void *p) {
+  uint32_t v;
+  __asm__("lw %0, %1" : "=r"(v) : "m"(*(const uint32_t *)p));
+  return v;
+}
+static inline __attribute__((always_inline)) void fg_store4u(void *p, uint32_t v) {
+  __asm__("sw %1, %0" : "=m"(*(uint32_t *)p) : "r"(v));
+}
+#else
+#define fg_load4u fg_load4
+#define fg_store4u fg_store4
+#endif
+
 /* fg_transpose4(w0..w3): four words read as a 4x4 byte matrix (byte j of word i) transposed in place (byte i of word
    j): four rows k..k+3 of a B contiguous in n become four columns' words of k..k+3, the operand of a dot product
    along k. Masks and shifts only (24 ALU instructions), the same on every build. */
@@ -51,6 +70,24 @@ static inline void fg_zero(void *p, int32_t bytes) {
     *b++ = 0;
     __asm__ volatile("" : : "r"(b) : "memory");
   }
+#if defined(FG_XPULP)
+  /* Four words a pass of a hardware loop, each a post-increment store of x0 (p.sw): a cycle a word where gcc's loop
+     took four (a 280-byte depthwise band buffer, zeroed at every call on every core, ~300 cycles a call). */
+  const int32_t quads = bytes >> 4;
+  if (quads > 0) {
+    __asm__ volatile(".option push\n.option norvc\n.option norelax\n"
+      ".insn i 0x7b, 4, x0, %[n], 8\n"
+      ".insn s 0x2b, 2, x0, 4(%[b])\n"
+      ".insn s 0x2b, 2, x0, 4(%[b])\n"
+      ".insn s 0x2b, 2, x0, 4(%[b])\n"
+      ".insn s 0x2b, 2, x0, 4(%[b])\n"
+      ".option pop\n"
+      : [b] "+r"(b)
+      : [n] "r"(quads)
+      : "memory");
+    bytes -= quads << 4;
+  }
+#endif
   for (; bytes >= 4; bytes -= 4, b += 4) {
     fg_store4(b, 0);
     __asm__ volatile("" : : "r"(b) : "memory");
@@ -116,12 +153,25 @@ static inline __attribute__((always_inline)) void fg_copy_row(void *d, const voi
   }
 #endif
   for (; bytes >= 4; bytes -= 4, o += 4, i += 4) {
-    fg_store4(o, fg_load4(i));
+    fg_store4u(o, fg_load4u(i));
     __asm__ volatile("" : : "r"(o) : "memory");
   }
   for (; bytes > 0; bytes--) {
     *o++ = *i++;
     __asm__ volatile("" : : "r"(o) : "memory");
+  }
+}
+
+/* fg_filter_words(wf, w, kh, kw): the kh filter rows of kw <= 4 bytes at w as words, row ky's tap kx in byte kx (the
+   depthwise row and plane paths' filter words, conv.c `rowdot` and `plane`); kh and kw constants, the loops unrolled. */
+static inline __attribute__((always_inline)) void fg_filter_words(uint32_t *wf, const void *w, int32_t kh, int32_t kw) {
+  const uint8_t *b = (const uint8_t *)w;
+#pragma GCC unroll 16
+  for (int32_t ky = 0; ky < kh; ky++) {
+    uint32_t f = 0;
+#pragma GCC unroll 4
+    for (int32_t kx = 0; kx < kw; kx++) f |= (uint32_t)b[ky * kw + kx] << (8 * kx);
+    wf[ky] = f;
   }
 }
 
