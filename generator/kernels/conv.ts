@@ -31,8 +31,8 @@ export const convKernel: KernelDef = {
     if (autoPad?.kind === 'string' && autoPad.value !== 'NOTSET') return `auto_pad ${autoPad.value} is not supported (give pads)`;
     return null;
   },
-  extraWork(node, g, out, cores) {
-    return gatherWork(node, g, out, cores);
+  extraWork(node, g, out, platform) {
+    return gatherWork(node, g, out, platform);
   },
   view({ node, graph, platform }) {
     const x = tensorOf(graph, node.inputs[0]);
@@ -92,6 +92,8 @@ export const convKernel: KernelDef = {
         // A 1x1 window's pairs gather four channels at a time (conv.c `pointwise`, inside `pairRows`: a dilation
         // attribute of 2 on a 1x1 conv takes the unpaired gather, as gatherWork counts it).
         pointwise: SX === 1 && DX === 1 && KH * KW === 1 ? { quads: pointwiseQuads(per, plan.chunk) } : false,
+        // The unpaired gather copies a window row of at most 4 taps as one word where the word lies inside the row.
+        wordTaps: wordTaps(KW, DX, platform),
       } : false;
     // The C kernel's row path for one input channel per output (depthwise, or a single input channel): a window row
     // of up to 3 taps is one word of the input row, its filter row one word, a pair of pixels two dot products (one
@@ -255,13 +257,14 @@ function takesDot(group: number, xt: DType, wt: DType, window: number, per: numb
  * the bytes its unpaired gather moves (COPY_BYTE: two pixels' taps per unit); a 1x1 window's paired gather goes by four
  * channels instead of window rows (GATHER_QUAD, pointwiseQuads). All 0 off the SIMD path.
  */
-export function gatherWork(node: Node, g: Graph, out: readonly number[], cores: number): ExtraWork {
+export function gatherWork(node: Node, g: Graph, out: readonly number[], platform: Platform): ExtraWork {
+  const cores = platform.cores;
   const x = tensorOf(g, node.inputs[0]);
   const w = tensorOf(g, node.inputs[1]);
   const is1d = w.shape.length === 3;
   const [CIG, KH, KW] = is1d ? [w.shape[1], 1, w.shape[2]] : [w.shape[1], w.shape[2], w.shape[3]];
   const per = CIG * KH * KW;
-  if (!takesDot(attrInt(node, 'group', 1), x.dtype, w.dtype, KH * KW, per)) return { units: 0, rows: 0, bytes: 0, quads: 0, blocks: 0, accs: 0, padMacs: 0 };
+  if (!takesDot(attrInt(node, 'group', 1), x.dtype, w.dtype, KH * KW, per)) return { units: 0, rows: 0, bytes: 0, words: 0, quads: 0, blocks: 0, accs: 0, padMacs: 0 };
   const [N, CO, HO, WO] = is1d ? [out[0], out[1], 1, out[2]] : out;
   const pairs = Math.ceil(WO / 2);
   const plan = dotPlan(per, KH * KW, N * HO, pairs, CO, cores, x.dtype, w.dtype);
@@ -280,9 +283,41 @@ export function gatherWork(node: Node, g: Graph, out: readonly number[], cores: 
   // four leave.
   const accs = N * HO * pairs * (plan.fused ? CO - 4 * blockQuads(CO, plan.block) : CO);
   const padMacs = N * HO * pairs * 2 * CO * (plan.computedTaps - per);
-  return quads
-    ? { units, rows: 0, quads: units * quads, bytes: 0, blocks, accs, padMacs }
-    : { units, rows: pairedUnits * CIG * KH, quads: 0, bytes: (paired ? lone : units) * 2 * per, blocks, accs, padMacs };
+  if (quads) return { units, rows: 0, quads: units * quads, bytes: 0, words: 0, blocks, accs, padMacs };
+  // The unpaired gathers (every unit's two, or a row's lone last pixel twice): pixels whose window and word lie inside
+  // the input copy a word per window row (GATHER_WORD), the others their taps byte by byte (COPY_BYTE).
+  const [H, W] = is1d ? [1, x.shape[2]] : [x.shape[2], x.shape[3]];
+  const pads = attrInts(node, 'pads', is1d ? [0, 0] : [0, 0, 0, 0]);
+  const [PT, PL] = is1d ? [0, pads[0]] : [pads[0], pads[1]];
+  const [sy, dy] = is1d ? [1, 1] : [attrInts(node, 'strides', [1, 1])[0], attrInts(node, 'dilations', [1, 1])[0]];
+  const rowsInside = Array.from({ length: HO }, (_, oy) => oy * sy - PT).filter((iy0) => iy0 >= 0 && iy0 + (KH - 1) * dy < H).length;
+  const wordy = wordTaps(KW, dx, platform) ? (ox: number): boolean => wordPixel(ox * sx - PL, W) : () => false;
+  let wordGathers = 0;
+  for (let ox = 0; ox < WO; ox += 2) {
+    const pix = Math.min(2, WO - ox);
+    if (paired && pix === 2) continue;
+    for (let p = 0; p < 2; p++) if (wordy(ox + (p < pix ? p : 0))) wordGathers++;
+  }
+  const gathers = 2 * ((paired ? lone / plan.blocks : N * HO * pairs));
+  const words = N * plan.blocks * rowsInside * wordGathers;
+  return {
+    units, rows: pairedUnits * CIG * KH, quads: 0, words: words * CIG * KH, bytes: (gathers * plan.blocks - words) * per, blocks, accs, padMacs,
+  };
+}
+
+/**
+ * The unpaired gather copies a window row as one word: windows of 3 or 4 taps, columns next to each other, on cores
+ * that load and store a word at any address (XpulpV2: CV32E40P splits it in two; a core without it goes through
+ * memcpy, a byte at a time, and a window of 1 or 2 taps moves as few bytes as a word: ResNet-8's 1x1 stride-2 convs
+ * took 3-5 % more cycles so on the ISS).
+ */
+export function wordTaps(KW: number, DX: number, platform: Platform): boolean {
+  return KW >= 3 && KW <= 4 && DX === 1 && platform.image?.xpulp === true;
+}
+
+/** A pixel whose window starts at input column ix0 takes the word copy: the word [ix0, ix0 + 4) inside the row. */
+export function wordPixel(ix0: number, W: number): boolean {
+  return ix0 >= 0 && ix0 + 4 <= W;
 }
 
 /**

@@ -33,6 +33,8 @@ export interface ExtraWork {
   units: number;
   rows: number;
   bytes: number;
+  /** Window rows the unpaired gather copies as one word each (GATHER_WORD). */
+  words: number;
   /** A 1x1 conv's paired gather in groups of four channels (GATHER_QUAD). */
   quads: number;
   /** Calls of the conv's 4-channel x 2-pixel register block (CONV_BLOCK). */
@@ -71,7 +73,7 @@ export interface KernelDef {
    * convolution's SIMD units and im2col gather, kernels/conv.ts gatherWork): the tiler charges it as CONV_UNIT,
    * GATHER_ROW and COPY_BYTE, as the AS firmware does.
    */
-  extraWork?(node: Node, g: Graph, out: readonly number[], cores: number): ExtraWork;
+  extraWork?(node: Node, g: Graph, out: readonly number[], platform: Platform): ExtraWork;
   /**
    * The busiest core's cycles for the MACs of a tile of output shape `out`, counted by the loops the kernel's C takes
    * (the GEMM's: gemm-tile-cost.ts); where absent the tiler charges every MAC at the kernel's one class.

@@ -320,5 +320,12 @@ export const DW_WORD: i32 = 67;
  * stage in C, after the hardware loop of the row's pairs. */
 export const DW_LONE: i32 = 68;
 
+/**
+ * A window row of one pixel of the SIMD conv's unpaired gather (conv.c, stride 2 or windows past 3 columns: first
+ * layers) copied as one word: a load from the input row and a store into the column, where the window (at most 4 taps
+ * wide) and the word lie inside the row. The other pixels' taps go byte by byte (COPY_BYTE).
+ */
+export const GATHER_WORD: i32 = 69;
+
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 69;
+export const NUM_CLASSES: i32 = 70;

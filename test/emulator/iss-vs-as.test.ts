@@ -44,10 +44,11 @@ import { layerRatios } from '../helpers/layer-ratios.js';
  * 0.91-1.05). Then the plane path's words off a word were counted (MISALIGNED, exact against the ISS) and its rows
  * aligned for the fewest, a lone pixel's words loaded whole and the buffer zeroed by a hardware loop: one core's
  * calibration fits the depthwise layers within 0.91-1.08 and Siracusa has 35 of 45 (83 of 102: MobileNetV1's 6x6
- * depthwise layers within 10 % on the team).
+ * depthwise layers within 10 % on the team). Then the SIMD conv's unpaired gather copied window rows of 3 or 4 taps as
+ * words (GATHER_WORD): 36 of 45 (85 of 102; miniMobileNetv2's Conv_18 at 0.91, ResNet-8's last Add at 1.09).
  */
 const MODELS = ['CNN_Linear1', 'CNN_Linear2', 'miniMobileNet', 'miniMobileNetv2', 'EEGFormer'];
-const WITHIN_10 = { siracusa: 35, generic: 45 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 36, generic: 45 } as Record<string, number>;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-'));
 
 for (const platform of ['siracusa', 'generic']) {

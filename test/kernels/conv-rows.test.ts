@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { IntType } from '../../generator/ir/dtype.js';
-import { edgePairs, rowPairs } from '../../generator/kernels/conv.js';
+import { edgePairs, gatherWork, rowPairs } from '../../generator/kernels/conv.js';
+import { tensorOf } from '../../generator/ir/graph.js';
 import { generateFirmware } from '../../generator/pipeline.js';
 import { compareOutputs } from '../../runtime/node/compare.js';
 import { runHostC } from '../../runtime/node/host-c.js';
@@ -39,6 +40,8 @@ interface ConvShape {
   out?: { bias?: boolean; perChannel?: boolean; levels?: number; signed?: boolean; shift?: number; wide?: boolean | 'split' };
   /** The hardware loop must take this case's interior pairs on the XpulpV2 build. */
   asm?: boolean;
+  /** The SIMD conv's unpaired gather must copy window rows as words (conv.c `word`, kernels/conv.ts wordPixel). */
+  wordGather?: boolean;
 }
 
 function convCase(rng: Rng, s: ConvShape): KernelCase {
@@ -107,6 +110,16 @@ const planes: [string, ConvShape, 'bands' | 'plane' | 'row'][] = [
   ['dw3x3 w200 s1 row path', { c: 2, co: 2, h: 3, w: 200, k: [3, 3], stride: 1, pad: 1, dw: true, dtype: 'int8', out: { bias: true }, asm: true }, 'row'],
 ];
 for (const [name, s] of planes) shapes.push([name, s]);
+// The SIMD conv's unpaired gather (stride 2, or windows 4 wide): on Siracusa window rows of 3 or 4 taps copied as
+// words where the word lies inside the input row, bytes at the right edge (the last pixels' words would pass the row)
+// and in the padding, so that the bytes a word carries past its taps land on the next window row, on the zeros up to
+// the next word, or on the column's spare bytes; windows of 2 taps byte by byte.
+shapes.push(
+  ['gather 3x3 s2 c3 w13', { c: 3, co: 8, h: 7, w: 13, k: [3, 3], stride: 2, pad: 1, dw: false, dtype: 'uint8', out: { bias: true, perChannel: true }, wordGather: true }],
+  ['gather 3x4 s2 c2 w11', { c: 2, co: 5, h: 6, w: 11, k: [3, 4], stride: 2, pad: 1, dw: false, dtype: 'int8', wordGather: true }],
+  ['gather 2x2 s2 c4 w9 bytes', { c: 4, co: 6, h: 5, w: 9, k: [2, 2], stride: 2, pad: 0, dw: false, dtype: 'int8' }],
+  ['gather 3x4 s1 c2 w9', { c: 2, co: 4, h: 5, w: 9, k: [3, 4], stride: 1, pad: 2, dw: false, dtype: 'uint8', wordGather: true }],
+);
 const pathOf = new Map(planes.map(([name, , path]) => [name, path]));
 for (const [c, w] of [[4, 5], [6, 6], [13, 7], [7, 4]] as const) {
   for (const dtype of ['int8', 'uint8'] as const) {
@@ -147,6 +160,21 @@ for (const [name, s] of shapes) {
         const taken = bands === undefined ? 'row' : bands === '1' ? 'plane' : 'bands';
         // 'plane': the plane path in one band or more (few channels take more bands on 8 cores than on one).
         assert.is(path === 'plane' && taken === 'bands' ? 'plane' : taken, path, `${platform}: the path under test`);
+      }
+      if (s.wordGather) {
+        const text = readFileSync(join(out, 'c', 'network.c'), 'utf8');
+        assert.is(text.includes('const int word = inside && ix0 + 4 <='), platform === 'siracusa', `${platform}: the word gather where words load at any address`);
+        if (platform === 'siracusa') {
+          // The tiler's count of the gather (gatherWork) is what the AS charges (one core: one tile of the whole layer).
+          const one = `${out}-gather`;
+          const g1 = generateFirmware({ model, sampleInputs: sample, platform, out: one, cores: 1 });
+          const conv1 = g1.layers.find((l) => l.node.op === 'Conv')!;
+          const units = (await runFirmware(one, c.inputs)).units;
+          const work = gatherWork(conv1.node, g1.lowered, tensorOf(g1.lowered, conv1.node.outputs[0]).shape, g1.platform);
+          assert.ok(work.words > 0, 'some window rows as words');
+          assert.is(units[COST_CLASSES.indexOf('GATHER_WORD')], work.words, 'GATHER_WORD: the AS against gatherWork');
+          assert.is(units[COST_CLASSES.indexOf('COPY_BYTE')], work.bytes, 'COPY_BYTE: the AS against gatherWork');
+        }
       }
       if (s.asm && platform === 'siracusa') {
         const text = readFileSync(join(out, 'c', 'network.c'), 'utf8');

@@ -109,7 +109,7 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
   const x = work.extra;
   // The SIMD conv's output stage (kernels/conv.ts simdOutClass); the scalar paths' and the GEMM's is REQUANT.
   if (node.requant) perOut += x && x.units > 0 ? c[simdOutClass(p)] : c.REQUANT;
-  const extra = x ? x.bytes * c.COPY_BYTE + x.rows * c.GATHER_ROW + x.quads * c.GATHER_QUAD + x.units * c.CONV_UNIT + x.blocks * c.CONV_BLOCK + x.accs * c.CONV_ACC + x.padMacs * perMac : 0;
+  const extra = x ? x.bytes * c.COPY_BYTE + x.words * c.GATHER_WORD + x.rows * c.GATHER_ROW + x.quads * c.GATHER_QUAD + x.units * c.CONV_UNIT + x.blocks * c.CONV_BLOCK + x.accs * c.CONV_ACC + x.padMacs * perMac : 0;
   // A tile's fixed work: its kernel call on every core (CALL) and its driving by core 0 (TILE), beside the barriers.
   const macs = work.macCycles ?? work.macs * perMac * work.busiest;
   return c.CALL + c.TILE + macs + (work.outputs * perOut + extra) * work.busiest + 2 * c.barrier;

@@ -168,7 +168,7 @@ function firstTileWork(inp: SearchInput, shape: readonly number[], axes: readonl
   const fullElems = shape.reduce((a, b) => a * b, 1);
   return {
     macs: (inp.macs * outElems) / fullElems, outputs: outElems, busiest: busiestShare(inp.kernel, first.size, inp.platform.cores),
-    extra: inp.kernel.extraWork?.(inp.node, inp.graph, first.size, inp.platform.cores),
+    extra: inp.kernel.extraWork?.(inp.node, inp.graph, first.size, inp.platform),
     macCycles: inp.kernel.tileMacCycles?.(inp.node, inp.graph, first.size, inp.platform),
   };
 }

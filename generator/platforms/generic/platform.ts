@@ -84,6 +84,7 @@ export const SCALAR_CORE_COSTS: CoreCosts = {
   DW_ROW: 0,
   DW_WORD: 0,
   DW_LONE: 0,
+  GATHER_WORD: 0,
   // An output of the depthwise row path: REQUANT's count (what it was charged before it was a class).
   ROW_OUT: 9.25,
   // An output of the SIMD conv: REQUANT's count, as ROW_OUT.

@@ -9,59 +9,60 @@ export const MEASURED: Partial<CoreCosts> = {
   MAC_DW: 0.5, // hand count 0.75
   MAC_GEMM: 0.4375, // hand count 0.625
   ELEMENT: 2.8125, // hand count 4
-  REQUANT: 9.765625, // hand count 7
-  COPY_BYTE: 8.25, // hand count 0.5
+  REQUANT: 9.828125, // hand count 7
+  COPY_BYTE: 11.96875, // hand count 0.5
   SOFTMAX_ELEM: 18.515625, // hand count 18
   NORM_ELEM: 30.703125, // hand count 14
-  MOVE_ELEM: 3.953125, // hand count 4
+  MOVE_ELEM: 3.9375, // hand count 4
   POOL_TAP: 11.6875, // hand count 4
-  CONV_UNIT: 87.15625, // hand count 0
+  CONV_UNIT: 85.65625, // hand count 0
   ELEM_OP: 0.796875, // hand count 0
   CONV_ROW: 8.1875, // hand count 0
-  GATHER_ROW: 14.03125, // hand count 3
+  GATHER_ROW: 13.8125, // hand count 3
   REQUANT_WIDE: 10.34375, // hand count 0
   GEMM_UNIT: 0, // hand count 0
-  POOL_ROW: 1.53125, // hand count 0
-  MAC_SCALAR: 19.484375, // hand count 7
+  POOL_ROW: 1.515625, // hand count 0
+  MAC_SCALAR: 19.453125, // hand count 7
   REDUCE_ELEM: 26.3125, // hand count 2
   ROW_WORD: 1.453125, // hand count 0
   MAC_GEMM_SCALAR: 4.875, // hand count 3
-  GEMM_BLOCK: 16.671875, // hand count 0
+  GEMM_BLOCK: 16.28125, // hand count 0
   MAC_GEMM_LONE: 0.625, // hand count 1.25
   POOL_PAIR: 9.734375, // hand count 32
   MAC_GEMM_COL: 0.609375, // hand count 0.625
-  GEMM_COL: 16.78125, // hand count 0
-  ROW_EDGE: 116.84375, // hand count 0
+  GEMM_COL: 16.671875, // hand count 0
+  ROW_EDGE: 117.171875, // hand count 0
   ROW_OUT: 5.296875, // hand count 7
-  GATHER_QUAD: 19.859375, // hand count 12
-  REQUANT_SPLIT: 4.8125, // hand count 0
+  GATHER_QUAD: 20.046875, // hand count 12
+  REQUANT_SPLIT: 4.828125, // hand count 0
   LOOKUP: 9.96875, // hand count 4
   TSOFTMAX_ELEM: 73.640625, // hand count 53
-  QNORM_ROW: 1071.78125, // hand count 0
+  QNORM_ROW: 1071.828125, // hand count 0
   QNORM_ELEM: 170.0625, // hand count 49
   ELEM_LOAD: 2.453125, // hand count 0
   CONV_BLOCK: 0, // hand count 0
-  CONV_ACC: 32.046875, // hand count 0
+  CONV_ACC: 33.625, // hand count 0
   MAC_GEMM_TAIL: 7.25, // hand count 2
-  GEMM_BT_QUAD: 31.828125, // hand count 19
+  GEMM_BT_QUAD: 31.734375, // hand count 19
   SOFTMAX_WIDE: 68.515625, // hand count 0
   SOFTMAX_SUM_WIDE: 57.984375, // hand count 0
   SOFTMAX_RECIP: 11.78125, // hand count 0
-  ROW_EDGE_STRIDED: 59.421875, // hand count 0
+  ROW_EDGE_STRIDED: 59.796875, // hand count 0
   ROW_LOOP: 0, // hand count 0
   NORM_ROW: 455.25, // hand count 0
-  ELEM_RUN: 31.0625, // hand count 0
+  ELEM_RUN: 31.34375, // hand count 0
   NORM_SUM_WIDE: 9.78125, // hand count 0
-  DW_BAND: 66.640625, // hand count 0
+  DW_BAND: 66.71875, // hand count 0
   DW_ROW: 11.421875, // hand count 0
   DW_WORD: 0, // hand count 0
-  DW_LONE: 13.75, // hand count 0
-  CODE_LAYER: 881.640625, // hand count 0; the lines the ISS's instruction cache brought from L2 for each layer
+  DW_LONE: 13.734375, // hand count 0
+  GATHER_WORD: 15.328125, // hand count 0
+  CODE_LAYER: 882.6875, // hand count 0; the lines the ISS's instruction cache brought from L2 for each layer
   CODE_BYTE: 0.078125, // hand count 0; the lines the ISS's instruction cache brought from L2 for each layer
-  CODE_TILES: 1067.515625, // hand count 0; the lines the ISS's instruction cache brought from L2 for each layer
+  CODE_TILES: 1068.328125, // hand count 0; the lines the ISS's instruction cache brought from L2 for each layer
   LAYER: 0, // hand count 0; on the layers of a few outputs on the whole team
   CALL: 0, // hand count 34; on the layers of a few outputs on the whole team
-  TILE: 451, // hand count 0; on the layers of a few outputs on the whole team
-  TRANSFER: 19, // hand count 0; on the layers of a few outputs on the whole team
-  GEMM_SPLIT: 54, // hand count 0; on the layers of a few outputs on the whole team
+  TILE: 452, // hand count 0; on the layers of a few outputs on the whole team
+  TRANSFER: 18, // hand count 0; on the layers of a few outputs on the whole team
+  GEMM_SPLIT: 53, // hand count 0; on the layers of a few outputs on the whole team
 };
