@@ -92,7 +92,7 @@ export const convKernel: KernelDef = {
         // A 1x1 window's pairs gather four channels at a time (conv.c `pointwise`, inside `pairRows`: a dilation
         // attribute of 2 on a 1x1 conv takes the unpaired gather, as gatherWork counts it).
         pointwise: SX === 1 && DX === 1 && KH * KW === 1 ? { quads: pointwiseQuads(per, plan.chunk) } : false,
-        // The unpaired gather copies a window row of at most 4 taps as one word where the word lies inside the row.
+        // The unpaired gather copies a window row of 3 or 4 taps as one word where the word lies inside the row.
         wordTaps: wordTaps(KW, DX, platform),
       } : false;
     // The C kernel's row path for one input channel per output (depthwise, or a single input channel): a window row
@@ -254,7 +254,8 @@ function takesDot(group: number, xt: DType, wt: DType, window: number, per: numb
  * The C's SIMD conv loop's work besides its MACs and outputs, for an output of shape `out` (the tiler and the AS
  * firmware charge the same): its units (pixel pairs x channel blocks, CONV_UNIT), the window rows its paired gather
  * reads (GATHER_ROW: stride and dilation 1 along x, windows at most 3 wide; an odd row's last pair is unpaired) and
- * the bytes its unpaired gather moves (COPY_BYTE: two pixels' taps per unit); a 1x1 window's paired gather goes by four
+ * the bytes its unpaired gather moves (COPY_BYTE: two pixels' taps per unit) or the window rows it copies as words
+ * (GATHER_WORD, wordTaps and wordPixel); a 1x1 window's paired gather goes by four
  * channels instead of window rows (GATHER_QUAD, pointwiseQuads). All 0 off the SIMD path.
  */
 export function gatherWork(node: Node, g: Graph, out: readonly number[], platform: Platform): ExtraWork {
@@ -298,10 +299,11 @@ export function gatherWork(node: Node, g: Graph, out: readonly number[], platfor
     if (paired && pix === 2) continue;
     for (let p = 0; p < 2; p++) if (wordy(ox + (p < pix ? p : 0))) wordGathers++;
   }
-  const gathers = 2 * ((paired ? lone / plan.blocks : N * HO * pairs));
-  const words = N * plan.blocks * rowsInside * wordGathers;
+  // Pixel gathers over all units (two a unit gathering unpaired) and those taking the word copy.
+  const gathers = 2 * (paired ? lone : units);
+  const wordPixels = N * plan.blocks * rowsInside * wordGathers;
   return {
-    units, rows: pairedUnits * CIG * KH, quads: 0, words: words * CIG * KH, bytes: (gathers * plan.blocks - words) * per, blocks, accs, padMacs,
+    units, rows: pairedUnits * CIG * KH, quads: 0, words: wordPixels * CIG * KH, bytes: (gathers - wordPixels) * per, blocks, accs, padMacs,
   };
 }
 
