@@ -23,8 +23,8 @@ export interface Plane {
   /** Buffer rows (a band's window rows) and the bytes of each: a multiple of 4. */
   BR: number;
   BW: number;
-  /** Bytes before the first row: the alignment of the rows' columns with the fewest word accesses off a word
-   * (planeMisaligned). */
+  /** Bytes before the first row: the alignment of the rows' columns with the fewest word accesses off a word (an
+   * output row's window words, windowOffWords, against the copies' stores, copyWords). */
   off: number;
   /** The buffer in words. */
   words: number;

@@ -322,8 +322,9 @@ export const DW_LONE: i32 = 68;
 
 /**
  * A window row of one pixel of the SIMD conv's unpaired gather (conv.c, stride 2 or windows past 3 columns: first
- * layers) copied as one word: a load from the input row and a store into the column, where the window (at most 4 taps
- * wide) and the word lie inside the row. The other pixels' taps go byte by byte (COPY_BYTE).
+ * layers) copied as one word: a load from the input row and a store into the column, for windows of 3 or 4 taps on
+ * XpulpV2 where the window and the word lie inside the row (kernels/conv.ts wordTaps, wordPixel). The other pixels'
+ * taps go byte by byte (COPY_BYTE).
  */
 export const GATHER_WORD: i32 = 69;
 

@@ -153,16 +153,15 @@ for (const [name, s] of shapes) {
       const g = generateFirmware({ model, sampleInputs: sample, platform, out });
       const conv = g.layers.find((l) => l.node.op === 'Conv');
       assert.ok(conv && conv.kernel !== 'alias' && conv.kernel.name === 'conv2d', `${platform}: the conv kernel`);
+      const text = readFileSync(join(out, 'c', 'network.c'), 'utf8');
       const path = pathOf.get(name);
       if (path) {
-        const text = readFileSync(join(out, 'c', 'network.c'), 'utf8');
         const bands = /One unit = a band of \d+ output rows/.test(text) ? text.match(/int32_t band = start % (\d+)/)?.[1] : undefined;
         const taken = bands === undefined ? 'row' : bands === '1' ? 'plane' : 'bands';
         // 'plane': the plane path in one band or more (few channels take more bands on 8 cores than on one).
         assert.is(path === 'plane' && taken === 'bands' ? 'plane' : taken, path, `${platform}: the path under test`);
       }
       if (s.wordGather) {
-        const text = readFileSync(join(out, 'c', 'network.c'), 'utf8');
         assert.is(text.includes('const int word = inside && ix0 + 4 <='), platform === 'siracusa', `${platform}: the word gather where words load at any address`);
         if (platform === 'siracusa') {
           // The tiler's count of the gather (gatherWork) is what the AS charges (one core: one tile of the whole layer).
@@ -177,7 +176,6 @@ for (const [name, s] of shapes) {
         }
       }
       if (s.asm && platform === 'siracusa') {
-        const text = readFileSync(join(out, 'c', 'network.c'), 'utf8');
         assert.match(text, 'one hardware loop (kernels/dw-asm.ts)', 'the hardware loop');
         assert.is(text.includes('"mulh %[hi]'), s.out?.wide === true, 'the 64-bit output stage where the product needs it');
         // (A 1x3 window's accumulators are smaller: there the split depends on the drawn bias and add terms.)
@@ -187,7 +185,7 @@ for (const [name, s] of shapes) {
       }
       const iss = compareOutputs(g.manifest.outputs, (await runIss(out, c.inputs)).outputs, expected);
       assert.is(iss.errors, 0, `${platform} ISS: ${iss.details.slice(0, 3).join('; ')}`);
-      if (platform === 'siracusa' && /One unit = a band of/.test(readFileSync(join(out, 'c', 'network.c'), 'utf8'))) {
+      if (platform === 'siracusa' && /One unit = a band of/.test(text)) {
         // The plane path's word accesses off a word (kernels/dw-plane.ts misaligned), as the AS charges them, are the
         // ones the RV32 core pays for (a cycle each, STALL_MISALIGNED = 4): on one core, where no share is pro-rated.
         const one = `${out}-one`;

@@ -27,8 +27,8 @@ static inline uint32_t fg_load4(const void *p) {
 static inline void fg_store4(void *p, uint32_t v) { memcpy(p, &v, 4); }
 #endif
 
-/* fg_load4u(p) / fg_store4u(p, v): fg_load4 / fg_store4 where the compiler can tell that p is off a word (a constant
-   offset into a buffer of words: the depthwise plane path's rows, conv.c `plane`). There gcc, for a core it takes to
+/* fg_load4u(p) / fg_store4u(p, v): fg_load4 / fg_store4 where p may be off a word and the compiler can tell (a constant
+   offset into a buffer of words: the depthwise plane path's rows, conv.c `plane`; the conv gather's columns). There gcc, for a core it takes to
    have slow misaligned accesses, builds the word from four byte loads, shifts and ors (10 instructions where
    CV32E40P's one lw takes 2 cycles: a 3x3 map's depthwise layer spent a sixth of its cycles so). On the cores with
    XpulpV2 one lw / sw as an asm statement, the address folded by the "m" operand; elsewhere fg_load4 / fg_store4. */
@@ -127,8 +127,9 @@ static inline int32_t fg_mulsplit(int32_t v, int32_t m, int32_t c) {
 }
 #endif
 
-/* fg_copy_row(d, s, bytes): `bytes` bytes from s to a word-aligned d, a word per load and store (a misaligned load
-   costs a cycle more on CV32E40P), the last one to three bytes alone. On the XpulpV2 build two words a pass of a
+/* fg_copy_row(d, s, bytes): `bytes` bytes from s to d, a word per load and store (either off a word costs a cycle more
+   on CV32E40P; the plane path aligns its rows for its window words, kernels/dw-plane.ts), the last one to three bytes
+   alone. On the XpulpV2 build two words a pass of a
    hardware loop with post-increment loads and stores (p.lw, p.sw; a hardware loop's body is at least 3 instructions,
    CV32E40P manual): 6 cycles for 8 bytes where gcc's loop took 16. Elsewhere the empty asm statements keep the compiler
    from making the loop a call to memcpy (picolibc's rv32 build copies a byte at a time). */
