@@ -6,7 +6,7 @@
 import { COST_CLASSES, type CoreCosts, type CostClass } from '../../generator/platforms/types.js';
 import type { CalibrationRow } from './measure.js';
 import { nnls } from './nnls.js';
-import { fixedOnTeam, type TeamRun } from './team.js';
+import { fixedOnTeam, teamStepOf, type TeamRun } from './team.js';
 import { DW_LOOP, DW_STRIDED_LOOP, type MacShape } from '../../generator/kernels/streams.js';
 
 /**
@@ -130,31 +130,37 @@ export function fixedOnFewOutputs(rows: CalibrationRow[], costs: Record<CostClas
  * The fit. With few-output layers among the rows, the fixed costs are measured on them and the per-unit classes fitted
  * with those held, in turn until neither moves (each depends on the other: a few-output layer has some per-unit work,
  * a large layer some fixed; three to five rounds). With `team` (the layers run on the platform's whole team,
- * team.ts), the fixed costs are measured on its few-output ones, where users' layers run, and the one-core rows set
- * the per-unit classes only, with the AS runs' bank replay at `bankSkew` (fitted beside the table, skew.ts).
+ * team.ts), the fixed costs and the cold code's classes are measured on its few-output ones, where users' layers run
+ * (the code's from the one-core cold lines at first), and the one-core rows set the per-unit classes only, with the AS
+ * runs' bank replay at `bankSkew` (fitted beside the table, skew.ts).
  */
 export async function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, keepGiven: readonly CostClass[] = [], team: TeamRun[] = [], bankSkew?: number): Promise<Fit> {
   if (!rows.some((r) => r.fewOutputs) || FIXED.some((c) => keepGiven.includes(c))) return fitPerUnit(rows, givenCosts, keepGiven);
   const onTeam = team.some((r) => r.fewOutputs);
   let fixed = new Map<CostClass, number>();
   for (let round = 0; round < 20; round++) {
-    const fit = fitPerUnit(rows, { ...givenCosts, ...Object.fromEntries(fixed) }, [...keepGiven, ...FIXED]);
+    // On the team the layer's cold code (CODE_*) is measured with the fixed costs: from the cold lines in the first
+    // round only, as where the team's fit starts.
+    const codeOnTeam = onTeam && round > 0;
+    const fit = fitPerUnit(rows, { ...givenCosts, ...Object.fromEntries(fixed) }, [...keepGiven, ...FIXED, ...(codeOnTeam ? CODE_CLASSES : [])], !codeOnTeam);
     const onOne = fixedOnFewOutputs(rows, fit.costs);
-    const next = onTeam ? await fixedOnTeam(team, { ...fit.costs, ...Object.fromEntries(round > 0 ? fixed : onOne) }, [...onOne.keys(), ...TEAM_ONLY], bankSkew) : onOne;
-    // Settled when no fixed cost moves by more than a cycle (on the team the whole cycles of the AS runs can make one
-    // alternate by 1 between rounds): the per-unit classes are then fitted once more with the last fixed costs.
-    if (round > 0 && [...next].every(([c, v]) => Math.abs(fixed.get(c)! - v) <= 1)) {
-      const last = [...next].every(([c, v]) => fixed.get(c) === v) ? fit : fitPerUnit(rows, { ...givenCosts, ...Object.fromEntries(next) }, [...keepGiven, ...FIXED]);
-      return { ...last, fitted: [...last.fitted, ...next.keys()], onFewOutputs: [...next.keys()], onTeam };
+    const code = CODE_CLASSES.filter((c) => fit.fromColdLines.includes(c) || fixed.has(c));
+    const next = onTeam ? await fixedOnTeam(team, { ...fit.costs, ...Object.fromEntries(round > 0 ? fixed : onOne) }, [...onOne.keys(), ...TEAM_ONLY, ...code], bankSkew) : onOne;
+    // Settled when no fixed cost moves by more than its step (a cycle; on the team the whole cycles of the AS runs can
+    // make one alternate by a step between rounds): the per-unit classes are then fitted once more with the last ones.
+    if (round > 0 && [...next].every(([c, v]) => Math.abs(fixed.get(c)! - v) <= 1 / teamStepOf(c))) {
+      const last = [...next].every(([c, v]) => fixed.get(c) === v) ? fit : fitPerUnit(rows, { ...givenCosts, ...Object.fromEntries(next) }, [...keepGiven, ...FIXED, ...(onTeam ? CODE_CLASSES : [])], !onTeam);
+      return { ...last, fitted: [...new Set([...last.fitted, ...next.keys()])], onFewOutputs: [...next.keys()], onTeam };
     }
     fixed = next;
   }
   throw new Error(`the fixed costs (${FIXED.join(', ')}) and the per-unit classes did not settle in 20 rounds`);
 }
 
-function fitPerUnit(rows: CalibrationRow[], givenCosts: CoreCosts, keepGiven: readonly CostClass[]): Fit {
+/** `coldLines`: the code classes from the cold lines (measuredFromColdLines); else they are among the given ones. */
+function fitPerUnit(rows: CalibrationRow[], givenCosts: CoreCosts, keepGiven: readonly CostClass[], coldLines = true): Fit {
   const apart = measuredByDifference(rows);
-  const cold = measuredFromColdLines(rows);
+  const cold = coldLines ? measuredFromColdLines(rows) : new Map<CostClass, number>();
   const given = { ...givenCosts, ...Object.fromEntries(apart), ...Object.fromEntries(cold) };
   const keep = [...keepGiven, ...apart.keys(), ...cold.keys()];
   const fitted = COST_CLASSES.filter((c, k) => !keep.includes(c) && !HELD.includes(c) && rows.some((r) => r.units[k] > 0));

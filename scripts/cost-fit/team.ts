@@ -1,5 +1,6 @@
 /**
- * The fixed costs (LAYER, CALL, TILE, and GEMM_SPLIT, which only a team has) measured where a user's layers run: the few-output calibration layers on the
+ * The fixed costs (LAYER, CALL, TILE, TRANSFER, GEMM_SPLIT, which only a team has, and the layer's cold code CODE_*:
+ * each core's wait for its lines) measured where a user's layers run: the few-output calibration layers on the
  * platform's whole team. On one core a layer's fork, barriers and join are a team of one's, and its share bounds
  * divide by one; on the team the fork wakes seven cores, every barrier waits for the last of eight and the marks and
  * the tile driving sit on core 0's path while the others wait. The per-unit classes stay fitted on one core (every
@@ -25,8 +26,11 @@ export interface TeamRun {
   fewOutputs: boolean;
 }
 
-/** The step by which a fixed cost is moved to measure its effect on the AS cycles. */
-const PROBE = 64;
+/** The step by which a fixed cost is moved to measure its effect on the AS cycles: 64 cycles, or a quarter cycle a
+ * byte of a layer's C (CODE_BYTE: thousands of bytes a layer, 64 would make the code the whole of every run). */
+const probeOf = (c: CostClass): number => (c === 'CODE_BYTE' ? 0.25 : 64);
+/** Fixed costs are kept in whole cycles, CODE_BYTE in 1/64 cycle a byte (the emulator's table is in 64ths). */
+export const teamStepOf = (c: CostClass): number => (c === 'CODE_BYTE' ? 64 : 1);
 
 /**
  * The AS cycles of each run under `costs` and the bank replay's start skew `bankSkew` (the emulator's own where
@@ -50,14 +54,14 @@ export async function fixedOnTeam(team: TeamRun[], costs: Record<CostClass, numb
     const base = await asCycles(runs, current, bankSkew);
     const slope: number[][] = runs.map(() => []);
     for (const c of classes) {
-      const moved = await asCycles(runs, { ...current, [c]: current[c] + PROBE }, bankSkew);
-      moved.forEach((m, i) => slope[i].push((m - base[i]) / PROBE));
+      const moved = await asCycles(runs, { ...current, [c]: current[c] + probeOf(c) }, bankSkew);
+      moved.forEach((m, i) => slope[i].push((m - base[i]) / probeOf(c)));
     }
     const A = runs.map((r, i) => slope[i].map((s) => s / r.issCycles));
     const b = runs.map((r, i) => (r.issCycles - base[i] + classes.reduce((s, c, j) => s + slope[i][j] * current[c], 0)) / r.issCycles);
     const x = nnls(A, b);
     const next = { ...current };
-    classes.forEach((c, j) => (next[c] = Math.round(x[j])));
+    classes.forEach((c, j) => (next[c] = Math.round(x[j] * teamStepOf(c)) / teamStepOf(c)));
     if (classes.every((c) => next[c] === current[c])) break;
     current = next;
   }

@@ -55,6 +55,10 @@ cores:
 test('barrier: the early core sleeps until the last arrival + the wake latency; both leave at the same cycle', async () => {
   const m = await cluster(`${FC}
 task:
+  li t2, 100
+2:
+  addi t2, t2, -1          # core 1 goes to sleep on its mailbox meanwhile
+  bnez t2, 2b
   li t0, ${EU}
   li t1, 2
   sw t1, 0x04(t0)          # team of 2
@@ -243,6 +247,60 @@ task:
 `, 1);
   assert.is(runCluster(m, 2), STOP.fault);
   assert.match(faultLine(m), /hart 1: cluster DMA misuse at pc 0x[0-9a-f]{8} .*address 0x40000000/);
+});
+
+test('a fork ends the forking core\'s slice: a woken core fetches shared code at its own cycle, not after the forker ran ahead', async () => {
+  // Core 0 wakes core 1 into `other`, which calls `shared`; core 0 loops ~800 cycles in two lines of code, then runs
+  // `shared` itself. Were core 0 to run on alone after its wake write (the scheduler's solo slice), it would bring
+  // `shared`'s lines into the instruction cache ~800 cycles into core 1's future and core 1 would wait for them; the
+  // fork's switch runs core 1 first, which fetches the 8 lines of `shared` cold itself: 8 x (2 + 2 + 2 + 20) cycles
+  // (icache.ts figures) and a few lines more of its own code.
+  const m = await cluster(`.option norvc
+${FC}
+task:
+  li t2, 100
+2:
+  addi t2, t2, -1          # core 1 goes to sleep on its mailbox meanwhile
+  bnez t2, 2b
+  li t0, ${EU}
+  li t1, 2
+  sw t1, 0x04(t0)          # team of 2
+  la t1, other
+  sw t1, 0x08(t0)
+  sw zero, 0x0c(t0)
+  li t1, 2
+  sw t1, 0x10(t0)          # wake core 1 into 'other', which runs 'shared'
+  li t2, 200
+1:
+  addi t2, t2, -1          # ~800 cycles in two lines of code
+  bnez t2, 1b
+  jal shared
+  lw t1, 0x14(t0)          # barrier
+  li t1, 1
+  sw t1, 0x18(t0)          # task end
+idle0:
+  lw t3, 0x08(t0)
+  j idle0
+other:
+  jal shared
+  li t0, ${EU}
+  lw t1, 0x14(t0)          # barrier
+idle1:
+  lw t3, 0x08(t0)
+  j idle1
+  .balign 16
+shared:
+  .rept 31
+  nop
+  .endr
+  ret
+`, 2);
+  assert.is(m.emu.iss_icache_config(1, 2), 0);
+  assert.is(runCluster(m, 3), STOP.exit, faultLine(m));
+  const fetch1 = m.emu.iss_stalls(2, STALL.fetch);
+  const COLD_LINE = 2 + 2 + 2 + 20;
+  // core 1 also fetches cold the lines of its mailbox loop and of `other` (a few each)
+  assert.ok(fetch1 >= 8 * COLD_LINE && fetch1 < 8 * COLD_LINE + 200, `core 1 waited ${fetch1} cycles for instruction fetches`);
 });
 
 test.run();

@@ -23,10 +23,12 @@ import { quantizedPromptPass } from '../helpers/tiny-llama-prompt.js';
  * were counted (its depthwise rows aligned, MobileNetV1's 6x6 depthwise layers within 10 %: 83 of 102 on the
  * Siracusa bench, was 72) moved the GEMM's and the output stage's classes by 1-4 % (GEMM_BLOCK 16.81 -> 16.67,
  * REQUANT_WIDE 10.53 -> 10.34, REQUANT_SPLIT 5.03 -> 4.81): four of the projections' MatMuls, at 1.09-1.10, went to
- * 1.10-1.11: 162 of 267 (the bench's count 173 -> 170).
+ * 1.10-1.11: 162 of 267 (the bench's count 173 -> 170). Then (2026-12-02) the ISS's scheduler stopped letting a fork
+ * run ahead of the cores it wakes and the team's fit took the cold code's classes too (docs/timing.md "The fit"):
+ * 187 of 267 (the bench's 191).
  * One decoder step: iss-vs-as-step.test.ts.
  */
-const WITHIN_10 = { siracusa: 162, generic: 258 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 187, generic: 258 } as Record<string, number>;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-decoder-'));
 const { model, inputs } = quantizedPromptPass(work);
 const graph = loadOnnxFile(model);

@@ -18,7 +18,7 @@
 //
 // A sleeping read does not retire (DEV_BLOCK); the scheduler (cluster.ts) runs it again once the hart is woken.
 
-import { deviceSetDmaWait, deviceSetFault, deviceSetStatus, DEV_BAD_OFFSET, DEV_BLOCK, DEV_YIELD } from "./mmio";
+import { deviceSetDmaWait, deviceSetFault, deviceSetStatus, DEV_BAD_OFFSET, DEV_BLOCK, DEV_SWITCH, DEV_YIELD } from "./mmio";
 import {
   cores, coreOf, fcHart, hartOf, sleep, sleepOf, wake, SLEEP_BARRIER, SLEEP_MAILBOX, SLEEP_NONE, SLEEP_TASK,
 } from "./cluster-state";
@@ -164,15 +164,20 @@ export function euWrite(hart: i32, offset: u32, size: i32, value: i32, now: i64)
     return;
   }
   if (offset == WAKE) {
+    let woken = false;
     for (let c = 0; c < cores; c++) {
       if ((value & (1 << c)) == 0) continue;
       if (load<i32>(word(MAIL_FULL, c)) != 0) { deviceSetFault(FAULT_EVENT_UNIT, <u32>c); return; }
       store<i32>(word(MAIL_FN, c), load<i32>(word(SEND_FN, hart)));
       store<i32>(word(MAIL_ARG, c), load<i32>(word(SEND_ARG, hart)));
       store<i32>(word(MAIL_FULL, c), 1);
-      if (sleepOf(hartOf(c)) == SLEEP_MAILBOX) wake(hartOf(c), now + EU_WAKE_CYCLES);
+      if (sleepOf(hartOf(c)) == SLEEP_MAILBOX) { wake(hartOf(c), now + EU_WAKE_CYCLES); woken = true; }
     }
     if ((value >>> cores) != 0) deviceSetFault(FAULT_EVENT_UNIT, <u32>value);
+    // The forking hart stops its slice here: running on alone (cluster.ts SOLO) would put it thousands of cycles ahead
+    // of the cores it woke, and the lines it fetched into the shared instruction cache would be "ready" in their
+    // future (icache.ts), charging them fetch stalls the board does not have.
+    else if (woken) deviceSetStatus(DEV_SWITCH);
     return;
   }
   if (offset == MARK) {

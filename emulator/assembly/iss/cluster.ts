@@ -4,7 +4,7 @@
 // hart asleep in the event unit (cluster-eu.ts) is skipped until a device wakes it, and its clock then jumps to the
 // wake cycle (the sleep is counted as STALL_SYNC).
 
-import { addHartStall, hartCycles, hartInstret, hartPc, hartReg, hartStall, run, MAX_HARTS, STOP_BLOCK, STOP_BUDGET, STOP_FAULT, STOP_YIELD } from "./core";
+import { addHartStall, hartCycles, hartInstret, hartPc, hartReg, hartStall, run, MAX_HARTS, STOP_BLOCK, STOP_BUDGET, STOP_FAULT, STOP_SWITCH, STOP_YIELD } from "./core";
 import { configureCluster, cores, firstCore, sleepOf, wakeAt, SLEEP_NONE } from "./cluster-state";
 import { markTag, resetEventUnit } from "./cluster-eu";
 import { bankConflictCycles } from "./cluster-banks";
@@ -139,7 +139,7 @@ export function iss_cluster_run(harts: i32, budget: f64): i32 {
       return STOP_FAULT;
     }
     if (r == STOP_YIELD) recordMark();
-    if (r == STOP_BUDGET || r == STOP_BLOCK || r == STOP_YIELD) continue;
+    if (r == STOP_BUDGET || r == STOP_BLOCK || r == STOP_YIELD || r == STOP_SWITCH) continue;
     stopHart = best;
     return r;
   }

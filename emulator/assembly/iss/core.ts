@@ -12,7 +12,7 @@ import {
   windowSize, windowSlots,
 } from "./memory";
 import {
-  DEV_BAD_OFFSET, DEV_BLOCK, DEV_EXIT, DEV_FAULT, DEV_NO_DEVICE, DEV_PUTCHAR, DEV_YIELD, deviceDmaWait, deviceFaultAddr, deviceNpuWait, deviceFaultKind, deviceRead,
+  DEV_BAD_OFFSET, DEV_BLOCK, DEV_EXIT, DEV_SWITCH, DEV_FAULT, DEV_NO_DEVICE, DEV_PUTCHAR, DEV_YIELD, deviceDmaWait, deviceFaultAddr, deviceNpuWait, deviceFaultKind, deviceRead,
   deviceStatus, deviceValue, deviceWait, deviceWrite, timedAccessWait,
 } from "./mmio";
 import * as T from "./timing";
@@ -38,6 +38,8 @@ export const STOP_OUTPUT: i32 = 6;
 export const STOP_BLOCK: i32 = 7;
 /** A device asked the wiring to look at every hart now (a layer mark): the access retired. */
 export const STOP_YIELD: i32 = 8;
+/** A device woke other harts (a fork): the access retired; the wiring picks the next hart by its clock. */
+export const STOP_SWITCH: i32 = 9;
 
 // ---- the running hart ----
 
@@ -332,6 +334,7 @@ function slowAccess(addr: u32, size: i32, write: bool, value: i32, pc: u32, reti
     else if (status == DEV_PUTCHAR) { consolePut(deviceValue); if (consoleFull()) stop = STOP_OUTPUT; }
     else if (status == DEV_BLOCK) stop = STOP_BLOCK;
     else if (status == DEV_YIELD) stop = STOP_YIELD;
+    else if (status == DEV_SWITCH) stop = STOP_SWITCH;
     else if (status == DEV_FAULT) fault(deviceFaultKind, pc, deviceFaultAddr, size, findRegion(deviceFaultAddr, 1));
     return 0;
   }

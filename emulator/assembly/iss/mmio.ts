@@ -54,6 +54,9 @@ export const DEV_BLOCK: i32 = 5;
 export const DEV_FAULT: i32 = 6;
 /** The access is done; the core stops after it so that the wiring can act on every hart (STOP_YIELD). */
 export const DEV_YIELD: i32 = 7;
+/** The access is done and woke other harts: the core ends its slice so that the wiring runs the woken harts from their
+ * wake cycle instead of letting this one run thousands of cycles ahead of them (STOP_SWITCH). */
+export const DEV_SWITCH: i32 = 8;
 
 /** The hart of the last device access: the runtime names it when a device's fault traps (iss/npu.ts, iss/l3.ts). */
 let deviceHart: i32 = -1;
