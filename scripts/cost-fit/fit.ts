@@ -145,13 +145,18 @@ export async function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, ke
     const fit = fitPerUnit(rows, { ...givenCosts, ...Object.fromEntries(fixed) }, [...keepGiven, ...FIXED, ...(codeOnTeam ? CODE_CLASSES : [])], !codeOnTeam);
     const onOne = fixedOnFewOutputs(rows, fit.costs);
     const code = CODE_CLASSES.filter((c) => fit.fromColdLines.includes(c) || fixed.has(c));
-    const next = onTeam ? await fixedOnTeam(team, { ...fit.costs, ...Object.fromEntries(round > 0 ? fixed : onOne) }, [...onOne.keys(), ...TEAM_ONLY, ...code], bankSkew) : onOne;
+    let next = onTeam ? await fixedOnTeam(team, { ...fit.costs, ...Object.fromEntries(round > 0 ? fixed : onOne) }, [...onOne.keys(), ...TEAM_ONLY, ...code], bankSkew) : onOne;
+    // Classes that stand for about the same work (LAYER, CALL and CODE_LAYER once a layer; TILE and CODE_TILES once
+    // a one-tile layer's) can trade places from one round to the next, each round's least squares starting where the
+    // last ended: from the fourth round each moves half way, until they stay.
+    if (round >= 3) next = new Map([...next].map(([c, v]) => [c, Math.round((((fixed.get(c) ?? v) + v) / 2) * teamStepOf(c)) / teamStepOf(c)]));
     // Settled when no fixed cost moves by more than its step (a cycle; on the team the whole cycles of the AS runs can
     // make one alternate by a step between rounds): the per-unit classes are then fitted once more with the last ones.
     if (round > 0 && [...next].every(([c, v]) => Math.abs(fixed.get(c)! - v) <= 1 / teamStepOf(c))) {
       const last = [...next].every(([c, v]) => fixed.get(c) === v) ? fit : fitPerUnit(rows, { ...givenCosts, ...Object.fromEntries(next) }, [...keepGiven, ...FIXED, ...(onTeam ? CODE_CLASSES : [])], !onTeam);
       return { ...last, fitted: [...new Set([...last.fitted, ...next.keys()])], onFewOutputs: [...next.keys()], onTeam };
     }
+    if (process.env.FIRMGEN_FIT_TEAM_LOG) console.log(`round ${round}: ${[...next].map(([c, v]) => `${c} ${v}`).join(', ')}`);
     fixed = next;
   }
   throw new Error(`the fixed costs (${FIXED.join(', ')}) and the per-unit classes did not settle in 20 rounds`);

@@ -464,6 +464,10 @@ export const CALIBRATION: CalibrationLayer[] = [
   // per-element classes of large layers (a global average pool's requantization of 64 values cost 0.77 of its charge).
   ...[requantAlone(64, 1), requantAlone(8, 1), add([1, 4, 1, 1]), conv(4, 4, 4, 3), conv(2, 2, 2, 3), conv(4, 4, 2, 1),
     conv(8, 8, 4, 3, 1, true), gemm(1, 16, 4), gemm(2, 8, 4), maxpool(4, 4), reduceSum(4, 2),
+    // A decoder step's layers (one token): its projections, a row of 64 and of 256 inputs against weights moved in
+    // tiles, and a head transpose of 64 values; larger code than the layers above, so that the cold code's fixed
+    // part and its part per byte (CODE_LAYER, CODE_BYTE) are told apart.
+    gemm(1, 64, 64), gemm(1, 256, 64), transpose([1, 1, 4, 16], [0, 2, 1, 3]),
     // A residual join of four values: eight operands, nine transfers a tile (the others move two to five), so the
     // driving core's per-transfer programming (TRANSFER) is not traded against a tile's own (TILE).
     residualAdd([1, 4, 1, 1]),

@@ -18,9 +18,11 @@ import { quantizedStep } from '../helpers/tiny-llama-prompt.js';
  * writes charged no L2 latency (2x on Siracusa). Then (2026-12-02) the ISS's instruction cache: each of the 278
  * layers starts cold (the step 733,365 -> 1,190,785 ISS cycles on Siracusa), the step at 1.13, 75 of 278 within 10 %.
  * Then (2026-12-02) the ISS's scheduler fix (a fork no longer runs ahead of the cores it wakes: the step 1,178,176 ->
- * 1,159,350) and the cold code's classes fitted on the team (docs/timing.md "The fit"): 163 of 278, the step at 1.11.
+ * 1,159,350) and the cold code's classes fitted on the team (docs/timing.md "The fit"): 163 of 278, the step at 1.11;
+ * then a decoder step's projections and head transpose among the calibration's few-output layers: 174 of 278, while
+ * generic's refit over them (GEMM_UNIT 10.4 -> 13.0) put the embedding's Gather at 1.11 (1.07): 233 of 278.
  */
-const WITHIN_10 = { siracusa: 163, generic: 234 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 174, generic: 233 } as Record<string, number>;
 const STEP_BOUND = 1.15;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-step-'));
 const { model, inputs: named } = quantizedStep(work, 128);
