@@ -154,7 +154,7 @@ export async function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, ke
     // make one alternate by a step between rounds): the per-unit classes are then fitted once more with the last ones.
     if (round > 0 && [...next].every(([c, v]) => Math.abs(fixed.get(c)! - v) <= 1 / teamStepOf(c))) {
       const last = [...next].every(([c, v]) => fixed.get(c) === v) ? fit : fitPerUnit(rows, { ...givenCosts, ...Object.fromEntries(next) }, [...keepGiven, ...FIXED, ...(onTeam ? CODE_CLASSES : [])], !onTeam);
-      return { ...last, fitted: [...new Set([...last.fitted, ...next.keys()])], onFewOutputs: [...next.keys()], onTeam };
+      return { ...last, fitted: [...last.fitted, ...next.keys()], onFewOutputs: [...next.keys()], onTeam };
     }
     if (process.env.FIRMGEN_FIT_TEAM_LOG) console.log(`round ${round}: ${[...next].map(([c, v]) => `${c} ${v}`).join(', ')}`);
     fixed = next;

@@ -52,21 +52,20 @@ cores:
   jr t3
 `;
 
-test('barrier: the early core sleeps until the last arrival + the wake latency; both leave at the same cycle', async () => {
-  const m = await cluster(`${FC}
-task:
-  li t2, 100
-2:
-  addi t2, t2, -1          # core 1 goes to sleep on its mailbox meanwhile
-  bnez t2, 2b
-  li t0, ${EU}
+/** Core 0 forms a team of 2 and wakes core 1 into `entry` (t0 stays the event unit's base). */
+const forkCore1 = (entry: string): string => `  li t0, ${EU}
   li t1, 2
   sw t1, 0x04(t0)          # team of 2
-  la t1, other
+  la t1, ${entry}
   sw t1, 0x08(t0)
   sw zero, 0x0c(t0)
   li t1, 2
-  sw t1, 0x10(t0)          # wake core 1 into 'other'
+  sw t1, 0x10(t0)          # wake core 1 into '${entry}'`;
+
+test('barrier: the early core sleeps until the last arrival + the wake latency; both leave at the same cycle', async () => {
+  const m = await cluster(`${FC}
+task:
+${forkCore1('other')}
   .rept 100
   nop
   .endr
@@ -262,14 +261,7 @@ task:
 2:
   addi t2, t2, -1          # core 1 goes to sleep on its mailbox meanwhile
   bnez t2, 2b
-  li t0, ${EU}
-  li t1, 2
-  sw t1, 0x04(t0)          # team of 2
-  la t1, other
-  sw t1, 0x08(t0)
-  sw zero, 0x0c(t0)
-  li t1, 2
-  sw t1, 0x10(t0)          # wake core 1 into 'other', which runs 'shared'
+${forkCore1('other')}
   li t2, 200
 1:
   addi t2, t2, -1          # ~800 cycles in two lines of code
