@@ -7,7 +7,7 @@
 // cluster_end();  -- every share of phase 1 has run before any of phase 2, as on the chip.
 
 import * as chip from "./chip";
-import { CODE_BYTE, CODE_LAYER, CODE_TILES, LAYER, SHARE } from "./cost";
+import { CODE_BYTE, CODE_LAYER, CODE_SHAPE, CODE_TILES, LAYER, SHARE } from "./cost";
 
 /** Team size a fork gets by default: the chip's cluster cores, or 1 (the master) where there is no cluster. */
 const DEFAULT_TEAM: i32 = max(1, chip.core_count());
@@ -21,6 +21,16 @@ let codeBytes: i32 = 0;
 let codeFetched: u32 = 0;
 /** The current layer is tiled and core 0 has not yet fetched its tile loop's HAL code (CODE_TILES). */
 let tilesDue = false;
+/**
+ * The current layer's kernel functions (a tiled layer's tile shapes, each its own function as in the C) in the order
+ * they first ran, and per function the cores that have run it (bit c: core c). The first is the layer's code
+ * (CODE_LAYER, CODE_BYTE); a core's first run of a further one costs CODE_SHAPE. A layer has at most a few shapes
+ * (tiling/plan.ts: a remainder per dimension); past MAX_SHAPES none is charged.
+ */
+const MAX_SHAPES: i32 = 16;
+const shapeFns = new StaticArray<u32>(MAX_SHAPES);
+const shapeCores = new StaticArray<u32>(MAX_SHAPES);
+let shapeCount: i32 = 0;
 
 /**
  * The layer that starts now has `bytes` of C of its own (its kernel and tile code; `tiled` != 0: a tile loop): each
@@ -31,6 +41,7 @@ export function layer_code(bytes: i32, tiled: i32): void {
   codeBytes = bytes;
   codeFetched = 0;
   tilesDue = tiled != 0;
+  shapeCount = 0;
 }
 
 /** The core running the current share (0 .. num_cores()-1); -1 outside a share. */
@@ -78,11 +89,29 @@ function fetchCode(core: i32): void {
   }
 }
 
+/** The slot of kernel function `index` among the current layer's (shapeFns), added if new; -1 past MAX_SHAPES. */
+function shapeSlot(index: u32): i32 {
+  for (let s = 0; s < shapeCount; s++) if (unchecked(shapeFns[s]) == index) return s;
+  if (shapeCount == MAX_SHAPES) return -1;
+  unchecked((shapeFns[shapeCount] = index));
+  unchecked((shapeCores[shapeCount] = 0));
+  return shapeCount++;
+}
+
+/** Core `core`'s cold fetch of a further kernel function of the layer (CODE_SHAPE), on a team of more than one. */
+function fetchShape(core: i32, slot: i32): void {
+  if (slot <= 0 || team <= 1 || core >= 32 || (unchecked(shapeCores[slot]) >> core & 1) != 0) return;
+  unchecked((shapeCores[slot] |= 1 << core));
+  chip.compute(CODE_SHAPE, 1);
+}
+
 /** One phase: runs fn(args) as each core's share in turn. */
 export function cluster_run(fn: (args: usize) => void, args: usize): void {
+  const slot = shapeSlot(fn.index);
   for (let c = 0; c < team; c++) {
     enterCore(c);
     fetchCode(c);
+    fetchShape(c, slot);
     fn(args);
   }
   coreId = -1;

@@ -328,5 +328,16 @@ export const DW_LONE: i32 = 68;
  */
 export const GATHER_WORD: i32 = 69;
 
+/**
+ * A further kernel function of a layer fetched cold by a core of a team (runtime/as/cluster.ts): every tile shape of a
+ * tiled layer is a C function of its own (its loop bounds are constants), so each core that runs a second or third
+ * shape waits for that function's lines beside the layer's first (CODE_LAYER, CODE_BYTE), once per core and shape.
+ * ASSUMPTION: charged on a team of more than one core only. On one core the same lines come in too, but the one-core
+ * calibration's per-unit classes already carry them (fitted with it charged there, CONV_UNIT fell from 95 to 73 and
+ * the large layers' fit got worse); on a team the eight cores ask for the same new lines at once and wait on the
+ * cache's refill, which the team fit measures (scripts/cost-fit/team.ts).
+ */
+export const CODE_SHAPE: i32 = 70;
+
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 70;
+export const NUM_CLASSES: i32 = 71;

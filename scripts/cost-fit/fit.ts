@@ -111,7 +111,7 @@ export function measuredFromColdLines(rows: CalibrationRow[]): Map<CostClass, nu
  */
 export const FIXED: readonly CostClass[] = ['LAYER', 'CALL', 'TILE', 'GEMM_SPLIT', 'TRANSFER'];
 /** Fixed costs only a team has (charged on more than one core): measured on the team runs alone. */
-const TEAM_ONLY: readonly CostClass[] = ['GEMM_SPLIT'];
+const TEAM_ONLY: readonly CostClass[] = ['GEMM_SPLIT', 'CODE_SHAPE'];
 
 /**
  * The fixed costs that, with the per-unit classes at `costs`, come closest to the few-output layers' ISS cycles (least

@@ -474,7 +474,11 @@ export const CALIBRATION: CalibrationLayer[] = [
     // ... untiled (a layer's own work and a call's, no tile's), and in several tiles (a tile's and a call's).
     // (Not a requantization of 64 untiled: its L2 accesses' stalls, which the AS charges apart, are most of its cycles.)
     ...[add([1, 4, 1, 1]), gemm(2, 8, 4)].map((l) => ({ ...l, name: `${l.name} untiled`, options: { untiled: true } })),
-    ...[requantAlone(64, 1), add([1, 16, 1, 1])].map((l) => ({ ...l, name: `${l.name} small L1`, options: { l1: 48 } }))]
+    ...[requantAlone(64, 1), add([1, 16, 1, 1])].map((l) => ({ ...l, name: `${l.name} small L1`, options: { l1: 48 } })),
+    // ... and in tiles of several shapes, each shape a kernel function of its own that every core fetches cold
+    // (CODE_SHAPE; the layers above have one shape): three shapes in four tiles, and two in three, at both paths of
+    // the SIMD conv and the depthwise one.
+    ...([[conv(4, 4, 8, 3), 600], [conv(8, 8, 8, 3, 1, true), 900], [conv(4, 8, 6, 3), 600]] as const).map(([l, l1]) => ({ ...l, name: `${l.name} L1 ${l1}`, options: { l1 } }))]
     .map((l): CalibrationLayer => ({ ...l, fewOutputs: true })),
   // Measured on the scalar core only (on Siracusa they would move its fitted table, whose refit is left):
   ...[

@@ -67,6 +67,10 @@ function checkEveryPlan(name: string, m: WindowModel, tally: Tally): void {
       // The plan checks every tile against its buffers and slots (layer-plan.ts) and throws if one does not fit.
       const plan = planLayerTiles(node, g, kernel, spec!, axes, choice, 0, true);
       tally.plans++;
+      // The planner's cost counts the plan's kernel instances as the AS charges them: each further one's CODE_SHAPE.
+      const flat = evaluateTiles({ ...inp, platform: { ...c.platform, costs: { ...c.platform.costs, CODE_SHAPE: 0 } } }, axes, sizes);
+      const shapes = (plan.instances.length - 1) * c.platform.costs.CODE_SHAPE;
+      assert.ok(Math.abs(choice.cycles - flat.cycles - shapes) < 1e-6, `${where}: ${plan.instances.length} shapes, ${choice.cycles - flat.cycles} cycles`);
       plan.tiles.forEach((step, t) => {
         // Every transfer lands inside its operand's buffer; with double buffering, a box fetched (or an output
         // stored) for tile t sits in another buffer than tile t - 1's, which the cores may still be reading.

@@ -100,7 +100,10 @@ export function tileOf(node: Node, graph: Graph, geo: TileGeometry): { node: Nod
 
 /** What one axis, split alone into tiles of one size, does to the operands' boxes over its tiles. */
 interface AxisScan {
-  /** One tile index per distinct set of operand box sizes along the axis, the first tile (index 0) first. */
+  /**
+   * One tile index per distinct set of operand box sizes and tile attributes (a window's clipped pads) along the axis,
+   * the first tile (index 0) first: one per kernel instance the axis makes (layer-plan.ts keys them so).
+   */
   reps: number[];
   /** By operand: the runs of equal boxes along the axis, i.e. how often the loop along it fetches the operand. */
   runs: Map<string, number>;
@@ -119,14 +122,15 @@ function scanAxis(inp: SearchInput, axis: number, size: number): AxisScan {
   const { node, graph } = inp;
   const shape = tensorOf(graph, node.outputs[0]).shape;
   const count = Math.ceil(shape[axis] / size);
-  // Box sizes of every operand at a tile index: tiles with the same sizes are the same for what the search
-  // measures from them (L1 bytes, transfers and compute depend on a box's sizes only), so one of each is enough.
+  // Box sizes of every operand at a tile index, and the tile's attributes: tiles with the same sizes are the same
+  // for what the search measures from them (L1 bytes, transfers and compute depend on a box's sizes only), so one of
+  // each is enough; tiles of other attributes (pads) are other kernel instances, each a further shape's code.
   const keys = new Map<number, string>();
   const keyOf = (v: number, geo?: TileGeometry): string => {
     let key = keys.get(v);
     if (key === undefined) {
-      const boxes = (geo ?? inp.spec.geometry(node, graph, tileBox(shape, [axis], [size], [v]))).boxes;
-      key = [...boxes.values()].map((b) => b.size.join(',')).join(';');
+      const g = geo ?? inp.spec.geometry(node, graph, tileBox(shape, [axis], [size], [v]));
+      key = [...g.boxes.values()].map((b) => b.size.join(',')).join(';') + JSON.stringify(g.attrs);
       keys.set(v, key);
     }
     return key;
@@ -237,9 +241,12 @@ export function evaluateTiles(inp: SearchInput, axes: number[], sizes: number[],
     else dmaIn += cycles;
   }
   const c = platform.costs;
-  const cycles = inp.double
+  // Every tile shape past the first is a kernel function of its own, which each core of a team fetches cold
+  // (CODE_SHAPE, runtime/as/cluster.ts): a tiling whose sizes divide the dims has one.
+  const shapes = platform.cores > 1 ? (geos.length - 1) * c.CODE_SHAPE : 0;
+  const cycles = shapes + (inp.double
     ? c.fork + c.join + c.LAYER + total * Math.max(compute, dmaIn / total, dmaOut / total) + dmaIn / total + dmaOut / total
-    : c.fork + c.join + c.LAYER + total * compute + dmaIn + dmaOut;
+    : c.fork + c.join + c.LAYER + total * compute + dmaIn + dmaOut);
   return { sizes, counts, operands, l1Bytes, cycles, compute: compute * total, dmaIn, dmaOut };
 }
 

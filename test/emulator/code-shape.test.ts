@@ -1,0 +1,48 @@
+/**
+ * A tiled layer's further tile shapes (each its own kernel function) are fetched cold once per core of a team
+ * (CODE_SHAPE, runtime/as/cluster.ts), not per tile, not for the first shape, and not on a team of one (the
+ * class's stated assumption, runtime/as/cost.ts). Measured by moving CODE_SHAPE alone: the AS cycles grow by that much
+ * for each further shape of the plan (the planner's instances), and by nothing where there is one shape or one core.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readNpz } from '../../generator/onnx/npy.js';
+import { generateFirmware } from '../../generator/pipeline.js';
+import { platformByName } from '../../generator/platforms/index.js';
+import { COST_CLASSES } from '../../generator/platforms/types.js';
+import { runFirmware } from '../../runtime/node/run.js';
+import { DEEPLOY } from '../helpers/deeploy.js';
+
+const work = mkdtempSync(join(tmpdir(), 'firmgen-code-shape-'));
+const folder = join(DEEPLOY, 'Kernels', 'Integer', 'Conv', 'Regular_3x3_RQ');
+const inputs = [...readNpz(join(folder, 'inputs.npz')).values()];
+const base = platformByName('siracusa').costs;
+/** Large beside the layer's cycles, so that no DMA wait can hide it. */
+const MOVED = 1_000_000;
+
+/** The AS cycles with CODE_SHAPE at `codeShape`, the rest the platform's table. */
+async function cyclesWith(out: string, codeShape: number): Promise<number> {
+  const costs = COST_CLASSES.map((c) => (c === 'CODE_SHAPE' ? codeShape : base[c]));
+  return (await runFirmware(out, inputs, { costs })).cycles;
+}
+
+for (const [name, l1, cores] of [['three shapes, 8 cores', 3000, 8], ['three shapes, one core', 3000, 1], ['one shape, 8 cores', undefined, 8]] as const) {
+  test(`${name}: CODE_SHAPE charged once per core and further shape, on a team only`, async () => {
+    const out = join(work, `${l1 ?? 'default'}-${cores}`);
+    const { manifest } = generateFirmware({ model: join(folder, 'network.onnx'), platform: 'siracusa', out, l1, cores });
+    const tiled = manifest.layers.filter((l) => l.tiling);
+    assert.is(tiled.length, 1);
+    const { tiles, instances } = tiled[0].tiling!;
+    if (l1 !== undefined) assert.ok(instances === 3 && tiles > instances, `${tiles} tiles of ${instances} shapes`);
+    else assert.is(instances, 1);
+    const grown = (await cyclesWith(out, MOVED)) - (await cyclesWith(out, 0));
+    // Every core of the team meets each further shape in the same phase: the phase's end moves by one charge.
+    assert.is(grown, cores > 1 ? (instances - 1) * MOVED : 0);
+  });
+}
+
+test.after(() => rmSync(work, { recursive: true, force: true }));
+test.run();
