@@ -141,6 +141,8 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
     promptPass: phases.promptCount > 0,
     layers: phases.ordered.map((k, i) => ({
       id: k.id, fn: k.fn, args: k.args, tiled: k.tiled, copy: k.copy, forked: !k.tiled && !k.copy, split: phases.promptCount > 0 && i === phases.promptCount,
+      // A layer after another: the skeleton's work between them (runtime/as/cost.ts SKELETON).
+      after: i > 0,
       // The layer's own C, which its cores fetch cold into the instruction cache (runtime/as/cost.ts CODE_BYTE).
       codeBytes: codeBytes(k.code.c),
     })),

@@ -98,9 +98,12 @@ function shapeSlot(index: u32): i32 {
   return shapeCount++;
 }
 
-/** Core `core`'s cold fetch of a further kernel function of the layer (CODE_SHAPE), on a team of more than one. */
+/**
+ * Core `core`'s cold fetch of a further kernel function of the layer (CODE_SHAPE), on a team of more than one, in a
+ * layer that declared its code (layer_code: the network's layers; a bare fork's phases have none).
+ */
 function fetchShape(core: i32, slot: i32): void {
-  if (slot <= 0 || team <= 1 || core >= 32 || (unchecked(shapeCores[slot]) >> core & 1) != 0) return;
+  if (slot <= 0 || team <= 1 || codeBytes == 0 || core >= 32 || (unchecked(shapeCores[slot]) >> core & 1) != 0) return;
   unchecked((shapeCores[slot] |= 1 << core));
   chip.compute(CODE_SHAPE, 1);
 }

@@ -77,6 +77,22 @@ export function measuredByDifference(rows: CalibrationRow[]): Map<CostClass, num
   return new Map([...units].map(([k, u]) => [COST_CLASSES[k], Math.round((cycles.get(k)! / u) * 64) / 64]));
 }
 
+/** Marks a calibration row that runs another row's layer after a layer of its own (layers.ts afterAnother). */
+export const AFTER_ANOTHER = ' after another';
+
+/**
+ * The skeleton's work between two layers (SKELETON), measured apart on the rows of two layers (layers.ts
+ * afterAnother): the ISS's cycles between their marks over the boundaries the AS charged. Absent when no row has two
+ * layers.
+ */
+export function measuredBetweenLayers(rows: CalibrationRow[]): Map<CostClass, number> {
+  const k = COST_CLASSES.indexOf('SKELETON');
+  const two = rows.filter((r) => r.units[k] > 0);
+  if (two.length === 0) return new Map();
+  const cycles = two.reduce((s, r) => s + r.issBetweenCycles, 0);
+  return new Map([['SKELETON', Math.round((cycles / two.reduce((s, r) => s + r.units[k], 0)) * 64) / 64]]);
+}
+
 /** The classes of a layer's cold code (measuredFromColdLines). */
 const CODE_CLASSES: readonly CostClass[] = ['CODE_LAYER', 'CODE_BYTE', 'CODE_TILES'];
 
@@ -145,7 +161,7 @@ export async function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, ke
     const fit = fitPerUnit(rows, { ...givenCosts, ...Object.fromEntries(fixed) }, [...keepGiven, ...FIXED, ...(codeOnTeam ? CODE_CLASSES : [])], !codeOnTeam);
     const onOne = fixedOnFewOutputs(rows, fit.costs);
     const code = CODE_CLASSES.filter((c) => fit.fromColdLines.includes(c) || fixed.has(c));
-    let next = onTeam ? await fixedOnTeam(team, { ...fit.costs, ...Object.fromEntries(round > 0 ? fixed : onOne) }, [...onOne.keys(), ...TEAM_ONLY, ...code], bankSkew) : onOne;
+    let next = onTeam ? await fixedOnTeam(team, { ...fit.costs, ...Object.fromEntries(round > 0 ? fixed : onOne) }, [...onOne.keys(), ...TEAM_ONLY, ...code], givenCosts as Record<CostClass, number>, bankSkew) : onOne;
     // Classes that stand for about the same work (LAYER, CALL and CODE_LAYER once a layer; TILE and CODE_TILES once
     // a one-tile layer's) can trade places from one round to the next, each round's least squares starting where the
     // last ended: from the fourth round each moves half way, until they stay.
@@ -164,15 +180,17 @@ export async function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, ke
 
 /** `coldLines`: the code classes from the cold lines (measuredFromColdLines); else they are among the given ones. */
 function fitPerUnit(rows: CalibrationRow[], givenCosts: CoreCosts, keepGiven: readonly CostClass[], coldLines = true): Fit {
-  const apart = measuredByDifference(rows);
-  const cold = coldLines ? measuredFromColdLines(rows) : new Map<CostClass, number>();
+  const apart = new Map([...measuredByDifference(rows), ...measuredBetweenLayers(rows)]);
+  // The two-layer rows measure the skeleton only (layers.ts afterAnother).
+  const single = rows.filter((r) => !r.name.endsWith(AFTER_ANOTHER));
+  const cold = coldLines ? measuredFromColdLines(single) : new Map<CostClass, number>();
   const given = { ...givenCosts, ...Object.fromEntries(apart), ...Object.fromEntries(cold) };
   const keep = [...keepGiven, ...apart.keys(), ...cold.keys()];
-  const fitted = COST_CLASSES.filter((c, k) => !keep.includes(c) && !HELD.includes(c) && rows.some((r) => r.units[k] > 0));
-  const A = rows.map((r) => fitted.map((c) => r.units[COST_CLASSES.indexOf(c)] / r.issCycles));
+  const fitted = COST_CLASSES.filter((c, k) => !keep.includes(c) && !HELD.includes(c) && single.some((r) => r.units[k] > 0));
+  const A = single.map((r) => fitted.map((c) => r.units[COST_CLASSES.indexOf(c)] / r.issCycles));
   // A class with a floor is fitted as the floor plus a non-negative rest.
   const floor = (c: CostClass): number => FLOOR[c] ?? 0;
-  const b = rows.map((r) => {
+  const b = single.map((r) => {
     const fixed = COST_CLASSES.reduce((s, c, k) => s + (fitted.includes(c) ? floor(c) : given[c]) * r.units[k], 0);
     return (r.issCycles - r.asOther - fixed) / r.issCycles;
   });

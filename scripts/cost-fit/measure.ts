@@ -26,6 +26,8 @@ export interface CalibrationRow {
   /** Cycles of the lines the ISS's cores brought into the shared instruction cache from L2 (runIss icacheColdCycles):
    * the layer's code, fetched cold. */
   issColdCycles: number;
+  /** The ISS's cycles between its layers' marks (the network's span less its layers'): the skeleton's (SKELETON). */
+  issBetweenCycles: number;
   /** A layer of a few outputs (layers.ts fewOutputs). */
   fewOutputs?: boolean;
 }
@@ -76,7 +78,8 @@ export async function measure(layers: CalibrationLayer[], work: string, target: 
     const compute = COST_CLASSES.reduce((s, c, k) => s + as.units[k] * costs[c], 0);
     rows.push({
       name: l.name, units: as.units, asCycles: as.cycles, asOther: as.cycles - compute, issCycles: iss.networkCycles,
-      issColdCycles: iss.icacheColdCycles, fewOutputs: l.fewOutputs === true,
+      issColdCycles: iss.icacheColdCycles, issBetweenCycles: iss.networkCycles - iss.layers.reduce((s, x) => s + x.cycles, 0),
+      fewOutputs: l.fewOutputs === true,
     });
   }
   return rows;

@@ -24,17 +24,21 @@ function provenance(fit: Fit, rows: CalibrationRow[], platform: string): string[
   ];
 }
 
-/** A class measured apart (fit.ts measuredByDifference), not by the least squares. */
-const BY_DIFFERENCE = '; by difference: the same layers on their data and on zeros';
+/** Classes measured apart, not by the least squares: by difference (fit.ts measuredByDifference) or between the
+ * layers of two-layer runs (measuredBetweenLayers: SKELETON). */
+const BY_DIFFERENCE = 'by difference: the same layers on their data and on zeros';
+const BETWEEN_LAYERS = "apart: the ISS's cycles between the layers of two-layer runs";
 /** Where a fixed cost was measured (fit.ts fixedOnFewOutputs; on the whole team: team.ts). */
 const fixedWhere = (fit: Fit): string => `on the layers of a few outputs${fit.onTeam ? ' on the whole team' : ''}`;
 /** A class measured on the ISS's instruction-cache misses (fit.ts measuredFromColdLines). */
 const FROM_COLD_LINES = "; the lines the ISS's instruction cache brought from L2 for each layer";
-const how = (fit: Fit, c: CostClass, by: string, few: (where: string) => string): string =>
-  fit.apart.includes(c) ? by : fit.fromColdLines.includes(c) ? FROM_COLD_LINES : fit.onFewOutputs.includes(c) ? few(fixedWhere(fit)) : '';
+/** How class `c` was measured, `say` putting it in the line's words; '' for the least squares. */
+const how = (fit: Fit, c: CostClass, say: (what: string) => string): string =>
+  fit.apart.includes(c) ? say(c === 'SKELETON' ? BETWEEN_LAYERS : BY_DIFFERENCE)
+    : fit.fromColdLines.includes(c) ? FROM_COLD_LINES : fit.onFewOutputs.includes(c) ? say(fixedWhere(fit)) : '';
 
 export function renderGenerator(fit: Fit, rows: CalibrationRow[], t: FitTarget): string {
-  const lines = fit.fitted.map((c) => `  ${c}: ${fit.costs[c]}, // hand count ${t.hand[c]}${how(fit, c, BY_DIFFERENCE, (w) => `; ${w}`)}`);
+  const lines = fit.fitted.map((c) => `  ${c}: ${fit.costs[c]}, // hand count ${t.hand[c]}${how(fit, c, (w) => `; ${w}`)}`);
   return [
     HEADER,
     ...provenance(fit, rows, t.platform),
@@ -74,7 +78,7 @@ export function renderEmulator(fit: Fit, rows: CalibrationRow[], t: FitTarget, s
 }
 
 export function renderDocTable(fit: Fit, t: FitTarget): string {
-  const rows = fit.fitted.map((c) => `| ${c} | ${fit.costs[c]} | ${t.hand[c]}${how(fit, c, ' (measured by difference: the same layers on their data and on zeros)', (w) => ` (measured ${w})`)} |`);
+  const rows = fit.fitted.map((c) => `| ${c} | ${fit.costs[c]} | ${t.hand[c]}${how(fit, c, (w) => ` (measured ${w})`)} |`);
   const layers = fit.ratios.map((r) => `| ${r.name} | ${r.iss} | ${r.predicted} | ${r.ratio.toFixed(2)} |`);
   return [
     docBegin(t.platform),

@@ -33,6 +33,16 @@ const probeOf = (c: CostClass): number => (c === 'CODE_BYTE' ? 0.25 : 64);
 export const teamStepOf = (c: CostClass): number => (c === 'CODE_BYTE' ? 64 : 1);
 
 /**
+ * The weight, per cycle, of each fixed cost's distance from its hand count in the least squares: a tie-break and no
+ * more. Some fixed costs stand for about the same work on these layers (LAYER and CODE_TILES once a tiled layer, CALL
+ * and TILE once a tile; the untiled layers set LAYER + CALL), so a line of costs fits them about equally well, and the
+ * fit ended where its rounds happened to stop (CALL 1 or 269 from one refit to the next, which moved 8 of a decoder
+ * step's layers past 10 %). A thousand cycles from the hand count weighs as a 1 % error of one layer: nothing the
+ * layers measure moves, and along such a line the costs nearest the hand counts win (CALL's is 34).
+ */
+const TIE_BREAK = 1e-5;
+
+/**
  * The AS cycles of each run under `costs` and the bank replay's start skew `bankSkew` (the emulator's own where
  * undefined), one run after another (not concurrently: each loads its own emulator).
  */
@@ -47,7 +57,7 @@ async function asCycles(runs: TeamRun[], costs: Record<CostClass, number>, bankS
  * ISS cycles (least squares on relative errors, non-negative), in whole cycles; starting from `costs`' own values.
  * `bankSkew`: the bank replay's start skew the AS runs use (skew.ts; fitted beside the table).
  */
-export async function fixedOnTeam(team: TeamRun[], costs: Record<CostClass, number>, classes: readonly CostClass[], bankSkew?: number): Promise<Map<CostClass, number>> {
+export async function fixedOnTeam(team: TeamRun[], costs: Record<CostClass, number>, classes: readonly CostClass[], hand: Record<CostClass, number>, bankSkew?: number): Promise<Map<CostClass, number>> {
   const runs = team.filter((r) => r.fewOutputs);
   let current = { ...costs };
   for (let round = 0; round < 8; round++) {
@@ -57,8 +67,8 @@ export async function fixedOnTeam(team: TeamRun[], costs: Record<CostClass, numb
       const moved = await asCycles(runs, { ...current, [c]: current[c] + probeOf(c) }, bankSkew);
       moved.forEach((m, i) => slope[i].push((m - base[i]) / probeOf(c)));
     }
-    const A = runs.map((r, i) => slope[i].map((s) => s / r.issCycles));
-    const b = runs.map((r, i) => (r.issCycles - base[i] + classes.reduce((s, c, j) => s + slope[i][j] * current[c], 0)) / r.issCycles);
+    const A = [...runs.map((r, i) => slope[i].map((s) => s / r.issCycles)), ...classes.map((_, j) => classes.map((__, k) => (k === j ? TIE_BREAK : 0)))];
+    const b = [...runs.map((r, i) => (r.issCycles - base[i] + classes.reduce((s, c, j) => s + slope[i][j] * current[c], 0)) / r.issCycles), ...classes.map((c) => TIE_BREAK * hand[c])];
     const x = nnls(A, b);
     const next = { ...current };
     classes.forEach((c, j) => (next[c] = Math.round(x[j] * teamStepOf(c)) / teamStepOf(c)));

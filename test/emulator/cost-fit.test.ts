@@ -9,7 +9,7 @@ import { MEASURED as GENERIC_MEASURED } from '../../generator/platforms/generic/
 import { FIT_TARGETS, fitTarget } from '../../scripts/cost-fit/targets.js';
 import { createEmulator } from '../../runtime/node/emulator.js';
 import { HAND_COUNTS } from '../../generator/platforms/siracusa/hand-costs.js';
-import { fitCosts } from '../../scripts/cost-fit/fit.js';
+import { AFTER_ANOTHER, fitCosts, measuredBetweenLayers } from '../../scripts/cost-fit/fit.js';
 import { CALIBRATION, calibrationFor } from '../../scripts/cost-fit/layers.js';
 import { measure, measureTeam, type CalibrationRow } from '../../scripts/cost-fit/measure.js';
 import { nnls } from '../../scripts/cost-fit/nnls.js';
@@ -67,7 +67,7 @@ test('fitCosts recovers the per-unit costs of synthetic rows, holds kept and une
     units[k('CALL')] = call;
     const other = 100 + 10 * i;
     const iss = other + mac * truth.MAC_CONV + rq * truth.REQUANT + cp * truth.COPY_BYTE + call * HAND_COUNTS.CALL;
-    return { name: `row${i}`, units, asCycles: 0, asOther: other, issCycles: iss, issColdCycles: 0 };
+    return { name: `row${i}`, units, asCycles: 0, asOther: other, issCycles: iss, issColdCycles: 0, issBetweenCycles: 0 };
   });
   const fit = await fitCosts(rows, HAND_COUNTS, ['CALL']);
   assert.equal(fit.fitted, ['MAC_CONV', 'REQUANT', 'COPY_BYTE']);
@@ -75,6 +75,25 @@ test('fitCosts recovers the per-unit costs of synthetic rows, holds kept and une
   assert.is(fit.costs.CALL, HAND_COUNTS.CALL);
   assert.is(fit.costs.SOFTMAX_ELEM, HAND_COUNTS.SOFTMAX_ELEM);
   for (const r of fit.ratios) assert.ok(Math.abs(r.ratio - 1) < 1e-9, `${r.name}: ${r.ratio}`);
+});
+
+test('two-layer rows: the skeleton between their layers measured apart (SKELETON), and kept out of the least squares', async () => {
+  const k = (c: string) => (COST_CLASSES as readonly string[]).indexOf(c);
+  const row = (name: string, mac: number, skeleton: number, between: number, iss: number): CalibrationRow => {
+    const units = COST_CLASSES.map(() => 0);
+    units[k('MAC_CONV')] = mac;
+    units[k('SKELETON')] = skeleton;
+    return { name, units, asCycles: 0, asOther: 0, issCycles: iss, issColdCycles: 0, issBetweenCycles: between };
+  };
+  const single = [row('a', 1000, 0, 0, 500), row('b', 3000, 0, 0, 1500)];
+  // Their second layers far off the single rows' MAC cost: were they in the least squares, MAC_CONV would move.
+  const two = [row(`a${AFTER_ANOTHER}`, 2000, 1, 190, 5000), row(`b${AFTER_ANOTHER}`, 4000, 1, 214, 9000)];
+  assert.equal(measuredBetweenLayers(single), new Map());
+  assert.equal(measuredBetweenLayers([...single, ...two]), new Map([['SKELETON', 202]]));
+  const fit = await fitCosts([...single, ...two], HAND_COUNTS, ['CALL']);
+  assert.is(fit.costs.MAC_CONV, 0.5);
+  assert.is(fit.costs.SKELETON, 202);
+  assert.ok(fit.apart.includes('SKELETON'));
 });
 
 test('the layer\'s cold code: CODE_LAYER + bytes x CODE_BYTE from the lines the ISS brought in, held in the least squares', async () => {
@@ -86,7 +105,7 @@ test('the layer\'s cold code: CODE_LAYER + bytes x CODE_BYTE from the lines the 
     units[k('CODE_LAYER')] = 1;
     units[k('CODE_BYTE')] = code;
     const cold = 1040 + code * 0.25;
-    return { name: `row${i}`, units, asCycles: 0, asOther: 50, issCycles: 50 + mac * 0.5 + cold, issColdCycles: cold };
+    return { name: `row${i}`, units, asCycles: 0, asOther: 50, issCycles: 50 + mac * 0.5 + cold, issColdCycles: cold, issBetweenCycles: 0 };
   });
   const fit = await fitCosts(rows, HAND_COUNTS, ['CALL']);
   assert.is(fit.costs.CODE_LAYER, 1040);

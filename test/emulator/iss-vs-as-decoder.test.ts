@@ -27,10 +27,11 @@ import { quantizedPromptPass } from '../helpers/tiny-llama-prompt.js';
  * run ahead of the cores it wakes and the team's fit took the cold code's classes too (docs/timing.md "The fit"):
  * 187 of 267 (the bench's 191); then a decoder step's projections and head transpose among the calibration's
  * few-output layers: 193 (the bench's 205). Then a further tile shape's cold code (CODE_SHAPE) and the refit beside
- * it: 195 (the bench's 209).
+ * it: 195 (the bench's 209). Then the planner's transfers and the team fit's tie-break (docs/timing.md "The fit"):
+ * 196 (the bench's 205).
  * One decoder step: iss-vs-as-step.test.ts.
  */
-const WITHIN_10 = { siracusa: 195, generic: 258 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 196, generic: 258 } as Record<string, number>;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-decoder-'));
 const { model, inputs } = quantizedPromptPass(work);
 const graph = loadOnnxFile(model);

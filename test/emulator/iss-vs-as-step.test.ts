@@ -25,9 +25,11 @@ import { quantizedStep } from '../helpers/tiny-llama-prompt.js';
  * the step's layers has a second shape; nine small ones whose AS was already over the ISS (0.910-0.919: Slices of 64
  * values, three requantized residual Adds, a pre-shift, a head Transpose) moved to 0.900-0.909 with the refit's
  * fixed and per-element costs (LAYER 747 -> 755, TRANSFER 110 -> 116, MOVE_ELEM 3.84 -> 3.91), and o_proj's MatMul
- * came in (docs/timing.md "The fit").
+ * came in (docs/timing.md "The fit"). Then the team fit's tie-break toward the hand counts took CALL, which fitted
+ * at 1 or 269 from one refit to the next, to 0 and set LAYER and CODE_LAYER at 376 each: 171 of 278. The skeleton's
+ * work between layers (SKELETON) put the whole step at 1.04 (1.09).
  */
-const WITHIN_10 = { siracusa: 166, generic: 233 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 171, generic: 233 } as Record<string, number>;
 const STEP_BOUND = 1.15;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-step-'));
 const { model, inputs: named } = quantizedStep(work, 128);

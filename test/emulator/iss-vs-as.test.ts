@@ -49,10 +49,14 @@ import { layerRatios } from '../helpers/layer-ratios.js';
  * the ISS's scheduler fix and the cold code's classes fitted on the team: 40 of 45 (88 of 102; out: CNN_Linear's
  * MaxPools at 1.14-1.19, EEGFormer's MatMul_19 at 1.13). Then a further tile shape's cold code (CODE_SHAPE), charged
  * by the AS and the planner: 40 of 45 still (91 of 102: MobileNetV1's Conv_6/18/24/46 in, ResNet-8's Gemm_21 out at
- * 0.88; the planner's tilings of fewer shapes made MobileNetV1's Conv_18 33,369 -> 28,639 ISS cycles).
+ * 0.88; the planner's tilings of fewer shapes made MobileNetV1's Conv_18 33,369 -> 28,639 ISS cycles). Then the
+ * planner charged the transfers the driving core programs (TRANSFER) and the team fit broke its ties toward the hand
+ * counts (scripts/cost-fit/team.ts TIE_BREAK): 39 of 45 (87 of 102). Out: CNN_Linear1's features_12 at 0.894, its new
+ * plan's C 100 cycles faster (2,594 -> 2,494) with the AS's charge unchanged; the MLPerf-class models' Conv_48 (new plan:
+ * 50,929 -> 42,662 ISS cycles, AS 1.13 low), Conv_38 at 1.103 and DS-CNN's Gemm_20 at 0.85 (its C 3,142 -> 2,838).
  */
 const MODELS = ['CNN_Linear1', 'CNN_Linear2', 'miniMobileNet', 'miniMobileNetv2', 'EEGFormer'];
-const WITHIN_10 = { siracusa: 40, generic: 45 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 39, generic: 45 } as Record<string, number>;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-'));
 
 for (const platform of ['siracusa', 'generic']) {

@@ -230,6 +230,9 @@ export function evaluateTiles(inp: SearchInput, axes: number[], sizes: number[],
   const compute = computeCycles(inp.kernel, node, firstTileWork(inp, shape, axes, sizes), platform, graph, inp.kernel.tileCycles ? tileOf(node, graph, zero) : undefined);
   let dmaIn = 0;
   let dmaOut = 0;
+  // Transfers the driving core programs, each from its record (TRANSFER, runtime/as/tiles.ts), while the others wait;
+  // counted as the DMA's are, from the first tile's boxes (an edge tile's clipped box may move in fewer).
+  let transfers = 0;
   for (const o of operands) {
     const t = tensorOf(graph, o.tensor);
     const box = zero.boxes.get(o.tensor)!;
@@ -237,6 +240,7 @@ export function evaluateTiles(inp: SearchInput, axes: number[], sizes: number[],
     const n = p ? paddedTransfers(p, box).length : boxTransfers(t.shape, box, t.dtype).length;
     // Padded rows move one DMA row each (2-D on the L1 side); the padding itself is not moved.
     const cycles = dmaCycles(platform, boxElements(box) * bytesOf(t.dtype), n, p ? p.filterBytes : 0) * o.fetches;
+    transfers += n * o.fetches;
     if (o.write) dmaOut += cycles;
     else dmaIn += cycles;
   }
@@ -244,7 +248,7 @@ export function evaluateTiles(inp: SearchInput, axes: number[], sizes: number[],
   // Every tile shape past the first is a kernel function of its own, which each core of a team fetches cold
   // (CODE_SHAPE, runtime/as/cluster.ts): a tiling whose sizes divide the dims has one.
   const shapes = platform.cores > 1 ? (geos.length - 1) * c.CODE_SHAPE : 0;
-  const cycles = shapes + (inp.double
+  const cycles = shapes + transfers * c.TRANSFER + (inp.double
     ? c.fork + c.join + c.LAYER + total * Math.max(compute, dmaIn / total, dmaOut / total) + dmaIn / total + dmaOut / total
     : c.fork + c.join + c.LAYER + total * compute + dmaIn + dmaOut);
   return { sizes, counts, operands, l1Bytes, cycles, compute: compute * total, dmaIn, dmaOut };
