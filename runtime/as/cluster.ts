@@ -25,7 +25,7 @@ let tilesDue = false;
  * The current layer's kernel functions (a tiled layer's tile shapes, each its own function as in the C) in the order
  * they first ran, and per function the cores that have run it (bit c: core c). The first is the layer's code
  * (CODE_LAYER, CODE_BYTE); a core's first run of a further one costs CODE_SHAPE. A layer has at most a few shapes
- * (tiling/plan.ts: a remainder per dimension); past MAX_SHAPES none is charged.
+ * (midend/tiling/layer-plan.ts: a remainder or a clipped edge per split axis); past MAX_SHAPES none is charged.
  */
 const MAX_SHAPES: i32 = 16;
 const shapeFns = new StaticArray<u32>(MAX_SHAPES);

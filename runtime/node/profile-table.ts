@@ -80,7 +80,14 @@ export function formatProfile(p: Profile): string {
   rows.push(['', 'total', '', '', compact(p.total.macs), ...bytes(p.total.memory, p.total.dma, p.total),
     String(p.total.cycles), fmtUs(p.total.us), '100.0%', pct(p.total.utilisation), ...(arr ? [pct(p.total.arrayBusy)] : []),
     ...analogCells(p.total.analog)]);
-  const width = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
+  // The setup, between-layers and teardown rows' labels may reach into the id column, which they leave blank, all
+  // indented alike: the layer column is as wide as its names (a label of 16 characters made a 100-column table 101).
+  const first = p.layers.length;
+  const spans = (k: number): boolean => k >= first && k < rows.length - 1;
+  const width = head.map((h, c) => Math.max(h.length, ...rows.map((r, k) => (c === 1 && spans(k) ? 0 : r[c].length))));
+  const label = Math.max(...rows.filter((_, k) => spans(k)).map((r) => r[1].length));
+  width[1] = Math.max(width[1], label - width[0] - 1);
+  const indent = ' '.repeat(Math.min(width[0] + 2, width[0] + 2 + width[1] - label));
   // Text columns (layer, kernel, engine) left-aligned, numbers right-aligned.
   const left = new Set([1, 2, 3]);
   // The engine column only when layers ran on more than one engine (the NPU beside the cores).
@@ -88,6 +95,8 @@ export function formatProfile(p: Profile): string {
   const shown = head.map((_, c) => c !== 3 || engines.size > 1);
   const line = (r: string[]): string =>
     r.map((v, c) => (left.has(c) ? v.padEnd(width[c]) : v.padStart(width[c]))).filter((_, c) => shown[c]).join('  ').trimEnd();
+  const spanning = (r: string[]): string => [(indent + r[1]).padEnd(width[0] + 2 + width[1]),
+    ...r.map((v, c) => (left.has(c) ? v.padEnd(width[c]) : v.padStart(width[c]))).filter((_, c) => c > 1 && shown[c])].join('  ').trimEnd();
   const rule = '-'.repeat(line(head).length);
   const mhz = p.clockHz > 0 ? `${p.clockHz / 1e6} MHz` : 'no clock given';
   const withNpu = p.totalPeakMacsPerCycle > p.peakMacsPerCycle;
@@ -103,6 +112,6 @@ export function formatProfile(p: Profile): string {
     rule,
     ...rows.slice(0, p.layers.length).map(line),
     rule,
-    ...rows.slice(p.layers.length).map(line),
+    ...rows.slice(first).map((r, k) => (spans(first + k) ? spanning(r) : line(r))),
   ].join('\n');
 }
