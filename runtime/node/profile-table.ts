@@ -93,10 +93,10 @@ export function formatProfile(p: Profile): string {
   // The engine column only when layers ran on more than one engine (the NPU beside the cores).
   const engines = new Set(p.layers.map((l) => l.engine).filter((e) => e !== 'none'));
   const shown = head.map((_, c) => c !== 3 || engines.size > 1);
-  const line = (r: string[]): string =>
-    r.map((v, c) => (left.has(c) ? v.padEnd(width[c]) : v.padStart(width[c]))).filter((_, c) => shown[c]).join('  ').trimEnd();
-  const spanning = (r: string[]): string => [(indent + r[1]).padEnd(width[0] + 2 + width[1]),
-    ...r.map((v, c) => (left.has(c) ? v.padEnd(width[c]) : v.padStart(width[c]))).filter((_, c) => c > 1 && shown[c])].join('  ').trimEnd();
+  const cells = (r: string[]): string[] => r.map((v, c) => (left.has(c) ? v.padEnd(width[c]) : v.padStart(width[c])));
+  const line = (r: string[]): string => cells(r).filter((_, c) => shown[c]).join('  ').trimEnd();
+  const spanning = (r: string[]): string =>
+    [(indent + r[1]).padEnd(width[0] + 2 + width[1]), ...cells(r).filter((_, c) => c > 1 && shown[c])].join('  ').trimEnd();
   const rule = '-'.repeat(line(head).length);
   const mhz = p.clockHz > 0 ? `${p.clockHz / 1e6} MHz` : 'no clock given';
   const withNpu = p.totalPeakMacsPerCycle > p.peakMacsPerCycle;

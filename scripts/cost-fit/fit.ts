@@ -79,18 +79,18 @@ export function measuredByDifference(rows: CalibrationRow[]): Map<CostClass, num
 
 /** Marks a calibration row that runs another row's layer after a layer of its own (layers.ts afterAnother). */
 export const AFTER_ANOTHER = ' after another';
+const SKELETON_ID = COST_CLASSES.indexOf('SKELETON');
 
 /**
- * The skeleton's work between two layers (SKELETON), measured apart on the rows of two layers (layers.ts
- * afterAnother): the ISS's cycles between their marks over the boundaries the AS charged. Absent when no row has two
- * layers.
+ * The skeleton's work between two layers (SKELETON), measured apart on the rows of several layers: the ISS's cycles
+ * between their marks over the boundaries the AS charged. Absent when no row has two layers.
  */
 export function measuredBetweenLayers(rows: CalibrationRow[]): Map<CostClass, number> {
-  const k = COST_CLASSES.indexOf('SKELETON');
-  const two = rows.filter((r) => r.units[k] > 0);
-  if (two.length === 0) return new Map();
-  const cycles = two.reduce((s, r) => s + r.issBetweenCycles, 0);
-  return new Map([['SKELETON', Math.round((cycles / two.reduce((s, r) => s + r.units[k], 0)) * 64) / 64]]);
+  const several = rows.filter((r) => r.units[SKELETON_ID] > 0);
+  if (several.length === 0) return new Map();
+  const cycles = several.reduce((s, r) => s + r.issBetweenCycles, 0);
+  const boundaries = several.reduce((s, r) => s + r.units[SKELETON_ID], 0);
+  return new Map([['SKELETON', Math.round((cycles / boundaries) * 64) / 64]]);
 }
 
 /** The classes of a layer's cold code (measuredFromColdLines). */
@@ -181,7 +181,8 @@ export async function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, ke
 /** `coldLines`: the code classes from the cold lines (measuredFromColdLines); else they are among the given ones. */
 function fitPerUnit(rows: CalibrationRow[], givenCosts: CoreCosts, keepGiven: readonly CostClass[], coldLines = true): Fit {
   const apart = new Map([...measuredByDifference(rows), ...measuredBetweenLayers(rows)]);
-  // The two-layer rows measure the skeleton only (layers.ts afterAnother).
+  // The rows of a layer after another measure the skeleton only (layers.ts afterAnother); the calibration layers that
+  // compile to several kernels stay.
   const single = rows.filter((r) => !r.name.endsWith(AFTER_ANOTHER));
   const cold = coldLines ? measuredFromColdLines(single) : new Map<CostClass, number>();
   const given = { ...givenCosts, ...Object.fromEntries(apart), ...Object.fromEntries(cold) };
