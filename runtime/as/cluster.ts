@@ -7,7 +7,7 @@
 // cluster_end();  -- every share of phase 1 has run before any of phase 2, as on the chip.
 
 import * as chip from "./chip";
-import { CODE_BYTE, CODE_LAYER, CODE_SHAPE, CODE_TILES, LAYER, SHARE } from "./cost";
+import { CODE_BYTE, CODE_LAYER, CODE_NEXT, CODE_SHAPE, CODE_TILES, LAYER, SHARE } from "./cost";
 
 /** Team size a fork gets by default: the chip's cluster cores, or 1 (the master) where there is no cluster. */
 const DEFAULT_TEAM: i32 = max(1, chip.core_count());
@@ -21,6 +21,8 @@ let codeBytes: i32 = 0;
 let codeFetched: u32 = 0;
 /** The current layer is tiled and core 0 has not yet fetched its tile loop's HAL code (CODE_TILES). */
 let tilesDue = false;
+/** The current layer is tiled and core 0 has not yet fetched the code its tile loop runs from a second tile on (CODE_NEXT). */
+let nextDue = false;
 /**
  * The current layer's kernel functions (a tiled layer's tile shapes, each its own function as in the C) in the order
  * they first ran, and per function the cores that have run it (bit c: core c). The first is the layer's code
@@ -41,6 +43,7 @@ export function layer_code(bytes: i32, tiled: i32): void {
   codeBytes = bytes;
   codeFetched = 0;
   tilesDue = tiled != 0;
+  nextDue = tiled != 0;
   shapeCount = 0;
 }
 
@@ -144,6 +147,16 @@ export function tile_code(): void {
   if (!tilesDue) return;
   tilesDue = false;
   chip.compute(CODE_TILES, 1);
+}
+
+/**
+ * Core 0's cold fetch of the tile loop's code for the tiles after the first (CODE_NEXT), once per layer of two tiles
+ * or more: called where the tile loop starts a next tile's transfers.
+ */
+export function tile_next_code(): void {
+  if (!nextDue) return;
+  nextDue = false;
+  chip.compute(CODE_NEXT, 1);
 }
 
 /** Ends the team; work goes back to the master. */

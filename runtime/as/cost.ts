@@ -348,5 +348,16 @@ export const CODE_SHAPE: i32 = 70;
  */
 export const SKELETON: i32 = 71;
 
+/**
+ * The tile loop's code that runs only from a layer's second tile on, fetched cold by core 0, which drives the tiles:
+ * the next tile's record loaded and its transfers issued while the cores compute, the wait for a write-back still in
+ * flight (tiled-layer.c.mustache). Once per layer of two tiles or more (runtime/as/cluster.ts tile_next_code), beside
+ * CODE_TILES (a tiled layer's first tile's part): on the ISS core 0's fetch stalls exceed the other cores' by ~1,000
+ * cycles in a one-tile layer and by ~1,550 in a two-tile one, whatever the kernel, a step that TILE (per tile) cannot
+ * take. Not charged by an N-EUREKA layer's driver (its own tile loop, no calibration layer measures it) nor by the
+ * planner (docs/timing.md, "The fit").
+ */
+export const CODE_NEXT: i32 = 72;
+
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 72;
+export const NUM_CLASSES: i32 = 73;

@@ -94,10 +94,11 @@ export function measuredBetweenLayers(rows: CalibrationRow[]): Map<CostClass, nu
 }
 
 /** The classes of a layer's cold code (measuredFromColdLines). */
-const CODE_CLASSES: readonly CostClass[] = ['CODE_LAYER', 'CODE_BYTE', 'CODE_TILES'];
+const CODE_CLASSES: readonly CostClass[] = ['CODE_LAYER', 'CODE_BYTE', 'CODE_TILES', 'CODE_NEXT'];
 
 /**
- * The layer's code fetched cold (CODE_LAYER per layer, CODE_BYTE per byte of its C, CODE_TILES per tiled layer) from
+ * The layer's code fetched cold (CODE_LAYER per layer, CODE_BYTE per byte of its C, CODE_TILES per tiled layer, CODE_NEXT
+ * per layer of several tiles) from
  * the lines the ISS brought into the shared instruction cache, which each core waits for once (non-negative least
  * squares of their units x costs on those lines' cycles, errors relative to the layer's ISS cycles). Not from the
  * layers' cycles: once per layer like LAYER and CALL, the least squares gave them those classes' cycles (all three at

@@ -3,6 +3,8 @@
  * (CODE_SHAPE, runtime/as/cluster.ts), not per tile, not for the first shape, and not on a team of one (the
  * class's stated assumption, runtime/as/cost.ts). Measured by moving CODE_SHAPE alone: the AS cycles grow by that much
  * for each further shape of the plan (the planner's instances), and by nothing where there is one shape or one core.
+ * Likewise the tile loop's code for the tiles after the first (CODE_NEXT): once per layer of several tiles, on any
+ * team, and never in a layer of one tile.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +14,7 @@ import * as assert from 'uvu/assert';
 import { readNpz } from '../../generator/onnx/npy.js';
 import { generateFirmware } from '../../generator/pipeline.js';
 import { platformByName } from '../../generator/platforms/index.js';
-import { COST_CLASSES } from '../../generator/platforms/types.js';
+import { COST_CLASSES, type CostClass } from '../../generator/platforms/types.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import { DEEPLOY } from '../helpers/deeploy.js';
 
@@ -23,24 +25,39 @@ const base = platformByName('siracusa').costs;
 /** Large beside the layer's cycles, so that no DMA wait can hide it. */
 const MOVED = 1_000_000;
 
-/** The AS cycles with CODE_SHAPE at `codeShape`, the rest the platform's table. */
-async function cyclesWith(out: string, codeShape: number): Promise<number> {
-  const costs = COST_CLASSES.map((c) => (c === 'CODE_SHAPE' ? codeShape : base[c]));
+/** The AS cycles with class `cls` at `value`, the rest the platform's table. */
+async function cyclesWith(out: string, cls: CostClass, value: number): Promise<number> {
+  const costs = COST_CLASSES.map((c) => (c === cls ? value : base[c]));
   return (await runFirmware(out, inputs, { costs })).cycles;
+}
+
+/** The one tiled layer of the conv at `l1` (the target's default when undefined) on `cores`. */
+function tiledLayer(out: string, l1: number | undefined, cores: number) {
+  const { manifest } = generateFirmware({ model: join(folder, 'network.onnx'), platform: 'siracusa', out, l1, cores });
+  const tiled = manifest.layers.filter((l) => l.tiling);
+  assert.is(tiled.length, 1);
+  return tiled[0].tiling!;
 }
 
 for (const [name, l1, cores] of [['three shapes, 8 cores', 3000, 8], ['three shapes, one core', 3000, 1], ['one shape, 8 cores', undefined, 8]] as const) {
   test(`${name}: CODE_SHAPE charged once per core and further shape, on a team only`, async () => {
     const out = join(work, `${l1 ?? 'default'}-${cores}`);
-    const { manifest } = generateFirmware({ model: join(folder, 'network.onnx'), platform: 'siracusa', out, l1, cores });
-    const tiled = manifest.layers.filter((l) => l.tiling);
-    assert.is(tiled.length, 1);
-    const { tiles, instances } = tiled[0].tiling!;
+    const { tiles, instances } = tiledLayer(out, l1, cores);
     if (l1 !== undefined) assert.ok(instances === 3 && tiles > instances, `${tiles} tiles of ${instances} shapes`);
     else assert.is(instances, 1);
-    const grown = (await cyclesWith(out, MOVED)) - (await cyclesWith(out, 0));
+    const grown = (await cyclesWith(out, 'CODE_SHAPE', MOVED)) - (await cyclesWith(out, 'CODE_SHAPE', 0));
     // Every core of the team meets each further shape in the same phase: the phase's end moves by one charge.
     assert.is(grown, cores > 1 ? (instances - 1) * MOVED : 0);
+  });
+}
+
+for (const [name, l1, cores] of [['several tiles, 8 cores', 3000, 8], ['several tiles, one core', 3000, 1], ['one tile, 8 cores', undefined, 8]] as const) {
+  test(`${name}: CODE_NEXT charged once in a layer of several tiles, on core 0`, async () => {
+    const out = join(work, `next-${l1 ?? 'default'}-${cores}`);
+    const { tiles } = tiledLayer(out, l1, cores);
+    assert.ok(l1 === undefined ? tiles === 1 : tiles > 2, `${tiles} tiles`);
+    const grown = (await cyclesWith(out, 'CODE_NEXT', MOVED)) - (await cyclesWith(out, 'CODE_NEXT', 0));
+    assert.is(grown, tiles > 1 ? MOVED : 0);
   });
 }
 

@@ -28,10 +28,12 @@ import { quantizedPromptPass } from '../helpers/tiny-llama-prompt.js';
  * 187 of 267 (the bench's 191); then a decoder step's projections and head transpose among the calibration's
  * few-output layers: 193 (the bench's 205). Then a further tile shape's cold code (CODE_SHAPE) and the refit beside
  * it: 195 (the bench's 209). Then the planner's transfers and the team fit's tie-break (docs/timing.md "The fit"):
- * 196 (the bench's 205).
+ * 196 (the bench's 205). Then the tile loop's code from a second tile on (CODE_NEXT) took part of a tile's charge
+ * (TILE 267 -> 215): the projections' MatMuls of one tile, at 1.08-1.11 of the ISS before, sit on the bound (AS
+ * 9,282 -> 9,243 cycles, ISS 10,040-10,320): 189 (the bench's 192), while the step gained 7 and Siracusa's CNNs 3.
  * One decoder step: iss-vs-as-step.test.ts.
  */
-const WITHIN_10 = { siracusa: 196, generic: 258 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 189, generic: 258 } as Record<string, number>;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-decoder-'));
 const { model, inputs } = quantizedPromptPass(work);
 const graph = loadOnnxFile(model);

@@ -248,6 +248,8 @@ export function evaluateTiles(inp: SearchInput, axes: number[], sizes: number[],
   // Every tile shape past the first is a kernel function of its own, which each core of a team fetches cold
   // (CODE_SHAPE, runtime/as/cluster.ts): a tiling whose sizes divide the dims has one.
   const shapes = platform.cores > 1 ? (geos.length - 1) * c.CODE_SHAPE : 0;
+  // Not CODE_NEXT (the tile loop's code from a second tile on): charged here it moved layers to one tile that the ISS
+  // runs slower (docs/timing.md, "The fit"); the overlap a second tile buys is estimated more coarsely than it.
   const cycles = shapes + transfers * c.TRANSFER + (inp.double
     ? c.fork + c.join + c.LAYER + total * Math.max(compute, dmaIn / total, dmaOut / total) + dmaIn / total + dmaOut / total
     : c.fork + c.join + c.LAYER + total * compute + dmaIn + dmaOut);

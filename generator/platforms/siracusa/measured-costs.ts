@@ -8,63 +8,64 @@ export const MEASURED: Partial<CoreCosts> = {
   MAC_CONV: 0.4375, // hand count 0.4375
   MAC_DW: 0.5, // hand count 0.75
   MAC_GEMM: 0.4375, // hand count 0.625
-  ELEMENT: 3.546875, // hand count 4
-  REQUANT: 9.734375, // hand count 7
-  COPY_BYTE: 12.21875, // hand count 0.5
-  SOFTMAX_ELEM: 18.828125, // hand count 18
+  ELEMENT: 3.53125, // hand count 4
+  REQUANT: 9.71875, // hand count 7
+  COPY_BYTE: 12.28125, // hand count 0.5
+  SOFTMAX_ELEM: 18.84375, // hand count 18
   NORM_ELEM: 30.90625, // hand count 14
-  MOVE_ELEM: 3.890625, // hand count 4
-  POOL_TAP: 11.765625, // hand count 4
-  CONV_UNIT: 99.25, // hand count 0
+  MOVE_ELEM: 3.8125, // hand count 4
+  POOL_TAP: 11.796875, // hand count 4
+  CONV_UNIT: 99.375, // hand count 0
   ELEM_OP: 0.734375, // hand count 0
-  CONV_ROW: 3.734375, // hand count 0
-  GATHER_ROW: 14.578125, // hand count 3
-  REQUANT_WIDE: 10.3125, // hand count 0
-  GEMM_UNIT: 6.265625, // hand count 0
-  POOL_ROW: 3.328125, // hand count 0
+  CONV_ROW: 4.703125, // hand count 0
+  GATHER_ROW: 14.53125, // hand count 3
+  REQUANT_WIDE: 10.296875, // hand count 0
+  GEMM_UNIT: 5.375, // hand count 0
+  POOL_ROW: 3.75, // hand count 0
   MAC_SCALAR: 19.515625, // hand count 7
   REDUCE_ELEM: 26.90625, // hand count 2
   ROW_WORD: 1.390625, // hand count 0
   MAC_GEMM_SCALAR: 4.75, // hand count 3
   GEMM_BLOCK: 14.015625, // hand count 0
-  MAC_GEMM_LONE: 0.859375, // hand count 1.25
-  POOL_PAIR: 9.828125, // hand count 32
-  MAC_GEMM_COL: 0.609375, // hand count 0.625
-  GEMM_COL: 14.515625, // hand count 0
-  ROW_EDGE: 88.296875, // hand count 0
-  ROW_OUT: 5.5, // hand count 7
-  GATHER_QUAD: 19.421875, // hand count 12
+  MAC_GEMM_LONE: 0.84375, // hand count 1.25
+  POOL_PAIR: 9.453125, // hand count 32
+  MAC_GEMM_COL: 0.625, // hand count 0.625
+  GEMM_COL: 13.625, // hand count 0
+  ROW_EDGE: 93.703125, // hand count 0
+  ROW_OUT: 5.40625, // hand count 7
+  GATHER_QUAD: 19.265625, // hand count 12
   REQUANT_SPLIT: 4.734375, // hand count 0
-  LOOKUP: 10.046875, // hand count 4
-  TSOFTMAX_ELEM: 74.515625, // hand count 53
-  QNORM_ROW: 1086.453125, // hand count 0
-  QNORM_ELEM: 170.09375, // hand count 49
+  LOOKUP: 9.96875, // hand count 4
+  TSOFTMAX_ELEM: 74.546875, // hand count 53
+  QNORM_ROW: 1090.0625, // hand count 0
+  QNORM_ELEM: 169.984375, // hand count 49
   ELEM_LOAD: 2.359375, // hand count 0
   CONV_BLOCK: 0, // hand count 0
-  CONV_ACC: 36.734375, // hand count 0
-  MAC_GEMM_TAIL: 7.75, // hand count 2
-  GEMM_BT_QUAD: 26.984375, // hand count 19
+  CONV_ACC: 36.8125, // hand count 0
+  MAC_GEMM_TAIL: 7.890625, // hand count 2
+  GEMM_BT_QUAD: 26.421875, // hand count 19
   SOFTMAX_WIDE: 68.546875, // hand count 0
   SOFTMAX_SUM_WIDE: 57.96875, // hand count 0
-  SOFTMAX_RECIP: 12.703125, // hand count 0
-  ROW_EDGE_STRIDED: 40, // hand count 0
+  SOFTMAX_RECIP: 12.734375, // hand count 0
+  ROW_EDGE_STRIDED: 46.15625, // hand count 0
   ROW_LOOP: 0, // hand count 0
-  NORM_ROW: 463.703125, // hand count 0
-  ELEM_RUN: 45.140625, // hand count 0
+  NORM_ROW: 464.0625, // hand count 0
+  ELEM_RUN: 47.453125, // hand count 0
   NORM_SUM_WIDE: 9.703125, // hand count 0
-  DW_BAND: 94.875, // hand count 0
-  DW_ROW: 10.234375, // hand count 0
+  DW_BAND: 92.3125, // hand count 0
+  DW_ROW: 10.328125, // hand count 0
   DW_WORD: 0, // hand count 0
   DW_LONE: 12.625, // hand count 0
-  GATHER_WORD: 15.1875, // hand count 0
+  GATHER_WORD: 15.15625, // hand count 0
   SKELETON: 201.40625, // hand count 0; apart: the ISS's cycles between the layers of two-layer runs
   LAYER: 376, // hand count 0; on the layers of a few outputs on the whole team
   CALL: 0, // hand count 34; on the layers of a few outputs on the whole team
-  TILE: 267, // hand count 0; on the layers of a few outputs on the whole team
-  TRANSFER: 115, // hand count 0; on the layers of a few outputs on the whole team
-  GEMM_SPLIT: 280, // hand count 0; on the layers of a few outputs on the whole team
-  CODE_SHAPE: 1166, // hand count 0; on the layers of a few outputs on the whole team
+  TILE: 215, // hand count 0; on the layers of a few outputs on the whole team
+  TRANSFER: 114, // hand count 0; on the layers of a few outputs on the whole team
+  GEMM_SPLIT: 262, // hand count 0; on the layers of a few outputs on the whole team
+  CODE_SHAPE: 980, // hand count 0; on the layers of a few outputs on the whole team
   CODE_LAYER: 376, // hand count 0; on the layers of a few outputs on the whole team
   CODE_BYTE: 0.046875, // hand count 0; on the layers of a few outputs on the whole team
-  CODE_TILES: 835, // hand count 0; on the layers of a few outputs on the whole team
+  CODE_TILES: 876, // hand count 0; on the layers of a few outputs on the whole team
+  CODE_NEXT: 381, // hand count 0; on the layers of a few outputs on the whole team
 };
