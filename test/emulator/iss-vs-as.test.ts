@@ -54,11 +54,11 @@ import { layerRatios } from '../helpers/layer-ratios.js';
  * counts (scripts/cost-fit/team.ts TIE_BREAK): 39 of 45 (87 of 102). Out: CNN_Linear1's features_12 at 0.894, its new
  * plan's C 100 cycles faster (2,594 -> 2,494) with the AS's charge unchanged; the MLPerf-class models' Conv_48 (new plan:
  * 50,929 -> 42,662 ISS cycles, AS 1.13 low), Conv_38 at 1.103 and DS-CNN's Gemm_20 at 0.85 (its C 3,142 -> 2,838).
- * Then the tile loop's code from a second tile on, fetched cold once (CODE_NEXT): 41 of 45 (90 of 102; CNN_Linear's
- * two-tile MaxPools 1.14 -> 1.07 in, features_12 0.91 in; the classifiers' one-row GEMMs 0.84-0.88 -> 0.91-0.95).
+ * Then the tile loop's code from a second tile on, fetched cold once (CODE_NEXT): 40 of 45 (the bench's 41; 90 of 102:
+ * CNN_Linear's two-tile MaxPools 1.14 -> 1.07 in, the MLPerf-class classifiers' one-row GEMMs 0.84-0.88 -> 0.91-0.95).
  */
 const MODELS = ['CNN_Linear1', 'CNN_Linear2', 'miniMobileNet', 'miniMobileNetv2', 'EEGFormer'];
-const WITHIN_10 = { siracusa: 41, generic: 45 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 40, generic: 45 } as Record<string, number>;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-'));
 
 for (const platform of ['siracusa', 'generic']) {
