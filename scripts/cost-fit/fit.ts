@@ -22,8 +22,10 @@ const stepOf = (c: CostClass): number => STEP[c] ?? 64;
 export interface Fit {
   costs: Record<CostClass, number>;
   fitted: CostClass[];
-  /** Of them, the classes measured apart (measuredByDifference), not by the least squares. */
+  /** Of them, the classes measured apart (measuredByDifference, measuredBetweenLayers), not by the least squares. */
   apart: CostClass[];
+  /** Of those, the ones measured between the layers of runs of several (measuredBetweenLayers). */
+  betweenLayers: CostClass[];
   /** Of them, the classes measured on the ISS's instruction-cache misses (measuredFromColdLines). */
   fromColdLines: CostClass[];
   /** Of them, the fixed costs measured on the few-output layers (fixedOnFewOutputs). */
@@ -181,7 +183,8 @@ export async function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, ke
 
 /** `coldLines`: the code classes from the cold lines (measuredFromColdLines); else they are among the given ones. */
 function fitPerUnit(rows: CalibrationRow[], givenCosts: CoreCosts, keepGiven: readonly CostClass[], coldLines = true): Fit {
-  const apart = new Map([...measuredByDifference(rows), ...measuredBetweenLayers(rows)]);
+  const between = measuredBetweenLayers(rows);
+  const apart = new Map([...measuredByDifference(rows), ...between]);
   // The rows of a layer after another measure the skeleton only (layers.ts afterAnother); the calibration layers that
   // compile to several kernels stay.
   const single = rows.filter((r) => !r.name.endsWith(AFTER_ANOTHER));
@@ -204,5 +207,5 @@ function fitPerUnit(rows: CalibrationRow[], givenCosts: CoreCosts, keepGiven: re
     const predicted = r.asOther + COST_CLASSES.reduce((s, c, k) => s + r.units[k] * costs[c], 0);
     return { name: r.name, predicted: Math.round(predicted), iss: r.issCycles, ratio: predicted / r.issCycles };
   });
-  return { costs, fitted, apart: [...apart.keys()], fromColdLines: [...cold.keys()], onFewOutputs: [], ratios };
+  return { costs, fitted, apart: [...apart.keys()], betweenLayers: [...between.keys()], fromColdLines: [...cold.keys()], onFewOutputs: [], ratios };
 }

@@ -34,7 +34,7 @@ const fixedWhere = (fit: Fit): string => `on the layers of a few outputs${fit.on
 const FROM_COLD_LINES = "; the lines the ISS's instruction cache brought from L2 for each layer";
 /** How class `c` was measured, `say` putting it in the line's words; '' for the least squares. */
 const how = (fit: Fit, c: CostClass, say: (what: string) => string): string =>
-  fit.apart.includes(c) ? say(c === 'SKELETON' ? BETWEEN_LAYERS : BY_DIFFERENCE)
+  fit.apart.includes(c) ? say(fit.betweenLayers.includes(c) ? BETWEEN_LAYERS : BY_DIFFERENCE)
     : fit.fromColdLines.includes(c) ? FROM_COLD_LINES : fit.onFewOutputs.includes(c) ? say(fixedWhere(fit)) : '';
 
 export function renderGenerator(fit: Fit, rows: CalibrationRow[], t: FitTarget): string {

@@ -94,6 +94,7 @@ test('two-layer rows: the skeleton between their layers measured apart (SKELETON
   assert.is(fit.costs.MAC_CONV, 0.5);
   assert.is(fit.costs.SKELETON, 202);
   assert.ok(fit.apart.includes('SKELETON'));
+  assert.equal(fit.betweenLayers, ['SKELETON'], 'told apart from the classes measured by difference (render.ts)');
 });
 
 test('the layer\'s cold code: CODE_LAYER + bytes x CODE_BYTE from the lines the ISS brought in, held in the least squares', async () => {
