@@ -21,7 +21,7 @@ let codeBytes: i32 = 0;
 let codeFetched: u32 = 0;
 /** The current layer is tiled and core 0 has not yet fetched its tile loop's HAL code (CODE_TILES). */
 let tilesDue = false;
-/** The current layer is tiled and core 0 has not yet fetched the code its tile loop runs from a second tile on (CODE_NEXT). */
+/** The current layer is tiled and core 0 has not yet fetched its tile loop's code for a second tile on (CODE_NEXT). */
 let nextDue = false;
 /**
  * The current layer's kernel functions (a tiled layer's tile shapes, each its own function as in the C) in the order

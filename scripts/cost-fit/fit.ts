@@ -99,15 +99,14 @@ export function measuredBetweenLayers(rows: CalibrationRow[]): Map<CostClass, nu
 const CODE_CLASSES: readonly CostClass[] = ['CODE_LAYER', 'CODE_BYTE', 'CODE_TILES', 'CODE_NEXT'];
 
 /**
- * The layer's code fetched cold (CODE_LAYER per layer, CODE_BYTE per byte of its C, CODE_TILES per tiled layer, CODE_NEXT
- * per layer of several tiles) from
- * the lines the ISS brought into the shared instruction cache, which each core waits for once (non-negative least
- * squares of their units x costs on those lines' cycles, errors relative to the layer's ISS cycles). Not from the
- * layers' cycles: once per layer like LAYER and CALL, the least squares gave them those classes' cycles (all three at
- * 0, the whole team's small layers at 1.2-1.5 of the ISS), and the fetch stalls of the large layers also count their
- * repeated misses in the private levels (a loop and its output code over 512 bytes), which are per unit of their
- * work: the per-unit classes take those. Absent when no row charged code; 0 when none brought a line in (an ISS
- * without the cache: nothing to charge, and the least squares must not take them).
+ * The layer's code fetched cold (CODE_LAYER per layer, CODE_BYTE per byte of its C, CODE_TILES per tiled layer,
+ * CODE_NEXT per layer of several tiles) from the lines the ISS brought into the shared instruction cache, which each
+ * core waits for once (non-negative least squares of their units x costs on those lines' cycles, errors relative to
+ * the layer's ISS cycles). Not from the layers' cycles: once per layer like LAYER and CALL, the least squares gave them
+ * those classes' cycles (all three at 0, the whole team's small layers at 1.2-1.5 of the ISS), and the fetch stalls of
+ * the large layers also count their repeated misses in the private levels (a loop and its output code over 512 bytes),
+ * which are per unit of their work: the per-unit classes take those. Absent when no row charged code; 0 when none
+ * brought a line in (an ISS without the cache: nothing to charge, and the least squares must not take them).
  */
 export function measuredFromColdLines(rows: CalibrationRow[]): Map<CostClass, number> {
   const classes = CODE_CLASSES.filter((c) => rows.some((r) => r.units[COST_CLASSES.indexOf(c)] > 0));
