@@ -73,7 +73,8 @@ function judge(rows: Row[], what: string, size: (r: Row) => number, line?: [numb
   const r2 = 1 - err.reduce((s, e) => s + e * e, 0) / rows.reduce((s, r) => s + (r.workers - mean) ** 2, 0);
   const kernels = [...new Set(rows.map((r) => r.kernel))].map((k) => {
     const e = err.filter((_, i) => rows[i].kernel === k);
-    return `${k} ${e.reduce((s, x) => s + x, 0) / e.length >= 0 ? '+' : ''}${Math.round(e.reduce((s, x) => s + x, 0) / e.length)}`;
+    const bias = Math.round(e.reduce((s, x) => s + x, 0) / e.length);
+    return `${k} ${bias >= 0 ? '+' : ''}${bias}`;
   });
   console.log(`${what.padEnd(34)} ${a.toFixed(0)} + ${b.toFixed(3)} x size  R^2 ${r2.toFixed(2)}  mean |error| ${Math.round(err.reduce((s, e) => s + Math.abs(e), 0) / err.length)}  by kernel: ${kernels.join(', ')}`);
 }
