@@ -1,7 +1,8 @@
 /**
  * What a layer's cold code costs the team, against what the AS charges for it (runtime/as/cost.ts CODE_LAYER,
- * CODE_BYTE): per calibration layer on Siracusa's whole team, the bytes of its C (backend/c-image.ts codeBytes, the
- * AS's CODE_BYTE units a core), the bytes gcc made of it (the layer's functions in the rv32-xpulp ELF), and the ISS's
+ * CODE_BYTE): per calibration layer on Siracusa's whole team, the bytes of its C (backend/c-image.ts codeBytes), what
+ * the AS estimates gcc makes of them (times the platform's code ratio: its CODE_BYTE units a core), the bytes gcc made
+ * of it (the layer's functions in the rv32-xpulp ELF), and the ISS's
  * waits for the instruction cache: of core 0, which also drives the tiles, and the longest of the other cores, which
  * run the kernel alone. Then how well each size measure predicts those cores' waits (least squares a + b x size: R^2,
  * mean error, and the mean error per kernel), beside the AS's charge under the committed table.
@@ -11,7 +12,6 @@
  * The C's bytes measure the compiled code poorly (constant-folded paths, unrolled loops): this prints by how much, to
  * judge a better measure of it (docs/timing.md "The fit").
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ import { runIss } from '../runtime/node/iss-run.js';
 import { STALL } from '../runtime/node/iss.js';
 import { runFirmware } from '../runtime/node/run.js';
 import { calibrationFor, runInputs } from '../scripts/cost-fit/layers.js';
-import { planCostsOf, writeLayer } from '../scripts/cost-fit/measure.js';
+import { compiledBytes, planCostsOf, writeLayer } from '../scripts/cost-fit/measure.js';
 import { nnls } from '../scripts/cost-fit/nnls.js';
 import { fitTarget } from '../scripts/cost-fit/targets.js';
 
@@ -32,14 +32,7 @@ const only = new RegExp(process.argv[2] ?? '.');
 const costs = platformByName(PLATFORM).costs;
 const unitsOf = (units: number[], c: (typeof COST_CLASSES)[number]): number => units[COST_CLASSES.indexOf(c)];
 
-/** Bytes of the layer functions (the skeleton names them L_<id>_...) in an ELF's symbol table. */
-function compiledBytes(elf: string): number {
-  const nm = execFileSync('riscv64-unknown-elf-nm', ['-S', elf], { encoding: 'utf8' });
-  return nm.split('\n').map((l) => l.split(' ')).filter((f) => f.length === 4 && /^[tT]$/.test(f[2]) && f[3].startsWith('L_'))
-    .reduce((s, f) => s + parseInt(f[1], 16), 0);
-}
-
-interface Row { name: string; kernel: string; few: boolean; cBytes: number; compiled: number; core0: number; workers: number; charged: number }
+interface Row { name: string; kernel: string; few: boolean; cBytes: number; estimated: number; compiled: number; core0: number; workers: number; charged: number }
 
 const work = mkdtempSync(join(tmpdir(), 'firmgen-bench-code-'));
 const rows: Row[] = [];
@@ -54,12 +47,11 @@ for (const l of calibrationFor(target).filter((x) => only.test(x.name))) {
   const iss = await runIss(out, inputs);
   // Harts 1 .. cores are the cluster's cores: core 0 is hart 1.
   const fetch = iss.hartStalls.map((s) => s[STALL.fetch]);
-  const perCore = unitsOf(as.units, 'CODE_LAYER');
-  if (perCore === 0) continue;
-  const cBytes = unitsOf(as.units, 'CODE_BYTE') / perCore;
+  const code = manifest.layers[0].code;
+  if (!code || unitsOf(as.units, 'CODE_LAYER') === 0) continue;
   rows.push({
-    name: l.name, kernel: manifest.layers[0].kernel, few: l.fewOutputs === true, cBytes, compiled: compiledBytes(join(out, 'c', 'network_rv32_xpulp.elf')),
-    core0: fetch[1], workers: Math.max(...fetch.slice(2)), charged: costs.CODE_LAYER + costs.CODE_BYTE * cBytes,
+    name: l.name, kernel: manifest.layers[0].kernel, few: l.fewOutputs === true, cBytes: code.sourceBytes, estimated: code.bytes,
+    compiled: compiledBytes(out), core0: fetch[1], workers: Math.max(...fetch.slice(2)), charged: costs.CODE_LAYER + costs.CODE_BYTE * code.bytes,
   });
   console.log(JSON.stringify(rows[rows.length - 1]));
 }
@@ -83,5 +75,6 @@ for (const [set, of] of [['', rows], [' of a few outputs', rows.filter((r) => r.
   console.log(`${of.length} one-layer, one-shape calibration layers${set} on ${PLATFORM}'s team; the other cores' waits for the instruction cache against:`);
   judge(of, 'the compiled bytes', (r) => r.compiled);
   judge(of, 'the C bytes', (r) => r.cBytes);
-  judge(of, 'the AS charge (committed table)', (r) => r.cBytes, [costs.CODE_LAYER, costs.CODE_BYTE]);
+  judge(of, 'the C bytes x the code ratios', (r) => r.estimated);
+  judge(of, 'the AS charge (committed table)', (r) => r.estimated, [costs.CODE_LAYER, costs.CODE_BYTE]);
 }

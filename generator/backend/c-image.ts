@@ -16,6 +16,15 @@ import { memoryOf } from '../platforms/types.js';
 export const CODE_PER_SOURCE_BYTE = 0.55;
 
 /**
+ * The key of a layer's code among a platform's compiled bytes per byte of C (Platform.codeRatios): its kernel, the C
+ * path its kernel takes where the template has several (KernelView.codePath), and ' untiled' for a layer without the
+ * tile loop (whose inlined DMA code compiles denser than a kernel's constant-folded paths).
+ */
+export function codeKey(kernel: string, path: string | undefined, tiled: boolean): string {
+  return `${kernel}${path ? ` ${path}` : ''}${tiled ? '' : ' untiled'}`;
+}
+
+/**
  * Bytes of C source without its comments, what CODE_PER_SOURCE_BYTE multiplies for network.c: a comment in a kernel
  * template compiles to nothing, yet it counted once per layer (a model of many conv layers lost 7 KB of its L2 budget
  * to two added template comments). String and character literals are kept whole.

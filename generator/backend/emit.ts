@@ -18,7 +18,7 @@ import type { TilingPlan } from '../midend/tiling/plan-tiles.js';
 import { encodeTable } from '../midend/tiling/table.js';
 import { buildManifest, type Manifest } from './manifest.js';
 import { nmsImage } from './memory-image.js';
-import { cArenaBytes, cL1ArrayBytes, cL1RecordWords, checkCImage, codeBytes } from './c-image.js';
+import { cArenaBytes, cL1ArrayBytes, cL1RecordWords, checkCImage, codeBytes, codeKey } from './c-image.js';
 import { addCProject, copyTree } from './c-project.js';
 import { planPictures } from './plan-pictures.js';
 import { constantImage } from './memory-image.js';
@@ -78,7 +78,8 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
       : tl
         ? { view: kernelView(kernel, l.node, graph, platform), as: '', c: '' }
         : renderKernel(kernel, l.node, graph, platform, fn, comment, symbolOf);
-    let code = { as: r.as, c: r.c };
+    // `cold`: the C each core fetches at its first share (runtime/as/cost.ts CODE_BYTE), where not all of `c`.
+    let code: { as: string; c: string; cold?: string } = { as: r.as, c: r.c };
     if (copy) {
       // No code of its own: the skeleton calls the L3 HAL (copyView).
     } else if (accelerator) {
@@ -86,7 +87,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
     } else if (tl) {
       const t = renderTiledLayer(l.id, fn, tl, graph, plan, platform, tableName(l.id), comment, symbolOf);
       closures.push(...t.closures);
-      code = { as: t.as, c: t.c };
+      code = { as: t.as, c: t.c, cold: t.coldC };
     } else {
       closures.push({ fn, fields: r.view.args.map((a) => a.field), source: r.as });
     }
@@ -102,11 +103,16 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
         arenaOffset: p.offset - plan.arenaOffset,
       };
     });
+    // The C every core fetches cold (runtime/as/cost.ts CODE_BYTE), and the bytes gcc makes of it, estimated by the
+    // platform's measured ratio for the layer's kernel and C path (Platform.codeRatios).
+    const key = codeKey(kernel.name, r.view.codePath, tl !== undefined);
+    const sourceBytes = codeBytes(code.cold ?? code.c);
     return {
       id: l.id,
       fn,
       kernel: kernel.name,
       macs: r.view.macs,
+      coldCode: { key, sourceBytes, bytes: Math.round(sourceBytes * (platform.codeRatios?.[key] ?? platform.codeRatios?.['*'] ?? 1)) },
       reads: [...new Set(r.view.args.filter((a) => !a.write).map((a) => a.tensor))],
       writes: [...new Set(r.view.args.filter((a) => a.write).map((a) => a.tensor))],
       code,
@@ -144,7 +150,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
       // A layer after another: the skeleton's work between them (runtime/as/cost.ts SKELETON).
       after: i > 0,
       // The layer's own C, which its cores fetch cold into the instruction cache (runtime/as/cost.ts CODE_BYTE).
-      codeBytes: codeBytes(k.code.c),
+      codeBytes: k.coldCode.bytes,
     })),
     l1Size: cL1ArrayBytes(tiling) || false,
     l1RecordWords: cL1RecordWords(platform, tiling),

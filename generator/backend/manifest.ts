@@ -103,6 +103,11 @@ export interface ManifestLayer {
   writes: string[];
   /** Present when the layer runs in tiles (Siracusa): what the tiler chose and why. */
   tiling?: ManifestLayerTiling;
+  /**
+   * The C each core fetches cold for the layer: its code key (backend/c-image.ts codeKey), its bytes without comments,
+   * and the compiled bytes the AS charges for them (CODE_BYTE units a core: sourceBytes x the platform's ratio).
+   */
+  code?: { key: string; sourceBytes: number; bytes: number };
 }
 
 export interface ManifestLayerTiling {
@@ -135,7 +140,7 @@ export function buildManifest(a: {
   layers: Layer[];
   plan: MemoryPlan;
   platform: Platform;
-  kernels: { id: number; kernel: string; macs: number; reads: string[]; writes: string[] }[];
+  kernels: { id: number; kernel: string; macs: number; reads: string[]; writes: string[]; coldCode?: ManifestLayer['code'] }[];
   symbolOf: (t: string) => string;
   version: string;
   tiling?: TilingPlan;
@@ -207,6 +212,7 @@ export function buildManifest(a: {
       reads: byId.get(l.id)?.reads ?? [],
       writes: byId.get(l.id)?.writes ?? [],
       ...(a.tiling?.layers.get(l.id) ? { tiling: layerTiling(a.tiling.layers.get(l.id)!) } : {}),
+      ...(byId.get(l.id)?.coldCode ? { code: byId.get(l.id)!.coldCode } : {}),
     })),
     ...(generation ? { generation } : {}),
     ...(a.tiling && platform.tiling

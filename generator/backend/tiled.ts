@@ -13,6 +13,11 @@ export interface RenderedTiledLayer {
   c: string;
   /** Every instance closure, for the closure lint. */
   closures: { fn: string; fields: string[]; source: string }[];
+  /**
+   * The C every core of the layer fetches cold (CODE_LAYER, CODE_BYTE): the tile loop and the first shape's closure;
+   * a further shape's is fetched by the cores that run it (CODE_SHAPE).
+   */
+  coldC: string;
 }
 
 /**
@@ -65,6 +70,7 @@ export function renderTiledLayer(
     as: [...instances.map((i) => i.r.as), loopAs].join('\n'),
     c: [...instances.map((i) => i.r.c), loopC].join('\n'),
     closures: instances.map((i) => ({ fn: i.fn, fields: i.r.view.args.map((a) => a.field), source: i.r.as })),
+    coldC: [instances[0].r.c, loopC].join('\n'),
   };
 }
 

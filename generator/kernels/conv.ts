@@ -174,6 +174,7 @@ export const convKernel: KernelDef = {
         ...ep.params,
       },
       macs: N * CO * HO * WO * CIG * KH * KW,
+      codePath: cdot ? (cdot.pointwise ? 'simd 1x1' : 'simd') : plane ? 'plane' : rowdot ? 'row' : 'scalar',
     };
   },
 };
@@ -284,7 +285,11 @@ export function gatherWork(node: Node, g: Graph, out: readonly number[], platfor
   // four leave.
   const accs = N * HO * pairs * (plan.fused ? CO - 4 * blockQuads(CO, plan.block) : CO);
   const padMacs = N * HO * pairs * 2 * CO * (plan.computedTaps - per);
-  if (quads) return { units, rows: 0, quads: units * quads, bytes: 0, words: 0, blocks, accs, padMacs };
+  // Units are dealt round robin (conv.c): the busiest core takes ceil(units / cores) of them, not a row's share (a
+  // 128-channel 1x1 tile of 3 rows x 6 pixels is 36 units, 5 on four cores and 4 on the others: 11 % over an
+  // eighth, which MobileNetV1's planner missed, choosing such tiles that ran 9 % slower on the ISS).
+  const busiest = units > 0 ? Math.ceil(units / cores) / units : 0;
+  if (quads) return { units, rows: 0, quads: units * quads, bytes: 0, words: 0, blocks, accs, padMacs, busiest };
   // The unpaired gathers (every unit's two, or a row's lone last pixel twice): pixels whose window and word lie inside
   // the input copy a word per window row (GATHER_WORD), the others their taps byte by byte (COPY_BYTE).
   const [H, W] = is1d ? [1, x.shape[2]] : [x.shape[2], x.shape[3]];
@@ -304,6 +309,7 @@ export function gatherWork(node: Node, g: Graph, out: readonly number[], platfor
   const wordPixels = N * plan.blocks * rowsInside * wordGathers;
   return {
     units, rows: pairedUnits * CIG * KH, quads: 0, words: wordPixels * CIG * KH, bytes: (gathers - wordPixels) * per, blocks, accs, padMacs,
+    busiest,
   };
 }
 

@@ -20,6 +20,12 @@ export interface KernelView {
   params: Record<string, unknown>;
   /** Work of the node, for the manifest and profile: multiply-accumulates (0 for data movement). */
   macs: number;
+  /**
+   * Which of the kernel's C paths the node takes, where one template holds paths whose C compiles to code of quite
+   * different sizes per byte (the conv's SIMD loop, its row and plane paths): with the kernel's name, the key of the
+   * platform's compiled bytes per byte of C (Platform.codeRatios; backend/emit.ts).
+   */
+  codePath?: string;
 }
 
 export interface KernelContext {
@@ -43,6 +49,11 @@ export interface ExtraWork {
   accs: number;
   /** MACs the dot loop computes past the filter's taps (its chunks rounded up to whole words), at the MAC's cost. */
   padMacs: number;
+  /**
+   * The busiest core's share of the tile's work where the kernel deals it otherwise than by rows (busiestShare): the
+   * SIMD conv's units, round robin. Absent: rows.
+   */
+  busiest?: number;
 }
 
 export interface KernelDef {

@@ -164,6 +164,12 @@ export interface Platform {
   /** Kernels in order of preference: the first that accepts a node runs it. */
   kernels: KernelDef[];
   costs: CoreCosts;
+  /**
+   * Compiled bytes per byte of a layer's C (comments left out) by the layer's code key (backend/emit.ts codeKey: the
+   * kernel's name, its C path, whether it runs in tiles), `*` for a key not listed: the AS's CODE_BYTE units are the
+   * C's bytes times it. Measured by the cost fit on the calibration layers' ELFs; absent, the C's bytes themselves.
+   */
+  codeRatios?: Readonly<Record<string, number>>;
   /** Present on chips whose kernels compute in a small memory fed by DMA. */
   tiling?: TilingTarget;
   /**

@@ -297,8 +297,9 @@ export const NORM_SUM_WIDE: i32 = 61;
 /**
  * A layer's code fetched cold into the cluster's instruction cache by each core of the team when it first runs in
  * the layer: every layer's code is its own (specialised to its shapes), so none of it is cached when the layer
- * starts. Its lines are about a fixed part (CODE_LAYER) and a part per byte of the layer's C (CODE_BYTE: its kernel
- * and tile code, comments left out, backend/c-image.ts codeBytes), charged once per core and layer; and for a tiled
+ * starts. Its lines are about a fixed part (CODE_LAYER) and a part per compiled byte (CODE_BYTE: the layer's cold C,
+ * its kernel or its tile loop and first tile shape, comments left out, times the bytes gcc makes of a byte of that
+ * kernel's C path, measured by the fit: Platform.codeRatios, backend/c-image.ts), charged once per core and layer; and for a tiled
  * layer the HAL's tile and DMA code its tile loop inlines (CODE_TILES), once on core 0, which drives the tiles
  * (runtime/as/cluster.ts). The C's cycles for them are the RV32 core's instruction-fetch stalls
  * (emulator/assembly/iss/icache.ts). 0 where the ISS models no instruction cache.

@@ -28,6 +28,10 @@ export interface Fit {
   betweenLayers: CostClass[];
   /** Of them, the classes measured on the ISS's instruction-cache misses (measuredFromColdLines). */
   fromColdLines: CostClass[];
+  /** Of them, the classes measured on the team's cores' waits for the instruction cache (measuredFromWorkerFetch). */
+  fromWorkerFetch?: CostClass[];
+  /** Compiled bytes per byte of C by code key (codeRatiosOf; Platform.codeRatios). */
+  codeRatios?: Record<string, number>;
   /** Of them, the fixed costs measured on the few-output layers (fixedOnFewOutputs). */
   onFewOutputs: CostClass[];
   /** Whether those were measured on the whole team (team.ts), not on one core. */
@@ -108,8 +112,8 @@ const CODE_CLASSES: readonly CostClass[] = ['CODE_LAYER', 'CODE_BYTE', 'CODE_TIL
  * which are per unit of their work: the per-unit classes take those. Absent when no row charged code; 0 when none
  * brought a line in (an ISS without the cache: nothing to charge, and the least squares must not take them).
  */
-export function measuredFromColdLines(rows: CalibrationRow[]): Map<CostClass, number> {
-  const classes = CODE_CLASSES.filter((c) => rows.some((r) => r.units[COST_CLASSES.indexOf(c)] > 0));
+export function measuredFromColdLines(rows: CalibrationRow[], held: readonly CostClass[] = []): Map<CostClass, number> {
+  const classes = CODE_CLASSES.filter((c) => !held.includes(c) && rows.some((r) => r.units[COST_CLASSES.indexOf(c)] > 0));
   if (classes.length === 0) return new Map();
   const ks = classes.map((c) => COST_CLASSES.indexOf(c));
   const used = rows.filter((r) => ks.some((k) => r.units[k] > 0) && r.issColdCycles > 0);
@@ -119,6 +123,40 @@ export function measuredFromColdLines(rows: CalibrationRow[]): Map<CostClass, nu
   // CODE_BYTE, and a model's small layers of large C came out 25 % over)
   const x = nnls(used.map((r) => ks.map((k) => r.units[k] / r.issCycles)), used.map((r) => r.issColdCycles / r.issCycles));
   return new Map(classes.map((c, j) => [c, Math.round(x[j] * 64) / 64]));
+}
+
+/**
+ * The layer's code that every core of a team fetches cold (CODE_LAYER a core, CODE_BYTE a byte of its C), measured on
+ * the ISS's waits for the instruction cache of the cores that run the kernel alone (TeamRun.workerFetch; core 0 also
+ * drives the tiles), over the few-output layers (non-negative least squares on those cycles): each class from the
+ * counter of the work it stands for. Fitted on the layers' cycles instead, they traded with LAYER and the tile's
+ * costs (all once a layer on core 0's path) and came out at about half of the cores' waits (376 + 0.047 a byte,
+ * where the cores waited 650 + 0.096 a byte), which priced a layer's kernel phase alike whatever its code. Absent
+ * without team runs, or where no core waited (an ISS without the cache).
+ */
+export function measuredFromWorkerFetch(team: TeamRun[]): Map<CostClass, number> {
+  const used = team.filter((r) => r.fewOutputs && r.workerFetch > 0 && r.codeBytes > 0);
+  if (used.length === 0) return new Map();
+  const x = nnls(used.map((r) => [1, r.codeBytes]), used.map((r) => r.workerFetch));
+  return new Map([['CODE_LAYER', Math.round(x[0])], ['CODE_BYTE', Math.round(x[1] * 64) / 64]]);
+}
+
+/**
+ * The compiled bytes per byte of a layer's C, by code key (backend/c-image.ts codeKey), over the one-layer calibration
+ * rows: their compiled bytes over their C's, each key's rows summed, and `*` over all of them (for keys the calibration
+ * lacks). A kernel's C holds constant-folded paths and asm text: its bytes compile at 0.12-0.2 (the SIMD convs) to
+ * 0.5-0.7 (pools, norms) of the C's, which one CODE_BYTE a byte of C could not price alike. In 1/1024ths.
+ */
+export function codeRatiosOf(rows: CalibrationRow[]): Record<string, number> {
+  const sums = new Map<string, [number, number]>();
+  for (const r of rows) {
+    if (!r.code || r.code.sourceBytes === 0 || r.code.compiled === 0) continue;
+    for (const key of [r.code.key, '*']) {
+      const [c, s] = sums.get(key) ?? [0, 0];
+      sums.set(key, [c + r.code.compiled, s + r.code.sourceBytes]);
+    }
+  }
+  return Object.fromEntries([...sums].sort(([a], [b]) => a.localeCompare(b)).map(([k, [c, s]]) => [k, Math.round((c / s) * 1024) / 1024]));
 }
 
 /**
@@ -155,14 +193,18 @@ export function fixedOnFewOutputs(rows: CalibrationRow[], costs: Record<CostClas
 export async function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, keepGiven: readonly CostClass[] = [], team: TeamRun[] = [], bankSkew?: number): Promise<Fit> {
   if (!rows.some((r) => r.fewOutputs) || FIXED.some((c) => keepGiven.includes(c))) return fitPerUnit(rows, givenCosts, keepGiven);
   const onTeam = team.some((r) => r.fewOutputs);
+  // The code every core of the team fetches, from those cores' waits (measuredFromWorkerFetch): held through the rounds.
+  const worker = onTeam ? measuredFromWorkerFetch(team) : new Map<CostClass, number>();
+  const given: CoreCosts = { ...givenCosts, ...Object.fromEntries(worker) };
+  const keep = [...keepGiven, ...worker.keys()];
   let fixed = new Map<CostClass, number>();
   for (let round = 0; round < 20; round++) {
-    // On the team the layer's cold code (CODE_*) is measured with the fixed costs: from the cold lines in the first
-    // round only, as where the team's fit starts.
+    // On the team the rest of the layer's cold code (CODE_*) is measured with the fixed costs: from the cold lines in
+    // the first round only, as where the team's fit starts.
     const codeOnTeam = onTeam && round > 0;
-    const fit = fitPerUnit(rows, { ...givenCosts, ...Object.fromEntries(fixed) }, [...keepGiven, ...FIXED, ...(codeOnTeam ? CODE_CLASSES : [])], !codeOnTeam);
+    const fit = fitPerUnit(rows, { ...given, ...Object.fromEntries(fixed) }, [...keep, ...FIXED, ...(codeOnTeam ? CODE_CLASSES : [])], !codeOnTeam);
     const onOne = fixedOnFewOutputs(rows, fit.costs);
-    const code = CODE_CLASSES.filter((c) => fit.fromColdLines.includes(c) || fixed.has(c));
+    const code = CODE_CLASSES.filter((c) => !worker.has(c) && (fit.fromColdLines.includes(c) || fixed.has(c)));
     let next = onTeam ? await fixedOnTeam(team, { ...fit.costs, ...Object.fromEntries(round > 0 ? fixed : onOne) }, [...onOne.keys(), ...TEAM_ONLY, ...code], givenCosts as Record<CostClass, number>, bankSkew) : onOne;
     // Classes that stand for about the same work (LAYER, CALL and CODE_LAYER once a layer; TILE and CODE_TILES once
     // a one-tile layer's) can trade places from one round to the next, each round's least squares starting where the
@@ -171,8 +213,8 @@ export async function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, ke
     // Settled when no fixed cost moves by more than its step (a cycle; on the team the whole cycles of the AS runs can
     // make one alternate by a step between rounds): the per-unit classes are then fitted once more with the last ones.
     if (round > 0 && [...next].every(([c, v]) => Math.abs(fixed.get(c)! - v) <= 1 / teamStepOf(c))) {
-      const last = [...next].every(([c, v]) => fixed.get(c) === v) ? fit : fitPerUnit(rows, { ...givenCosts, ...Object.fromEntries(next) }, [...keepGiven, ...FIXED, ...(onTeam ? CODE_CLASSES : [])], !onTeam);
-      return { ...last, fitted: [...last.fitted, ...next.keys()], onFewOutputs: [...next.keys()], onTeam };
+      const last = [...next].every(([c, v]) => fixed.get(c) === v) ? fit : fitPerUnit(rows, { ...given, ...Object.fromEntries(next) }, [...keep, ...FIXED, ...(onTeam ? CODE_CLASSES : [])], !onTeam);
+      return { ...last, fitted: [...last.fitted, ...next.keys(), ...worker.keys()], onFewOutputs: [...next.keys()], onTeam, fromWorkerFetch: [...worker.keys()] };
     }
     if (process.env.FIRMGEN_FIT_TEAM_LOG) console.log(`round ${round}: ${[...next].map(([c, v]) => `${c} ${v}`).join(', ')}`);
     fixed = next;
@@ -187,7 +229,7 @@ function fitPerUnit(rows: CalibrationRow[], givenCosts: CoreCosts, keepGiven: re
   // The rows of a layer after another measure the skeleton only (layers.ts afterAnother); the calibration layers that
   // compile to several kernels stay.
   const single = rows.filter((r) => !r.name.endsWith(AFTER_ANOTHER));
-  const cold = coldLines ? measuredFromColdLines(single) : new Map<CostClass, number>();
+  const cold = coldLines ? measuredFromColdLines(single, keepGiven) : new Map<CostClass, number>();
   const given = { ...givenCosts, ...Object.fromEntries(apart), ...Object.fromEntries(cold) };
   const keep = [...keepGiven, ...apart.keys(), ...cold.keys()];
   const fitted = COST_CLASSES.filter((c, k) => !keep.includes(c) && !HELD.includes(c) && single.some((r) => r.units[k] > 0));
@@ -206,5 +248,5 @@ function fitPerUnit(rows: CalibrationRow[], givenCosts: CoreCosts, keepGiven: re
     const predicted = r.asOther + COST_CLASSES.reduce((s, c, k) => s + r.units[k] * costs[c], 0);
     return { name: r.name, predicted: Math.round(predicted), iss: r.issCycles, ratio: predicted / r.issCycles };
   });
-  return { costs, fitted, apart: [...apart.keys()], betweenLayers: [...between.keys()], fromColdLines: [...cold.keys()], onFewOutputs: [], ratios };
+  return { costs, fitted, apart: [...apart.keys()], betweenLayers: [...between.keys()], fromColdLines: [...cold.keys()], onFewOutputs: [], ratios, codeRatios: codeRatiosOf(rows) };
 }

@@ -3,12 +3,14 @@
  * class, and its cycles) and the rv32-xpulp C on the ISS (the cycles measured on the code a user flashes). Both
  * outputs must be equal before a row counts.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeNpz } from '../../generator/onnx/npy.js';
 import { generateFirmware } from '../../generator/pipeline.js';
 import { COST_CLASSES } from '../../generator/platforms/types.js';
 import { runIss } from '../../runtime/node/iss-run.js';
+import { STALL } from '../../runtime/node/iss.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import type { NDArray } from '../../generator/ir/ndarray.js';
 import { runInputs, type CalibrationLayer } from './layers.js';
@@ -30,6 +32,24 @@ export interface CalibrationRow {
   issBetweenCycles: number;
   /** A layer of a few outputs (layers.ts fewOutputs). */
   fewOutputs?: boolean;
+  /**
+   * A row of one layer of one kernel function: its code key and C bytes (the manifest's), and the bytes gcc made of
+   * them (compiledBytes): the platform's compiled bytes per byte of C (fit.ts codeRatiosOf).
+   */
+  code?: { key: string; sourceBytes: number; compiled: number };
+}
+
+/**
+ * Bytes of the layer functions (the skeleton names them L_<id>_...: a layer's kernel, tile shapes and tile loop) in
+ * the C build's ELF under `out`, read from its symbol table.
+ */
+export function compiledBytes(out: string): number {
+  const dir = join(out, 'c');
+  const elf = readdirSync(dir).find((f) => f.endsWith('.elf'));
+  if (!elf) throw new Error(`no ELF in ${dir}`);
+  const nm = execFileSync('riscv64-unknown-elf-nm', ['-S', join(dir, elf)], { encoding: 'utf8' });
+  return nm.split('\n').map((l) => l.split(' ')).filter((f) => f.length === 4 && /^[tT]$/.test(f[2]) && f[3].startsWith('L_'))
+    .reduce((s, f) => s + parseInt(f[1], 16), 0);
 }
 
 /** A row counts only when the AS firmware and the C on the ISS computed the same bytes. */
@@ -69,7 +89,7 @@ export async function measure(layers: CalibrationLayer[], work: string, target: 
   for (const [i, l] of layers.entries()) {
     const { model, sample, out } = writeLayer(l, join(work, `layer${i}`));
     // Planned with a fixed table (planCostsOf): the tiles (and so the units per class) do not follow the table being fitted.
-    generateFirmware({ model, platform: target.platform, out, ...target.options, ...l.options, sampleInputs: sample, planCosts: planCostsOf(target) });
+    const { manifest } = generateFirmware({ model, platform: target.platform, out, ...target.options, ...l.options, sampleInputs: sample, planCosts: planCostsOf(target) });
     const inputs = runInputs(l);
     const as = await runFirmware(out, inputs, { costs: table });
     const iss = await runIss(out, inputs);
@@ -80,6 +100,9 @@ export async function measure(layers: CalibrationLayer[], work: string, target: 
       name: l.name, units: as.units, asCycles: as.cycles, asOther: as.cycles - compute, issCycles: iss.networkCycles,
       issColdCycles: iss.icacheColdCycles, issBetweenCycles: iss.networkCycles - iss.layers.reduce((s, x) => s + x.cycles, 0),
       fewOutputs: l.fewOutputs === true,
+      // One layer of one kernel function: a further tile shape's C is not in the cold C (CODE_SHAPE's), but in the ELF.
+      ...(manifest.layers.length === 1 && manifest.layers[0].code && (manifest.layers[0].tiling?.instances ?? 1) === 1
+        ? { code: { key: manifest.layers[0].code.key, sourceBytes: manifest.layers[0].code.sourceBytes, compiled: compiledBytes(out) } } : {}),
     });
   }
   return rows;
@@ -99,7 +122,13 @@ export async function measureTeam(layers: CalibrationLayer[], work: string, targ
     const iss = await runIss(out, inputs);
     const as = await runFirmware(out, inputs);
     checkSameOutputs(l, as.outputs, iss.outputs, ' (whole team)');
-    runs.push({ name: l.name, out, inputs, issCycles: iss.networkCycles, fewOutputs: l.fewOutputs === true });
+    // Harts 1 .. cores are the cluster's cores (hart 0 the fabric controller): core 0 is hart 1.
+    const workers = iss.hartStalls.slice(2).map((s) => s[STALL.fetch]);
+    const perCore = as.units[COST_CLASSES.indexOf('CODE_LAYER')];
+    runs.push({
+      name: l.name, out, inputs, issCycles: iss.networkCycles, fewOutputs: l.fewOutputs === true,
+      workerFetch: Math.max(0, ...workers), codeBytes: perCore > 0 ? as.units[COST_CLASSES.indexOf('CODE_BYTE')] / perCore : 0,
+    });
   }
   return runs;
 }

@@ -32,10 +32,12 @@ const BETWEEN_LAYERS = "apart: the ISS's cycles between the layers of two-layer 
 const fixedWhere = (fit: Fit): string => `on the layers of a few outputs${fit.onTeam ? ' on the whole team' : ''}`;
 /** A class measured on the ISS's instruction-cache misses (fit.ts measuredFromColdLines). */
 const FROM_COLD_LINES = "; the lines the ISS's instruction cache brought from L2 for each layer";
+/** A class measured on the team's cores' waits for the instruction cache (fit.ts measuredFromWorkerFetch). */
+const FROM_WORKER_FETCH = "; the ISS's waits for the instruction cache of the team's cores that run the kernel alone, on the layers of a few outputs";
 /** How class `c` was measured, `say` putting it in the line's words; '' for the least squares. */
 const how = (fit: Fit, c: CostClass, say: (what: string) => string): string =>
   fit.apart.includes(c) ? say(fit.betweenLayers.includes(c) ? BETWEEN_LAYERS : BY_DIFFERENCE)
-    : fit.fromColdLines.includes(c) ? FROM_COLD_LINES : fit.onFewOutputs.includes(c) ? say(fixedWhere(fit)) : '';
+    : fit.fromColdLines.includes(c) ? FROM_COLD_LINES : fit.fromWorkerFetch?.includes(c) ? FROM_WORKER_FETCH : fit.onFewOutputs.includes(c) ? say(fixedWhere(fit)) : '';
 
 export function renderGenerator(fit: Fit, rows: CalibrationRow[], t: FitTarget): string {
   const lines = fit.fitted.map((c) => `  ${c}: ${fit.costs[c]}, // hand count ${t.hand[c]}${how(fit, c, (w) => `; ${w}`)}`);
@@ -48,6 +50,9 @@ export function renderGenerator(fit: Fit, rows: CalibrationRow[], t: FitTarget):
     'export const MEASURED: Partial<CoreCosts> = {',
     ...lines,
     '};',
+    '',
+    "/** Compiled bytes per byte of a layer's C by its code key (Platform.codeRatios): the one-layer calibration rows' ELFs. */",
+    `export const CODE_RATIOS: Readonly<Record<string, number>> = {${Object.entries(fit.codeRatios ?? {}).map(([k, v]) => `\n  ${JSON.stringify(k)}: ${v},`).join('')}${Object.keys(fit.codeRatios ?? {}).length ? '\n' : ''}};`,
     '',
   ].join('\n');
 }

@@ -24,6 +24,13 @@ export interface TeamRun {
   issCycles: number;
   /** A layer of a few outputs (layers.ts fewOutputs): the fixed costs' rows. */
   fewOutputs: boolean;
+  /**
+   * The ISS's longest wait for the instruction cache among the team's cores but core 0 (which also drives the tiles):
+   * a core that runs the layer's kernel and nothing else, its code fetched cold. 0 on a team of one.
+   */
+  workerFetch: number;
+  /** The bytes of the layer's C (the AS run's CODE_BYTE units a core). */
+  codeBytes: number;
 }
 
 /** The step by which a fixed cost is moved to measure its effect on the AS cycles: 64 cycles, or a quarter cycle a

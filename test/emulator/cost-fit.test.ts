@@ -9,7 +9,7 @@ import { MEASURED as GENERIC_MEASURED } from '../../generator/platforms/generic/
 import { FIT_TARGETS, fitTarget } from '../../scripts/cost-fit/targets.js';
 import { createEmulator } from '../../runtime/node/emulator.js';
 import { HAND_COUNTS } from '../../generator/platforms/siracusa/hand-costs.js';
-import { AFTER_ANOTHER, fitCosts, measuredBetweenLayers } from '../../scripts/cost-fit/fit.js';
+import { AFTER_ANOTHER, codeRatiosOf, fitCosts, measuredBetweenLayers, measuredFromWorkerFetch } from '../../scripts/cost-fit/fit.js';
 import { CALIBRATION, calibrationFor } from '../../scripts/cost-fit/layers.js';
 import { measure, measureTeam, type CalibrationRow } from '../../scripts/cost-fit/measure.js';
 import { nnls } from '../../scripts/cost-fit/nnls.js';
@@ -117,6 +117,25 @@ test('the layer\'s cold code: CODE_LAYER + bytes x CODE_BYTE from the lines the 
   const none = await fitCosts(rows.map((r) => ({ ...r, issColdCycles: 0 })), HAND_COUNTS, ['CALL']);
   assert.equal(none.fromColdLines, ['CODE_LAYER', 'CODE_BYTE']);
   assert.equal([none.costs.CODE_LAYER, none.costs.CODE_BYTE], [0, 0]);
+});
+
+test('the code every core of a team fetches: CODE_LAYER + bytes x CODE_BYTE from the waits of the cores that run the kernel alone', () => {
+  // Waits of 640 cycles a layer + 3/32 a byte, on few-output layers of 1,700 to 10,000 bytes of C; a large layer's
+  // repeated misses (not few outputs) and a run without a wait (no instruction cache) do not count.
+  const run = (codeBytes: number, fewOutputs = true, wait = 640 + (codeBytes * 3) / 32) =>
+    ({ name: `${codeBytes}`, out: '', inputs: [], issCycles: 0, fewOutputs, workerFetch: wait, codeBytes });
+  const code = measuredFromWorkerFetch([run(1700), run(3200), run(4600), run(10000), run(9000, false, 12000), run(5000, true, 0)]);
+  assert.equal([...code], [['CODE_LAYER', 640], ['CODE_BYTE', 3 / 32]]);
+  assert.is(measuredFromWorkerFetch([run(3000, true, 0)]).size, 0);
+});
+
+test('compiled bytes per byte of C: each code key\'s rows summed, `*` over all; rows of several layers or no ELF left out', () => {
+  const row = (key: string, sourceBytes: number, compiled: number): CalibrationRow =>
+    ({ name: key, units: [], asCycles: 0, asOther: 0, issCycles: 0, issColdCycles: 0, issBetweenCycles: 0, code: { key, sourceBytes, compiled } });
+  const rows = [row('conv2d simd', 10000, 1200), row('conv2d simd', 6000, 1000), row('maxpool', 2000, 1000), row('gemm', 4000, 0),
+    { name: 'two layers', units: [], asCycles: 0, asOther: 0, issCycles: 0, issColdCycles: 0, issBetweenCycles: 0 }];
+  // 2,200 / 16,000 = 0.1375 (140.8 / 1024), 1,000 / 2,000, and all three: 3,200 / 18,000 (182.04 / 1024)
+  assert.equal(codeRatiosOf(rows), { '*': 182 / 1024, 'conv2d simd': 141 / 1024, maxpool: 0.5 });
 });
 
 test('measure: a conv layer on one core, the AS units are the layer\'s MACs and outputs, the ISS ran the same C', async () => {

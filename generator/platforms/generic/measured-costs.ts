@@ -69,3 +69,23 @@ export const MEASURED: Partial<CoreCosts> = {
   LAYER: 0, // hand count 0; on the layers of a few outputs
   CALL: 0, // hand count 32; on the layers of a few outputs
 };
+
+/** Compiled bytes per byte of a layer's C by its code key (Platform.codeRatios): the one-layer calibration rows' ELFs. */
+export const CODE_RATIOS: Readonly<Record<string, number>> = {
+  "*": 0.2646484375,
+  "conv2d plane untiled": 0.2685546875,
+  "conv2d row untiled": 0.4599609375,
+  "conv2d scalar untiled": 0.220703125,
+  "conv2d simd 1x1 untiled": 0.18359375,
+  "conv2d simd untiled": 0.2109375,
+  "copy untiled": 0.255859375,
+  "elementwise untiled": 0.310546875,
+  "gather untiled": 0.6328125,
+  "gemm untiled": 0.2900390625,
+  "irmsnorm untiled": 0.61328125,
+  "isoftmax untiled": 0.314453125,
+  "maxpool untiled": 0.9228515625,
+  "qlayernorm untiled": 0.87109375,
+  "reduce untiled": 0.2724609375,
+  "tablesoftmax untiled": 0.4130859375,
+};

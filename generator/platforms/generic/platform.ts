@@ -3,7 +3,7 @@ import { boundByPosition } from '../../frontend/passes/bound-by-position.js';
 import { nMajorWeights } from '../../frontend/passes/n-major-weights.js';
 import { CORE_PASSES } from '../passes.js';
 import type { CoreCosts, Platform } from '../types.js';
-import { MEASURED } from './measured-costs.js';
+import { CODE_RATIOS, MEASURED } from './measured-costs.js';
 
 /**
  * The emulator's generic cost table: a scalar in-order core (docs/timing.md; test/platforms/emulator-agrees.test.ts
@@ -120,6 +120,7 @@ export const generic: Platform = {
   kernels: CORE_KERNELS,
   // Measured on its C where the calibration reaches (npm run fit:costs), hand counts elsewhere (docs/timing.md).
   costs: { ...SCALAR_CORE_COSTS, ...MEASURED },
+  codeRatios: CODE_RATIOS,
   // The C image: code, data, stack and arena share the one RAM. Its board is any bare-metal core with a C compiler;
   // the rv32 build (picolibc + semihosting + HAL: 13 KiB measured, 16 KiB allowed) is the one built and run here.
   image: {
