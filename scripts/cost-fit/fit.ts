@@ -126,12 +126,12 @@ export function measuredFromColdLines(rows: CalibrationRow[], held: readonly Cos
 }
 
 /**
- * The layer's code that every core of a team fetches cold (CODE_LAYER a core, CODE_BYTE a byte of its C), measured on
+ * The layer's code that every core of a team fetches cold (CODE_LAYER a core, CODE_BYTE a compiled byte), measured on
  * the ISS's waits for the instruction cache of the cores that run the kernel alone (TeamRun.workerFetch; core 0 also
  * drives the tiles), over the few-output layers (non-negative least squares on those cycles): each class from the
  * counter of the work it stands for. Fitted on the layers' cycles instead, they traded with LAYER and the tile's
- * costs (all once a layer on core 0's path) and came out at about half of the cores' waits (376 + 0.047 a byte,
- * where the cores waited 650 + 0.096 a byte), which priced a layer's kernel phase alike whatever its code. Absent
+ * costs (all once a layer on core 0's path) and came out at about half of the cores' waits (376 + 0.047 a byte of C,
+ * where the cores waited 650 + 0.096 a byte of C), which priced a layer's kernel phase alike whatever its code. Absent
  * without team runs, or where no core waited (an ISS without the cache).
  */
 export function measuredFromWorkerFetch(team: TeamRun[]): Map<CostClass, number> {

@@ -29,7 +29,7 @@ export interface TeamRun {
    * a core that runs the layer's kernel and nothing else, its code fetched cold. 0 on a team of one.
    */
   workerFetch: number;
-  /** The bytes of the layer's C (the AS run's CODE_BYTE units a core). */
+  /** The layer's compiled bytes as the AS charges them (its CODE_BYTE units a core: cold C x the code key's ratio). */
   codeBytes: number;
 }
 
