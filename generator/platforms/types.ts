@@ -165,7 +165,7 @@ export interface Platform {
   kernels: KernelDef[];
   costs: CoreCosts;
   /**
-   * Compiled bytes per byte of a layer's C (comments left out) by the layer's code key (backend/emit.ts codeKey: the
+   * Compiled bytes per byte of a layer's C (comments left out) by the layer's code key (backend/c-image.ts codeKey: the
    * kernel's name, its C path, whether it runs in tiles), `*` for a key not listed: the AS's CODE_BYTE units are the
    * C's bytes times it. Measured by the cost fit on the calibration layers' ELFs; absent, the C's bytes themselves.
    */
