@@ -79,7 +79,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
         ? { view: kernelView(kernel, l.node, graph, platform), as: '', c: '' }
         : renderKernel(kernel, l.node, graph, platform, fn, comment, symbolOf);
     // `cold`: the C each core fetches at its first share (runtime/as/cost.ts CODE_BYTE), where not all of `c`.
-    let code: { as: string; c: string; cold?: string } = { as: r.as, c: r.c };
+    let code: { as: string; c: string; cold?: string; codePath?: string } = { as: r.as, c: r.c };
     if (copy) {
       // No code of its own: the skeleton calls the L3 HAL (copyView).
     } else if (accelerator) {
@@ -87,7 +87,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
     } else if (tl) {
       const t = renderTiledLayer(l.id, fn, tl, graph, plan, platform, tableName(l.id), comment, symbolOf);
       closures.push(...t.closures);
-      code = { as: t.as, c: t.c, cold: t.coldC };
+      code = { as: t.as, c: t.c, cold: t.coldC, codePath: t.codePath };
     } else {
       closures.push({ fn, fields: r.view.args.map((a) => a.field), source: r.as });
     }
@@ -104,8 +104,8 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
       };
     });
     // The C every core fetches cold (runtime/as/cost.ts CODE_BYTE), and the bytes gcc makes of it, estimated by the
-    // platform's measured ratio for the layer's kernel and C path (Platform.codeRatios).
-    const key = codeKey(kernel.name, r.view.codePath, tl !== undefined);
+    // platform's measured ratio for the layer's kernel and the C path of that code (Platform.codeRatios).
+    const key = codeKey(kernel.name, code.codePath ?? r.view.codePath, tl !== undefined);
     const sourceBytes = codeBytes(code.cold ?? code.c);
     return {
       id: l.id,

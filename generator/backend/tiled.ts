@@ -18,6 +18,8 @@ export interface RenderedTiledLayer {
    * a further shape's is fetched by the cores that run it (CODE_SHAPE).
    */
   coldC: string;
+  /** The C path of the first shape's kernel (KernelView.codePath): the cold C's, which may differ from the whole layer's. */
+  codePath?: string;
 }
 
 /**
@@ -71,6 +73,7 @@ export function renderTiledLayer(
     c: [...instances.map((i) => i.r.c), loopC].join('\n'),
     closures: instances.map((i) => ({ fn: i.fn, fields: i.r.view.args.map((a) => a.field), source: i.r.as })),
     coldC: [instances[0].r.c, loopC].join('\n'),
+    codePath: instances[0].r.view.codePath,
   };
 }
 

@@ -11,7 +11,7 @@ export const argMaxKernel: KernelDef = {
   template: 'argmax',
   engine: 'cores',
   accepts: (node, g) => rowAccepts(node, g, ['ArgMax'], 'an ArgMax'),
-  view({ node, graph }) {
+  view({ node, graph, platform }) {
     const { x, L, rows } = rowsOf(node, graph);
     const y = graph.tensors.get(node.outputs[0])!;
     return {
@@ -19,7 +19,11 @@ export const argMaxKernel: KernelDef = {
         { field: 'x', tensor: x.name, dtype: x.dtype, write: false },
         { field: 'y', tensor: y.name, dtype: y.dtype, write: true },
       ],
-      params: { rows, L, x: typeNames(x.dtype), y: typeNames(y.dtype) },
+      // The loop over a row's entries, declared to the emulator's memory model (docs/firmware-abi.md "Memory
+      // streams"): a load an entry, one compare-and-select (POOL_TAP) apart; the logits often stay in L2 (an untiled
+      // layer), whose latency each load then waits for, as the C's does. (Without a platform, SpiNNaker2's row
+      // kinds checking the view's ranges: platforms/spinnaker2/rows.ts.)
+      params: { rows, L, x: typeNames(x.dtype), y: typeNames(y.dtype), period: platform ? Math.max(1, Math.ceil(platform.costs.POOL_TAP)) : 1 },
       macs: 0,
     };
   },

@@ -78,7 +78,7 @@ export function rowsAccepts(node: Node, g: Graph): string | null {
     if (typeof w === 'string') return w;
   }
   try {
-    // The softmax views only check ranges and read no platform data.
+    // The row views only check ranges here and read no platform data (the ArgMax's stream period reads it when it has one).
     v.kernel.view({ node, graph: g, platform: undefined as unknown as Platform });
   } catch (e) {
     if (e instanceof GenError) return e.reason;
