@@ -21,8 +21,8 @@ export const argMaxKernel: KernelDef = {
       ],
       // The loop over a row's entries, declared to the emulator's memory model (docs/firmware-abi.md "Memory
       // streams"): a load an entry, one compare-and-select (POOL_TAP) apart; the logits often stay in L2 (an untiled
-      // layer), whose latency each load then waits for, as the C's does. (Without a platform, SpiNNaker2's row
-      // kinds checking the view's ranges: platforms/spinnaker2/rows.ts.)
+      // layer), whose latency each load then waits for, as the C's does. (Without a platform: a caller that only
+      // checks the view's ranges.)
       params: { rows, L, x: typeNames(x.dtype), y: typeNames(y.dtype), period: platform ? Math.max(1, Math.ceil(platform.costs.POOL_TAP)) : 1 },
       macs: 0,
     };
