@@ -54,6 +54,17 @@ export interface Emitted {
 }
 
 /** Renders C and AS sources, the constant image and the manifest of one model (DESIGN.md, emit). */
+/**
+ * The platform's compiled bytes per byte of C for code key `key` (Platform.codeRatios): the key's own, else the same
+ * kernel and path's with or without its tile loop (a decoder's untiled Slices take the tiled copies'), else `*`.
+ */
+function codeRatio(platform: Platform, key: string): number {
+  const ratios = platform.codeRatios;
+  if (!ratios) return 1;
+  const other = key.endsWith(' untiled') ? key.slice(0, -' untiled'.length) : `${key} untiled`;
+  return ratios[key] ?? ratios[other] ?? ratios['*'] ?? 1;
+}
+
 export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere, onStage }: EmitInput): Emitted {
   const nms = elsewhere?.offsets ?? new Map<string, number>();
   const farImage = plan.far ? constantImage(graph, plan, undefined, plan.far.region) : undefined;
@@ -112,7 +123,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
       fn,
       kernel: kernel.name,
       macs: r.view.macs,
-      coldCode: { key, sourceBytes, bytes: Math.round(sourceBytes * (platform.codeRatios?.[key] ?? platform.codeRatios?.['*'] ?? 1)) },
+      coldCode: { key, sourceBytes, bytes: Math.round(sourceBytes * codeRatio(platform, key)) },
       reads: [...new Set(r.view.args.filter((a) => !a.write).map((a) => a.tensor))],
       writes: [...new Set(r.view.args.filter((a) => a.write).map((a) => a.tensor))],
       code,

@@ -143,20 +143,24 @@ export function measuredFromWorkerFetch(team: TeamRun[]): Map<CostClass, number>
 
 /**
  * The compiled bytes per byte of a layer's C, by code key (backend/c-image.ts codeKey), over the one-layer calibration
- * rows: their compiled bytes over their C's, each key's rows summed, and `*` over all of them (for keys the calibration
- * lacks). A kernel's C holds constant-folded paths and asm text: its bytes compile at 0.12-0.2 (the SIMD convs) to
- * 0.5-0.7 (pools, norms) of the C's, which one CODE_BYTE a byte of C could not price alike. In 1/1024ths.
+ * rows: their compiled bytes over their C's, each key's rows summed, and `*` the median of the keys' (for keys the
+ * calibration lacks: pooled over all rows, the convs' long C set it at 0.18, and a decoder's untiled Slices and cache
+ * writes, 0.27-0.30, came out a third short). A kernel's C holds constant-folded paths and asm text: its bytes compile
+ * at 0.12-0.2 (the SIMD convs) to 0.5-0.7 (pools, norms) of the C's, which one CODE_BYTE a byte of C could not price
+ * alike. In 1/1024ths.
  */
 export function codeRatiosOf(rows: CalibrationRow[]): Record<string, number> {
   const sums = new Map<string, [number, number]>();
   for (const r of rows) {
     if (!r.code || r.code.sourceBytes === 0 || r.code.compiled === 0) continue;
-    for (const key of [r.code.key, '*']) {
-      const [c, s] = sums.get(key) ?? [0, 0];
-      sums.set(key, [c + r.code.compiled, s + r.code.sourceBytes]);
-    }
+    const [c, s] = sums.get(r.code.key) ?? [0, 0];
+    sums.set(r.code.key, [c + r.code.compiled, s + r.code.sourceBytes]);
   }
-  return Object.fromEntries([...sums].sort(([a], [b]) => a.localeCompare(b)).map(([k, [c, s]]) => [k, Math.round((c / s) * 1024) / 1024]));
+  const ratios = new Map([...sums].map(([k, [c, s]]) => [k, c / s]));
+  const sorted = [...ratios.values()].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  if (sorted.length > 0) ratios.set('*', sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2);
+  return Object.fromEntries([...ratios].sort(([a], [b]) => a.localeCompare(b)).map(([k, r]) => [k, Math.round(r * 1024) / 1024]));
 }
 
 /**

@@ -34,10 +34,12 @@ export interface TeamRun {
 }
 
 /** The step by which a fixed cost is moved to measure its effect on the AS cycles: 64 cycles, or a quarter cycle a
- * byte of a layer's C (CODE_BYTE: thousands of bytes a layer, 64 would make the code the whole of every run). */
-const probeOf = (c: CostClass): number => (c === 'CODE_BYTE' ? 0.25 : 64);
-/** Fixed costs are kept in whole cycles, CODE_BYTE in 1/64 cycle a byte (the emulator's table is in 64ths). */
-export const teamStepOf = (c: CostClass): number => (c === 'CODE_BYTE' ? 64 : 1);
+ * byte of a layer's C (CODE_BYTE: thousands of bytes a layer, 64 would make the code the whole of every run), or 4 a
+ * sixteenth of the tile loop's shared code (CODE_TILES, runtime/as/cluster.ts tilesEvicted). */
+const probeOf = (c: CostClass): number => (c === 'CODE_BYTE' ? 0.25 : c === 'CODE_TILES' ? 4 : 64);
+/** Fixed costs are kept in whole cycles, CODE_BYTE and CODE_TILES (a sixteenth) in 1/64 cycle (the emulator's table
+ * is in 64ths). */
+export const teamStepOf = (c: CostClass): number => (c === 'CODE_BYTE' || c === 'CODE_TILES' ? 64 : 1);
 
 /**
  * The weight, per cycle, of each fixed cost's distance from its hand count in the least squares: a tie-break and no
@@ -48,6 +50,9 @@ export const teamStepOf = (c: CostClass): number => (c === 'CODE_BYTE' ? 64 : 1)
  * layers measure moves, and along such a line the costs nearest the hand counts win (CALL's is 34).
  */
 const TIE_BREAK = 1e-5;
+/** Units a whole charge of a class comes in: CODE_TILES charges sixteenths (runtime/as/cluster.ts TILES_PARTS), so
+ * that its tie-break weighs a cycle of the whole as the other classes' does. */
+const unitsOf = (c: CostClass): number => (c === 'CODE_TILES' ? 16 : 1);
 
 /**
  * The AS cycles of each run under `costs` and the bank replay's start skew `bankSkew` (the emulator's own where
@@ -74,8 +79,8 @@ export async function fixedOnTeam(team: TeamRun[], costs: Record<CostClass, numb
       const moved = await asCycles(runs, { ...current, [c]: current[c] + probeOf(c) }, bankSkew);
       moved.forEach((m, i) => slope[i].push((m - base[i]) / probeOf(c)));
     }
-    const A = [...runs.map((r, i) => slope[i].map((s) => s / r.issCycles)), ...classes.map((_, j) => classes.map((__, k) => (k === j ? TIE_BREAK : 0)))];
-    const b = [...runs.map((r, i) => (r.issCycles - base[i] + classes.reduce((s, c, j) => s + slope[i][j] * current[c], 0)) / r.issCycles), ...classes.map((c) => TIE_BREAK * hand[c])];
+    const A = [...runs.map((r, i) => slope[i].map((s) => s / r.issCycles)), ...classes.map((c, j) => classes.map((__, k) => (k === j ? TIE_BREAK * unitsOf(c) : 0)))];
+    const b = [...runs.map((r, i) => (r.issCycles - base[i] + classes.reduce((s, c, j) => s + slope[i][j] * current[c], 0)) / r.issCycles), ...classes.map((c) => TIE_BREAK * unitsOf(c) * hand[c])];
     const x = nnls(A, b);
     const next = { ...current };
     classes.forEach((c, j) => (next[c] = Math.round(x[j] * teamStepOf(c)) / teamStepOf(c)));

@@ -4,7 +4,7 @@
  * class's stated assumption, runtime/as/cost.ts). Measured by moving CODE_SHAPE alone: the AS cycles grow by that much
  * for each further shape of the plan (the planner's instances), and by nothing where there is one shape or one core.
  * Likewise the tile loop's code for the tiles after the first (CODE_NEXT): once per layer of several tiles, on any
- * team, and never in a layer of one tile.
+ * team, and never in a layer of one tile. And the tile loop's shared code (CODE_TILES) as far as it was evicted.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,6 +60,33 @@ for (const [name, l1, cores] of [['several tiles, 8 cores', 3000, 8], ['several 
     assert.is(grown, tiles > 1 ? MOVED : 0);
   });
 }
+
+/**
+ * The tile loop's shared code (CODE_TILES, in sixteenths): all sixteen at a run's first tiled layer, then at each
+ * tiled layer the part the code fetched since its last run has evicted from the instruction cache's shared level
+ * (64 sets of 4 ways: a line survives a set's refill with probability 3/4), the code since being each earlier layer's
+ * compiled bytes (the manifest's) times its kernel functions (its tile shapes).
+ */
+test('CODE_TILES: whole at the first tiled layer, the evicted part at the later ones', async () => {
+  const model = join(DEEPLOY, 'Models', 'miniMobileNet');
+  const out = join(work, 'tiles-shared');
+  const { manifest } = generateFirmware({ model: join(model, 'network.onnx'), platform: 'siracusa', out });
+  let since = -1;
+  let expected = 0;
+  let evicted = 0;
+  for (const l of manifest.layers) {
+    if (l.tiling) {
+      const parts = since < 0 ? 16 : Math.round(16 * (1 - 0.75 ** (since / 1024)));
+      expected += parts;
+      if (since >= 0 && parts < 16) evicted++;
+      since = 0;
+    }
+    if (since >= 0) since += (l.code?.bytes ?? 0) * (l.tiling?.instances ?? 1);
+  }
+  assert.ok(manifest.layers.filter((l) => l.tiling).length > 2 && evicted > 0, 'several tiled layers, some charged in part');
+  const run = await runFirmware(out, [...readNpz(join(model, 'inputs.npz')).values()]);
+  assert.is(run.units[COST_CLASSES.indexOf('CODE_TILES')], expected);
+});
 
 test.after(() => rmSync(work, { recursive: true, force: true }));
 test.run();

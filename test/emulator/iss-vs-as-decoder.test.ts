@@ -32,10 +32,11 @@ import { quantizedPromptPass } from '../helpers/tiny-llama-prompt.js';
  * (TILE 267 -> 215): the projections' MatMuls of one tile, at 1.08-1.11 of the ISS before, sit on the bound (AS
  * 9,282 -> 9,243 cycles, ISS 10,040-10,320): 189 (the bench's 192), while the step gained 7 and Siracusa's CNNs 3.
  * Then CODE_BYTE in compiled bytes fitted on the worker cores' fetch waits, and the planner's first-tile fetch
- * (docs/timing.md "The fit"): 206 (the bench's 211), the whole pass at 1.00.
+ * (docs/timing.md "The fit"): 206 (the bench's 211), the whole pass at 1.00. Then the tile loop's shared code out of
+ * line, charged as far as the instruction cache lost it, and `*` the median code ratio: 229 (the bench's 227), 1.01.
  * One decoder step: iss-vs-as-step.test.ts.
  */
-const WITHIN_10 = { siracusa: 206, generic: 258 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 229, generic: 258 } as Record<string, number>;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-decoder-'));
 const { model, inputs } = quantizedPromptPass(work);
 const graph = loadOnnxFile(model);

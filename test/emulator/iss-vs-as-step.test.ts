@@ -30,9 +30,12 @@ import { quantizedStep } from '../helpers/tiny-llama-prompt.js';
  * work between layers (SKELETON) put the whole step at 1.04 (1.09). Then the tile loop's code from a second tile on
  * (CODE_NEXT): 178 of 278, the whole step at 1.03. Then CODE_BYTE in compiled bytes fitted on the worker cores'
  * fetch waits (docs/timing.md "The fit"): 203 of 278 (the bench's 200), the whole step at 0.99. Then the ArgMax's
- * loads of the logits declared to the memory model (L2 latency, kernels/argmax.ts; it was at 1.86): 204.
+ * loads of the logits declared to the memory model (L2 latency, kernels/argmax.ts; it was at 1.86): 204. Then the tile
+ * loop's shared code out of line, charged as far as the instruction cache lost it (CODE_TILES in sixteenths), and `*`
+ * the keys' median code ratio (its untiled Slices, Concats and cache writes a third short before): 218, the whole
+ * step at 1.05.
  */
-const WITHIN_10 = { siracusa: 204, generic: 233 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 218, generic: 233 } as Record<string, number>;
 const STEP_BOUND = 1.15;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-step-'));
 const { model, inputs: named } = quantizedStep(work, 128);

@@ -72,7 +72,7 @@ export const MEASURED: Partial<CoreCosts> = {
 
 /** Compiled bytes per byte of a layer's C by its code key (Platform.codeRatios): the one-layer calibration rows' ELFs. */
 export const CODE_RATIOS: Readonly<Record<string, number>> = {
-  "*": 0.2646484375,
+  "*": 0.310546875,
   "conv2d plane untiled": 0.2685546875,
   "conv2d row untiled": 0.4599609375,
   "conv2d scalar untiled": 0.220703125,

@@ -7,6 +7,16 @@
 
 #define FG_TILE_WORDS 5
 
+/* The tile loop's record walkers stay out of line: a network's tiled layers share one copy (gcc keeps it apart once
+   two layers call it), and a network of one tiled layer, such as a calibration layer of the cost fit, compiles its
+   layer function as a network's does (inlined there, the walkers put ~320 bytes of a layer's code on every layer's
+   compiled size that the fit measures: docs/timing.md "The fit"). */
+#if defined(__GNUC__)
+#define FG_TILE_SHARED __attribute__((noinline))
+#else
+#define FG_TILE_SHARED
+#endif
+
 static inline int32_t fg_tile_count(const int32_t *table) { return table[0]; }
 
 static inline const int32_t *fg_tile_record(const int32_t *table, int32_t t) {
@@ -22,7 +32,7 @@ static inline void *fg_tile_ptr(const int32_t *table, int32_t t, int32_t k, uint
 
 /* The transfers of one record (fg_tile_record, or its copy from fg_tile_load): tile t's changed inputs (fetch) or its
    output (store), on one channel; the channel, or -1 if none. */
-static inline int fg_tile_issue_record(const int32_t *r, int32_t n_operands, int store, uint8_t *arena, uint8_t *l1) {
+static inline FG_TILE_SHARED int fg_tile_issue_record(const int32_t *r, int32_t n_operands, int store, uint8_t *arena, uint8_t *l1) {
   const int32_t n_fetch = r[1], n_store = r[2];
   const int32_t n = store ? n_store : n_fetch;
   if (n == 0) return -1;
@@ -51,7 +61,7 @@ static inline int fg_tile_issue(const int32_t *table, int32_t t, int32_t n_opera
 #endif
 #if NETWORK_L1_RECORD_WORDS > 0
 #define FG_TILE_HERE(table, t) ((const int32_t *)fg_l1_records[(t) & 1])
-static inline void fg_tile_load(const int32_t *table, int32_t t, int32_t n_operands) {
+static inline FG_TILE_SHARED void fg_tile_load(const int32_t *table, int32_t t, int32_t n_operands) {
   const int32_t *r = fg_tile_record(table, t);
   const int32_t words = 3 + n_operands + (r[1] + r[2]) * FG_TILE_WORDS;
   const int ch = hal_dma_channel_alloc();
