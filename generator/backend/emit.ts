@@ -53,7 +53,6 @@ export interface Emitted {
   closures?: ClosureSource[];
 }
 
-/** Renders C and AS sources, the constant image and the manifest of one model (DESIGN.md, emit). */
 /**
  * The platform's compiled bytes per byte of C for code key `key` (Platform.codeRatios): the key's own, else the same
  * kernel and path's with or without its tile loop (a decoder's untiled Slices take the tiled copies'), else `*`.
@@ -65,6 +64,7 @@ function codeRatio(platform: Platform, key: string): number {
   return ratios[key] ?? ratios[other] ?? ratios['*'] ?? 1;
 }
 
+/** Renders C and AS sources, the constant image and the manifest of one model (DESIGN.md, emit). */
 export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere, onStage }: EmitInput): Emitted {
   const nms = elsewhere?.offsets ?? new Map<string, number>();
   const farImage = plan.far ? constantImage(graph, plan, undefined, plan.far.region) : undefined;

@@ -9,8 +9,8 @@
 
 /* The tile loop's record walkers stay out of line: a network's tiled layers share one copy (gcc keeps it apart once
    two layers call it), and a network of one tiled layer, such as a calibration layer of the cost fit, compiles its
-   layer function as a network's does (inlined there, the walkers put ~320 bytes of a layer's code on every layer's
-   compiled size that the fit measures: docs/timing.md "The fit"). */
+   layer function as a network's does (inlined there, the walkers, the issue twice and the load, put ~500 bytes on
+   every calibration layer's compiled size that the fit measures: docs/timing.md "The fit"). */
 #if defined(__GNUC__)
 #define FG_TILE_SHARED __attribute__((noinline))
 #else
