@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COST_CLASSES, type CostClass } from '../generator/platforms/types.js';
 import { fitCosts } from './cost-fit/fit.js';
-import { calibrationFor } from './cost-fit/layers.js';
+import { calibrationFor, forFixedCosts } from './cost-fit/layers.js';
 import { measure, measureTeam } from './cost-fit/measure.js';
 import { fitSkew, settleSkew, START_SKEW, type SkewFit } from './cost-fit/skew.js';
 import { DOC_FILE, docWithTable, renderDocTable, renderEmulator, renderGenerator } from './cost-fit/render.js';
@@ -46,7 +46,7 @@ try {
     const rows = await measure(layers, work, t);
     // The layers on the whole team, once: the skew sweep takes them all, the fixed costs the few-output ones.
     const sweep = t.bankSkewConst !== undefined && !noSkew;
-    const team = sweep ? await measureTeam(layers, work, t) : t.fixedOnTeam ? await measureTeam(layers.filter((l) => l.fewOutputs), work, t) : [];
+    const team = sweep ? await measureTeam(layers, work, t) : t.fixedOnTeam ? await measureTeam(layers.filter(forFixedCosts), work, t) : [];
     // The skew and the table are fitted together: the fixed costs are measured on the team's AS runs at a skew, the
     // skew on the AS runs under the table; from no skew, in turn until the skew comes again (skew.ts settleSkew).
     let fit = await fitCosts(rows, t.hand, [...keep, ...(t.held ?? [])], t.fixedOnTeam ? team : [], sweep ? START_SKEW : undefined);
@@ -55,7 +55,8 @@ try {
       const tried = new Map<number, { fit: typeof fit; skew: SkewFit }>();
       let at = START_SKEW;
       for (;;) {
-        const s = await fitSkew(team, COST_CLASSES.map((c) => fit.costs[c]));
+        // The pairs for TRANSFER measure it alone (layers.ts transferPair): not the skew's.
+        const s = await fitSkew(team.filter((r) => !r.transfers), COST_CLASSES.map((c) => fit.costs[c]));
         tried.set(at, { fit, skew: s });
         console.log(`${t.platform}: table fitted at skew ${at}; under it the skew fits ${s.skew} (score ${s.score.get(s.skew)!.toFixed(4)})`);
         if (tried.has(s.skew)) break;

@@ -6,7 +6,7 @@
 import { COST_CLASSES, type CoreCosts, type CostClass } from '../../generator/platforms/types.js';
 import type { CalibrationRow } from './measure.js';
 import { nnls } from './nnls.js';
-import { fixedOnTeam, teamStepOf, type TeamRun } from './team.js';
+import { fixedOnTeam, teamStepOf, transferByDifference, type TeamRun } from './team.js';
 import { DW_LOOP, DW_STRIDED_LOOP, type MacShape } from '../../generator/kernels/streams.js';
 
 /**
@@ -36,6 +36,8 @@ export interface Fit {
   onFewOutputs: CostClass[];
   /** Whether those were measured on the whole team (team.ts), not on one core. */
   onTeam?: boolean;
+  /** Whether TRANSFER was measured by difference on the team (team.ts transferByDifference), not with them. */
+  transfersApart?: boolean;
   /** Per calibration row: the AS prediction with the fitted costs over the ISS cycles. */
   ratios: { name: string; predicted: number; iss: number; ratio: number }[];
 }
@@ -82,6 +84,9 @@ export function measuredByDifference(rows: CalibrationRow[]): Map<CostClass, num
   }
   return new Map([...units].map(([k, u]) => [COST_CLASSES[k], Math.round((cycles.get(k)! / u) * 64) / 64]));
 }
+
+/** Marks the calibration layer planned into tiles of many transfers (layers.ts transferPair). */
+export const MANY_TRANSFERS = ', many transfers';
 
 /** Marks a calibration row that runs another row's layer after a layer of its own (layers.ts afterAnother). */
 export const AFTER_ANOTHER = ' after another';
@@ -209,7 +214,13 @@ export async function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, ke
     const fit = fitPerUnit(rows, { ...given, ...Object.fromEntries(fixed) }, [...keep, ...FIXED, ...(codeOnTeam ? CODE_CLASSES : [])], !codeOnTeam);
     const onOne = fixedOnFewOutputs(rows, fit.costs);
     const code = CODE_CLASSES.filter((c) => !worker.has(c) && (fit.fromColdLines.includes(c) || fixed.has(c)));
-    let next = onTeam ? await fixedOnTeam(team, { ...fit.costs, ...Object.fromEntries(round > 0 ? fixed : onOne) }, [...onOne.keys(), ...TEAM_ONLY, ...code], givenCosts as Record<CostClass, number>, bankSkew) : onOne;
+    const start = { ...fit.costs, ...Object.fromEntries(round > 0 ? fixed : onOne) };
+    // TRANSFER by difference on the team where the calibration has a pair for it (team.ts transferByDifference),
+    // held while the other fixed costs are fitted.
+    const transfer = onTeam ? await transferByDifference(team, start, bankSkew) : undefined;
+    const apart: CostClass[] = transfer === undefined ? [] : ['TRANSFER'];
+    let next = onTeam ? await fixedOnTeam(team, { ...start, ...(transfer === undefined ? {} : { TRANSFER: transfer }) }, [...onOne.keys(), ...TEAM_ONLY, ...code].filter((c) => !apart.includes(c)), givenCosts as Record<CostClass, number>, bankSkew) : onOne;
+    if (transfer !== undefined) next.set('TRANSFER', transfer);
     // Classes that stand for about the same work (LAYER, CALL and CODE_LAYER once a layer; TILE and CODE_TILES once
     // a one-tile layer's) can trade places from one round to the next, each round's least squares starting where the
     // last ended: from the fourth round each moves half way, until they stay.
@@ -218,7 +229,7 @@ export async function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, ke
     // make one alternate by a step between rounds): the per-unit classes are then fitted once more with the last ones.
     if (round > 0 && [...next].every(([c, v]) => Math.abs(fixed.get(c)! - v) <= 1 / teamStepOf(c))) {
       const last = [...next].every(([c, v]) => fixed.get(c) === v) ? fit : fitPerUnit(rows, { ...given, ...Object.fromEntries(next) }, [...keep, ...FIXED, ...(onTeam ? CODE_CLASSES : [])], !onTeam);
-      return { ...last, fitted: [...last.fitted, ...next.keys(), ...worker.keys()], onFewOutputs: [...next.keys()], onTeam, fromWorkerFetch: [...worker.keys()] };
+      return { ...last, fitted: [...last.fitted, ...next.keys(), ...worker.keys()], onFewOutputs: [...next.keys()].filter((c) => !apart.includes(c)), onTeam, fromWorkerFetch: [...worker.keys()], transfersApart: apart.length > 0 };
     }
     if (process.env.FIRMGEN_FIT_TEAM_LOG) console.log(`round ${round}: ${[...next].map(([c, v]) => `${c} ${v}`).join(', ')}`);
     fixed = next;

@@ -14,8 +14,9 @@ import { typeRange } from '../../generator/frontend/passes/quantized/emit.js';
 import { float, OnnxBuilder } from '../../test/helpers/onnx-builder.js';
 import { rowModel, type RowForm } from '../../test/helpers/qdq-rows.js';
 import { Rng } from '../../test/helpers/random.js';
-import { AFTER_ANOTHER, ZERO_INPUTS } from './fit.js';
+import { AFTER_ANOTHER, MANY_TRANSFERS, ZERO_INPUTS } from './fit.js';
 import type { FitTarget } from './targets.js';
+import type { CoreCosts } from '../../generator/platforms/types.js';
 
 export interface CalibrationLayer {
   name: string;
@@ -33,7 +34,20 @@ export interface CalibrationLayer {
   fewOutputs?: true;
   /** Generation options of its runs beside the target's (an untiled layer, a small L1 for several tiles). */
   options?: Record<string, unknown>;
+  /**
+   * Fixed costs over the calibration's plan table (measure.ts planCostsOf) for this layer's plan: another plan of the
+   * same layer (manyTransfers).
+   */
+  plannedWith?: Partial<CoreCosts>;
+  /**
+   * One of a pair of the same layer planned into tiles of few and of many transfers, measured on the team only: the
+   * driving core's programming of a transfer (TRANSFER) by difference (team.ts transferByDifference).
+   */
+  transfers?: 'few' | 'many';
 }
+
+/** The layers whose runs on the whole team the fixed costs are measured on (fit.ts fitCosts). */
+export const forFixedCosts = (l: CalibrationLayer): boolean => l.fewOutputs === true || l.transfers !== undefined;
 
 const prod = (s: number[]): number => s.reduce((a, b) => a * b, 1);
 
@@ -50,6 +64,15 @@ function requant(b: OnnxBuilder, x: string, y: string, wide: Wide = false, mul =
   b.initializer(`${y}_mul`, 'int32', [1], [m]);
   b.initializer(`${y}_add`, 'int32', [1], [add]);
   b.node('RequantShift', [x, `${y}_mul`, `${y}_add`], [y], { div: float(div), n_levels: float(256), signed: float(1) });
+}
+
+/**
+ * A layer's pair for TRANSFER (team.ts transferByDifference): planned as the calibration plans it, which moves two
+ * transfers a tile, and with each transfer a gain to the planner (TRANSFER -30, planner's table only), which then cuts
+ * as many tiles along the axes whose runs are short: each tile moves many short runs.
+ */
+function transferPair(l: CalibrationLayer): CalibrationLayer[] {
+  return [{ ...l, transfers: 'few' }, { ...l, name: `${l.name}${MANY_TRANSFERS}`, transfers: 'many', plannedWith: { TRANSFER: -30 } }];
 }
 
 /** The layer's firmware run on inputs of zeros: what its costs that follow the data (CLIP_TAKEN) leave. */
@@ -503,6 +526,13 @@ export const CALIBRATION: CalibrationLayer[] = [
     // the SIMD conv and the depthwise one.
     ...([[conv(4, 4, 8, 3), 600], [conv(8, 8, 8, 3, 1, true), 900], [conv(4, 8, 6, 3), 600]] as const).map(([l, l1]) => ({ ...l, name: `${l.name} L1 ${l1}`, options: { l1 } }))]
     .map((l): CalibrationLayer => ({ ...l, fewOutputs: true })),
+  // Transposes the planner can cut into the same tiles by rows (two transfers a tile) or by columns (25 and 49 a tile
+  // of runs of 2 and 3 bytes): the driving core's programming of a transfer (TRANSFER) by the difference, on the team
+  // only. Among the few-output layers it traded against CALL, which the layers of nine transfers a tile and less could
+  // not tell it from: a refit put it at 0, and the planner cut a Transpose of 2x24x40 at 1,200 bytes of L1 by columns
+  // again (ISS 17,652 cycles against 9,415 by rows, 11,395 on L2).
+  ...([[transpose([4, 16, 24], [2, 0, 1]), 900], [transpose([2, 20, 48], [2, 0, 1]), 1200]] as const)
+    .flatMap(([l, l1]) => transferPair({ ...l, name: `${l.name} L1 ${l1}`, options: { l1 } })),
   // Four of them after another layer, tiled and untiled (afterAnother): the skeleton's cycles between two layers
   // (SKELETON, fit.ts measuredBetweenLayers). Not among the few-output rows nor the least squares (fit.ts).
   ...[gemm(1, 64, 64), transpose([1, 1, 4, 16], [0, 2, 1, 3]), requantAlone(64, 1)].map(afterAnother),

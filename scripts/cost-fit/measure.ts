@@ -79,6 +79,10 @@ export function planCostsOf(target: FitTarget): FitTarget['hand'] {
   return { ...target.hand, ...(target.planFixed ?? {}) };
 }
 
+/** The table a calibration layer is planned with: planCostsOf's, and the layer's own over it (CalibrationLayer.plannedWith). */
+const planOf = (l: CalibrationLayer, target: FitTarget): FitTarget['hand'] => ({ ...planCostsOf(target), ...(l.plannedWith ?? {}) });
+
+/** The one-core rows of `layers`; the pairs for TRANSFER (CalibrationLayer.transfers) run on the team only. */
 export async function measure(layers: CalibrationLayer[], work: string, target: FitTarget): Promise<CalibrationRow[]> {
   // The AS firmware runs against the hand counts, a table fixed in the code: compute() taken out of its cycles
   // leaves what does not depend on the table, so the fit is a function of the code alone (not of the table it last
@@ -87,9 +91,10 @@ export async function measure(layers: CalibrationLayer[], work: string, target: 
   const table = COST_CLASSES.map((c) => costs[c]);
   const rows: CalibrationRow[] = [];
   for (const [i, l] of layers.entries()) {
+    if (l.transfers) continue;
     const { model, sample, out } = writeLayer(l, join(work, `layer${i}`));
     // Planned with a fixed table (planCostsOf): the tiles (and so the units per class) do not follow the table being fitted.
-    const { manifest } = generateFirmware({ model, platform: target.platform, out, ...target.options, ...l.options, sampleInputs: sample, planCosts: planCostsOf(target) });
+    const { manifest } = generateFirmware({ model, platform: target.platform, out, ...target.options, ...l.options, sampleInputs: sample, planCosts: planOf(l, target) });
     const inputs = runInputs(l);
     const as = await runFirmware(out, inputs, { costs: table });
     const iss = await runIss(out, inputs);
@@ -117,7 +122,7 @@ export async function measureTeam(layers: CalibrationLayer[], work: string, targ
   const runs: TeamRun[] = [];
   for (const [i, l] of layers.entries()) {
     const { model, sample, out } = writeLayer(l, join(work, `team${i}`));
-    generateFirmware({ model, platform: target.platform, out, ...l.options, sampleInputs: sample, planCosts: planCostsOf(target) });
+    generateFirmware({ model, platform: target.platform, out, ...l.options, sampleInputs: sample, planCosts: planOf(l, target) });
     const inputs = runInputs(l);
     const iss = await runIss(out, inputs);
     const as = await runFirmware(out, inputs);
@@ -126,7 +131,8 @@ export async function measureTeam(layers: CalibrationLayer[], work: string, targ
     const workers = iss.hartStalls.slice(2).map((s) => s[STALL.fetch]);
     const perCore = as.units[COST_CLASSES.indexOf('CODE_LAYER')];
     runs.push({
-      name: l.name, out, inputs, issCycles: iss.networkCycles, fewOutputs: l.fewOutputs === true,
+      name: l.name, out, inputs, issCycles: iss.networkCycles, fewOutputs: l.fewOutputs === true, transfers: l.transfers,
+      transferUnits: as.units[COST_CLASSES.indexOf('TRANSFER')],
       workerFetch: Math.max(0, ...workers), codeBytes: perCore > 0 ? as.units[COST_CLASSES.indexOf('CODE_BYTE')] / perCore : 0,
     });
   }

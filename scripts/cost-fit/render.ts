@@ -28,6 +28,8 @@ function provenance(fit: Fit, rows: CalibrationRow[], platform: string): string[
  * layers of two-layer runs (measuredBetweenLayers: SKELETON). */
 const BY_DIFFERENCE = 'by difference: the same layers on their data and on zeros';
 const BETWEEN_LAYERS = "apart: the ISS's cycles between the layers of two-layer runs";
+/** TRANSFER measured by difference on the team (team.ts transferByDifference). */
+const BY_TRANSFERS = 'by difference: layers planned in tiles of few and of many transfers, on the whole team';
 /** Where a fixed cost was measured (fit.ts fixedOnFewOutputs; on the whole team: team.ts). */
 const fixedWhere = (fit: Fit): string => `on the layers of a few outputs${fit.onTeam ? ' on the whole team' : ''}`;
 /** A class measured on the ISS's instruction-cache misses (fit.ts measuredFromColdLines). */
@@ -36,7 +38,7 @@ const FROM_COLD_LINES = "; the lines the ISS's instruction cache brought from L2
 const FROM_WORKER_FETCH = "; the ISS's waits for the instruction cache of the team's cores that run the kernel alone, on the layers of a few outputs";
 /** How class `c` was measured, `say` putting it in the line's words; '' for the least squares. */
 const how = (fit: Fit, c: CostClass, say: (what: string) => string): string =>
-  fit.apart.includes(c) ? say(fit.betweenLayers.includes(c) ? BETWEEN_LAYERS : BY_DIFFERENCE)
+  c === 'TRANSFER' && fit.transfersApart ? say(BY_TRANSFERS) : fit.apart.includes(c) ? say(fit.betweenLayers.includes(c) ? BETWEEN_LAYERS : BY_DIFFERENCE)
     : fit.fromColdLines.includes(c) ? FROM_COLD_LINES : fit.fromWorkerFetch?.includes(c) ? FROM_WORKER_FETCH : fit.onFewOutputs.includes(c) ? say(fixedWhere(fit)) : '';
 
 export function renderGenerator(fit: Fit, rows: CalibrationRow[], t: FitTarget): string {

@@ -14,6 +14,7 @@
 import { COST_CLASSES, type CostClass } from '../../generator/platforms/types.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import type { NDArray } from '../../generator/ir/ndarray.js';
+import { MANY_TRANSFERS } from './fit.js';
 import { nnls } from './nnls.js';
 
 /** A calibration layer's firmware for the whole team and its ISS cycles (measure.ts measureTeam). */
@@ -31,6 +32,9 @@ export interface TeamRun {
   workerFetch: number;
   /** The layer's compiled bytes as the AS charges them (its CODE_BYTE units a core: cold C x the code key's ratio). */
   codeBytes: number;
+  /** One of a pair for TRANSFER (layers.ts transferPair), and the transfers the AS charged it (its TRANSFER units). */
+  transfers?: 'few' | 'many';
+  transferUnits?: number;
 }
 
 /** The step by which a fixed cost is moved to measure its effect on the AS cycles: 64 cycles, or a quarter cycle a
@@ -92,4 +96,45 @@ export async function fixedOnTeam(team: TeamRun[], costs: Record<CostClass, numb
     runs.forEach((r, i) => console.log(`team ${r.name}: ISS ${r.issCycles} AS ${final[i]} AS/ISS ${(final[i] / r.issCycles).toFixed(3)}`));
   }
   return new Map(classes.map((c) => [c, current[c]]));
+}
+
+/** The step TRANSFER is moved by to measure the AS runs' slope (transferByDifference). */
+const TRANSFER_PROBE = 64;
+
+/**
+ * TRANSFER, the driving core's programming of a transfer, by difference on the team: each pair (layers.ts
+ * transferPair) is one layer planned into tiles of few and of many transfers, and TRANSFER is the cost at which the
+ * AS runs' difference between the two equals the ISS's (Newton's steps on the AS runs themselves, the other classes
+ * at `costs`), in whole cycles. Among the few-output layers it traded against CALL (those program two to nine
+ * transfers a tile, about as many as they call), and at 0 the planner cut layers into tiles of many short transfers
+ * again. Undefined without pairs.
+ */
+export async function transferByDifference(team: TeamRun[], costs: Record<CostClass, number>, bankSkew?: number): Promise<number | undefined> {
+  const pairs = team.filter((r) => r.transfers === 'many').map((many): [TeamRun, TeamRun] => {
+    const few = team.find((r) => r.transfers === 'few' && r.name === many.name.slice(0, -MANY_TRANSFERS.length));
+    if (!few) throw new Error(`calibration layer '${many.name}' has no layer of few transfers beside it`);
+    if ((many.transferUnits ?? 0) <= (few.transferUnits ?? 0)) {
+      throw new Error(`calibration layer '${many.name}' was planned with no more transfers than '${few.name}' (${many.transferUnits} against ${few.transferUnits}): the planner no longer cuts it two ways`);
+    }
+    return [few, many];
+  });
+  if (pairs.length === 0) return undefined;
+  const issGap = pairs.reduce((s, [few, many]) => s + many.issCycles - few.issCycles, 0);
+  const gapAt = async (transfer: number): Promise<number> => {
+    const at = { ...costs, TRANSFER: transfer };
+    const few = await asCycles(pairs.map(([f]) => f), at, bankSkew);
+    const many = await asCycles(pairs.map(([, m]) => m), at, bankSkew);
+    return many.reduce((s, c, i) => s + c - few[i], 0);
+  };
+  let transfer = costs.TRANSFER;
+  for (let round = 0; round < 8; round++) {
+    const gap = await gapAt(transfer);
+    const slope = ((await gapAt(transfer + TRANSFER_PROBE)) - gap) / TRANSFER_PROBE;
+    if (slope <= 0) throw new Error(`TRANSFER: the AS runs of its pairs (${pairs.map(([, m]) => m.name).join(', ')}) do not move with it`);
+    const next = Math.max(0, Math.round(transfer + (issGap - gap) / slope));
+    if (next === transfer) break;
+    transfer = next;
+  }
+  if (process.env.FIRMGEN_FIT_TEAM_LOG) console.log(`TRANSFER by difference: ${transfer} (ISS gap ${issGap}, AS gap ${await gapAt(transfer)})`);
+  return transfer;
 }

@@ -10,7 +10,7 @@ import { FIT_TARGETS, fitTarget } from '../../scripts/cost-fit/targets.js';
 import { createEmulator } from '../../runtime/node/emulator.js';
 import { HAND_COUNTS } from '../../generator/platforms/siracusa/hand-costs.js';
 import { AFTER_ANOTHER, codeRatiosOf, fitCosts, measuredBetweenLayers, measuredFromWorkerFetch } from '../../scripts/cost-fit/fit.js';
-import { CALIBRATION, calibrationFor } from '../../scripts/cost-fit/layers.js';
+import { CALIBRATION, calibrationFor, forFixedCosts } from '../../scripts/cost-fit/layers.js';
 import { measure, measureTeam, type CalibrationRow } from '../../scripts/cost-fit/measure.js';
 import { nnls } from '../../scripts/cost-fit/nnls.js';
 import { fitSkew, settleSkew, SKEWS, type SkewFit } from '../../scripts/cost-fit/skew.js';
@@ -162,7 +162,7 @@ for (const t of FIT_TARGETS) {
     try {
       const layers = calibrationFor(t);
       const rows = await measure(layers, work, t);
-      const fit = await fitCosts(rows, t.hand, t.held, t.fixedOnTeam ? await measureTeam(layers.filter((l) => l.fewOutputs), work, t) : []);
+      const fit = await fitCosts(rows, t.hand, t.held, t.fixedOnTeam ? await measureTeam(layers.filter(forFixedCosts), work, t) : []);
       const measured = Object.fromEntries(fit.fitted.map((c) => [c, fit.costs[c]]));
       assert.equal(measured, MEASURED_TABLES[t.platform], 'run `npm run fit:costs -- --write` and rebuild: the C or the calibration changed');
       // And the emulator charges them (its table is generated from the same fit).

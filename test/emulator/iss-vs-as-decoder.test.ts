@@ -33,10 +33,11 @@ import { quantizedPromptPass } from '../helpers/tiny-llama-prompt.js';
  * 9,282 -> 9,243 cycles, ISS 10,040-10,320): 189 (the bench's 192), while the step gained 7 and Siracusa's CNNs 3.
  * Then CODE_BYTE in compiled bytes fitted on the worker cores' fetch waits, and the planner's first-tile fetch
  * (docs/timing.md "The fit"): 206 (the bench's 211), the whole pass at 1.00. Then the tile loop's shared code out of
- * line, charged as far as the instruction cache lost it, and `*` the median code ratio: 229 (the bench's 227), 1.01.
+ * line, charged as far as the instruction cache lost it, and `*` the median code ratio: 229 (the bench's 227), 1.01;
+ * with TRANSFER measured apart (44 a transfer, it had fallen to 0) and the refit beside it: 215 (the bench's 218), 1.00.
  * One decoder step: iss-vs-as-step.test.ts.
  */
-const WITHIN_10 = { siracusa: 229, generic: 258 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 215, generic: 258 } as Record<string, number>;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-decoder-'));
 const { model, inputs } = quantizedPromptPass(work);
 const graph = loadOnnxFile(model);
