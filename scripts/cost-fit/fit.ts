@@ -85,9 +85,6 @@ export function measuredByDifference(rows: CalibrationRow[]): Map<CostClass, num
   return new Map([...units].map(([k, u]) => [COST_CLASSES[k], Math.round((cycles.get(k)! / u) * 64) / 64]));
 }
 
-/** Marks the calibration layer planned into tiles of many transfers (layers.ts transferPair). */
-export const MANY_TRANSFERS = ', many transfers';
-
 /** Marks a calibration row that runs another row's layer after a layer of its own (layers.ts afterAnother). */
 export const AFTER_ANOTHER = ' after another';
 const SKELETON_ID = COST_CLASSES.indexOf('SKELETON');

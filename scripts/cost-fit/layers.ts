@@ -14,7 +14,8 @@ import { typeRange } from '../../generator/frontend/passes/quantized/emit.js';
 import { float, OnnxBuilder } from '../../test/helpers/onnx-builder.js';
 import { rowModel, type RowForm } from '../../test/helpers/qdq-rows.js';
 import { Rng } from '../../test/helpers/random.js';
-import { AFTER_ANOTHER, MANY_TRANSFERS, ZERO_INPUTS } from './fit.js';
+import { AFTER_ANOTHER, ZERO_INPUTS } from './fit.js';
+import { MANY_TRANSFERS } from './team.js';
 import type { FitTarget } from './targets.js';
 import type { CoreCosts } from '../../generator/platforms/types.js';
 
@@ -36,7 +37,7 @@ export interface CalibrationLayer {
   options?: Record<string, unknown>;
   /**
    * Fixed costs over the calibration's plan table (measure.ts planCostsOf) for this layer's plan: another plan of the
-   * same layer (manyTransfers).
+   * same layer (transferPair).
    */
   plannedWith?: Partial<CoreCosts>;
   /**

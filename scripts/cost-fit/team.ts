@@ -14,7 +14,6 @@
 import { COST_CLASSES, type CostClass } from '../../generator/platforms/types.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import type { NDArray } from '../../generator/ir/ndarray.js';
-import { MANY_TRANSFERS } from './fit.js';
 import { nnls } from './nnls.js';
 
 /** A calibration layer's firmware for the whole team and its ISS cycles (measure.ts measureTeam). */
@@ -97,6 +96,9 @@ export async function fixedOnTeam(team: TeamRun[], costs: Record<CostClass, numb
   }
   return new Map(classes.map((c) => [c, current[c]]));
 }
+
+/** Marks the calibration layer planned into tiles of many transfers (layers.ts transferPair). */
+export const MANY_TRANSFERS = ', many transfers';
 
 /** The step TRANSFER is moved by to measure the AS runs' slope (transferByDifference). */
 const TRANSFER_PROBE = 64;

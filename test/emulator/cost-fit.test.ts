@@ -14,6 +14,7 @@ import { CALIBRATION, calibrationFor, forFixedCosts } from '../../scripts/cost-f
 import { measure, measureTeam, type CalibrationRow } from '../../scripts/cost-fit/measure.js';
 import { nnls } from '../../scripts/cost-fit/nnls.js';
 import { fitSkew, settleSkew, SKEWS, type SkewFit } from '../../scripts/cost-fit/skew.js';
+import { MANY_TRANSFERS, transferByDifference, type TeamRun } from '../../scripts/cost-fit/team.js';
 import { readFileSync } from 'node:fs';
 import { REPO } from '../helpers/deeploy.js';
 
@@ -127,6 +128,28 @@ test('the code every core of a team fetches: CODE_LAYER + bytes x CODE_BYTE from
   const code = measuredFromWorkerFetch([run(1700), run(3200), run(4600), run(10000), run(9000, false, 12000), run(5000, true, 0)]);
   assert.equal([...code], [['CODE_LAYER', 640], ['CODE_BYTE', 3 / 32]]);
   assert.is(measuredFromWorkerFetch([run(3000, true, 0)]).size, 0);
+});
+
+test('TRANSFER by difference: none without pairs; a pair the planner no longer cuts two ways, or without its other half, is an error', async () => {
+  const run = (name: string, transfers: 'few' | 'many', transferUnits: number): TeamRun =>
+    ({ name, out: '', inputs: [], issCycles: 9000, fewOutputs: false, workerFetch: 0, codeBytes: 0, transfers, transferUnits });
+  const costs = HAND_COUNTS as Record<CostClass, number>;
+  assert.is(await transferByDifference([], costs), undefined);
+  const alike = [run('t', 'few', 21), run(`t${MANY_TRANSFERS}`, 'many', 21)];
+  await transferByDifference(alike, costs).then(() => assert.unreachable('a pair planned alike was accepted'), (e: Error) => assert.match(e.message, /planned with no more transfers than 't' \(21 against 21\)/));
+  await transferByDifference([run(`u${MANY_TRANSFERS}`, 'many', 200)], costs).then(() => assert.unreachable('a lone half was accepted'), (e: Error) => assert.match(e.message, /has no layer of few transfers/));
+});
+
+test('the calibration\'s pairs for TRANSFER: each a layer of the same name planned with transfers rewarded, run on the team only', () => {
+  const pairs = CALIBRATION.filter((l) => l.transfers !== undefined);
+  assert.ok(pairs.length >= 2, `${pairs.length} layers`);
+  for (const many of pairs.filter((l) => l.transfers === 'many')) {
+    const few = pairs.find((l) => l.transfers === 'few' && `${l.name}${MANY_TRANSFERS}` === many.name);
+    assert.ok(few, many.name);
+    assert.ok((many.plannedWith?.TRANSFER ?? 0) < 0, 'the planner rewards transfers');
+    assert.equal(many.options, few!.options, 'the same L1');
+    assert.ok(forFixedCosts(many) && forFixedCosts(few!));
+  }
 });
 
 test('compiled bytes per byte of C: each code key\'s rows summed, `*` the keys\' median; rows of several layers or no ELF left out', () => {
