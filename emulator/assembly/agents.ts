@@ -9,7 +9,7 @@ import { barrierCycles, costAt, forkCycles, joinCycles, Q } from "./cost";
 import { msgBegin, msgDec, msgText, raise } from "./fault";
 import { msgLayer, recordShare } from "./events";
 import { contentionExtra, npuBusyUntil } from "./npu-contention";
-import { addStream, anyStreams, simulate, stallOf } from "./banks";
+import { addLatency, addStream, anyStreams, simulate, stallOf } from "./banks";
 
 import { MAX_AGENTS } from "./limits";
 export { MAX_CORES, MAX_AGENTS } from "./limits";
@@ -230,6 +230,22 @@ export function mem_stream(addr: usize, step: i32, count: i32, period: i32, inde
   }
   if (a == MASTER || peMode) return;
   const q = addStream(a - 1, addr, step, count, period, index);
+  if (q > 0) spend(a, q);
+}
+
+/**
+ * mem_latency(addr, count): `count` accesses of the current core whose addresses follow the data (a table read by
+ * codes), in the memory of `addr`: L2's latency each, charged at once; no bank slot (docs/firmware-abi.md "Memory
+ * streams"). The master's, as its streams, are not modelled.
+ */
+export function mem_latency(addr: usize, count: i32): void {
+  const a = current;
+  if (a < 0) {
+    faultState("mem_latency", "no agent runs these accesses: call enter(core) after fork() or barrier()");
+    return;
+  }
+  if (a == MASTER || peMode) return;
+  const q = addLatency(addr, count);
   if (q > 0) spend(a, q);
 }
 

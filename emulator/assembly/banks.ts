@@ -105,13 +105,7 @@ export function addStream(core: i32, addr: usize, step: i32, count: i32, period:
   if (period <= 0) streamFault("period must be at least 1 cycle, got ", period);
   if (index < 0 || index >= MAX_STREAMS) streamFault("stream index out of range 0..5: ", index);
   if (index >= period) streamFault("more accesses per iteration than cycles: period ", period);
-  let q: i64 = 0;
-  if (l2Region >= 0) {
-    const b2 = region_linear_base(l2Region);
-    // Every access of a stream in L2 waits for L2: there is no data cache between the cluster cores and L2.
-    if (addr >= b2 && addr - b2 < <usize>region_size(l2Region)) q = (<i64>count * l2ExtraCycles) << 16;
-    l2StallTotal += q;
-  }
+  const q = l2Latency(addr, count);
   const b1 = region_linear_base(l1Region);
   const off = <usize>core << 2;
   if (index == 0) {
@@ -136,6 +130,27 @@ export function addStream(core: i32, addr: usize, step: i32, count: i32, period:
   store<i32>(NSTREAMS + off, n + 1);
   declared |= (<u64>1) << <u64>core;
   return 0;
+}
+
+/**
+ * `count` accesses whose addresses follow the data (a table read by codes): in L2 each waits for L2's latency, as a
+ * stream's do (no data cache between the cluster cores and L2); elsewhere nothing, not even a bank slot, since the bank
+ * replay needs the addresses. Returns the Q16 cycles to charge at once.
+ */
+export function addLatency(addr: usize, count: i32): i64 {
+  if (!enabled || count <= 0) return 0;
+  return l2Latency(addr, count);
+}
+
+/** Q16 stall cycles of `count` accesses at `addr`'s memory: L2's extra latency each if it is L2, else 0; counted. */
+function l2Latency(addr: usize, count: i32): i64 {
+  if (l2Region < 0) return 0;
+  const b2 = region_linear_base(l2Region);
+  // Every access in L2 waits for L2: there is no data cache between the cluster cores and L2.
+  if (addr < b2 || addr - b2 >= <usize>region_size(l2Region)) return 0;
+  const q = (<i64>count * l2ExtraCycles) << 16;
+  l2StallTotal += q;
+  return q;
 }
 
 /** Whether any core of the phase declared L1 streams (agents.ts skips simulate() when none did). */

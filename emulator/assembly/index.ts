@@ -127,7 +127,7 @@ export {
   set_cycle_limit,
 } from "./agents";
 export { check, tile_guard, tile_guard_end } from "./check";
-export { mem_stream } from "./agents";
+export { mem_stream, mem_latency } from "./agents";
 export { l1_stall_cycles, l2_stall_cycles, l2_access_cycles, l1_banks, setStartSkew as set_bank_skew } from "./banks";
 export {
   layer_begin, layer_end, current_layer, events_ptr, events_capacity, events_count, events_first, events_total,

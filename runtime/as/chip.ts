@@ -68,6 +68,13 @@ export declare function compute(cls: i32, units: i32): void;
 @external("chip", "mem_stream")
 export declare function mem_stream(addr: usize, step: i32, count: i32, period: i32, index: i32): void;
 
+/**
+ * `count` accesses of the current core at addresses that follow the data (a table read by codes), in the memory of
+ * `addr`: L2's latency each; no L1 bank slot. Timing only (docs/firmware-abi.md "Memory streams").
+ */
+@external("chip", "mem_latency")
+export declare function mem_latency(addr: usize, count: i32): void;
+
 /** The current agent's clock in cycles. */
 @external("chip", "cycles")
 export declare function cycles(): i64;

@@ -145,4 +145,40 @@ test('a core reading L2 pays the assumed L2 access on every access, at once', as
   assert.is(e.l1_banks(), 16);
 });
 
+test('accesses at addresses that follow the data (mem_latency): L2\'s latency each in L2, nothing and no bank slot in L1', async () => {
+  // Each core declares 100 such accesses in region `region` (0: L1, 1: L2) beside one L1 stream that would conflict
+  // with nothing; in L2 each pays 20 - 1 cycles on top of the cost tables' 1 (chips/siracusa-memory.ts), in L1 none.
+  const latency = (region: number): string => makeFirmware({
+    platform: 'siracusa',
+    network: `
+import { cluster_fork, core_id } from "./hal/cluster";
+import { region_base } from "./hal/memory";
+import * as chip from "./hal/chip";
+import { CALL } from "./hal/cost";
+
+function loop(_: usize): void {
+  chip.compute(CALL, 1);
+  chip.mem_latency(region_base(${region}) + 0x1000 + <usize>(core_id() * 4), 100);
+}
+
+chip.layer_begin(0);
+cluster_fork(loop, 0);
+chip.layer_end(0);
+store<i8>(region_base(1) + 0x100, load<i8>(region_base(1)));
+`,
+    layers: [{ id: 0, name: 'loop' }],
+    tensors: [
+      { name: 'x', role: 'input', dtype: 'int8', shape: [1], region: 'L2', address: 0x1c00_0000, bytes: 1 },
+      { name: 'y', role: 'output', dtype: 'int8', shape: [1], region: 'L2', address: 0x1c00_0100, bytes: 1 },
+    ],
+  });
+  const emu = await createEmulator('siracusa');
+  const base = emu.fork_cycles() + emu.cost_cycles(CALL);
+  for (const [region, each] of [[1, 1900], [0, 0]]) {
+    const r = await runFirmware(latency(region), [x], { costs: NO_LAYER_WORK });
+    assert.equal([...r.outputs[0].data], [5]);
+    assert.equal(r.coreCycles.map((c) => c - base), new Array(8).fill(each), `region ${region}`);
+  }
+});
+
 test.run();
