@@ -223,12 +223,8 @@ function chargeBankStalls(): void {
  * modelled (the fabric controller reaches L2 at its own speed, and does not share the cluster's banks).
  */
 export function mem_stream(addr: usize, step: i32, count: i32, period: i32, index: i32): void {
-  const a = current;
-  if (a < 0) {
-    faultState("mem_stream", "no agent runs this loop: call enter(core) after fork() or barrier()");
-    return;
-  }
-  if (a == MASTER || peMode) return;
+  const a = accessingCore("mem_stream", "this loop");
+  if (a <= 0) return;
   const q = addStream(a - 1, addr, step, count, period, index);
   if (q > 0) spend(a, q);
 }
@@ -239,14 +235,23 @@ export function mem_stream(addr: usize, step: i32, count: i32, period: i32, inde
  * streams"). The master's, as its streams, are not modelled.
  */
 export function mem_latency(addr: usize, count: i32): void {
-  const a = current;
-  if (a < 0) {
-    faultState("mem_latency", "no agent runs these accesses: call enter(core) after fork() or barrier()");
-    return;
-  }
-  if (a == MASTER || peMode) return;
+  const a = accessingCore("mem_latency", "these accesses");
+  if (a <= 0) return;
   const q = addLatency(addr, count);
   if (q > 0) spend(a, q);
+}
+
+/**
+ * The agent whose declared accesses (`what`) `op` charges: a cluster core (agent > 0); 0 for the master or a PE (not
+ * modelled), and a fault with -1 when no agent runs.
+ */
+function accessingCore(op: string, what: string): i32 {
+  const a = current;
+  if (a < 0) {
+    faultState(op, "no agent runs " + what + ": call enter(core) after fork() or barrier()");
+    return -1;
+  }
+  return a == MASTER || peMode ? 0 : a;
 }
 
 /** The profile's per-core events for the phase that ends now (none without a cluster: the master's layer says it all). */

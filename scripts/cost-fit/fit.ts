@@ -36,8 +36,8 @@ export interface Fit {
   onFewOutputs: CostClass[];
   /** Whether those were measured on the whole team (team.ts), not on one core. */
   onTeam?: boolean;
-  /** Whether TRANSFER was measured by difference on the team (team.ts transferByDifference), not with them. */
-  transfersApart?: boolean;
+  /** Of them, the classes measured by difference on the team's pairs of plans (team.ts transferByDifference). */
+  fromTransferPairs?: CostClass[];
   /** Per calibration row: the AS prediction with the fitted costs over the ISS cycles. */
   ratios: { name: string; predicted: number; iss: number; ratio: number }[];
 }
@@ -226,7 +226,7 @@ export async function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, ke
     // make one alternate by a step between rounds): the per-unit classes are then fitted once more with the last ones.
     if (round > 0 && [...next].every(([c, v]) => Math.abs(fixed.get(c)! - v) <= 1 / teamStepOf(c))) {
       const last = [...next].every(([c, v]) => fixed.get(c) === v) ? fit : fitPerUnit(rows, { ...given, ...Object.fromEntries(next) }, [...keep, ...FIXED, ...(onTeam ? CODE_CLASSES : [])], !onTeam);
-      return { ...last, fitted: [...last.fitted, ...next.keys(), ...worker.keys()], onFewOutputs: [...next.keys()].filter((c) => !apart.includes(c)), onTeam, fromWorkerFetch: [...worker.keys()], transfersApart: apart.length > 0 };
+      return { ...last, fitted: [...last.fitted, ...next.keys(), ...worker.keys()], onFewOutputs: [...next.keys()].filter((c) => !apart.includes(c)), onTeam, fromWorkerFetch: [...worker.keys()], fromTransferPairs: apart };
     }
     if (process.env.FIRMGEN_FIT_TEAM_LOG) console.log(`round ${round}: ${[...next].map(([c, v]) => `${c} ${v}`).join(', ')}`);
     fixed = next;

@@ -38,7 +38,7 @@ const FROM_COLD_LINES = "; the lines the ISS's instruction cache brought from L2
 const FROM_WORKER_FETCH = "; the ISS's waits for the instruction cache of the team's cores that run the kernel alone, on the layers of a few outputs";
 /** How class `c` was measured, `say` putting it in the line's words; '' for the least squares. */
 const how = (fit: Fit, c: CostClass, say: (what: string) => string): string =>
-  c === 'TRANSFER' && fit.transfersApart ? say(BY_TRANSFERS) : fit.apart.includes(c) ? say(fit.betweenLayers.includes(c) ? BETWEEN_LAYERS : BY_DIFFERENCE)
+  fit.fromTransferPairs?.includes(c) ? say(BY_TRANSFERS) : fit.apart.includes(c) ? say(fit.betweenLayers.includes(c) ? BETWEEN_LAYERS : BY_DIFFERENCE)
     : fit.fromColdLines.includes(c) ? FROM_COLD_LINES : fit.fromWorkerFetch?.includes(c) ? FROM_WORKER_FETCH : fit.onFewOutputs.includes(c) ? say(fixedWhere(fit)) : '';
 
 export function renderGenerator(fit: Fit, rows: CalibrationRow[], t: FitTarget): string {

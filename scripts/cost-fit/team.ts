@@ -129,14 +129,16 @@ export async function transferByDifference(team: TeamRun[], costs: Record<CostCl
     return many.reduce((s, c, i) => s + c - few[i], 0);
   };
   let transfer = costs.TRANSFER;
+  let gap = 0;
   for (let round = 0; round < 8; round++) {
-    const gap = await gapAt(transfer);
+    gap = await gapAt(transfer);
     const slope = ((await gapAt(transfer + TRANSFER_PROBE)) - gap) / TRANSFER_PROBE;
     if (slope <= 0) throw new Error(`TRANSFER: the AS runs of its pairs (${pairs.map(([, m]) => m.name).join(', ')}) do not move with it`);
     const next = Math.max(0, Math.round(transfer + (issGap - gap) / slope));
     if (next === transfer) break;
     transfer = next;
   }
-  if (process.env.FIRMGEN_FIT_TEAM_LOG) console.log(`TRANSFER by difference: ${transfer} (ISS gap ${issGap}, AS gap ${await gapAt(transfer)})`);
+  // The AS gap at the last cost measured (the one returned, unless eight steps did not settle).
+  if (process.env.FIRMGEN_FIT_TEAM_LOG) console.log(`TRANSFER by difference: ${transfer} (ISS gap ${issGap}, AS gap ${gap})`);
   return transfer;
 }
