@@ -63,6 +63,10 @@ test('misuse of fork, barrier, join and markers is a fault with a reason', async
   emu.enter(0);
   emu.barrier();
   assert.match(faultOf(emu, () => emu.compute(WORK, 1)), /call enter\(core\) after fork\(\) or barrier\(\)/);
+  // the memory model's declarations, with no agent to charge
+  const streams = emu as unknown as { mem_stream(a: number, s: number, c: number, p: number, i: number): void; mem_latency(a: number, c: number): void };
+  assert.match(faultOf(emu, () => streams.mem_stream(0, 4, 8, 2, 0)), /^mem_stream: no agent runs this loop: call enter\(core\)/);
+  assert.match(faultOf(emu, () => streams.mem_latency(0, 8)), /^mem_latency: no agent runs these accesses: call enter\(core\)/);
   emu.enter(0);
   assert.match(faultOf(emu, () => emu.compute(COST_CLASSES.length, 1)), new RegExp(`unknown cost class ${COST_CLASSES.length}`));
   assert.match(faultOf(emu, () => emu.compute(WORK, -1)), /negative units -1/);
