@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { IssCluster, Platform } from '../platforms/types.js';
+import type { IssCluster, IssDevice, Platform } from '../platforms/types.js';
 import { memoryOf } from '../platforms/types.js';
 import type { CImageBudget } from './c-image.js';
 import { RUNTIME, templatePath } from './paths.js';
@@ -20,6 +20,12 @@ export interface ImageFile {
 }
 
 const hex = (v: number): string => `0x${v.toString(16)}`;
+
+/** The address of the NPU's register file among the ISS build's devices, or false where it has none. */
+function issNpuBase(mmio: IssDevice[] | undefined): string | false {
+  const npu = mmio?.find((d) => d.kind === 'npu');
+  return npu ? hex(npu.base) : false;
+}
 
 /**
  * The rest of out/c beside the generated sources, so that it is a self-contained firmware project: the HAL headers
@@ -55,6 +61,8 @@ export function addCProject(files: Map<string, string | Uint8Array>, platform: P
   files.set('c/Makefile', renderFile(templatePath(platform.name, 'c', 'Makefile.mustache'), {
     ...header, hostCores: platform.cores, rv32: regions !== undefined, boardFiles, hostModel: image?.hostModel ?? false, issHal: image?.issCluster?.hal ?? false,
     issDevices: image?.issCluster?.devices ?? [],
+    // The NPU's register file on the emulator's map: its HAL accesses inline at that address (firmgen_neureka.h).
+    issNpuBase: issNpuBase(image?.issCluster?.mmio),
   }));
   files.set('c/README.md', renderFile(templatePath(platform.name, 'c', 'README.md.mustache'), {
     ...header, rv32: regions !== undefined, budget: budget ?? false, boardFiles,

@@ -3,11 +3,13 @@
    that each build provides:
      uint32_t hal_npu_read(uint32_t offset), void hal_npu_write(uint32_t offset, uint32_t value),
      void hal_npu_event_wait(void)
-   - Siracusa (runtime/c/siracusa/neureka_pulp.c): volatile MMIO at the cluster-local alias 0x0020_1000 and the event
-     unit's wait-and-clear on event 12; not built here (no PULP SDK).
+   - Siracusa (runtime/c/siracusa/neureka_pulp.c): volatile MMIO at the cluster-local alias 0x0020_1000 (inline here:
+     FG_NEUREKA_BASE, set by the board's build files) and the event unit's wait-and-clear on event 12; not built here
+     (no PULP SDK).
    - host and rv32 (runtime/c/common/neureka_model.c): a functional model that runs a job when it is triggered.
-   - the ISS build of Siracusa (rv32-xpulp, runtime/c/siracusa/neureka_iss.c): volatile MMIO at 0x1020_1000, the
-     emulator's N-EUREKA device (docs/iss.md).
+   - the ISS build of Siracusa (rv32-xpulp, runtime/c/siracusa/neureka_iss.c): volatile MMIO at 0x1020_1000 (inline
+     here: FG_NEUREKA_BASE, set by the Makefile from the platform's device map), the emulator's N-EUREKA device
+     (docs/iss.md).
    Offsets of hal_npu_read/write are byte offsets in the register file; hal_neureka_set takes a job register index.
    A job's pointer registers hold chip addresses: hal_neureka_set_ptr(reg, p, back) / hal_neureka_addr(p) for data
    the cores see (L1); for weights in the neural memory (weight source WMEM) the offset inside it: the constant offset
@@ -114,8 +116,17 @@
 #endif
 
 /* ---- per build ---- */
+#if defined(FG_NEUREKA_BASE)
+/* Builds that reach the NPU by its registers (the board, the ISS build) set FG_NEUREKA_BASE, the register file's
+   address, and get the two accesses inline: a job's two dozen register writes are then a store each, where a call
+   into the HAL file cost ~10 cycles a write on the ISS (call, return, the callee's cold line; 274 cycles of a 64 x 64
+   GEMM job's driving). */
+static inline uint32_t hal_npu_read(uint32_t offset) { return *(volatile uint32_t *)(FG_NEUREKA_BASE + offset); }
+static inline void hal_npu_write(uint32_t offset, uint32_t value) { *(volatile uint32_t *)(FG_NEUREKA_BASE + offset) = value; }
+#else
 uint32_t hal_npu_read(uint32_t offset);
 void hal_npu_write(uint32_t offset, uint32_t value);
+#endif
 /* Waits for the NPU's completion event and clears it (returns at once when one is pending). */
 void hal_npu_event_wait(void);
 /* Once before the first job, on the core that drives the NPU (the board's main calls it on the cluster): clock,

@@ -8,14 +8,12 @@
      WMEM WEIGHTS_PTR is the offset from 0x8400_0000, as on the chip from 0x1040_0000. */
 #include "firmgen_neureka.h"
 
-#define NEUREKA_ISS_BASE 0x10201000u
+#if !defined(FG_NEUREKA_BASE)
+#error "the ISS build sets FG_NEUREKA_BASE (the register file's address; hal_npu_read and hal_npu_write are inline)"
+#endif
 #define NEUREKA_ISS_EU_NPU_SLEEP 0x10204024u
 /* The rv32 link script's .fg_nms_mram (hal/rv32/link.ld). */
 #define NEUREKA_ISS_NMS_BASE 0x84000000u
-
-uint32_t hal_npu_read(uint32_t offset) { return *(volatile uint32_t *)(NEUREKA_ISS_BASE + offset); }
-
-void hal_npu_write(uint32_t offset, uint32_t value) { *(volatile uint32_t *)(NEUREKA_ISS_BASE + offset) = value; }
 
 void hal_npu_event_wait(void) { (void)*(volatile uint32_t *)NEUREKA_ISS_EU_NPU_SLEEP; }
 

@@ -2,7 +2,8 @@
    toolchain here): kept to register accesses whose addresses and bits come from the pulp-nnx Siracusa BSP
    (neureka/bsp/neureka_siracusa_bsp.c); the same driver runs on the model of runtime/c/common/neureka_model.c in the
    host and rv32 builds, and the emulator models the engine itself (docs/neureka.md).
-   - Register file: the cluster-local alias 0x0020_1000 of 0x1020_1000 (HARDWARE.md), 32-bit volatile accesses.
+   - Register file: the cluster-local alias 0x0020_1000 of 0x1020_1000 (HARDWARE.md), 32-bit volatile accesses
+     (firmgen_neureka.h, inline at FG_NEUREKA_BASE: Makefile.pulp and CMakeLists.txt set it to this alias).
    - Completion: cluster event 12, waited for with the event unit's wait-and-clear (the core sleeps until it comes;
      one pending event is buffered).
    - Init (main_pulp.c calls it on the cluster before network_run): the cluster controller's HWPE register
@@ -12,7 +13,9 @@
 #include "pmsis.h"
 #include "firmgen_neureka.h"
 
-#define NEUREKA_PULP_BASE 0x00201000u
+#if FG_NEUREKA_BASE != 0x00201000u
+#error "the board's build sets FG_NEUREKA_BASE=0x00201000u (hal_npu_read and hal_npu_write are inline)"
+#endif
 #define NEUREKA_PULP_EVENT 12
 #define NEUREKA_PULP_HWPE_CTRL 0x00200018u
 #define NEUREKA_PULP_HWPE_CLOCK_ENABLE 0x800u
@@ -20,10 +23,6 @@
 #define NEUREKA_PULP_HWPE_HCI_MAX_STALL 0xffu
 #define NEUREKA_PULP_MAX_STALL 8u
 #define NEUREKA_PULP_NMS_BASE 0x10400000u
-
-uint32_t hal_npu_read(uint32_t offset) { return *(volatile uint32_t *)(NEUREKA_PULP_BASE + offset); }
-
-void hal_npu_write(uint32_t offset, uint32_t value) { *(volatile uint32_t *)(NEUREKA_PULP_BASE + offset) = value; }
 
 void hal_npu_event_wait(void) { eu_evt_maskWaitAndClr(1u << NEUREKA_PULP_EVENT); }
 
