@@ -18,9 +18,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COST_CLASSES, type CostClass } from '../generator/platforms/types.js';
-import { fitCosts } from './cost-fit/fit.js';
-import { calibrationFor, forFixedCosts } from './cost-fit/layers.js';
-import { measure, measureTeam } from './cost-fit/measure.js';
+import { codeRatiosOf, fitCosts } from './cost-fit/fit.js';
+import { calibrationFor, forFixedCosts, timed } from './cost-fit/layers.js';
+import { measure, measureCode, measureTeam } from './cost-fit/measure.js';
 import { fitSkew, settleSkew, START_SKEW, type SkewFit } from './cost-fit/skew.js';
 import { DOC_FILE, docWithTable, renderDocTable, renderEmulator, renderGenerator } from './cost-fit/render.js';
 import { FIT_TARGETS, fitTarget } from './cost-fit/targets.js';
@@ -42,8 +42,10 @@ const targets = arg('--platform') ? [fitTarget(arg('--platform')!)] : FIT_TARGET
 const work = mkdtempSync(join(tmpdir(), 'firmgen-fit-costs-'));
 try {
   for (const t of targets) {
-    const layers = calibrationFor(t).filter((l) => !only || only.test(l.name));
+    const all = calibrationFor(t).filter((l) => !only || only.test(l.name));
+    const layers = all.filter(timed);
     const rows = await measure(layers, work, t);
+    const code = measureCode(all, work, t);
     // The layers on the whole team, once: the skew sweep takes them all, the fixed costs the few-output ones.
     const sweep = t.bankSkewConst !== undefined && !noSkew;
     const team = sweep ? await measureTeam(layers, work, t) : t.fixedOnTeam ? await measureTeam(layers.filter(forFixedCosts), work, t) : [];
@@ -65,6 +67,8 @@ try {
       }
       ({ fit, skew } = settleSkew(tried));
     }
+    // The code ratios over the timed rows and the code-only layers (layers.ts codeOnly).
+    fit = { ...fit, codeRatios: codeRatiosOf([...rows, ...code]) };
     for (const r of fit.ratios) console.log(JSON.stringify({ platform: t.platform, ...r }));
     const w = Math.max(...fit.ratios.map((r) => r.name.length));
     console.log(`${t.platform}:`);

@@ -4,7 +4,7 @@
  * calibration never exercises keep their given value.
  */
 import { COST_CLASSES, type CoreCosts, type CostClass } from '../../generator/platforms/types.js';
-import type { CalibrationRow } from './measure.js';
+import type { CalibrationRow, CodeSample } from './measure.js';
 import { nnls } from './nnls.js';
 import { fixedOnTeam, teamStepOf, transferByDifference, type TeamRun } from './team.js';
 import { DW_LOOP, DW_STRIDED_LOOP, type MacShape } from '../../generator/kernels/streams.js';
@@ -145,13 +145,13 @@ export function measuredFromWorkerFetch(team: TeamRun[]): Map<CostClass, number>
 
 /**
  * The compiled bytes per byte of a layer's C, by code key (backend/c-image.ts codeKey), over the one-layer calibration
- * rows: their compiled bytes over their C's, each key's rows summed, and `*` the median of the keys' (for keys the
+ * rows and the code-only layers (measure.ts measureCode): their compiled bytes over their C's, each key's rows summed, and `*` the median of the keys' (for keys the
  * calibration lacks: pooled over all rows, the convs' long C set it at 0.18, and a decoder's untiled Slices and cache
  * writes, 0.27-0.30, came out a third short). A kernel's C holds constant-folded paths and asm text: its bytes compile
  * at 0.12-0.2 (the SIMD convs) to 0.5-0.7 (pools, norms) of the C's, which one CODE_BYTE a byte of C could not price
  * alike. In 1/1024ths.
  */
-export function codeRatiosOf(rows: CalibrationRow[]): Record<string, number> {
+export function codeRatiosOf(rows: { code?: CodeSample }[]): Record<string, number> {
   const sums = new Map<string, [number, number]>();
   for (const r of rows) {
     if (!r.code || r.code.sourceBytes === 0 || r.code.compiled === 0) continue;

@@ -45,7 +45,17 @@ export interface CalibrationLayer {
    * driving core's programming of a transfer (TRANSFER) by difference (team.ts transferByDifference).
    */
   transfers?: 'few' | 'many';
+  /**
+   * Measured for its code only (measure.ts measureCode): the bytes gcc makes of the C of its layers of this code key
+   * (fit.ts codeRatiosOf; its other layers, a requantization on the cores, are the timed rows' kind), no cycles. For a
+   * kernel whose cycles the classes do not model (an NPU's driver: the engine's own model times the job), whose code
+   * the cores still fetch cold.
+   */
+  codeOnly?: string;
 }
+
+/** The layers whose cycles the fit measures (not a code-only one: layers.ts codeOnly). */
+export const timed = (l: CalibrationLayer): boolean => l.codeOnly === undefined;
 
 /** The layers whose runs on the whole team the fixed costs are measured on (fit.ts fitCosts). */
 export const forFixedCosts = (l: CalibrationLayer): boolean => l.fewOutputs === true || l.transfers !== undefined;
@@ -146,6 +156,15 @@ function dwRow(c: number, hw: number): CalibrationLayer {
     requant(b, 'p', 'y');
     return 'y';
   });
+}
+
+/**
+ * A GEMM on the chip's NPU (`--engines npu`), its requantization there too or, `split`, on the cores (int32 out of the
+ * engine: a decoder's projections): the driver's code (key `neureka`), measured for its code only. Without it the key
+ * took the median ratio: 517 bytes charged where gcc made 612 (a decoder step's projections on N-EUREKA).
+ */
+function npuGemm(k: number, n: number, wide: Wide = false): CalibrationLayer {
+  return { ...gemm(1, k, n, wide), name: `gemm 1x${k}x${n}${wideName(wide)} on the NPU`, options: { engines: 'npu' }, codeOnly: 'neureka' };
 }
 
 /** `bias`: a C term (Gemm's third input), the output stage's load and add (ELEM_OP, kernels/gemm.ts gemmOutputOps). */
@@ -538,6 +557,8 @@ export const CALIBRATION: CalibrationLayer[] = [
   // (SKELETON, fit.ts measuredBetweenLayers). Not among the few-output rows nor the least squares (fit.ts).
   ...[gemm(1, 64, 64), transpose([1, 1, 4, 16], [0, 2, 1, 3]), requantAlone(64, 1)].map(afterAnother),
   ...[add([1, 4, 1, 1])].map((l) => ({ ...afterAnother(l), name: `${l.name} untiled${AFTER_ANOTHER}`, options: { untiled: true } })),
+  // The NPU's driver, for its code only (npuGemm): a projection of a decoder step and a wider one of more tiles.
+  ...[npuGemm(64, 64), npuGemm(256, 128), npuGemm(64, 64, 'split')].map((l) => ({ ...l, onlyWhere: (t: FitTarget) => t.npu === true })),
   // Measured on the scalar core only (on Siracusa they would move its fitted table, whose refit is left):
   ...[
     // uint8 activations (after a ReLU), whose portable lane maximum needs no sign flips (LANE_SIGN): a 2x2 pool; and

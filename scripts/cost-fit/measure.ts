@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { encodeNpz } from '../../generator/onnx/npy.js';
 import { generateFirmware } from '../../generator/pipeline.js';
 import { COST_CLASSES } from '../../generator/platforms/types.js';
+import type { ManifestLayer } from '../../generator/backend/manifest.js';
+import { buildC, readImageFile } from '../../runtime/node/c-build.js';
 import { runIss } from '../../runtime/node/iss-run.js';
 import { STALL } from '../../runtime/node/iss.js';
 import { runFirmware } from '../../runtime/node/run.js';
@@ -36,19 +38,23 @@ export interface CalibrationRow {
    * A row of one layer of one kernel function: its code key and C bytes (the manifest's), and the bytes gcc made of
    * them (compiledBytes): the platform's compiled bytes per byte of C (fit.ts codeRatiosOf).
    */
-  code?: { key: string; sourceBytes: number; compiled: number };
+  code?: CodeSample;
 }
+
+/** A layer's code key, its C's bytes (the manifest's) and the bytes gcc made of them. */
+export interface CodeSample { key: string; sourceBytes: number; compiled: number }
 
 /**
  * Bytes of the layer functions (the skeleton names them L_<id>_...: a layer's kernel, tile shapes and tile loop) in
  * the C build's ELF under `out`, read from its symbol table.
  */
-export function compiledBytes(out: string): number {
+export function compiledBytes(out: string, layer?: number): number {
   const dir = join(out, 'c');
   const elf = readdirSync(dir).find((f) => f.endsWith('.elf'));
   if (!elf) throw new Error(`no ELF in ${dir}`);
   const nm = execFileSync('riscv64-unknown-elf-nm', ['-S', join(dir, elf)], { encoding: 'utf8' });
-  return nm.split('\n').map((l) => l.split(' ')).filter((f) => f.length === 4 && /^[tT]$/.test(f[2]) && f[3].startsWith('L_'))
+  const prefix = layer === undefined ? 'L_' : `L_${layer}_`;
+  return nm.split('\n').map((l) => l.split(' ')).filter((f) => f.length === 4 && /^[tT]$/.test(f[2]) && f[3].startsWith(prefix))
     .reduce((s, f) => s + parseInt(f[1], 16), 0);
 }
 
@@ -91,7 +97,7 @@ export async function measure(layers: CalibrationLayer[], work: string, target: 
   const table = COST_CLASSES.map((c) => costs[c]);
   const rows: CalibrationRow[] = [];
   for (const [i, l] of layers.entries()) {
-    if (l.transfers) continue;
+    if (l.transfers || l.codeOnly) continue;
     const { model, sample, out } = writeLayer(l, join(work, `layer${i}`));
     // Planned with a fixed table (planCostsOf): the tiles (and so the units per class) do not follow the table being fitted.
     const { manifest } = generateFirmware({ model, platform: target.platform, out, ...target.options, ...l.options, sampleInputs: sample, planCosts: planOf(l, target) });
@@ -106,11 +112,34 @@ export async function measure(layers: CalibrationLayer[], work: string, target: 
       issColdCycles: iss.icacheColdCycles, issBetweenCycles: iss.networkCycles - iss.layers.reduce((s, x) => s + x.cycles, 0),
       fewOutputs: l.fewOutputs === true,
       // One layer of one kernel function: a further tile shape's C is not in the cold C (CODE_SHAPE's), but in the ELF.
-      ...(manifest.layers.length === 1 && manifest.layers[0].code && (manifest.layers[0].tiling?.instances ?? 1) === 1
-        ? { code: { key: manifest.layers[0].code.key, sourceBytes: manifest.layers[0].code.sourceBytes, compiled: compiledBytes(out) } } : {}),
+      ...(manifest.layers.length === 1 ? codeSample(manifest.layers[0], out) : {}),
     });
   }
   return rows;
+}
+
+/**
+ * A layer's code from its network's built ELF where the layer has one kernel function (a further tile shape's C is not
+ * in the cold C, CODE_SHAPE's, but in the ELF); none otherwise.
+ */
+function codeSample(layer: ManifestLayer, out: string): { code?: CodeSample } {
+  if (!layer.code || (layer.tiling?.instances ?? 1) !== 1) return {};
+  return { code: { key: layer.code.key, sourceBytes: layer.code.sourceBytes, compiled: compiledBytes(out, layer.id) } };
+}
+
+/**
+ * The code-only layers' code (CalibrationLayer.codeOnly): generated and built for the ISS (or the plain rv32 build),
+ * not run; a sample per layer of the key measured.
+ */
+export function measureCode(layers: CalibrationLayer[], work: string, target: FitTarget): { name: string; code?: CodeSample }[] {
+  return layers.filter((l) => l.codeOnly).flatMap((l, i) => {
+    const { model, sample, out } = writeLayer(l, join(work, `code${i}`));
+    const { manifest } = generateFirmware({ model, platform: target.platform, out, ...target.options, ...l.options, sampleInputs: sample, planCosts: planOf(l, target) });
+    buildC(out, readImageFile(out).rv32?.xpulp ? 'rv32-xpulp' : 'rv32');
+    const samples = manifest.layers.filter((m) => m.code?.key === l.codeOnly).map((m) => ({ name: l.name, ...codeSample(m, out) }));
+    if (samples.length === 0 || samples.some((s) => !s.code)) throw new Error(`calibration layer ${l.name}: no layer of code key ${l.codeOnly} in one kernel function`);
+    return samples;
+  });
 }
 
 /**

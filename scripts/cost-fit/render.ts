@@ -53,7 +53,7 @@ export function renderGenerator(fit: Fit, rows: CalibrationRow[], t: FitTarget):
     ...lines,
     '};',
     '',
-    "/** Compiled bytes per byte of a layer's C by its code key (Platform.codeRatios): the one-layer calibration rows' ELFs. */",
+    "/** Compiled bytes per byte of a layer's C by its code key (Platform.codeRatios): the calibration's ELFs (cost-fit codeRatiosOf). */",
     `export const CODE_RATIOS: Readonly<Record<string, number>> = {${Object.entries(fit.codeRatios ?? {}).map(([k, v]) => `\n  ${JSON.stringify(k)}: ${v},`).join('')}${Object.keys(fit.codeRatios ?? {}).length ? '\n' : ''}};`,
     '',
   ].join('\n');

@@ -27,6 +27,8 @@ export interface FitTarget {
   planFixed?: Partial<CoreCosts>;
   /** Classes this target's fit leaves at their hand count (why: beside the target). */
   held?: CostClass[];
+  /** The chip has an NPU (`--engines npu`): its driver's code is measured (layers.ts npuGemm). */
+  npu?: boolean;
 }
 
 export const FIT_TARGETS: FitTarget[] = [
@@ -44,6 +46,7 @@ export const FIT_TARGETS: FitTarget[] = [
     // with them (2026-11-30) moved this table and put three more layers past 10 % of the ISS (MobileNetV1's Conv_0
     // and Conv_4, its pool's requantization); left. A misaligned load's cycle is CV32E40P's rule, not a fit.
     held: ['SHARE', 'REDUCE_OUT', 'MISALIGNED'],
+    npu: true,
   },
   {
     platform: 'generic',

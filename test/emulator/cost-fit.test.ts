@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { COST_CLASSES, type CoreCosts, type CostClass } from '../../generator/platforms/types.js';
-import { MEASURED as SIRACUSA_MEASURED } from '../../generator/platforms/siracusa/measured-costs.js';
-import { MEASURED as GENERIC_MEASURED } from '../../generator/platforms/generic/measured-costs.js';
+import { CODE_RATIOS as SIRACUSA_CODE_RATIOS, MEASURED as SIRACUSA_MEASURED } from '../../generator/platforms/siracusa/measured-costs.js';
+import { CODE_RATIOS as GENERIC_CODE_RATIOS, MEASURED as GENERIC_MEASURED } from '../../generator/platforms/generic/measured-costs.js';
 import { FIT_TARGETS, fitTarget } from '../../scripts/cost-fit/targets.js';
 import { createEmulator } from '../../runtime/node/emulator.js';
 import { HAND_COUNTS } from '../../generator/platforms/siracusa/hand-costs.js';
 import { AFTER_ANOTHER, codeRatiosOf, fitCosts, measuredBetweenLayers, measuredFromWorkerFetch } from '../../scripts/cost-fit/fit.js';
-import { CALIBRATION, calibrationFor, forFixedCosts } from '../../scripts/cost-fit/layers.js';
-import { measure, measureTeam, type CalibrationRow } from '../../scripts/cost-fit/measure.js';
+import { CALIBRATION, calibrationFor, forFixedCosts, timed } from '../../scripts/cost-fit/layers.js';
+import { measure, measureCode, measureTeam, type CalibrationRow } from '../../scripts/cost-fit/measure.js';
 import { nnls } from '../../scripts/cost-fit/nnls.js';
 import { fitSkew, settleSkew, SKEWS, type SkewFit } from '../../scripts/cost-fit/skew.js';
 import { MANY_TRANSFERS, transferByDifference, type TeamRun } from '../../scripts/cost-fit/team.js';
@@ -178,16 +178,20 @@ test('measure: a conv layer on one core, the AS units are the layer\'s MACs and 
 });
 
 const MEASURED_TABLES: Record<string, Partial<CoreCosts>> = { siracusa: SIRACUSA_MEASURED, generic: GENERIC_MEASURED };
+const CODE_RATIO_TABLES: Record<string, Readonly<Record<string, number>>> = { siracusa: SIRACUSA_CODE_RATIOS, generic: GENERIC_CODE_RATIOS };
 
 for (const t of FIT_TARGETS) {
   test(`${t.platform}: the committed measured table is the fit of this code (every calibration layer rerun)`, async () => {
     const work = mkdtempSync(join(tmpdir(), 'firmgen-costfit-all-'));
     try {
-      const layers = calibrationFor(t);
+      const all = calibrationFor(t);
+      const layers = all.filter(timed);
       const rows = await measure(layers, work, t);
       const fit = await fitCosts(rows, t.hand, t.held, t.fixedOnTeam ? await measureTeam(layers.filter(forFixedCosts), work, t) : []);
       const measured = Object.fromEntries(fit.fitted.map((c) => [c, fit.costs[c]]));
       assert.equal(measured, MEASURED_TABLES[t.platform], 'run `npm run fit:costs -- --write` and rebuild: the C or the calibration changed');
+      // The compiled bytes per byte of C too, the code-only layers' included (an NPU's driver: layers.ts codeOnly).
+      assert.equal(codeRatiosOf([...rows, ...measureCode(all, work, t)]), CODE_RATIO_TABLES[t.platform], 'code ratios: refit');
       // And the emulator charges them (its table is generated from the same fit).
       const emu = await createEmulator(t.platform);
       for (const [c, v] of Object.entries(MEASURED_TABLES[t.platform])) assert.is(emu.cost_cycles(COST_CLASSES.indexOf(c as CostClass)), v, c);

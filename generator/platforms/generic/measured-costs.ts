@@ -70,7 +70,7 @@ export const MEASURED: Partial<CoreCosts> = {
   CALL: 0, // hand count 32; on the layers of a few outputs
 };
 
-/** Compiled bytes per byte of a layer's C by its code key (Platform.codeRatios): the one-layer calibration rows' ELFs. */
+/** Compiled bytes per byte of a layer's C by its code key (Platform.codeRatios): the calibration's ELFs (cost-fit codeRatiosOf). */
 export const CODE_RATIOS: Readonly<Record<string, number>> = {
   "*": 0.310546875,
   "conv2d plane untiled": 0.2685546875,

@@ -70,9 +70,9 @@ export const MEASURED: Partial<CoreCosts> = {
   CODE_BYTE: 1.40625, // hand count 0; the ISS's waits for the instruction cache of the team's cores that run the kernel alone, on the layers of a few outputs
 };
 
-/** Compiled bytes per byte of a layer's C by its code key (Platform.codeRatios): the one-layer calibration rows' ELFs. */
+/** Compiled bytes per byte of a layer's C by its code key (Platform.codeRatios): the calibration's ELFs (cost-fit codeRatiosOf). */
 export const CODE_RATIOS: Readonly<Record<string, number>> = {
-  "*": 0.240234375,
+  "*": 0.2490234375,
   "conv2d plane": 0.1513671875,
   "conv2d row": 0.1875,
   "conv2d scalar": 0.2216796875,
@@ -87,6 +87,7 @@ export const CODE_RATIOS: Readonly<Record<string, number>> = {
   "irmsnorm": 0.4130859375,
   "isoftmax": 0.2568359375,
   "maxpool": 0.240234375,
+  "neureka": 0.2587890625,
   "qlayernorm": 0.5576171875,
   "reduce untiled": 0.2666015625,
   "tablesoftmax": 0.3046875,
