@@ -1,7 +1,8 @@
 /**
  * `npm run bench:iss-vs-as`: the two cycle counts firmgen can give for one model, side by side, per layer.
  * - AS: what `gen run` prints today, the cycles the AssemblyScript firmware declares against the cost table
- *   (8 cluster cores on Siracusa, one core on generic);
+ *   (8 cluster cores on Siracusa, one core on generic; `siracusa+npu`: Siracusa with `--engines cluster+npu`, the
+ *   N-EUREKA jobs timed by the same engine model on both sides, their driving by the table and by the ISS);
  * - ISS: the cycles the emulator's RV32 cores (CV32E40P timing) measure on the rv32 ELF of the C a user flashes:
  *   on Siracusa the fabric controller and the 8 cluster cores as harts (event unit, cluster DMA, L1 banks), on
  *   generic one hart.
@@ -30,9 +31,11 @@ import { TINY_MODELS, writeTinyModel } from '../test/helpers/tiny-models.js';
 
 const FOLDERS = ['CNN_Linear1', 'CNN_Linear2', 'miniMobileNet', 'miniMobileNetv2', 'EEGFormer'];
 const TINY = process.argv.includes('--no-mlperf') ? [] : Object.keys(TINY_MODELS);
-const CONFIGS: { platform: string; cores: number; opts: Record<string, unknown> }[] = [
-  { platform: 'siracusa', cores: 8, opts: {} },
-  { platform: 'generic', cores: 1, opts: {} },
+const CONFIGS: { name: string; platform: string; cores: number; opts: Record<string, unknown> }[] = [
+  { name: 'siracusa', platform: 'siracusa', cores: 8, opts: {} },
+  { name: 'generic', platform: 'generic', cores: 1, opts: {} },
+  // The NPU where it can run (convs and GEMMs; the layout transposes around them on the cores).
+  { name: 'siracusa+npu', platform: 'siracusa', cores: 8, opts: { engines: 'cluster+npu' } },
 ];
 
 const work = mkdtempSync(join(tmpdir(), 'firmgen-bench-iss-'));
@@ -64,7 +67,7 @@ const rows: string[][] = [];
 const within = new Map<string, { n: number; in: number }>();
 for (const { model, src, group: tally } of models) {
   for (const c of CONFIGS) {
-    const out = join(work, `${model.replace('/', '-')}-${c.platform}`);
+    const out = join(work, `${model.replace('/', '-')}-${c.name}`);
     generateFirmware({ model: join(src, 'network.onnx'), platform: c.platform, out, ...c.opts });
     const inputs = [...readNpz(join(src, 'inputs.npz')).values()];
     const as = await runFirmware(out, inputs);
@@ -73,29 +76,29 @@ for (const { model, src, group: tally } of models) {
       const expected = [...readNpz(join(src, 'outputs.npz')).values()];
       for (const [what, o] of [['AS', as.outputs], ['ISS', iss.outputs]] as const) {
         const cmp = compareOutputs(as.outputNames, o, expected);
-        if (cmp.errors > 0) throw new Error(`${model} ${c.platform} ${what}: ${cmp.errors} of ${cmp.total} outputs differ`);
+        if (cmp.errors > 0) throw new Error(`${model} ${c.name} ${what}: ${cmp.errors} of ${cmp.total} outputs differ`);
       }
     } else if (compareOutputs(as.outputNames, iss.outputs, as.outputs).errors > 0) {
-      throw new Error(`${model} ${c.platform}: the ISS outputs differ from the AS firmware's`);
+      throw new Error(`${model} ${c.name}: the ISS outputs differ from the AS firmware's`);
     }
     const macs = as.profile.layers.reduce((n, l) => n + (l.macs ?? 0), 0);
     // Both runs use the platform's cores when the ISS runs the cluster; a one-hart ISS run does all the work alone.
     const scale = iss.harts > 1 ? 1 : c.cores;
-    const group = `${c.platform}${tally}`;
+    const group = `${c.name}${tally}`;
     const w = within.get(group) ?? { n: 0, in: 0 };
     within.set(group, w);
     const per = layerRatios(as.layers, iss.layers, scale);
     w.n += per.layers.length;
     w.in += per.within;
     for (const l of per.layers) {
-      console.log(JSON.stringify({ model, platform: c.platform, layer: l.layer, name: l.name, asCycles: l.asCycles, issCycles: l.issCycles,
+      console.log(JSON.stringify({ model, platform: c.name, layer: l.layer, name: l.name, asCycles: l.asCycles, issCycles: l.issCycles,
         ratio: l.asCycles > 0 ? Number(l.ratio.toFixed(2)) : null }));
     }
     const ratio = iss.networkCycles / (as.cycles * scale);
-    console.log(JSON.stringify({ model, platform: c.platform, macs, asCycles: as.cycles, cores: c.cores, harts: iss.harts, issCycles: iss.networkCycles,
+    console.log(JSON.stringify({ model, platform: c.name, macs, asCycles: as.cycles, cores: c.cores, harts: iss.harts, issCycles: iss.networkCycles,
       bankConflicts: iss.bankConflicts, stalls: iss.stalls,
       issCyclesPerMac: Number((iss.networkCycles / Math.max(1, macs)).toFixed(2)), ratio: Number(ratio.toFixed(2)) }));
-    rows.push([model, c.platform, String(macs), String(as.cycles), String(iss.harts), String(iss.networkCycles),
+    rows.push([model, c.name, String(macs), String(as.cycles), String(iss.harts), String(iss.networkCycles),
       (iss.networkCycles / Math.max(1, macs)).toFixed(2), ratio.toFixed(2)]);
   }
 }
