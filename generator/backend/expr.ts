@@ -122,6 +122,22 @@ export function emitExpr(e: Expr, leaves: Leaf[], opts: { countClips?: boolean }
  * the emission's counters kept, so that they count once.
  */
 function splitOperands(e: Expr & { k: 'add' }, leaves: Leaf[]): { v: string; m: string; c: string } | undefined {
+  const parts = splitParts(e);
+  if (!parts) return undefined;
+  const { v, m, c } = parts;
+  const saved = { widenings, clampsElided, clampsEmitted, clampTestInstructions, lastFgClip };
+  try {
+    const [ve, me, ce] = [v, m, c].map((x) => emitNode(x, leaves));
+    if (ve.wide || me.wide || ce.wide) return undefined;
+    return { v: ve.c, m: me.c, c: ce.c };
+  } finally {
+    ({ widenings, clampsElided, clampsEmitted, clampTestInstructions, lastFgClip } = saved);
+  }
+}
+
+/** The operands v, m, c of a product split at bit 16 (splitRequantExpr's shape), or undefined for another shape. */
+export function splitParts(e: Expr): { v: Expr; m: Expr; c: Expr } | undefined {
+  if (e.k !== 'add') return undefined;
   const hiMul = e.a;
   const low = e.b;
   if (hiMul.k !== 'mul' || hiMul.a.k !== 'shr' || hiMul.a.s !== 16) return undefined;
@@ -132,14 +148,7 @@ function splitOperands(e: Expr & { k: 'add' }, leaves: Leaf[]): { v: string; m: 
   const al = low.a.a.a;
   const same = (x: Expr, y: Expr): boolean => JSON.stringify(x) === JSON.stringify(y);
   if (!same(low.a.a.b, m) || !same(al.a, v) || al.b.k !== 'mul' || !same(al.b.a, hiMul.a) || !same(al.b.b, { k: 'const', v: 65536 })) return undefined;
-  const saved = { widenings, clampsElided, clampsEmitted, clampTestInstructions, lastFgClip };
-  try {
-    const [ve, me, ce] = [v, m, c].map((x) => emitNode(x, leaves));
-    if (ve.wide || me.wide || ce.wide) return undefined;
-    return { v: ve.c, m: me.c, c: ce.c };
-  } finally {
-    ({ widenings, clampsElided, clampsEmitted, clampTestInstructions, lastFgClip } = saved);
-  }
+  return { v, m, c };
 }
 
 function emitNode(e: Expr, leaves: Leaf[]): Emitted {
@@ -252,4 +261,15 @@ export function splitRequantExpr(v: Expr, mul: Expr, add: Expr, shift: number, l
   const low: Expr = { k: 'shr', a: { k: 'add', a: { k: 'mul', a: al, b: mul }, b: { k: 'add', a: add, b: { k: 'const', v: 2 ** (shift - 1) } } }, s: 16 };
   const t: Expr = { k: 'add', a: { k: 'mul', a: ah, b: mul }, b: low, split: true };
   return { k: 'clip', a: shift > 16 ? { k: 'shr', a: t, s: shift - 16 } : t, lo, hi };
+}
+
+/**
+ * The requantization of `v` in the form the C computes fastest over leaves of these ranges: requantExpr, or its
+ * product split at bit 16 (splitRequantExpr) where the whole needs 64 bits and no step of the halves does.
+ */
+export function fastestRequantExpr(v: Expr, mul: Expr, add: Expr, shift: number, lo: number, hi: number, leaves: Leaf[]): { expr: Expr; split: boolean } {
+  const whole = requantExpr(v, mul, add, shift, lo, hi);
+  if (!emitExpr(whole, leaves).used64) return { expr: whole, split: false };
+  const halves = splitRequantExpr(v, mul, add, shift, lo, hi);
+  return halves && !emitExpr(halves, leaves).used64 ? { expr: halves, split: true } : { expr: whole, split: false };
 }

@@ -1,4 +1,4 @@
-import { emitExpr } from '../backend/expr.js';
+import { emitExpr, splitParts } from '../backend/expr.js';
 import { broadcastStrides } from '../ir/broadcast.js';
 import { isIntType, type DType, type IntRange } from '../ir/dtype.js';
 import { tensorOf, type Expr } from '../ir/graph.js';
@@ -21,8 +21,19 @@ export function elementOps(e: Expr, leafStrides: readonly number[][]): { ops: nu
 
 const streamedLeaves = (leafStrides: readonly number[][]): number => leafStrides.filter((s) => s.some((v) => v !== 0)).length;
 
+/**
+ * A product split at bit 16 as the C computes it, fg_mulsplit (firmgen_simd.h): 6 instructions with XpulpV2's
+ * p.extractu and p.mac, where the split's tree has 9 operations (and its operand twice). Only Siracusa's NPU lowering
+ * puts one in an elementwise expression (platforms/siracusa/passes/lower-npu.ts); portable C takes 8.
+ */
+const MULSPLIT_OPS = 6;
+
 function exprOps(e: Expr): number {
   const ops = (x: Expr): number => {
+    if (x.k === 'add' && x.split) {
+      const p = splitParts(x);
+      if (p) return MULSPLIT_OPS + ops(p.v) + ops(p.m) + ops(p.c);
+    }
     switch (x.k) {
       case 'in': case 'const': return 0;
       case 'shr': return x.s === 0 ? ops(x.a) : 1 + ops(x.a);

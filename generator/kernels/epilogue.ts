@@ -1,4 +1,4 @@
-import { emitExpr, requantExpr, splitRequantExpr } from '../backend/expr.js';
+import { emitExpr, fastestRequantExpr, requantExpr } from '../backend/expr.js';
 import type { DType, IntRange } from '../ir/dtype.js';
 import type { Graph, Node, Tensor } from '../ir/graph.js';
 import { tensorOf } from '../ir/graph.js';
@@ -37,10 +37,9 @@ export function epilogueOf(node: Node, g: Graph, acc: IntRange, indexOf: (param:
   const wholeExpr = requantExpr(v, m, b, rq.shift, rq.min, rq.max);
   const countClips = branchyOut !== undefined;
   const whole = emitExpr(wholeExpr, leaves, { countClips });
-  // A product past int32 split at bit 16 where its halves' steps fit int32 (backend/expr.ts splitRequantExpr).
-  const halves = whole.used64 ? splitRequantExpr(v, m, b, rq.shift, rq.min, rq.max) : undefined;
-  const split = halves ? emitExpr(halves, leaves, { countClips }) : undefined;
-  const e = split && !split.used64 ? split : whole;
+  // A product past int32 split at bit 16 where its halves' steps fit int32 (backend/expr.ts fastestRequantExpr).
+  const form = fastestRequantExpr(v, m, b, rq.shift, rq.min, rq.max, leaves);
+  const e = form.split ? emitExpr(form.expr, leaves, { countClips }) : whole;
   return {
     args: [
       { field: 'mul', tensor: mul.name, dtype: mul.dtype, write: false },

@@ -1,4 +1,5 @@
-import { requantExpr } from '../../../backend/expr.js';
+import { fastestRequantExpr } from '../../../backend/expr.js';
+import { valueRange } from '../../../kernels/common.js';
 import { rangeOf, rangeOfValues, type IntRange, type IntType } from '../../../ir/dtype.js';
 import type { Expr, Graph, Node, NpuJob, Tensor } from '../../../ir/graph.js';
 import { producerOf, tensorOf } from '../../../ir/graph.js';
@@ -256,9 +257,14 @@ function rewrite(
       accExpr = { k: 'add', a: accExpr, b: { k: 'in', i: 3 } };
     }
     yNhwc = add({ ...y, name: fresh(`${y.name}__nhwc`), shape: nhwcOut, data: undefined });
+    // Split at bit 16 where the whole product needs 64 bits and its halves do not, as a conv's output stage on the
+    // cores (kernels/epilogue.ts): MobileNet-class per-channel scales at a shift of 22, a 64-bit multiply-add an
+    // element otherwise (mulh's 5 cycles and the carry's adds: MobileNetV1's Conv_12 requantization 61,323 cycles).
+    const ranges = leaves.map((name) => ({ name, range: valueRange(tensors.get(name) ?? tensorOf(g, name)) }));
+    const { expr } = fastestRequantExpr(accExpr, { k: 'in', i: 1 }, { k: 'in', i: 2 }, rq.shift, rq.min, rq.max, ranges);
     out.push({
       name: `${n.name}__requant`, op: 'Elementwise', domain: 'firmgen', inputs: leaves, outputs: [yNhwc], attrs: {},
-      expr: requantExpr(accExpr, { k: 'in', i: 1 }, { k: 'in', i: 2 }, rq.shift, rq.min, rq.max), fusedFrom: from,
+      expr, fusedFrom: from,
       engineNote: 'cluster: requantization the NPU output stage cannot do exactly',
     });
   }
