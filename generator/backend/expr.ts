@@ -265,11 +265,17 @@ export function splitRequantExpr(v: Expr, mul: Expr, add: Expr, shift: number, l
 
 /**
  * The requantization of `v` in the form the C computes fastest over leaves of these ranges: requantExpr, or its
- * product split at bit 16 (splitRequantExpr) where the whole needs 64 bits and no step of the halves does.
+ * product split at bit 16 (splitRequantExpr) where the whole needs 64 bits and no step of the halves does; with the
+ * chosen form's emission (emitExpr with `opts`), each form emitted once.
  */
-export function fastestRequantExpr(v: Expr, mul: Expr, add: Expr, shift: number, lo: number, hi: number, leaves: Leaf[]): { expr: Expr; split: boolean } {
+export function fastestRequantExpr(
+  v: Expr, mul: Expr, add: Expr, shift: number, lo: number, hi: number, leaves: Leaf[], opts: { countClips?: boolean } = {},
+): { expr: Expr; split: boolean; emitted: ReturnType<typeof emitExpr> } {
   const whole = requantExpr(v, mul, add, shift, lo, hi);
-  if (!emitExpr(whole, leaves).used64) return { expr: whole, split: false };
-  const halves = splitRequantExpr(v, mul, add, shift, lo, hi);
-  return halves && !emitExpr(halves, leaves).used64 ? { expr: halves, split: true } : { expr: whole, split: false };
+  const wholeEmitted = emitExpr(whole, leaves, opts);
+  const halves = wholeEmitted.used64 ? splitRequantExpr(v, mul, add, shift, lo, hi) : undefined;
+  const halvesEmitted = halves ? emitExpr(halves, leaves, opts) : undefined;
+  return halves && halvesEmitted && !halvesEmitted.used64
+    ? { expr: halves, split: true, emitted: halvesEmitted }
+    : { expr: whole, split: false, emitted: wholeEmitted };
 }

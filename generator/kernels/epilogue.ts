@@ -36,10 +36,9 @@ export function epilogueOf(node: Node, g: Graph, acc: IntRange, indexOf: (param:
   const b = { k: 'in', i: 2 } as const;
   const wholeExpr = requantExpr(v, m, b, rq.shift, rq.min, rq.max);
   const countClips = branchyOut !== undefined;
-  const whole = emitExpr(wholeExpr, leaves, { countClips });
   // A product past int32 split at bit 16 where its halves' steps fit int32 (backend/expr.ts fastestRequantExpr).
-  const form = fastestRequantExpr(v, m, b, rq.shift, rq.min, rq.max, leaves);
-  const e = form.split ? emitExpr(form.expr, leaves, { countClips }) : whole;
+  const form = fastestRequantExpr(v, m, b, rq.shift, rq.min, rq.max, leaves, { countClips });
+  const e = form.emitted;
   return {
     args: [
       { field: 'mul', tensor: mul.name, dtype: mul.dtype, write: false },
@@ -56,7 +55,7 @@ export function epilogueOf(node: Node, g: Graph, acc: IntRange, indexOf: (param:
         // Some step needs 64 bits (the product acc * mul past int32): the AS charges REQUANT_WIDE on top of REQUANT;
         // or the product is split at bit 16 instead (two multiplies and three shifts): REQUANT_SPLIT.
         wide: e.used64,
-        split: e !== whole,
+        split: form.split,
         // The value before the clamp is int32 in the emitted code (a 64-bit product narrowed after its shift): the
         // emitter's own decision on the clamp's operand, which a hand-written output stage must follow.
         shiftedInt32: !e.used64 || !emitExpr(wholeExpr.k === 'clip' ? wholeExpr.a : wholeExpr, leaves).wide,

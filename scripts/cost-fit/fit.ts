@@ -145,11 +145,11 @@ export function measuredFromWorkerFetch(team: TeamRun[]): Map<CostClass, number>
 
 /**
  * The compiled bytes per byte of a layer's C, by code key (backend/c-image.ts codeKey), over the one-layer calibration
- * rows and the code-only layers (measure.ts measureCode): their compiled bytes over their C's, each key's rows summed, and `*` the median of the keys' (for keys the
- * calibration lacks: pooled over all rows, the convs' long C set it at 0.18, and a decoder's untiled Slices and cache
- * writes, 0.27-0.30, came out a third short). A kernel's C holds constant-folded paths and asm text: its bytes compile
- * at 0.12-0.2 (the SIMD convs) to 0.5-0.7 (pools, norms) of the C's, which one CODE_BYTE a byte of C could not price
- * alike. In 1/1024ths.
+ * rows and the code-only layers (measure.ts measureCode): their compiled bytes over their C's, each key's rows summed,
+ * and `*` the median of the keys' (for keys the calibration lacks: pooled over all rows, the convs' long C set it at
+ * 0.18, and a decoder's untiled Slices and cache writes, 0.27-0.30, came out a third short). A kernel's C holds
+ * constant-folded paths and asm text: its bytes compile at 0.12-0.2 (the SIMD convs) to 0.5-0.7 (pools, norms) of the
+ * C's, which one CODE_BYTE a byte of C could not price alike. In 1/1024ths.
  */
 export function codeRatiosOf(rows: { code?: CodeSample }[]): Record<string, number> {
   const sums = new Map<string, [number, number]>();
