@@ -12,7 +12,9 @@
  * tiny-models.ts: quantized by firmgen, sample inputs; there both runs must give the same bytes), and the small
  * language model's prompt pass (examples/tiny-llama: prompt.onnx quantized by firmgen on its calibration windows, run
  * on the held-out prompt of reference.json) and one of its decoder steps (step.onnx, context 256, at position 128 over
- * seeded caches: test/helpers/tiny-llama-prompt.ts quantizedStep); `--no-llm` leaves both out. One JSON line per layer and per model, then a
+ * seeded caches: test/helpers/tiny-llama-prompt.ts quantizedStep); `--no-llm` leaves both out, `--config NAME` runs one
+ * configuration. One JSON line per layer (with its instruction-cache misses on a cluster: the cores' private levels
+ * summed, lines from L2) and per model, then a
  * table, and per platform how many layers lie within 10 % (the issue's bound), the Models and MLPerf-class CNNs and
  * the decoder apart.
  */
@@ -31,12 +33,16 @@ import { TINY_MODELS, writeTinyModel } from '../test/helpers/tiny-models.js';
 
 const FOLDERS = ['CNN_Linear1', 'CNN_Linear2', 'miniMobileNet', 'miniMobileNetv2', 'EEGFormer'];
 const TINY = process.argv.includes('--no-mlperf') ? [] : Object.keys(TINY_MODELS);
-const CONFIGS: { name: string; platform: string; cores: number; opts: Record<string, unknown> }[] = [
+const ALL_CONFIGS: { name: string; platform: string; cores: number; opts: Record<string, unknown> }[] = [
   { name: 'siracusa', platform: 'siracusa', cores: 8, opts: {} },
   { name: 'generic', platform: 'generic', cores: 1, opts: {} },
   // The NPU where it can run (convs and GEMMs; the layout transposes around them on the cores).
   { name: 'siracusa+npu', platform: 'siracusa', cores: 8, opts: { engines: 'cluster+npu' } },
 ];
+// `--config NAME` (repeatable) runs only those configurations.
+const picked = process.argv.flatMap((a, i) => (process.argv[i - 1] === '--config' ? [a] : []));
+const CONFIGS = picked.length > 0 ? ALL_CONFIGS.filter((c) => picked.includes(c.name)) : ALL_CONFIGS;
+if (CONFIGS.length < picked.length) throw new Error(`--config: one of ${picked.join(', ')} is not ${ALL_CONFIGS.map((c) => c.name).join(', ')}`);
 
 const work = mkdtempSync(join(tmpdir(), 'firmgen-bench-iss-'));
 
@@ -90,9 +96,10 @@ for (const { model, src, group: tally } of models) {
     const per = layerRatios(as.layers, iss.layers, scale);
     w.n += per.layers.length;
     w.in += per.within;
+    const icache = new Map(iss.layers.map((l) => [l.layer, l.icacheMisses]));
     for (const l of per.layers) {
       console.log(JSON.stringify({ model, platform: c.name, layer: l.layer, name: l.name, asCycles: l.asCycles, issCycles: l.issCycles,
-        ratio: l.asCycles > 0 ? Number(l.ratio.toFixed(2)) : null }));
+        ratio: l.asCycles > 0 ? Number(l.ratio.toFixed(2)) : null, icacheMisses: icache.get(l.layer) }));
     }
     const ratio = iss.networkCycles / (as.cycles * scale);
     console.log(JSON.stringify({ model, platform: c.name, macs, asCycles: as.cycles, cores: c.cores, harts: iss.harts, issCycles: iss.networkCycles,

@@ -36,6 +36,9 @@ export interface IssLayer {
   instructions?: number;
   stalls?: number[];
   bankConflicts?: number;
+  /** Cluster runs: the layer's instruction-cache misses, [private levels summed, shared level] (a shared-level miss
+   * is a line brought from L2: the layer's code its cores ran that was not in the cache yet). */
+  icacheMisses?: [number, number];
 }
 
 export interface IssRun {
@@ -244,13 +247,14 @@ export async function runIss(outDir: string, inputs: NDArray[], options: IssOpti
   };
 }
 
-/** Words of one mark record (cluster.ts MARK_WORDS): tag, instructions, the stall kinds, bank-conflict cycles. */
-const MARK_WORDS = 3 + STALL_KINDS.length;
+/** Words of one mark record (cluster.ts MARK_WORDS): tag, instructions, the stall kinds, bank-conflict cycles, the
+ * instruction cache's misses (private levels, shared level). */
+const MARK_WORDS = 5 + STALL_KINDS.length;
 
 /** Each layer's share of the cluster's counters: the record at its end minus the one at its begin. */
 function addClusterCounters(rows: IssLayer[], marks: Float64Array): void {
   const open = new Map<number, number>();
-  const byLayer = new Map<number, { instructions: number; stalls: number[]; bank: number }>();
+  const byLayer = new Map<number, { instructions: number; stalls: number[]; bank: number; icache: [number, number] }>();
   for (let i = 0; i < marks.length / MARK_WORDS; i++) {
     const r = marks.subarray(i * MARK_WORDS, (i + 1) * MARK_WORDS);
     const layer = r[0] >>> 1;
@@ -262,11 +266,12 @@ function addClusterCounters(rows: IssLayer[], marks: Float64Array): void {
       instructions: r[1] - s[1],
       stalls: STALL_KINDS.map((k) => r[2 + k] - s[2 + k]),
       bank: r[2 + STALL_KINDS.length] - s[2 + STALL_KINDS.length],
+      icache: [r[3 + STALL_KINDS.length] - s[3 + STALL_KINDS.length], r[4 + STALL_KINDS.length] - s[4 + STALL_KINDS.length]],
     });
   }
   for (const row of rows) {
     const c = byLayer.get(row.layer);
-    if (c) Object.assign(row, { instructions: c.instructions, stalls: c.stalls, bankConflicts: c.bank });
+    if (c) Object.assign(row, { instructions: c.instructions, stalls: c.stalls, bankConflicts: c.bank, icacheMisses: c.icache });
   }
 }
 
@@ -336,16 +341,16 @@ export function formatIssProfile(r: IssRun, clockHz?: number): string {
   const lines = [
     `Profile on the RV32 core (CV32E40P timing, ${cluster ? `fabric controller + ${r.harts - 1} cluster cores` : 'one hart'}; cycles measured on the rv32 ELF itself, docs/iss.md)`,
     `${'id'.padStart(3)}  ${'layer'.padEnd(24)}  ${'cycles'.padStart(10)}  ${'us'.padStart(9)}  ${'share'.padStart(6)}` +
-      (cluster ? `  ${['instr', 'ld-use', 'branch', 'memory', 'bank', 'fetch', 'sleep', 'dma', 'npu'].map((h) => h.padStart(7)).join('')}` : ''),
+      (cluster ? `  ${['instr', 'ld-use', 'branch', 'memory', 'bank', 'fetch', 'sleep', 'dma', 'npu', 'refill', 'cold'].map((h) => h.padStart(7)).join('')}` : ''),
   ];
   for (const l of r.layers) {
     const extra = cluster
-      ? `  ${[l.instructions, l.stalls?.[0], l.stalls?.[1], l.stalls?.[3], l.bankConflicts, l.stalls?.[8], l.stalls?.[5], l.stalls?.[6], l.stalls?.[7]].map((v) => kilo(v).padStart(7)).join('')}`
+      ? `  ${[l.instructions, l.stalls?.[0], l.stalls?.[1], l.stalls?.[3], l.bankConflicts, l.stalls?.[8], l.stalls?.[5], l.stalls?.[6], l.stalls?.[7], ...(l.icacheMisses ?? [undefined, undefined])].map((v) => kilo(v).padStart(7)).join('')}`
       : '';
     lines.push(`${String(l.layer).padStart(3)}  ${quoted(l.name).slice(1, -1).slice(0, 24).padEnd(24)}  ${String(l.cycles).padStart(10)}  ` +
       `${us(l.cycles).padStart(9)}  ${(100 * l.cycles / total).toFixed(1).padStart(5)}%${extra}`);
   }
-  if (cluster) lines.push('(instr and stall columns: the 8 cluster cores summed; memory includes bank; fetch: waiting for the instruction cache; sleep: in the event unit at forks and barriers; dma: waiting for the cluster DMA or an L3 copy; npu: waiting for N-EUREKA jobs)');
+  if (cluster) lines.push('(instr and stall columns: the 8 cluster cores summed; memory includes bank; fetch: waiting for the instruction cache; sleep: in the event unit at forks and barriers; dma: waiting for the cluster DMA or an L3 copy; npu: waiting for N-EUREKA jobs; refill: lines the cores\' private instruction caches missed; cold: of those, lines brought from L2)');
   lines.push(`network ${r.networkCycles} cycles; whole program ${r.cycles} cycles, ${r.instructions} instructions ` +
     `(IPC ${(r.instructions / Math.max(1, r.cycles)).toFixed(2)}); stalls: load-use ${r.stalls[0]}, branch ${r.stalls[1]}, ` +
     `multi-cycle ${r.stalls[2]}, memory ${r.stalls[3]}${cluster ? ` (L1 bank conflicts ${r.bankConflicts})` : ''}, misaligned ${r.stalls[4]}` +

@@ -4,7 +4,7 @@
  * bit-exact against the peer's expected outputs on every integer folder, tiled (default L1), untiled and with the
  * NPU engines enabled, and on generic (one hart, portable rv32imc). Also: the cluster runs faster than one core would
  * on the conv models, the team really is 8 cores (every cluster core retires instructions), and each layer's row fits
- * the network's span.
+ * the network's span and counts its own instruction-cache misses.
  */
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -37,6 +37,14 @@ for (const [label, platform, options] of CONFIGS) {
         assert.is(r.harts, 9, `${f.name}: the fabric controller and 8 cluster cores`);
         const rows = r.layers.reduce((n, l) => n + l.cycles, 0);
         assert.ok(rows <= r.networkCycles, `${f.name}: layer rows ${rows} within the span ${r.networkCycles}`);
+        // Each layer's instruction-cache misses: a line from L2 is a private-level miss first, every layer fetches
+        // some code of its own cold, and the layers' shares add up to no more than the run's.
+        for (const l of r.layers) {
+          const [refills, cold] = l.icacheMisses ?? [0, 0];
+          assert.ok(cold >= 1 && refills >= cold, `${f.name} layer ${l.layer}: ${refills} private-level misses, ${cold} lines from L2`);
+        }
+        const sum = (k: 0 | 1): number => r.layers.reduce((n, l) => n + (l.icacheMisses?.[k] ?? 0), 0);
+        assert.ok(sum(0) <= r.icacheMisses[0] && sum(1) <= r.icacheMisses[1], `${f.name}: layers' misses ${sum(0)}/${sum(1)} within the run's ${r.icacheMisses}`);
       }
     }
     assert.equal(bad, []);

@@ -10,7 +10,7 @@ import { markTag, resetEventUnit } from "./cluster-eu";
 import { bankConflictCycles } from "./cluster-banks";
 import { resetMchan } from "./cluster-dma";
 import { resetBanksIss } from "./cluster-banks";
-import { configureIcache } from "./icache";
+import { configureIcache, icacheL0Misses, icacheSharedMisses } from "./icache";
 
 import { L2_ACCESS_CYCLES } from "../chips/siracusa-memory";
 import { STALL_KINDS, STALL_SYNC } from "./timing";
@@ -54,8 +54,9 @@ function stackOk(h: i32): bool {
 }
 
 // Layer marks (cluster-eu.ts MARK): per mark, its tag and the cluster cores' counters summed at that moment, as f64:
-// tag, instructions, the STALL_KINDS stall kinds, bank-conflict cycles. The runtime hands the buffer over.
-export const MARK_WORDS: i32 = 3 + STALL_KINDS;
+// tag, instructions, the STALL_KINDS stall kinds, bank-conflict cycles, the instruction cache's misses of the private
+// levels and of the shared level. The runtime hands the buffer over.
+export const MARK_WORDS: i32 = 5 + STALL_KINDS;
 let marksPtr: usize = 0;
 let marksCap: i32 = 0;
 let marksCount: i32 = 0;
@@ -84,6 +85,8 @@ function recordMark(): void {
     store<f64>(r + 16 + (<usize>k << 3), <f64>sum);
   }
   store<f64>(r + 16 + (<usize>STALL_KINDS << 3), <f64>bankConflictCycles());
+  store<f64>(r + 24 + (<usize>STALL_KINDS << 3), <f64>icacheL0Misses());
+  store<f64>(r + 32 + (<usize>STALL_KINDS << 3), <f64>icacheSharedMisses());
   marksCount++;
 }
 
