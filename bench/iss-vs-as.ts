@@ -70,14 +70,17 @@ const models = [
   ]),
 ];
 const rows: string[][] = [];
-const within = new Map<string, { n: number; in: number }>();
+const within = new Map<string, { n: number; in: number; built: number }>();
 for (const { model, src, group: tally } of models) {
   for (const c of CONFIGS) {
     const out = join(work, `${model.replace('/', '-')}-${c.name}`);
     generateFirmware({ model: join(src, 'network.onnx'), platform: c.platform, out, ...c.opts });
     const inputs = [...readNpz(join(src, 'inputs.npz')).values()];
+    // The AS as `gen run` prices it (the cold code at the generator's estimate of its compiled size), and with the
+    // code as built (the ISS builds the C; RunOptions.builtCode: its layer functions' sizes, as the cost fit prices it).
     const as = await runFirmware(out, inputs);
     const iss = await runIss(out, inputs);
+    const built = await runFirmware(out, inputs, { builtCode: true });
     if (existsSync(join(src, 'outputs.npz'))) {
       const expected = [...readNpz(join(src, 'outputs.npz')).values()];
       for (const [what, o] of [['AS', as.outputs], ['ISS', iss.outputs]] as const) {
@@ -91,14 +94,16 @@ for (const { model, src, group: tally } of models) {
     // Both runs use the platform's cores when the ISS runs the cluster; a one-hart ISS run does all the work alone.
     const scale = iss.harts > 1 ? 1 : c.cores;
     const group = `${c.name}${tally}`;
-    const w = within.get(group) ?? { n: 0, in: 0 };
+    const w = within.get(group) ?? { n: 0, in: 0, built: 0 };
     within.set(group, w);
     const per = layerRatios(as.layers, iss.layers, scale);
     w.n += per.layers.length;
     w.in += per.within;
+    w.built += layerRatios(built.layers, iss.layers, scale).within;
+    const builtOf = new Map(built.layers.map((l) => [l.layer, l.cycles]));
     const icache = new Map(iss.layers.map((l) => [l.layer, l.icacheMisses]));
     for (const l of per.layers) {
-      console.log(JSON.stringify({ model, platform: c.name, layer: l.layer, name: l.name, asCycles: l.asCycles, issCycles: l.issCycles,
+      console.log(JSON.stringify({ model, platform: c.name, layer: l.layer, name: l.name, asCycles: l.asCycles, asBuiltCodeCycles: builtOf.get(l.layer), issCycles: l.issCycles,
         ratio: l.asCycles > 0 ? Number(l.ratio.toFixed(2)) : null, icacheMisses: icache.get(l.layer) }));
     }
     const ratio = iss.networkCycles / (as.cycles * scale);
@@ -113,4 +118,6 @@ rmSync(work, { recursive: true, force: true });
 const head = ['model', 'platform', 'MACs', 'AS cycles', 'ISS harts', 'ISS cycles', 'ISS cyc/MAC', 'ISS/AS'];
 const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
 console.log([head, ...rows].map((r) => r.map((x, i) => (i < 2 ? x.padEnd(width[i]) : x.padStart(width[i]))).join('  ')).join('\n'));
-for (const [platform, w] of within) console.log(`${platform}: ${w.in} of ${w.n} layers with ISS/AS within 1/${WITHIN} .. ${WITHIN}`);
+for (const [platform, w] of within) {
+  console.log(`${platform}: ${w.in} of ${w.n} layers with ISS/AS within 1/${WITHIN} .. ${WITHIN} (${w.built} with the code priced as built)`);
+}

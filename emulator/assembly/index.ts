@@ -133,6 +133,7 @@ export {
   layer_begin, layer_end, current_layer, events_ptr, events_capacity, events_count, events_first, events_total,
 } from "./events";
 export { cost_cycles, set_cost_64ths, fork_cycles, barrier_cycles, join_cycles } from "./cost";
+export { set_layer_code_bytes, layer_code_bytes } from "./code-bytes";
 export { fault_message, fault_message_length } from "./fault";
 export {
   dma_alloc, dma_free, dma_copy, dma_wait, dma_finish, dma_channels, dma_max_bytes, dma_latency_cycles,

@@ -57,6 +57,10 @@ export declare function barrier(): void;
 @external("chip", "join")
 export declare function join(): void;
 
+/** The open layer's compiled code bytes as the C build made them, where the runner handed them over, else `estimate`. */
+@external("chip", "layer_code_bytes")
+export declare function layer_code_bytes(estimate: i32): i32;
+
 /** The current agent spends `units` of cost class `cls` (cost.ts). */
 @external("chip", "compute")
 export declare function compute(cls: i32, units: i32): void;

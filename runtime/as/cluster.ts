@@ -40,15 +40,16 @@ const shapeCores = new StaticArray<u32>(MAX_SHAPES);
 let shapeCount: i32 = 0;
 
 /**
- * The layer that starts now has `bytes` of C of its own (its kernel and tile code; `tiled` != 0: a tile loop): each
- * core fetches it cold the first time it runs in the layer (CODE_LAYER, CODE_BYTE, CODE_TILES: runtime/as/cost.ts).
- * Called by the network skeleton after layer_begin.
+ * The layer that starts now has `bytes` of code of its own (its kernel and tile code as the generator estimates gcc
+ * compiles them, or as the C build made them where the runner has the build: chip.layer_code_bytes; `tiled` != 0: a
+ * tile loop): each core fetches it cold the first time it runs in the layer (CODE_LAYER, CODE_BYTE, CODE_TILES:
+ * runtime/as/cost.ts). Called by the network skeleton after layer_begin.
  */
 export function layer_code(bytes: i32, tiled: i32): void {
   // the layer that ends: its first kernel function and tile loop, and each further tile shape's function, taken to be
   // as large (ASSUMPTION: a shape differs from the first by its constants only)
   if (codeSinceTiles >= 0) codeSinceTiles += <f64>codeBytes * <f64>max(1, shapeCount);
-  codeBytes = bytes;
+  codeBytes = chip.layer_code_bytes(bytes);
   codeFetched = 0;
   tilesDue = tiled != 0;
   nextDue = tiled != 0;

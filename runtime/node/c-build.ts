@@ -92,6 +92,18 @@ export interface CBuild {
   ms: number;
 }
 
+/**
+ * The output directory's build for `target` where it exists and is newer than every C source (what buildC would reuse
+ * as it is), else undefined; nothing is built.
+ */
+export function upToDateBuild(outDir: string, target: CTarget): string | undefined {
+  const cDir = join(outDir, 'c');
+  if (!existsSync(join(cDir, 'Makefile'))) return undefined;
+  const paths = outputsOf(outDir, target).map((o) => join(cDir, o));
+  const newest = Math.max(...sources(cDir).map((f) => statSync(f).mtimeMs));
+  return paths.every((p) => existsSync(p) && statSync(p).mtimeMs >= newest) ? paths[0] : undefined;
+}
+
 export function buildC(outDir: string, target: CTarget): CBuild {
   const cDir = join(outDir, 'c');
   if (!existsSync(join(cDir, 'Makefile'))) throw new GenError('input', 'no c/Makefile: not an output directory of `gen firmware`', { file: outDir });

@@ -38,6 +38,8 @@ export interface EmulatorExports {
   set_cycle_limit(cycles: bigint): void;
   set_bank_skew(cycles: number): void;
   set_cost_64ths(cls: number, v: number): void;
+  /** Layer `layer`'s code as the C build compiled it (bytes), in place of the generator's estimate (code-bytes.ts). */
+  set_layer_code_bytes(layer: number, bytes: number): void;
   /** The layer open when a trap happened (-1: none). */
   current_layer(): number;
   // The device API; the firmware imports these as module "chip".

@@ -19,6 +19,7 @@ import { readTensor, writeTensor } from './tensor-io.js';
 import { wasmerHost, type WasiHost } from './wasi.js';
 import { liteHost, liteSupports } from './wasi-lite.js';
 import { readS2Description, readS2Times, type S2Times } from './spinnaker2-times.js';
+import { builtCodeBytes } from './code-bytes.js';
 
 export interface RunOptions {
   /** Cluster cores to model (0: the chip's own count); overrides the manifest's `cores`. */
@@ -39,6 +40,12 @@ export interface RunOptions {
    * the cost fit measures against a fixed table (scripts/cost-fit/measure.ts).
    */
   costs?: readonly number[];
+  /**
+   * Price each layer's cold code at its compiled size where the output directory's rv32 build is up to date (its
+   * layer functions' sizes: code-bytes.ts), not at the generator's estimate from the C's bytes (what `gen run`
+   * prints): the cost fit measures the price of a compiled byte so (scripts/cost-fit), bench:iss-vs-as reports both.
+   */
+  builtCode?: boolean;
 }
 
 export interface LayerTiming {
@@ -135,6 +142,8 @@ export interface RunResult {
   spinnaker2?: S2Times;
   /** The per-layer profile of this run (profile.ts; what `gen run` prints and writes to profile.json). */
   profile: Profile;
+  /** The rv32 build whose layer functions priced the cold code (RunOptions.builtCode); undefined: the generator's estimate. */
+  codeBytesFrom?: string;
   /** SpiNNaker2 MLA jobs, in the order they were started: the PE, its open layer, 4x16 blocks, busy interval. */
   mla: { agent: number; layer: number; blocks: number; start: number; end: number }[];
 }
@@ -164,6 +173,8 @@ export interface LoadedFirmware {
   nameOf: (layer: number) => string;
   /** performance.now() when emulation began (after the build): the start of RunResult.runMs. */
   t0: number;
+  /** RunResult.codeBytesFrom. */
+  codeBytesFrom?: string;
 }
 
 export async function loadFirmware(outDir: string, opts: RunOptions = {}): Promise<LoadedFirmware> {
@@ -181,9 +192,11 @@ export async function loadFirmware(outDir: string, opts: RunOptions = {}): Promi
   if (opts.maxCycles) emu.set_cycle_limit(BigInt(Math.floor(opts.maxCycles)));
   if (opts.bankSkew !== undefined) emu.set_bank_skew(opts.bankSkew);
   opts.costs?.forEach((v, cls) => emu.set_cost_64ths(cls, Math.round(v * 64)));
+  const built = opts.builtCode ? builtCodeBytes(outDir) : undefined;
+  built?.bytes.forEach((bytes, layer) => emu.set_layer_code_bytes(layer, bytes));
   const layerNames = new Map(manifest.layers.map((l) => [l.id, l.name]));
   const nameOf = (layer: number): string => quoted(layerNames.get(layer) ?? '');
-  return { manifest, build, module, emu, regions, linear, layerNames, nameOf, t0 };
+  return { manifest, build, module, emu, regions, linear, layerNames, nameOf, t0, codeBytesFrom: built?.elf };
 }
 
 /**
@@ -239,7 +252,7 @@ export function writeManifestTensor(f: LoadedFirmware, name: string, data: Array
 
 export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOptions = {}): Promise<RunResult> {
   const loaded = await loadFirmware(outDir, opts);
-  const { manifest, build, emu, regions, linear, layerNames, t0 } = loaded;
+  const { manifest, build, emu, regions, linear, layerNames, t0, codeBytesFrom } = loaded;
   writeInputs(manifest, inputs, emu, linear);
   const { execMs, stdout } = await startFirmware(loaded, opts);
 
@@ -295,6 +308,7 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
     build,
     runMs: performance.now() - t0,
     execMs,
+    codeBytesFrom,
   };
   return { ...result, profile: buildProfile(manifest, result) };
 }

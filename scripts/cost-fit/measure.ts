@@ -102,8 +102,10 @@ export async function measure(layers: CalibrationLayer[], work: string, target: 
     // Planned with a fixed table (planCostsOf): the tiles (and so the units per class) do not follow the table being fitted.
     const { manifest } = generateFirmware({ model, platform: target.platform, out, ...target.options, ...l.options, sampleInputs: sample, planCosts: planOf(l, target) });
     const inputs = runInputs(l);
-    const as = await runFirmware(out, inputs, { costs: table });
+    // The ISS first: it builds the C, whose layer functions' sizes then price the AS run's cold code (RunOptions
+    // .builtCode): the price of a compiled byte is measured on compiled bytes, not on the estimate of them.
     const iss = await runIss(out, inputs);
+    const as = await runFirmware(out, inputs, { costs: table, builtCode: true });
     checkSameOutputs(l, as.outputs, iss.outputs, '');
     // One core: every unit is on the critical path, so compute() accounts for units x cost of the AS cycles.
     const compute = COST_CLASSES.reduce((s, c, k) => s + as.units[k] * costs[c], 0);
@@ -154,7 +156,7 @@ export async function measureTeam(layers: CalibrationLayer[], work: string, targ
     generateFirmware({ model, platform: target.platform, out, ...l.options, sampleInputs: sample, planCosts: planOf(l, target) });
     const inputs = runInputs(l);
     const iss = await runIss(out, inputs);
-    const as = await runFirmware(out, inputs);
+    const as = await runFirmware(out, inputs, { builtCode: true });
     checkSameOutputs(l, as.outputs, iss.outputs, ' (whole team)');
     // Harts 1 .. cores are the cluster's cores (hart 0 the fabric controller): core 0 is hart 1.
     const workers = iss.hartStalls.slice(2).map((s) => s[STALL.fetch]);

@@ -39,7 +39,7 @@ export async function fitSkew(team: TeamRun[], costs?: readonly number[]): Promi
   const runs: SkewFit['runs'] = [];
   for (const t of team) {
     const as = new Map<number, number>();
-    for (const s of SKEWS) as.set(s, (await runFirmware(t.out, t.inputs, { bankSkew: s, costs })).cycles);
+    for (const s of SKEWS) as.set(s, (await runFirmware(t.out, t.inputs, { bankSkew: s, costs, builtCode: true })).cycles);
     runs.push({ name: t.name, iss: t.issCycles, as });
   }
   const score = new Map(SKEWS.map((s) => [s, runs.reduce((sum, r) => sum + Math.log(r.as.get(s)! / r.iss) ** 2, 0)]));

@@ -63,7 +63,7 @@ const unitsOf = (c: CostClass): number => (c === 'CODE_TILES' ? 16 : 1);
  */
 async function asCycles(runs: TeamRun[], costs: Record<CostClass, number>, bankSkew?: number): Promise<number[]> {
   const cycles: number[] = [];
-  for (const run of runs) cycles.push((await runFirmware(run.out, run.inputs, { costs: COST_CLASSES.map((c) => costs[c]), bankSkew })).cycles);
+  for (const run of runs) cycles.push((await runFirmware(run.out, run.inputs, { costs: COST_CLASSES.map((c) => costs[c]), bankSkew, builtCode: true })).cycles);
   return cycles;
 }
 

@@ -37,7 +37,7 @@ import { quantizedPromptPass } from '../helpers/tiny-llama-prompt.js';
  * with TRANSFER measured apart (44 a transfer, it had fallen to 0) and the refit beside it: 215 (the bench's 218), 1.00.
  * One decoder step: iss-vs-as-step.test.ts.
  */
-const WITHIN_10 = { siracusa: 215, generic: 258 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 225, generic: 258 } as Record<string, number>;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-decoder-'));
 const { model, inputs } = quantizedPromptPass(work);
 const graph = loadOnnxFile(model);

@@ -36,7 +36,7 @@ import { quantizedStep } from '../helpers/tiny-llama-prompt.js';
  * step at 1.05. Then TRANSFER measured apart (44 a transfer; it had fallen to 0) and the refit beside it (LAYER 397,
  * TILE 529): its rotary joins, cache-write Concats and projections 1.16-1.29 -> 0.98-1.09, 238, the whole step 1.02.
  */
-const WITHIN_10 = { siracusa: 238, generic: 233 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 246, generic: 233 } as Record<string, number>;
 const STEP_BOUND = 1.15;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-step-'));
 const { model, inputs: named } = quantizedStep(work, 128);

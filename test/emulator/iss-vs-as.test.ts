@@ -69,13 +69,15 @@ import { layerRatios } from '../helpers/layer-ratios.js';
  * around them on the cores) since the driver's register accesses are inline (firmgen_neureka.h) and its code key
  * calibrated: 48 of its 65 layers (out: EEGFormer's first NPU layer, cold, at 1.32, miniMobileNet's Gemm_9 at 1.13,
  * layout transposes at 0.88-0.90 and 1.13-1.19, and the cores' layers out on Siracusa above).
+ * Then the fit's AS runs price the code as built (RunOptions.builtCode; `gen run` and this test keep the estimate):
+ * 39 of 45 on Siracusa (89 of 102), 58 of 65 with N-EUREKA (docs/timing.md "The code footprint").
  */
 const MODELS = ['CNN_Linear1', 'CNN_Linear2', 'miniMobileNet', 'miniMobileNetv2', 'EEGFormer'];
 /** Per configuration: its platform and options, the Models' layers it runs, and the ratchet on those within 10 %. */
 const CONFIGS = [
-  { name: 'siracusa', platform: 'siracusa', options: {}, layers: 45, within: 37 },
+  { name: 'siracusa', platform: 'siracusa', options: {}, layers: 45, within: 39 },
   { name: 'generic', platform: 'generic', options: {}, layers: 45, within: 45 },
-  { name: 'siracusa --engines cluster+npu', platform: 'siracusa', options: { engines: 'cluster+npu' }, layers: 65, within: 48 },
+  { name: 'siracusa --engines cluster+npu', platform: 'siracusa', options: { engines: 'cluster+npu' }, layers: 65, within: 58 },
 ];
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-'));
 
