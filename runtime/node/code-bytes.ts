@@ -18,13 +18,20 @@ export function builtCodeBytes(outDir: string): { elf: string; bytes: Map<number
   const image = readImageFile(outDir);
   if (!image.rv32) return undefined;
   const elf = upToDateBuild(outDir, image.rv32.xpulp ? 'rv32-xpulp' : 'rv32');
-  if (!elf) return undefined;
+  return elf ? { elf, bytes: layerFunctionBytes(elf, 'first') } : undefined;
+}
+
+/**
+ * Compiled bytes per layer id of the layer functions in `elf`'s symbol table: the tile loop and the first tile
+ * shape's kernel (`first`, what a layer's cores fetch cold at its start), or every tile shape's too (`all`).
+ */
+export function layerFunctionBytes(elf: string, shapes: 'first' | 'all'): Map<number, number> {
   const bytes = new Map<number, number>();
   for (const s of readElfSymbols(elf)) {
     const m = LAYER_FN.exec(s.name);
-    if (!m || s.type !== STT_FUNC || (m[2] !== undefined && m[2] !== '0')) continue;
+    if (!m || s.type !== STT_FUNC || (shapes === 'first' && m[2] !== undefined && m[2] !== '0')) continue;
     const id = Number(m[1]);
     bytes.set(id, (bytes.get(id) ?? 0) + s.size);
   }
-  return { elf, bytes };
+  return bytes;
 }

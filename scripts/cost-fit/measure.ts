@@ -3,7 +3,6 @@
  * class, and its cycles) and the rv32-xpulp C on the ISS (the cycles measured on the code a user flashes). Both
  * outputs must be equal before a row counts.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeNpz } from '../../generator/onnx/npy.js';
@@ -11,6 +10,7 @@ import { generateFirmware } from '../../generator/pipeline.js';
 import { COST_CLASSES } from '../../generator/platforms/types.js';
 import type { ManifestLayer } from '../../generator/backend/manifest.js';
 import { buildC, readImageFile } from '../../runtime/node/c-build.js';
+import { layerFunctionBytes } from '../../runtime/node/code-bytes.js';
 import { runIss } from '../../runtime/node/iss-run.js';
 import { STALL } from '../../runtime/node/iss.js';
 import { runFirmware } from '../../runtime/node/run.js';
@@ -46,16 +46,14 @@ export interface CodeSample { key: string; sourceBytes: number; compiled: number
 
 /**
  * Bytes of the layer functions (the skeleton names them L_<id>_...: a layer's kernel, tile shapes and tile loop) in
- * the C build's ELF under `out`, read from its symbol table.
+ * the C build's ELF under `out`, read from its symbol table (code-bytes.ts layerFunctionBytes, every tile shape's).
  */
 export function compiledBytes(out: string, layer?: number): number {
   const dir = join(out, 'c');
   const elf = readdirSync(dir).find((f) => f.endsWith('.elf'));
   if (!elf) throw new Error(`no ELF in ${dir}`);
-  const nm = execFileSync('riscv64-unknown-elf-nm', ['-S', join(dir, elf)], { encoding: 'utf8' });
-  const prefix = layer === undefined ? 'L_' : `L_${layer}_`;
-  return nm.split('\n').map((l) => l.split(' ')).filter((f) => f.length === 4 && /^[tT]$/.test(f[2]) && f[3].startsWith(prefix))
-    .reduce((s, f) => s + parseInt(f[1], 16), 0);
+  const bytes = layerFunctionBytes(join(dir, elf), 'all');
+  return layer === undefined ? [...bytes.values()].reduce((s, b) => s + b, 0) : bytes.get(layer) ?? 0;
 }
 
 /** A row counts only when the AS firmware and the C on the ISS computed the same bytes. */
