@@ -19,7 +19,7 @@ import type { IssDevice } from '../../generator/platforms/types.js';
 import { buildC, readImageFile } from './c-build.js';
 import { emulatorModule } from './emulator.js';
 import { readElfSections, readElfSymbols, SHF_ALLOC, type ElfSymbol } from './elf.js';
-import { deviceFaultLine, faultLine, FLAG, STALL_KINDS, STOP, type IssExports } from './iss.js';
+import { deviceFaultLine, faultLine, FLAG, ISS_CALL_INSTRUCTIONS, STALL_KINDS, STOP, type IssExports } from './iss.js';
 import { readManifest } from './manifest.js';
 import { packInputs, unpackOutputs } from './raw-io.js';
 import { codeSpan, readHotspots, startProfile, type Hotspots } from './iss-hotspots.js';
@@ -200,10 +200,10 @@ export async function runIss(outDir: string, inputs: NDArray[], options: IssOpti
         throw new GenError('run', `the rv32 firmware did not finish within ${maxInstructions} instructions (a loop that never ends?)`, { file: elf });
       }
       if (cluster) {
-        stop = emu.iss_cluster_run(harts, Math.min(left, 0x4000_0000));
+        stop = emu.iss_cluster_run(harts, Math.min(left, ISS_CALL_INSTRUCTIONS));
         stopHart = Math.max(0, emu.iss_cluster_stop_hart());
       } else {
-        stop = emu.iss_run(0, Math.min(left, 0x4000_0000));
+        stop = emu.iss_run(0, Math.min(left, ISS_CALL_INSTRUCTIONS));
       }
       const n = emu.iss_console_length();
       console += Buffer.from(new Uint8Array(emu.memory.buffer, emu.iss_console_ptr(), n)).toString('latin1');
@@ -250,6 +250,7 @@ export async function runIss(outDir: string, inputs: NDArray[], options: IssOpti
 /** Words of one mark record (cluster.ts MARK_WORDS): tag, instructions, the stall kinds, bank-conflict cycles, the
  * instruction cache's misses (private levels, shared level). */
 const MARK_WORDS = 5 + STALL_KINDS.length;
+
 
 /** Each layer's share of the cluster's counters: the record at its end minus the one at its begin. */
 function addClusterCounters(rows: IssLayer[], marks: Float64Array): void {

@@ -67,6 +67,15 @@ export const STOP = { budget: 0, exit: 1, ebreak: 2, fault: 3, ecall: 4, wfi: 5,
 export const STALL = { loadUse: 0, branch: 1, multi: 2, memory: 3, misaligned: 4, sync: 5, dma: 6, npu: 7, fetch: 8 } as const;
 export const STALL_KINDS = [0, 1, 2, 3, 4, 5, 6, 7, 8];
 
+/**
+ * Instructions per call into the emulator's run loop. V8 runs a wasm function in its baseline code (Liftoff) until
+ * the optimised code is ready, and a call already running keeps the code it started in (no on-stack replacement for
+ * wasm): one call for a whole run stayed in the baseline code, at about half the speed (bench:iss). Calls of a few
+ * hundred thousand instructions (a few ms) switch to the optimised code within the first tens of ms; the cycles do not
+ * depend on where a run is cut (run() resumes a hart exactly; the cluster's scheduler ends a call at a slice's end).
+ */
+export const ISS_CALL_INSTRUCTIONS = 1 << 18;
+
 const FAULT_TEXT: Record<number, string> = {
   1: 'illegal instruction',
   2: 'misaligned instruction fetch',

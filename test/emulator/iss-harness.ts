@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emulatorModule } from '../../runtime/node/emulator.js';
-import { faultLine, FLAG, STALL, STOP, type IssExports } from '../../runtime/node/iss.js';
+import { faultLine, FLAG, ISS_CALL_INSTRUCTIONS, STALL, STOP, type IssExports } from '../../runtime/node/iss.js';
 
 export { faultLine, FLAG, STALL, STOP, type IssExports };
 
@@ -69,7 +69,7 @@ export interface RunResult {
 
 /** Runs hart `hart` in runs of at most `slice` instructions until it stops for a reason other than console output
  * (drained into `out`) or a used-up slice, or `budget` instructions have run. */
-export function runToStop(m: Machine, hart = 0, budget = 200_000_000, slice = 0x7fff_ffff): RunResult {
+export function runToStop(m: Machine, hart = 0, budget = 200_000_000, slice = ISS_CALL_INSTRUCTIONS): RunResult {
   let out = '';
   let stop: number;
   let left = budget;

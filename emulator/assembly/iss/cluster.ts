@@ -108,7 +108,8 @@ export function iss_cluster_config(fc: i32, first: i32, n: i32, l1: i32, l2: i32
 }
 
 /**
- * Runs harts 0..harts-1 for at most `budget` instructions in all. Returns STOP_BUDGET when the budget is spent, else
+ * Runs harts 0..harts-1 until `budget` instructions in all have run, to the end of the slice that spends it (at most
+ * SOLO more). Returns STOP_BUDGET when the budget is spent, else
  * the stop of the hart iss_cluster_stop_hart() names (exit, fault, console full, ...). Every hart asleep: a
  * deadlock fault.
  */
@@ -135,7 +136,9 @@ export function iss_cluster_run(harts: i32, budget: f64): i32 {
     if (c < bestAt) addHartStall(best, STALL_SYNC, bestAt - c);
     const before = hartInstret(best);
     const slice = second == i64.MAX_VALUE ? SOLO : SLICE;
-    const r = run(best, <i32>min(<i64>slice, left));
+    // A whole slice whatever the budget left: the harts' interleaving (and so the bank model's order and every
+    // cycle) does not depend on how the caller cuts its budget (runtime/node/iss-run.ts calls in pieces).
+    const r = run(best, slice);
     left -= hartInstret(best) - before;
     if (!stackOk(best)) {
       stopHart = best;

@@ -613,7 +613,15 @@ export function run(h: i32, budget: i32): i32 {
       case O.OP_SW: storeSized(<u32>(rg(r1) + imm), 4, rg(r2), pc, n); written = SINK; break;
       case O.OP_PLOAD_PI: {
         const base = rg(r1);
-        const v = loadKind(<u32>base, load<i32>(e + S_IMM2), pc, n);
+        const kind = load<i32>(e + S_IMM2);
+        // a word from the cached data window inline, as OP_LW (the dot-product loops' operand loads)
+        const o = <u32>base - dBase;
+        let v: i32;
+        if (kind == 2 && o < dSizeM3) {
+          if ((base & 3) != 0) stMisaligned += T.MISALIGNED_ACCESS_EXTRA;
+          stMemory += <i64>dWait;
+          v = load<i32>(dLin + <usize>o);
+        } else v = loadKind(<u32>base, kind, pc, n);
         wr(r1, base + imm);
         wr(rd, v);
         if (rd != SINK) pending = <u32>rd;
