@@ -251,7 +251,6 @@ export async function runIss(outDir: string, inputs: NDArray[], options: IssOpti
  * instruction cache's misses (private levels, shared level). */
 const MARK_WORDS = 5 + STALL_KINDS.length;
 
-
 /** Each layer's share of the cluster's counters: the record at its end minus the one at its begin. */
 function addClusterCounters(rows: IssLayer[], marks: Float64Array): void {
   const open = new Map<number, number>();
