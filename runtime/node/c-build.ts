@@ -100,8 +100,13 @@ export function upToDateBuild(outDir: string, target: CTarget): string | undefin
   const cDir = join(outDir, 'c');
   if (!existsSync(join(cDir, 'Makefile'))) return undefined;
   const paths = outputsOf(outDir, target).map((o) => join(cDir, o));
-  const newest = Math.max(...sources(cDir).map((f) => statSync(f).mtimeMs));
-  return paths.every((p) => existsSync(p) && statSync(p).mtimeMs >= newest) ? paths[0] : undefined;
+  return newerThanSources(paths, sources(cDir)) ? paths[0] : undefined;
+}
+
+/** Whether every one of a build's output `paths` exists and is at least as new as each of its source `files`. */
+function newerThanSources(paths: string[], files: string[]): boolean {
+  const newest = Math.max(...files.map((f) => statSync(f).mtimeMs));
+  return paths.every((p) => existsSync(p) && statSync(p).mtimeMs >= newest);
 }
 
 export function buildC(outDir: string, target: CTarget): CBuild {
@@ -111,8 +116,7 @@ export function buildC(outDir: string, target: CTarget): CBuild {
   const paths = outputs.map((o) => join(cDir, o));
   const made = (ms: number): CBuild => ({ target, path: paths[0], paths, ms });
   const files = sources(cDir);
-  const newest = Math.max(...files.map((f) => statSync(f).mtimeMs));
-  if (paths.every((p) => existsSync(p) && statSync(p).mtimeMs >= newest)) return made(0);
+  if (newerThanSources(paths, files)) return made(0);
   const key = hashFiles(cDir, files, [compilerId(target)]).slice(0, 32);
   const cached = outputs.map((o) => join(firmwareCacheDir(), 'c', `${key}-${o}`));
   if (cached.every((c) => existsSync(c))) {
