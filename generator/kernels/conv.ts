@@ -94,6 +94,7 @@ export const convKernel: KernelDef = {
         pointwise: SX === 1 && DX === 1 && KH * KW === 1 ? { quads: pointwiseQuads(per, plan.chunk) } : false,
         // The unpaired gather copies a window row of 3 or 4 taps as one word where the word lies inside the row.
         wordTaps: wordTaps(KW, DX, platform),
+        ...liveCode(plan, { CO, H, W, HO, WO, PT, PL, SY, SX, DY, DX, KH, KW }),
       } : false;
     // The C kernel's row path for one input channel per output (depthwise, or a single input channel): a window row
     // of up to 3 taps is one word of the input row, its filter row one word, a pair of pixels two dot products (one
@@ -382,6 +383,36 @@ function dotPlan(K: number, window: number, rows: number, pairs: number, CO: num
     // the loop runs the word that holds them; conv.c `over`), a chunk shorter than a word its own taps.
     computedTaps: Math.floor(K / chunk) * Math.ceil(chunk / 4) * 4 + (K % chunk >= 4 ? Math.ceil((K % chunk) / 4) * 4 : K % chunk),
     fn: `fg_dot4_${sign(xt)}${sign(wt)}`, fn4: `fg_dot4x2_${sign(xt)}${sign(wt)}`,
+  };
+}
+
+/**
+ * What of the SIMD conv's C a layer runs (conv.c.mustache renders only that: its bytes are what the generator's
+ * estimate of the compiled code reads, backend/c-image.ts codeBytes, and gcc does not prove all of it dead itself):
+ * `evenRow`: every unit has two pixels (WO even), so `pix` is the constant 2; `inside`: every window lies inside the
+ * input (no padding reached), so the gathers' border branches are dead, and a 1x1 window's pair gather is the only
+ * one (`pwInside`); `tapTail`: some chunk's taps end off a word (`len & 3`); `accsLive`: some channels' accumulators
+ * live in `accs` (not fused, or a block's channel count not a multiple of 4), `pairTail` / `oneTail`: a block has 2 or
+ * 3 / an odd count of channels past its groups of four (all of them past none in a chunk of fewer than 4 taps).
+ */
+function liveCode(plan: ReturnType<typeof dotPlan>, g: { CO: number; H: number; W: number; HO: number; WO: number; PT: number; PL: number; SY: number; SX: number; DY: number; DX: number; KH: number; KW: number }) {
+  const inside = g.PT === 0 && g.PL === 0 && (g.HO - 1) * g.SY + (g.KH - 1) * g.DY < g.H && (g.WO - 1) * g.SX + (g.KW - 1) * g.DX < g.W;
+  const counts = [...new Set([Math.min(plan.block, g.CO), g.CO - (plan.blocks - 1) * plan.block])];
+  let tapTail = false;
+  let wordless = false; // a chunk of fewer than 4 taps: its channels all go through the pair and one-channel loops
+  for (let k0 = 0; k0 < plan.K; k0 += plan.chunk) {
+    const len = Math.min(plan.chunk, plan.K - k0);
+    tapTail ||= (len & 3) !== 0;
+    wordless ||= len < 4;
+  }
+  return {
+    evenRow: g.WO % 2 === 0,
+    inside,
+    pwInside: inside && g.SX === 1 && g.DX === 1 && g.KH * g.KW === 1,
+    tapTail,
+    accsLive: !plan.fused || counts.some((c) => c % 4 !== 0),
+    pairTail: counts.some((c) => c % 4 >= 2 || (wordless && c >= 2)),
+    oneTail: counts.some((c) => c % 2 === 1),
   };
 }
 

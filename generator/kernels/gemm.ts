@@ -238,6 +238,8 @@ export const gemmKernel: KernelDef = {
           // One A row against two B rows: the 1x2 loop with B's rows as its two rows (signedness B first).
           fn1swap: `fg_dot1x2_${signs[1]}${signs[0]}`,
           rowPairs: pairs,
+          // A unit of fewer than 4 columns never takes the 4-column step (c1 - c0 <= the split's width).
+          quads: split.width >= 4,
         } : false,
         // B contiguous in n, both 8-bit, A contiguous in k: the C's transposed-B SIMD path (gemm.c.mustache kdot).
         kdot: kdotOn ? {
