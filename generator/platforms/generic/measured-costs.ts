@@ -5,61 +5,61 @@ import type { CoreCosts } from '../types.js';
 
 /** Cycles per unit of the classes the calibration measures; the others are the platform's hand counts. */
 export const MEASURED: Partial<CoreCosts> = {
-  MAC_CONV: 2.84375, // hand count 5.25
+  MAC_CONV: 2.875, // hand count 5.25
   MAC_DW: 2.5, // hand count 5.25
   MAC_GEMM: 2.96875, // hand count 5.25
-  ELEMENT: 1.96875, // hand count 5.5
+  ELEMENT: 1.921875, // hand count 5.5
   REQUANT: 0.34375, // hand count 9.25
-  COPY_BYTE: 8.96875, // hand count 0.8125
+  COPY_BYTE: 9.125, // hand count 0.8125
   SOFTMAX_ELEM: 18.921875, // hand count 23.75
   NORM_ELEM: 30.734375, // hand count 17.75
   MOVE_ELEM: 3.96875, // hand count 5.5
   POOL_TAP: 14.609375, // hand count 5.5
-  CONV_UNIT: 62.125, // hand count 0
+  CONV_UNIT: 73.421875, // hand count 0
   ELEM_OP: 1.109375, // hand count 0
-  CONV_ROW: 1.234375, // hand count 0
-  GATHER_ROW: 40.65625, // hand count 0
-  REQUANT_WIDE: 10.671875, // hand count 0
-  GEMM_UNIT: 12.96875, // hand count 0
+  CONV_ROW: 1.203125, // hand count 0
+  GATHER_ROW: 40.78125, // hand count 0
+  REQUANT_WIDE: 10.71875, // hand count 0
+  GEMM_UNIT: 12.921875, // hand count 0
   POOL_ROW: 4.453125, // hand count 0
   MAC_SCALAR: 25.265625, // hand count 8
   REDUCE_ELEM: 5.921875, // hand count 3.25
-  ROW_WORD: 6, // hand count 0
+  ROW_WORD: 5.96875, // hand count 0
   MAC_GEMM_SCALAR: 9.5, // hand count 5.25
-  GEMM_BLOCK: 71.203125, // hand count 0
+  GEMM_BLOCK: 70.734375, // hand count 0
   MAC_GEMM_LONE: 3.5, // hand count 10.5
   POOL_PAIR: 52.140625, // hand count 44
   MAC_GEMM_COL: 3.65625, // hand count 5.25
-  GEMM_COL: 58.171875, // hand count 0
-  ROW_EDGE: 1455.046875, // hand count 0
-  ROW_OUT: 6.71875, // hand count 9.25
-  GATHER_QUAD: 45.28125, // hand count 0
-  REQUANT_SPLIT: 5.90625, // hand count 0
+  GEMM_COL: 58.125, // hand count 0
+  ROW_EDGE: 1456.796875, // hand count 0
+  ROW_OUT: 6.734375, // hand count 9.25
+  GATHER_QUAD: 42.171875, // hand count 0
+  REQUANT_SPLIT: 6, // hand count 0
   LOOKUP: 10, // hand count 5.5
   TSOFTMAX_ELEM: 75.328125, // hand count 58.75
-  QNORM_ROW: 720.8125, // hand count 0
+  QNORM_ROW: 720.796875, // hand count 0
   QNORM_ELEM: 180.9375, // hand count 52.75
-  CLIP_TEST: 1.140625, // hand count 0
+  CLIP_TEST: 1.15625, // hand count 0
   ELEM_LOAD: 2.40625, // hand count 0
   CONV_BLOCK: 0, // hand count 0
-  CONV_OUT: 10.21875, // hand count 9.25
-  SHARE: 114.03125, // hand count 0
+  CONV_OUT: 8.65625, // hand count 9.25
+  SHARE: 114.09375, // hand count 0
   REDUCE_OUT: 14.28125, // hand count 0
   LANE_SIGN: 2.4375, // hand count 0
-  ROW_SIGN: 3.234375, // hand count 0
-  CONV_ACC: 87.609375, // hand count 0
-  MISALIGNED: 11.40625, // hand count 0
-  MAC_GEMM_TAIL: 4.8125, // hand count 5.25
+  ROW_SIGN: 3.25, // hand count 0
+  CONV_ACC: 82.40625, // hand count 0
+  MISALIGNED: 11.4375, // hand count 0
+  MAC_GEMM_TAIL: 4.828125, // hand count 5.25
   SOFTMAX_WIDE: 68.046875, // hand count 0
   SOFTMAX_SUM_WIDE: 51.578125, // hand count 0
   SOFTMAX_RECIP: 12.59375, // hand count 0
-  ROW_EDGE_STRIDED: 1749.890625, // hand count 0
+  ROW_EDGE_STRIDED: 1751.59375, // hand count 0
   ROW_LOOP: 0, // hand count 0
   NORM_ROW: 372.796875, // hand count 0
-  ELEM_RUN: 37.828125, // hand count 0
+  ELEM_RUN: 37.8125, // hand count 0
   NORM_SUM_WIDE: 9.671875, // hand count 0
-  DW_BAND: 52.546875, // hand count 0
-  DW_ROW: 6.40625, // hand count 0
+  DW_BAND: 52.53125, // hand count 0
+  DW_ROW: 6.375, // hand count 0
   DW_WORD: 0, // hand count 0
   DW_LONE: 0, // hand count 0
   CLIP_TAKEN: 6.453125, // hand count 0; by difference: the same layers on their data and on zeros
@@ -72,16 +72,16 @@ export const MEASURED: Partial<CoreCosts> = {
 
 /** Compiled bytes per byte of a layer's C by its code key (Platform.codeRatios): the calibration's ELFs (cost-fit codeRatiosOf). */
 export const CODE_RATIOS: Readonly<Record<string, number>> = {
-  "*": 0.310546875,
+  "*": 0.314453125,
   "conv2d plane untiled": 0.2685546875,
   "conv2d row untiled": 0.4599609375,
   "conv2d scalar untiled": 0.220703125,
-  "conv2d simd 1x1 untiled": 0.18359375,
-  "conv2d simd untiled": 0.2109375,
+  "conv2d simd 1x1 untiled": 0.322265625,
+  "conv2d simd untiled": 0.296875,
   "copy untiled": 0.255859375,
   "elementwise untiled": 0.310546875,
   "gather untiled": 0.6328125,
-  "gemm untiled": 0.2900390625,
+  "gemm untiled": 0.302734375,
   "irmsnorm untiled": 0.61328125,
   "isoftmax untiled": 0.314453125,
   "maxpool untiled": 0.9228515625,
