@@ -19,6 +19,7 @@ import { encodeTable } from '../midend/tiling/table.js';
 import { buildManifest, type Manifest } from './manifest.js';
 import { nmsImage } from './memory-image.js';
 import { cArenaBytes, cL1ArrayBytes, cL1RecordWords, checkCImage, codeBytes, codeKey } from './c-image.js';
+import { compiledShapeBytes } from './compiled-shape.js';
 import { addCProject, copyTree } from './c-project.js';
 import { planPictures } from './plan-pictures.js';
 import { constantImage } from './memory-image.js';
@@ -117,7 +118,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
     // The C every core fetches cold (runtime/as/cost.ts CODE_BYTE), and the bytes gcc makes of it, estimated by the
     // platform's measured ratio for the layer's kernel and the C path of that code (Platform.codeRatios).
     const key = codeKey(kernel.name, code.codePath ?? r.view.codePath, tl !== undefined);
-    const sourceBytes = codeBytes(code.cold ?? code.c);
+    const sourceBytes = (kernel.liveCode ? compiledShapeBytes : codeBytes)(code.cold ?? code.c);
     return {
       id: l.id,
       fn,

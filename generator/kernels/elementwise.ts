@@ -65,6 +65,7 @@ export function elementCharges(e: Expr, leafRanges: readonly IntRange[], leafStr
 export const elementwiseKernel: KernelDef = {
   name: 'elementwise',
   template: 'elementwise',
+  liveCode: true,
   engine: 'cores',
   accepts(node, g) {
     if (node.op !== 'Elementwise' || !node.expr) return 'not an elementwise expression';

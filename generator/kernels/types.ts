@@ -61,6 +61,11 @@ export interface KernelDef {
   /** Template base name: firmware-templates/common/{c/<t>.c,as/<t>.ts}.mustache. */
   template: string;
   /**
+   * The C template renders only code that runs (no section left for gcc to find dead): the estimate of a layer's
+   * compiled code counts its unrolled loops once per copy (backend/compiled-shape.ts), else its C's bytes.
+   */
+  liveCode?: boolean;
+  /**
    * Engine that runs it: the cores (the cluster on Siracusa, the core on generic), Siracusa's N-EUREKA, Siracusa's
    * HyperRAM DMA (an L2<->L3 copy the fabric controller issues and waits for; midend/l3.ts), or an accelerator the
    * core drives by commands in its own layer code (Gemmini's array).
