@@ -118,7 +118,6 @@ function padParts(n: Node, g: Graph, x: Tensor, y: Tensor): PartSpec[] {
 export const copyKernel: KernelDef = {
   name: 'copy',
   template: 'elementwise',
-  liveCode: true,
   engine: 'cores',
   accepts(node, g) {
     if (!MOVEMENT_OPS.has(node.op)) return 'not a data-movement op';

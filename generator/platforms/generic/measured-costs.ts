@@ -78,7 +78,7 @@ export const CODE_RATIOS: Readonly<Record<string, number>> = {
   "conv2d scalar untiled": 0.220703125,
   "conv2d simd 1x1 untiled": 0.322265625,
   "conv2d simd untiled": 0.296875,
-  "copy untiled": 0.1962890625,
+  "copy untiled": 0.255859375,
   "elementwise untiled": 0.2119140625,
   "gather untiled": 0.6328125,
   "gemm untiled": 0.302734375,

@@ -72,13 +72,13 @@ export const MEASURED: Partial<CoreCosts> = {
 
 /** Compiled bytes per byte of a layer's C by its code key (Platform.codeRatios): the calibration's ELFs (cost-fit codeRatiosOf). */
 export const CODE_RATIOS: Readonly<Record<string, number>> = {
-  "*": 0.2158203125,
+  "*": 0.23046875,
   "conv2d plane": 0.1513671875,
   "conv2d row": 0.1875,
   "conv2d scalar": 0.2216796875,
   "conv2d simd": 0.1689453125,
   "conv2d simd 1x1": 0.1943359375,
-  "copy": 0.208984375,
+  "copy": 0.240234375,
   "elementwise": 0.2109375,
   "elementwise untiled": 0.1962890625,
   "gather": 0.34765625,
