@@ -7,7 +7,8 @@
  * (Measured on the 640 layers of the Models, MLPerf-class and decoder networks built for Siracusa: the elementwise
  * layers' compiled bytes per byte of this count lie within 0.92-1.07 of one ratio, 0.90-1.10 per byte of their C.
  * Templates with sections gcc finds dead, the GEMM's and the conv's, are counted by their C's bytes: weighted so,
- * their dead unrolled sections spread them wider.)
+ * their dead unrolled sections spread them wider. The copies share the elementwise template but keep their C's count,
+ * KernelDef.liveCode.)
  */
 import { codeBytes } from './c-image.js';
 

@@ -61,8 +61,10 @@ export interface KernelDef {
   /** Template base name: firmware-templates/common/{c/<t>.c,as/<t>.ts}.mustache. */
   template: string;
   /**
-   * The C template renders only code that runs (no section left for gcc to find dead): the estimate of a layer's
-   * compiled code counts its unrolled loops once per copy (backend/compiled-shape.ts), else its C's bytes.
+   * The estimate of a layer's compiled code counts its unrolled loops once per copy (backend/compiled-shape.ts), else
+   * its C's bytes. Only for a template with no section gcc finds dead (the elementwise kernel's). The copy kernel
+   * renders the same template but keeps the C's count: its other charges were measured with that count (docs/timing.md
+   * "Only the code that runs").
    */
   liveCode?: boolean;
   /**
