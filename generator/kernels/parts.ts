@@ -52,6 +52,21 @@ export function partNest(p: PartSpec, site: { node: string; op: string }): { dim
   return longestInside(toRank({ dims: p.dims, strides: [...p.leaves.map((l) => l.strides), p.out.strides] }, 4, site));
 }
 
+/** The width codes of the post-increment loads and stores (firmgen_simd.h FG_NEXT, FG_PUT) by element type. */
+const LOAD_F3: Partial<Record<DType, number>> = { int8: 0, int16: 1, int32: 2, uint32: 2, uint8: 4, bool: 4, uint16: 5 };
+const STORE_F3: Partial<Record<DType, number>> = { int8: 0, int16: 1, int32: 2, uint32: 2, uint8: 0, bool: 0, uint16: 1 };
+
+/**
+ * An operand's walk through the inner loop as a post-increment access (firmgen_simd.h FG_NEXT / FG_PUT): its width code
+ * and step in elements, or false where the type has none or the step in bytes leaves the 12-bit immediate (the C then
+ * indexes it as before).
+ */
+function walkOf(dtype: DType, step: number, codes: Partial<Record<DType, number>>): { f3: number; step: number } | false {
+  const f3 = codes[dtype];
+  const bytes = step << typeNames(dtype).shift;
+  return f3 === undefined || bytes < -2048 || bytes > 2047 ? false : { f3, step };
+}
+
 /** Streams one inner loop may declare to the emulator (emulator/assembly/banks.ts MAX_STREAMS). */
 const MAX_STREAMS = 6;
 
@@ -85,7 +100,9 @@ export function renderPart(p: PartSpec, site: { node: string; op: string }, peri
     operands: nest.strides.map((s, k) => ({ k, s0: s[0], s1: s[1], s2: s[2], s3: s[3], off: offsets[k] })),
     // A leaf the inner loop does not move along (a per-channel scale, a broadcast constant) is loaded once per run:
     // the C hoists it, as the cost model assumes (kernels/elementwise.ts elementOps counts no ELEM_LOAD for it).
-    leaves: p.leaves.map((l, k) => ({ k, field: l.field, invariant: nest.strides[k][3] === 0, ...typeNames(l.dtype) })),
+    // A streamed leaf and the output walk the inner loop by post-increment where they can (walkOf).
+    leaves: p.leaves.map((l, k) => ({ k, field: l.field, invariant: nest.strides[k][3] === 0, walk: walkOf(l.dtype, nest.strides[k][3], LOAD_F3), ...typeNames(l.dtype) })),
+    outWalk: walkOf(p.out.dtype, nest.strides[p.leaves.length][3], STORE_F3),
     hoisted,
     outField: p.out.field,
     outK: p.leaves.length,

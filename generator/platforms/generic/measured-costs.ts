@@ -29,7 +29,7 @@ export const MEASURED: Partial<CoreCosts> = {
   GEMM_BLOCK: 70.734375, // hand count 0
   MAC_GEMM_LONE: 3.5, // hand count 10.5
   POOL_PAIR: 52.140625, // hand count 44
-  MAC_GEMM_COL: 3.65625, // hand count 5.25
+  MAC_GEMM_COL: 3.625, // hand count 5.25
   GEMM_COL: 58.125, // hand count 0
   ROW_EDGE: 1456.796875, // hand count 0
   ROW_OUT: 6.734375, // hand count 9.25

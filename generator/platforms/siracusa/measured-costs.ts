@@ -29,7 +29,7 @@ export const MEASURED: Partial<CoreCosts> = {
   GEMM_BLOCK: 19.578125, // hand count 0
   MAC_GEMM_LONE: 0.75, // hand count 1.25
   POOL_PAIR: 9.15625, // hand count 32
-  MAC_GEMM_COL: 0.59375, // hand count 0.625
+  MAC_GEMM_COL: 0.625, // hand count 0.625
   GEMM_COL: 16.28125, // hand count 0
   ROW_EDGE: 97.875, // hand count 0
   ROW_OUT: 5.390625, // hand count 7

@@ -597,4 +597,25 @@ static inline int32_t fg_clip(int32_t x, int32_t lo, int32_t hi) {
 #endif
 #define FG_CLIP(x, lo, hi) fg_clip((x), (lo), (hi))
 
+/* FG_NEXT(F3, p, s): the element at p, then p moved on by s elements; FG_PUT(F3, q, v, s): v stored at q, then q moved
+   on by s elements (the elementwise loops' streamed operands and output, elementwise.c.mustache). F3 is the load's or
+   store's width code (lb 0, lh 1, lw 2, lbu 4, lhu 5; sb 0, sh 1, sw 2) and s * the element's size fits a 12-bit
+   immediate (the generator checks both, kernels/parts.ts). On the XpulpV2 build one post-increment access each
+   (p.lb rD, Imm(rs1!): opcode 0x0b; p.sb rs2, Imm(rs1!): opcode 0x2b; CV32E40P user manual, "Post-Incrementing Load
+   & Store Instructions"), where plain rv32 spends an add on each operand's address every element; the board's PULP
+   GCC makes the same from the pointer walk below, which every other build compiles as it stands. */
+#if defined(FG_XPULP)
+#define FG_NEXT(F3, p, s)                                                                                              \
+  ({                                                                                                                   \
+    int32_t v_;                                                                                                        \
+    __asm__(".insn i 0x0b, " #F3 ", %0, %2(%1)" : "=r"(v_), "+r"(p) : "i"((s) * (int32_t)sizeof(*(p))), "m"(*(p))); \
+    v_;                                                                                                                \
+  })
+#define FG_PUT(F3, q, v, s)                                                                                            \
+  __asm__ volatile(".insn s 0x2b, " #F3 ", %2, %3(%0)" : "+r"(q), "=m"(*(q)) : "r"(v), "i"((s) * (int32_t)sizeof(*(q))))
+#else
+#define FG_NEXT(F3, p, s) ((p) += (s), (p)[-(s)])
+#define FG_PUT(F3, q, v, s) (*(q) = (v), (q) += (s))
+#endif
+
 #endif
