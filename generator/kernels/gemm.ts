@@ -9,7 +9,7 @@ import { byteWide, chunkOf, extOf, typeNames, valueRange } from './common.js';
 import { toRank } from './loops.js';
 import type { KernelDef } from './types.js';
 import { gemmRowPairs, gemmTileMacCycles } from './gemm-tile-cost.js';
-import { GEMM_COL_LOOP, GEMM_KMAJOR_LOOP, GEMM_LONE_LOOP, GEMM_LOOP, loopOf } from './streams.js';
+import { GEMM_KMAJOR_LOOP, GEMM_LOOP, loopOf } from './streams.js';
 
 /**
  * How a GEMM's output splits over the cores: whole rows when there are at least as many rows as cores (as pulp-nn's
@@ -222,18 +222,12 @@ export const gemmKernel: KernelDef = {
         split,
         aB0: sa[0], aB1: sa[1], bB0: sb[0], bB1: sb[1], cB0: sc[0], cB1: sc[1], yB0: sy[0], yB1: sy[1],
         sAm: transA ? 1 : K, sAk, sBk, sBn,
-        // The linear loop's streams (streams.ts), the loop the C runs most: B contiguous in k, rows in pairs: the SIMD
-        // block's two A rows and four B rows, a word = 4 k apart; rows alone in units of 4 columns or more: the block
-        // with the row as both rows (its A words read twice, at the same addresses on every core of a team: the bank
-        // conflicts of a decoder step's projections); rows alone in narrower units: the 1x2 loop, A's word and two
-        // B rows; else (k-major B) one A element and two B words of 4 columns each per k.
-        loop: dotK && pairs
-          ? { ...loopOf(GEMM_LOOP, platform.costs.MAC_GEMM), block: { nextRowA: transA ? 1 : K, nextRowB: sBn } }
-          : dotK && split.width >= 4
-            ? { ...loopOf(GEMM_LONE_LOOP, platform.costs.MAC_GEMM_LONE), block: { nextRowA: 0, nextRowB: sBn } }
-            : dotK
-              ? { ...loopOf(GEMM_COL_LOOP, platform.costs.MAC_GEMM_COL), block: false, aStep: 4, bStep: 4, bNext: sBn }
-              : { ...loopOf(GEMM_KMAJOR_LOOP, kdotOn ? platform.costs.MAC_GEMM_KDOT : platform.costs.MAC_GEMM_SCALAR), block: false, aStep: sAk, bStep: sBk, bNext: 4 },
+        // The linear loop's streams (streams.ts): B contiguous in k (the C's SIMD block): two A rows (the same row
+        // twice when the C takes rows one at a time) and four B rows, a word = 4 k apart; else one A element and two B
+        // words of 4 columns each per k.
+        loop: dotK
+          ? { ...loopOf(GEMM_LOOP, platform.costs.MAC_GEMM), block: { nextRowA: pairs ? (transA ? 1 : K) : 0, nextRowB: sBn } }
+          : { ...loopOf(GEMM_KMAJOR_LOOP, kdotOn ? platform.costs.MAC_GEMM_KDOT : platform.costs.MAC_GEMM_SCALAR), block: false, aStep: sAk, bStep: sBk },
         dotK, vecN, scalarK: !dotK && !vecN, aExt: extOf(A.dtype), bExt: extOf(B.dtype),
         // The C kernel's SIMD path (gemm.c.mustache): the same condition as dotK; the dot product by signedness.
         // Whole rows per unit: two of a core's rows go through fg_dot4x2 together (4 columns x 2 rows per step).

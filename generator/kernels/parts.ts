@@ -71,12 +71,14 @@ function walkOf(dtype: DType, step: number, codes: Partial<Record<DType, number>
 const MAX_STREAMS = 6;
 
 /**
+ * `walk`: the streamed operands and the output walk by post-increment where they can (walkOf); the copies keep their
+ * indexed loop (kernels/movement.ts: their charges are fitted around it).
  * `period`: cycles of one element on the platform's cores (its ELEMENT cost, rounded up). The part declares its
  * loop's accesses to the emulator for L1 bank conflicts and L2 latency (docs/timing.md): one per leaf and one store
  * per element, in that order; a loop makes at most one access per cycle, so beyond period - 1 leaves the rest go
  * undeclared (the cost table's element time is already short for such expressions).
  */
-export function renderPart(p: PartSpec, site: { node: string; op: string }, period = 4, countClips = false): Record<string, unknown> {
+export function renderPart(p: PartSpec, site: { node: string; op: string }, period = 4, countClips = false, walk = true): Record<string, unknown> {
   const nest = partNest(p, site);
   const leafValues = p.leaves.map((l, k) => ({ name: `v${k}`, range: l.range }));
   const hoisted = (p.hoisted ?? []).map((h, j) => {
@@ -101,8 +103,8 @@ export function renderPart(p: PartSpec, site: { node: string; op: string }, peri
     // A leaf the inner loop does not move along (a per-channel scale, a broadcast constant) is loaded once per run:
     // the C hoists it, as the cost model assumes (kernels/elementwise.ts elementOps counts no ELEM_LOAD for it).
     // A streamed leaf and the output walk the inner loop by post-increment where they can (walkOf).
-    leaves: p.leaves.map((l, k) => ({ k, field: l.field, invariant: nest.strides[k][3] === 0, walk: walkOf(l.dtype, nest.strides[k][3], LOAD_F3), ...typeNames(l.dtype) })),
-    outWalk: walkOf(p.out.dtype, nest.strides[p.leaves.length][3], STORE_F3),
+    leaves: p.leaves.map((l, k) => ({ k, field: l.field, invariant: nest.strides[k][3] === 0, walk: walk && walkOf(l.dtype, nest.strides[k][3], LOAD_F3), ...typeNames(l.dtype) })),
+    outWalk: walk && walkOf(p.out.dtype, nest.strides[p.leaves.length][3], STORE_F3),
     hoisted,
     outField: p.out.field,
     outK: p.leaves.length,

@@ -30,17 +30,6 @@ export const DW_STRIDED_LOOP: MacShape = { macs: 12, accesses: 4 };
  * four B rows (n-major B), 8 sdotp.
  */
 export const GEMM_LOOP: MacShape = { macs: 32, accesses: 6 };
-/**
- * Linear, a row the C takes alone through the register block with itself as both rows (gemm.c.mustache, the row's
- * 4-column step): A's k-th word loaded for each of the block's two rows and the k-th words of four B rows, 8 sdotp of
- * which 4 are its own MACs (the other row's are the same ones again).
- */
-export const GEMM_LONE_LOOP: MacShape = { macs: 16, accesses: 6 };
-/**
- * Linear, a row alone against two B rows at a time (gemm.c.mustache fg_dot1x2 with B's rows as its two rows: the
- * columns of units narrower than four, a classifier's): A's k-th word and the k-th words of two B rows, 2 sdotp.
- */
-export const GEMM_COL_LOOP: MacShape = { macs: 8, accesses: 3 };
 /** Linear with a k-major B (the C's scalar loop): one A element and two words of 4 columns of B's row k. */
 export const GEMM_KMAJOR_LOOP: MacShape = { macs: 8, accesses: 3 };
 

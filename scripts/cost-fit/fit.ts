@@ -12,11 +12,11 @@ import { DW_LOOP, DW_STRIDED_LOOP, type MacShape } from '../../generator/kernels
 /**
  * Fitted costs are kept in 1/64 cycle (exact in the emulator's Q16 clocks, finer than the fit's own spread), the MAC
  * classes in whole cycles per iteration of the loop their kernels declare to the bank model (kernels/streams.ts
- * loopOf): 1/32 for the conv's and the GEMM's 4x2 block, 1/16 for the block with a row alone, 1/8 for the GEMM's
- * 1x2 loop and k-major loops (8 MACs: the transposed-B path and the scalar loop), 1/4 for depthwise; CALL, a
+ * loopOf): 1/32 for the conv's and the GEMM's 4x2 block, 1/8 for the GEMM's k-major loops (8 MACs: the transposed-B
+ * path and the scalar loop), 1/4 for depthwise; CALL, a
  * thousand cycles a tile, in whole cycles (finer would follow the DMA overlap of the AS runs, which moves with the table).
  */
-export const STEP: Partial<Record<CostClass, number>> = { MAC_CONV: 32, MAC_GEMM: 32, MAC_GEMM_LONE: 16, MAC_GEMM_COL: 8, MAC_GEMM_KDOT: 8, MAC_GEMM_SCALAR: 8, MAC_DW: 4, CALL: 1 };
+export const STEP: Partial<Record<CostClass, number>> = { MAC_CONV: 32, MAC_GEMM: 32, MAC_GEMM_KDOT: 8, MAC_GEMM_SCALAR: 8, MAC_DW: 4, CALL: 1 };
 const stepOf = (c: CostClass): number => STEP[c] ?? 64;
 
 export interface Fit {

@@ -36,9 +36,14 @@ import { quantizedStep } from '../helpers/tiny-llama-prompt.js';
  * step at 1.05. Then TRANSFER measured apart (44 a transfer; it had fallen to 0) and the refit beside it (LAYER 397,
  * TILE 529): its rotary joins, cache-write Concats and projections 1.16-1.29 -> 0.98-1.09, 238, the whole step 1.02.
  * Then the C rendering only the code a layer runs and the elementwise layers' code counted per unrolled copy, refitted
- * (docs/timing.md "Only the code that runs"): 248 on Siracusa, 234 on generic.
+ * (docs/timing.md "Only the code that runs"): 248 on Siracusa, 234 on generic. Then the elementwise expressions'
+ * loops walking their operands by post-increment, refitted (docs/timing.md "Post-increment elementwise loops"):
+ * **lowered** to 228 on Siracusa and 233 on generic, a trade: the board's Adds and Muls run ~10 % faster and the
+ * prompt pass gained (224 -> 228, generic 258 -> 265), while the refit's fixed costs (LAYER 335 -> 363, CALL 106 ->
+ * 120, beside the elementwise code ratio 0.211 -> 0.177) put the step's 24 small untiled Slices, at 0.86-0.91 of
+ * the AS before, at 0.84-0.88.
  */
-const WITHIN_10 = { siracusa: 248, generic: 234 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 228, generic: 233 } as Record<string, number>;
 const STEP_BOUND = 1.15;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-step-'));
 const { model, inputs: named } = quantizedStep(work, 128);

@@ -74,14 +74,15 @@ import { layerRatios } from '../helpers/layer-ratios.js';
  * Then the C renders only the code a layer runs (the GEMM's 4-column step, the SIMD conv's tails and border gathers
  * where the layer reaches them) and the estimate follows it (an elementwise layer's unrolled loop counted per copy),
  * refitted: 43 of 45 (96 of 102; out: CNN_Linear1's and miniMobileNet's one-row classifiers at 0.89-0.90), 61 of 65
- * with N-EUREKA (docs/timing.md "Only the code that runs").
+ * with N-EUREKA (docs/timing.md "Only the code that runs"). Then the elementwise loops by post-increment, refitted:
+ * 43 of 45 (97 of 102), 62 of 65 with N-EUREKA.
  */
 const MODELS = ['CNN_Linear1', 'CNN_Linear2', 'miniMobileNet', 'miniMobileNetv2', 'EEGFormer'];
 /** Per configuration: its platform and options, the Models' layers it runs, and the ratchet on those within 10 %. */
 const CONFIGS = [
   { name: 'siracusa', platform: 'siracusa', options: {}, layers: 45, within: 43 },
   { name: 'generic', platform: 'generic', options: {}, layers: 45, within: 45 },
-  { name: 'siracusa --engines cluster+npu', platform: 'siracusa', options: { engines: 'cluster+npu' }, layers: 65, within: 61 },
+  { name: 'siracusa --engines cluster+npu', platform: 'siracusa', options: { engines: 'cluster+npu' }, layers: 65, within: 62 },
 ];
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-'));
 

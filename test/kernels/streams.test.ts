@@ -5,7 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CONV_LOOP, DW_LOOP, GEMM_COL_LOOP, GEMM_KMAJOR_LOOP, GEMM_LONE_LOOP, GEMM_LOOP, loopOf } from '../../generator/kernels/streams.js';
+import { CONV_LOOP, DW_LOOP, GEMM_KMAJOR_LOOP, GEMM_LOOP, loopOf } from '../../generator/kernels/streams.js';
 import { PLATFORMS } from '../../generator/platforms/index.js';
 import { COST_CLASSES } from '../../generator/platforms/types.js';
 import { createEmulator } from '../../runtime/node/emulator.js';
@@ -14,8 +14,6 @@ const SHAPES = [
   ['MAC_CONV', CONV_LOOP],
   ['MAC_DW', DW_LOOP],
   ['MAC_GEMM', GEMM_LOOP],
-  ['MAC_GEMM_LONE', GEMM_LONE_LOOP],
-  ['MAC_GEMM_COL', GEMM_COL_LOOP],
   // The k-major loop's streams are declared at the class of the path that runs it (kernels/gemm.ts).
   ['MAC_GEMM_KDOT', GEMM_KMAJOR_LOOP],
   ['MAC_GEMM_SCALAR', GEMM_KMAJOR_LOOP],

@@ -8,61 +8,61 @@ export const MEASURED: Partial<CoreCosts> = {
   MAC_CONV: 2.875, // hand count 5.25
   MAC_DW: 2.5, // hand count 5.25
   MAC_GEMM: 2.96875, // hand count 5.25
-  ELEMENT: 1.921875, // hand count 5.5
+  ELEMENT: 2.515625, // hand count 5.5
   REQUANT: 0.34375, // hand count 9.25
-  COPY_BYTE: 9.125, // hand count 0.8125
+  COPY_BYTE: 9.171875, // hand count 0.8125
   SOFTMAX_ELEM: 18.921875, // hand count 23.75
   NORM_ELEM: 30.734375, // hand count 17.75
-  MOVE_ELEM: 3.96875, // hand count 5.5
+  MOVE_ELEM: 3.90625, // hand count 5.5
   POOL_TAP: 14.609375, // hand count 5.5
-  CONV_UNIT: 73.421875, // hand count 0
-  ELEM_OP: 1.109375, // hand count 0
-  CONV_ROW: 1.203125, // hand count 0
-  GATHER_ROW: 40.78125, // hand count 0
-  REQUANT_WIDE: 10.71875, // hand count 0
-  GEMM_UNIT: 12.921875, // hand count 0
-  POOL_ROW: 4.453125, // hand count 0
+  CONV_UNIT: 71.78125, // hand count 0
+  ELEM_OP: 0.9375, // hand count 0
+  CONV_ROW: 1.671875, // hand count 0
+  GATHER_ROW: 40.9375, // hand count 0
+  REQUANT_WIDE: 10.5, // hand count 0
+  GEMM_UNIT: 12.34375, // hand count 0
+  POOL_ROW: 4.40625, // hand count 0
   MAC_SCALAR: 25.265625, // hand count 8
-  REDUCE_ELEM: 5.921875, // hand count 3.25
-  ROW_WORD: 5.96875, // hand count 0
+  REDUCE_ELEM: 5.9375, // hand count 3.25
+  ROW_WORD: 6, // hand count 0
   MAC_GEMM_SCALAR: 9.5, // hand count 5.25
-  GEMM_BLOCK: 70.734375, // hand count 0
+  GEMM_BLOCK: 73.046875, // hand count 0
   MAC_GEMM_LONE: 3.5, // hand count 10.5
-  POOL_PAIR: 52.140625, // hand count 44
-  MAC_GEMM_COL: 3.625, // hand count 5.25
-  GEMM_COL: 58.125, // hand count 0
-  ROW_EDGE: 1456.796875, // hand count 0
-  ROW_OUT: 6.734375, // hand count 9.25
-  GATHER_QUAD: 42.171875, // hand count 0
-  REQUANT_SPLIT: 6, // hand count 0
+  POOL_PAIR: 52.15625, // hand count 44
+  MAC_GEMM_COL: 3.65625, // hand count 5.25
+  GEMM_COL: 58.4375, // hand count 0
+  ROW_EDGE: 1466.078125, // hand count 0
+  ROW_OUT: 6.59375, // hand count 9.25
+  GATHER_QUAD: 42.4375, // hand count 0
+  REQUANT_SPLIT: 5.96875, // hand count 0
   LOOKUP: 10, // hand count 5.5
   TSOFTMAX_ELEM: 75.328125, // hand count 58.75
-  QNORM_ROW: 720.796875, // hand count 0
+  QNORM_ROW: 720.75, // hand count 0
   QNORM_ELEM: 180.9375, // hand count 52.75
-  CLIP_TEST: 1.15625, // hand count 0
-  ELEM_LOAD: 2.40625, // hand count 0
+  CLIP_TEST: 1.09375, // hand count 0
+  ELEM_LOAD: 1.578125, // hand count 0
   CONV_BLOCK: 0, // hand count 0
-  CONV_OUT: 8.65625, // hand count 9.25
-  SHARE: 114.09375, // hand count 0
-  REDUCE_OUT: 14.28125, // hand count 0
+  CONV_OUT: 8.890625, // hand count 9.25
+  SHARE: 114.90625, // hand count 0
+  REDUCE_OUT: 14.15625, // hand count 0
   LANE_SIGN: 2.4375, // hand count 0
-  ROW_SIGN: 3.25, // hand count 0
-  CONV_ACC: 82.40625, // hand count 0
+  ROW_SIGN: 3.234375, // hand count 0
+  CONV_ACC: 82.671875, // hand count 0
   MISALIGNED: 11.4375, // hand count 0
-  MAC_GEMM_TAIL: 4.828125, // hand count 5.25
+  MAC_GEMM_TAIL: 4.8125, // hand count 5.25
   SOFTMAX_WIDE: 68.046875, // hand count 0
   SOFTMAX_SUM_WIDE: 51.578125, // hand count 0
   SOFTMAX_RECIP: 12.59375, // hand count 0
-  ROW_EDGE_STRIDED: 1751.59375, // hand count 0
+  ROW_EDGE_STRIDED: 1756.671875, // hand count 0
   ROW_LOOP: 0, // hand count 0
-  NORM_ROW: 372.796875, // hand count 0
-  ELEM_RUN: 37.8125, // hand count 0
+  NORM_ROW: 372.78125, // hand count 0
+  ELEM_RUN: 39.703125, // hand count 0
   NORM_SUM_WIDE: 9.671875, // hand count 0
-  DW_BAND: 52.53125, // hand count 0
-  DW_ROW: 6.375, // hand count 0
+  DW_BAND: 52.390625, // hand count 0
+  DW_ROW: 6.25, // hand count 0
   DW_WORD: 0, // hand count 0
   DW_LONE: 0, // hand count 0
-  CLIP_TAKEN: 6.453125, // hand count 0; by difference: the same layers on their data and on zeros
+  CLIP_TAKEN: 6.25, // hand count 0; by difference: the same layers on their data and on zeros
   SKELETON: 43, // hand count 0; apart: the ISS's cycles between the layers of two-layer runs
   CODE_LAYER: 0, // hand count 0; the lines the ISS's instruction cache brought from L2 for each layer
   CODE_BYTE: 0, // hand count 0; the lines the ISS's instruction cache brought from L2 for each layer
@@ -78,8 +78,8 @@ export const CODE_RATIOS: Readonly<Record<string, number>> = {
   "conv2d scalar untiled": 0.220703125,
   "conv2d simd 1x1 untiled": 0.322265625,
   "conv2d simd untiled": 0.296875,
-  "copy untiled": 0.255859375,
-  "elementwise untiled": 0.2119140625,
+  "copy untiled": 0.25390625,
+  "elementwise untiled": 0.181640625,
   "gather untiled": 0.6328125,
   "gemm untiled": 0.302734375,
   "irmsnorm untiled": 0.61328125,
