@@ -43,8 +43,9 @@ export const STOP_SWITCH: i32 = 9;
 
 // ---- the running hart ----
 
-/** x0..x31 and the write sink (decode.ts SINK). */
-const REGS = memory.data(34 * 4, 16);
+/** The running hart's x0..x31 and write sink (decode.ts SINK): its save area's first 33 words (hp), pointed at by
+ * loadHart rather than copied in and out at every slice (a cluster run switches harts every 16 instructions). */
+let regs: usize = 0;
 let hart: i32 = 0;
 let pcNow: u32 = 0;
 let stop: i32 = 0;
@@ -154,8 +155,8 @@ export function flushCaches(): void {
 
 function loadHart(h: i32): void {
   const p = hp(h);
-  memory.copy(REGS, p, 33 * 4);
-  store<i32>(REGS, 0);
+  regs = p;
+  store<i32>(p, 0);
   pcNow = load<u32>(p + H_PC);
   lpStart0 = load<u32>(p + H_LP);
   lpEnd0 = load<u32>(p + H_LP + 4);
@@ -191,7 +192,6 @@ function loadHart(h: i32): void {
 
 function saveHart(): void {
   const p = hp(hart);
-  memory.copy(p, REGS, 32 * 4);
   store<u32>(p + H_PC, pcNow);
   store<u32>(p + H_LP, lpStart0);
   store<u32>(p + H_LP + 4, lpEnd0);
@@ -272,11 +272,11 @@ export function hartLoopReg(h: i32, i: i32): u32 {
 
 // @ts-ignore: decorator
 @inline function rg(off: usize): i32 {
-  return load<i32>(REGS + off);
+  return load<i32>(regs + off);
 }
 // @ts-ignore: decorator
 @inline function wr(off: usize, v: i32): void {
-  store<i32>(REGS + off, v);
+  store<i32>(regs + off, v);
 }
 
 /** Cycles so far, counting `retiredThisRun` instructions of this run (the current one not included by callers). */
@@ -719,7 +719,7 @@ export function run(h: i32, budget: i32): i32 {
         break;
       case O.OP_EBREAK: {
         if (size == 4 && isSemihostCall(pc)) {
-          const status = semihostCall(REGS, cyclesAt(n - 1));
+          const status = semihostCall(regs, cyclesAt(n - 1));
           if (status == SH_EXIT) { exitCode = shExitCode; stop = STOP_EXIT; }
           else if (status == SH_FAULT) fault(F.FAULT_SEMIHOST, pc, shFaultAddr, 4, findRegion(shFaultAddr, 1));
           else if (status == SH_UNSUPPORTED) fault(F.FAULT_SEMIHOST_OP, pc, shFaultAddr, 4, -1);
