@@ -93,7 +93,7 @@ export const elementwiseKernel: KernelDef = {
     const { expr, hoisted, ranges } = hoistInvariant(node.expr!, (k) => inner[k] === 0, spec.leaves.map((l, k) => ({ name: `v${k}`, range: l.range })));
     const { ops, clampTests, loads } = elementCharges(expr, [...spec.leaves.map((l) => l.range), ...ranges], [...inner, ...hoisted.map(() => 0)].map((s) => [s]), branchy, out.dtype);
     const period = Math.ceil(platform.costs.ELEMENT + ops * platform.costs.ELEM_OP + clampTests * platform.costs.CLIP_TEST + loads * platform.costs.ELEM_LOAD);
-    const part = renderPart({ ...spec, expr, hoisted }, site, period, branchy);
+    const part = renderPart({ ...spec, expr, hoisted }, site, { period, countClips: branchy });
     return {
       args: [
         ...leaves.map((t, k) => ({ field: fields[k], tensor: t.name, dtype: t.dtype, write: false })),

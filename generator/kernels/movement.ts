@@ -138,7 +138,7 @@ export const copyKernel: KernelDef = {
         ...sources.map((name, k) => ({ field: `in${k}`, tensor: name, dtype: words?.dtype ?? tensorOf(graph, name).dtype, write: false })),
         { field: 'y', tensor: y.name, dtype: words?.dtype ?? y.dtype, write: true },
       ],
-      params: { parts: specs.map((p) => renderPart(p, site, Math.ceil(platform.costs.MOVE_ELEM), false, false)), cost: 'MOVE_ELEM', ops: 0, clampTests: 0, loads: 0 },
+      params: { parts: specs.map((p) => renderPart(p, site, { period: Math.ceil(platform.costs.MOVE_ELEM), walk: false })), cost: 'MOVE_ELEM', ops: 0, clampTests: 0, loads: 0 },
       macs: 0,
     };
   },

@@ -78,7 +78,7 @@ const MAX_STREAMS = 6;
  * per element, in that order; a loop makes at most one access per cycle, so beyond period - 1 leaves the rest go
  * undeclared (the cost table's element time is already short for such expressions).
  */
-export function renderPart(p: PartSpec, site: { node: string; op: string }, period = 4, countClips = false, walk = true): Record<string, unknown> {
+export function renderPart(p: PartSpec, site: { node: string; op: string }, { period = 4, countClips = false, walk = true }: { period?: number; countClips?: boolean; walk?: boolean } = {}): Record<string, unknown> {
   const nest = partNest(p, site);
   const leafValues = p.leaves.map((l, k) => ({ name: `v${k}`, range: l.range }));
   const hoisted = (p.hoisted ?? []).map((h, j) => {

@@ -45,7 +45,7 @@ test('a step past the 12-bit immediate in bytes is indexed; so are the copies', 
   // 1024 int16 elements are 2,048 bytes.
   assert.is(walks(renderPart(part('int16', 'int8', 1024), site)).leaf, false);
   assert.equal(walks(renderPart(part('int16', 'int8', -1024), site)).leaf, { f3: 1, step: -1024 });
-  const copy = walks(renderPart(part('int8', 'int8', 1), site, 4, false, false));
+  const copy = walks(renderPart(part('int8', 'int8', 1), site, { walk: false }));
   assert.is(copy.leaf, false);
   assert.is(copy.out, false);
 });
