@@ -93,18 +93,22 @@ export function renderPart(p: PartSpec, site: { node: string; op: string }, { pe
     throw new GenError('internal', `result range [${emitted.range.min}, ${emitted.range.max}] exceeds the output type ${p.out.dtype}`, site);
   }
   const offsets = [...p.leaves.map((l) => l.offset), p.out.offset];
+  const leafWalks = p.leaves.map((l, k) => walk && walkOf(l.dtype, nest.strides[k][3], LOAD_F3));
+  const outWalk = walk && walkOf(p.out.dtype, nest.strides[p.leaves.length][3], STORE_F3);
   return {
     total: nest.dims.reduce((a, b) => a * b, 1),
     // start <= total: a core past the last element starts at total.
     firstDigits: cDigits('e', nest.dims.reduce((a, b) => a * b, 1) + 1,
       [{ name: 'c0', radix: nest.dims[3] }, { name: 'i2', radix: nest.dims[2] }, { name: 'i1', radix: nest.dims[1] }, { name: 'i0' }], 'fg_q'),
     d1: nest.dims[1], d2: nest.dims[2], d3: nest.dims[3],
-    operands: nest.strides.map((s, k) => ({ k, s0: s[0], s1: s[1], s2: s[2], s3: s[3], off: offsets[k] })),
+    // `stepped`: the inner loop moves the operand's index (a walked operand moves its pointer instead; an invariant one
+    // does not move).
+    operands: nest.strides.map((s, k) => ({ k, s0: s[0], s1: s[1], s2: s[2], s3: s[3], off: offsets[k], stepped: s[3] !== 0 && !(k < p.leaves.length ? leafWalks[k] : outWalk) })),
     // A leaf the inner loop does not move along (a per-channel scale, a broadcast constant) is loaded once per run:
     // the C hoists it, as the cost model assumes (kernels/elementwise.ts elementOps counts no ELEM_LOAD for it).
     // A streamed leaf and the output walk the inner loop by post-increment where they can (walkOf).
-    leaves: p.leaves.map((l, k) => ({ k, field: l.field, invariant: nest.strides[k][3] === 0, walk: walk && walkOf(l.dtype, nest.strides[k][3], LOAD_F3), ...typeNames(l.dtype) })),
-    outWalk: walk && walkOf(p.out.dtype, nest.strides[p.leaves.length][3], STORE_F3),
+    leaves: p.leaves.map((l, k) => ({ k, field: l.field, invariant: nest.strides[k][3] === 0, walk: leafWalks[k], ...typeNames(l.dtype) })),
+    outWalk,
     hoisted,
     outField: p.out.field,
     outK: p.leaves.length,

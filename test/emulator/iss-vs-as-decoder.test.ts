@@ -40,10 +40,12 @@ import { quantizedPromptPass } from '../helpers/tiny-llama-prompt.js';
  * CNNs 89 -> 96 of 102 and the step's 246 -> 248: the pre-shifts of the norms sit at 0.89-0.91 (AS over by ~350
  * cycles of fixed costs), the rotary joins at 1.16-1.19 (their per-element work, left). Then the elementwise
  * expressions' loops walking their operands by post-increment (the XpulpV2 build's p.lb / p.sb; docs/timing.md
- * "Post-increment elementwise loops"), refitted: 228 on Siracusa, 265 on generic.
+ * "Post-increment elementwise loops"), refitted: 228 on Siracusa, 265 on generic. Then the walked operands' dead index
+ * steps taken out of the C (gcc had dropped them: the ISS's cycles the same; the code estimate no longer counts them)
+ * and the code ratios refitted: 227 (one layer out), the step 228 -> 229.
  * One decoder step: iss-vs-as-step.test.ts.
  */
-const WITHIN_10 = { siracusa: 228, generic: 265 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 227, generic: 265 } as Record<string, number>;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-decoder-'));
 const { model, inputs } = quantizedPromptPass(work);
 const graph = loadOnnxFile(model);

@@ -41,9 +41,10 @@ import { quantizedStep } from '../helpers/tiny-llama-prompt.js';
  * **lowered** to 228 on Siracusa and 233 on generic, a trade: the board's Adds and Muls run ~10 % faster and the
  * prompt pass gained (224 -> 228, generic 258 -> 265), while the refit's fixed costs (LAYER 335 -> 363, CALL 106 ->
  * 120, beside the elementwise code ratio 0.211 -> 0.177) put the step's 24 small untiled Slices, at 0.86-0.91 of
- * the AS before, at 0.84-0.88.
+ * the AS before, at 0.84-0.88. Then the walked operands' dead index steps taken out of the C and the code ratios
+ * refitted: 229 on Siracusa (the prompt pass 228 -> 227).
  */
-const WITHIN_10 = { siracusa: 228, generic: 233 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 229, generic: 233 } as Record<string, number>;
 const STEP_BOUND = 1.15;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-step-'));
 const { model, inputs: named } = quantizedStep(work, 128);

@@ -1,9 +1,10 @@
 /**
  * The elementwise loops' operands walked by post-increment (kernels/parts.ts walkOf, firmgen_simd.h FG_NEXT / FG_PUT):
- * which operands walk and with which access, that the copies keep their indexed loop, and that the walked loops compute
- * the reference's values on every build (the AS firmware, the C on the emulator's RV32 cores with XpulpV2's p.lb /
- * p.lh / p.lw / p.sb, the host C; generic's portable pointer walk on its core), at element types of every width code,
- * an operand broadcast along the inner loop and a nest whose short inner loop swapped places (a stride of 2).
+ * which operands walk and with which access, that a walked operand keeps no index step in the loop, that the copies keep
+ * their indexed loop, and that the walked loops compute the reference's values on every build (the AS firmware, the C
+ * on the emulator's RV32 cores with XpulpV2's p.lb / p.lh / p.lw / p.sb, the host C; generic's portable pointer walk on
+ * its core), at element types of every width code, an operand broadcast along the inner loop and a nest whose short
+ * inner loop swapped places (a stride of 2).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,6 +51,15 @@ test('a step past the 12-bit immediate in bytes is indexed; so are the copies', 
   assert.is(copy.out, false);
 });
 
+test('only an operand indexed in the inner loop steps its index there', () => {
+  const stepped = (view: Record<string, unknown>): boolean[] => (view.operands as { stepped: boolean }[]).map((o) => o.stepped);
+  // operand 0 the leaf, 1 the output
+  assert.equal(stepped(renderPart(part('int8', 'int8', 1), site)), [false, false], 'both walk');
+  assert.equal(stepped(renderPart(part('int8', 'int8', 2048), site)), [true, false], 'the leaf indexed');
+  assert.equal(stepped(renderPart(part('int8', 'int8', 0), site)), [false, false], 'the leaf invariant');
+  assert.equal(stepped(renderPart(part('int8', 'int8', 1), site, { walk: false })), [true, true], 'a copy indexes both');
+});
+
 const { dir, cleanup } = workDir('elementwise-walk');
 
 const CASES: { name: string; x: DType; y: DType; shape: number[]; yShape: number[]; requant: boolean }[] = [
@@ -85,6 +95,7 @@ for (const c of CASES) {
       const src = readFileSync(join(out, 'c', 'network.c'), 'utf8');
       assert.match(src, /FG_NEXT\(\d, p\d+, -?\d+\)/, 'a walked operand');
       assert.match(src, /FG_PUT\(\d, q, /, 'a walked output');
+      assert.not.match(src, /\bo\d+ \+= /, 'no index step left for a walked operand');
       await checkEveryBuild(out, platform, manifest.outputs, inputs, w.expected);
     }
   });

@@ -79,7 +79,7 @@ export const CODE_RATIOS: Readonly<Record<string, number>> = {
   "conv2d simd 1x1 untiled": 0.322265625,
   "conv2d simd untiled": 0.296875,
   "copy untiled": 0.25390625,
-  "elementwise untiled": 0.181640625,
+  "elementwise untiled": 0.2119140625,
   "gather untiled": 0.6328125,
   "gemm untiled": 0.302734375,
   "irmsnorm untiled": 0.61328125,
