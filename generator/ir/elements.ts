@@ -41,3 +41,64 @@ export function writeElement(v: DataView, t: DType, o: number, x: number): void 
     case 'float64': v.setFloat64(o, x, true); break;
   }
 }
+
+type Typed = ArrayLike<number> & { set(a: ArrayLike<number>): void };
+type TypedOf = (b: ArrayBufferLike, at: number, n: number) => Typed;
+
+/** Typed arrays by element type (int64 has none: BigInt, element by element). */
+const TYPED: Partial<Record<DType, { of: TypedOf; width: number }>> = {
+  int8: { of: (b, o, n) => new Int8Array(b, o, n), width: 1 },
+  uint8: { of: (b, o, n) => new Uint8Array(b, o, n), width: 1 },
+  bool: { of: (b, o, n) => new Uint8Array(b, o, n), width: 1 },
+  int16: { of: (b, o, n) => new Int16Array(b, o, n), width: 2 },
+  uint16: { of: (b, o, n) => new Uint16Array(b, o, n), width: 2 },
+  int32: { of: (b, o, n) => new Int32Array(b, o, n), width: 4 },
+  uint32: { of: (b, o, n) => new Uint32Array(b, o, n), width: 4 },
+  float32: { of: (b, o, n) => new Float32Array(b, o, n), width: 4 },
+  float64: { of: (b, o, n) => new Float64Array(b, o, n), width: 8 },
+};
+/** Typed arrays are in the host's byte order; every format here is little-endian. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const WIDTH: Record<DType, number> = { int8: 1, uint8: 1, bool: 1, int16: 2, uint16: 2, int32: 4, uint32: 4, int64: 8, float32: 4, float64: 8 };
+
+/**
+ * Reads out.length elements of type `t` stored from byte `at` of `bytes` into `out`, as readElement would each: one
+ * typed-array conversion (the bytes copied first where they are not aligned for the type), where the type has a typed
+ * array and the host is little-endian. A DataView call per element was most of reading a decoder step's inputs.
+ */
+export function readElements(bytes: Uint8Array, at: number, t: DType, out: Float64Array): void {
+  const typed = LITTLE_ENDIAN ? TYPED[t] : undefined;
+  const n = out.length;
+  if (!typed) {
+    const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let i = 0; i < n; i++) out[i] = readElement(v, t, at + i * WIDTH[t]);
+    return;
+  }
+  const start = bytes.byteOffset + at;
+  if (start % typed.width === 0) out.set(typed.of(bytes.buffer, start, n));
+  // (a copy by the constructor: a Node Buffer's slice() is a view into its pool, not a copy)
+  else out.set(typed.of(new Uint8Array(bytes.subarray(at, at + n * typed.width)).buffer, 0, n));
+}
+
+/**
+ * Writes `values` as type `t` from byte `at` of `bytes`, as writeElement would each: for an integer type one typed-array
+ * copy (its conversion is DataView's: ToInt8, ToUint16, ...); floats element by element (a NaN's bits could differ) as
+ * int64 (BigInt).
+ */
+export function writeElements(bytes: Uint8Array, at: number, t: DType, values: ArrayLike<number>): void {
+  const typed = LITTLE_ENDIAN && t !== 'float32' && t !== 'float64' ? TYPED[t] : undefined;
+  const n = values.length;
+  if (!typed) {
+    const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let i = 0; i < n; i++) writeElement(v, t, at + i * WIDTH[t], values[i]);
+    return;
+  }
+  const start = bytes.byteOffset + at;
+  if (start % typed.width === 0) {
+    typed.of(bytes.buffer, start, n).set(values);
+    return;
+  }
+  const aligned = new Uint8Array(n * typed.width);
+  typed.of(aligned.buffer, 0, n).set(values);
+  bytes.set(aligned, at);
+}

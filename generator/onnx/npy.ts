@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { GenError } from '../errors.js';
 import { readUserFile } from './read-file.js';
 import { bytesOf, type DType } from '../ir/dtype.js';
-import { readElement, writeElement } from '../ir/elements.js';
+import { readElements, writeElements } from '../ir/elements.js';
 import { ndarray, type NDArray } from '../ir/ndarray.js';
 import { zipEntries, zipEntryData } from './unzip.js';
 
@@ -43,8 +43,7 @@ export function parseNpy(bytes: Uint8Array): NDArray {
       `the file holds ${Math.max(0, bytes.length - off)}`);
   }
   const a = ndarray(dtype, shape);
-  const dv = new DataView(bytes.buffer, bytes.byteOffset + off, a.data.length * width);
-  for (let i = 0; i < a.data.length; i++) a.data[i] = readElement(dv, dtype, i * width);
+  readElements(bytes, off, dtype, a.data);
   return fortran ? fromFortranOrder(a) : a;
 }
 
@@ -78,8 +77,7 @@ export function writeNpy(a: NDArray): Uint8Array {
   out.set([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]);
   new DataView(out.buffer).setUint16(8, header.length, true);
   out.set(new TextEncoder().encode(header), 10);
-  const dv = new DataView(out.buffer, 10 + header.length);
-  for (let i = 0; i < a.data.length; i++) writeElement(dv, a.dtype, i * width, a.data[i]);
+  writeElements(out, 10 + header.length, a.dtype, a.data);
   return out;
 }
 

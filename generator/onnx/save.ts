@@ -3,7 +3,7 @@ import type onnxProto from 'onnx-proto';
 import { GenError } from '../errors.js';
 import { onnx } from './proto.js';
 import { bytesOf, type DType } from '../ir/dtype.js';
-import { toInt64, writeElement } from '../ir/elements.js';
+import { toInt64, writeElements } from '../ir/elements.js';
 import type { AttrValue, Graph, Node, Tensor } from '../ir/graph.js';
 import type { NDArray } from '../ir/ndarray.js';
 import { ONNX_TYPE_CODES } from './tensor-proto.js';
@@ -41,8 +41,7 @@ function int64Field(v: number): number {
 function rawBytes(a: NDArray): Uint8Array {
   const width = bytesOf(a.dtype);
   const out = new Uint8Array(a.data.length * width);
-  const v = new DataView(out.buffer);
-  a.data.forEach((x, i) => writeElement(v, a.dtype, i * width, x));
+  writeElements(out, 0, a.dtype, a.data);
   return out;
 }
 

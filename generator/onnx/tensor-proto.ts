@@ -1,5 +1,5 @@
 import { bytesOf, type DType } from '../ir/dtype.js';
-import { readElement } from '../ir/elements.js';
+import { readElements } from '../ir/elements.js';
 import { ndarray, type NDArray } from '../ir/ndarray.js';
 
 /** ONNX TensorProto.DataType codes (onnx.proto). */
@@ -46,12 +46,9 @@ export function decodeTensor(t: TensorProtoLike): NDArray {
   const n = a.data.length;
   const raw = t.rawData;
   if (raw && raw.length > 0) {
-    const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
     const width = bytesOf(dtype);
     if (raw.length !== n * width) throw new Error(`raw data holds ${raw.length} bytes, shape needs ${n * width}`);
-    const typed = LITTLE_ENDIAN ? typedView(raw, dtype, n) : undefined;
-    if (typed) a.data.set(typed);
-    else for (let i = 0; i < n; i++) a.data[i] = readElement(view, dtype, i * width);
+    readElements(raw, 0, dtype, a.data);
     return a;
   }
   const source: ArrayLike<Int64Like> | null | undefined =
@@ -66,24 +63,3 @@ export function decodeTensor(t: TensorProtoLike): NDArray {
   return a;
 }
 
-/** Typed arrays read in the machine's byte order; raw_data is little-endian. */
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-
-const TYPED: Partial<Record<DType, (b: ArrayBuffer, o: number, n: number) => ArrayLike<number>>> = {
-  int8: (b, o, k) => new Int8Array(b, o, k), uint8: (b, o, k) => new Uint8Array(b, o, k), bool: (b, o, k) => new Uint8Array(b, o, k),
-  int16: (b, o, k) => new Int16Array(b, o, k), uint16: (b, o, k) => new Uint16Array(b, o, k),
-  int32: (b, o, k) => new Int32Array(b, o, k), uint32: (b, o, k) => new Uint32Array(b, o, k),
-  float32: (b, o, k) => new Float32Array(b, o, k), float64: (b, o, k) => new Float64Array(b, o, k),
-};
-
-/**
- * The raw bytes as a typed array of the dtype (copied first when not aligned for it), for one bulk conversion
- * instead of a DataView read per element; undefined for int64 (read through BigInt, element by element).
- */
-function typedView(raw: Uint8Array, dtype: DType, n: number): ArrayLike<number> | undefined {
-  const f = TYPED[dtype];
-  if (!f) return undefined;
-  // (A copy by the constructor: protobufjs gives Node Buffers, whose slice() is a view at the same offset.)
-  const bytes = raw.byteOffset % bytesOf(dtype) === 0 ? raw : new Uint8Array(raw);
-  return f(bytes.buffer as ArrayBuffer, bytes.byteOffset, n);
-}

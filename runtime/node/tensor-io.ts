@@ -3,7 +3,7 @@ import type { DType } from '../../generator/ir/dtype.js';
 import { bytesOf, isIntType, rangeOf } from '../../generator/ir/dtype.js';
 import { GenError } from '../../generator/errors.js';
 import { ndarray, type NDArray } from '../../generator/ir/ndarray.js';
-import { readElement, writeElement } from '../../generator/ir/elements.js';
+import { readElements, writeElements } from '../../generator/ir/elements.js';
 
 /** Anything with bytes: the emulator's WebAssembly.Memory, or a plain buffer for the host-built C's files. */
 export interface Bytes {
@@ -29,15 +29,11 @@ export function writeTensor(memory: Bytes, at: number, dtype: DType, values: Flo
       tensor: name,
     });
   }
-  const view = new DataView(memory.buffer);
-  const step = bytesOf(dtype);
-  for (let i = 0; i < values.length; i++) writeElement(view, dtype, at + i * step, values[i]);
+  writeElements(new Uint8Array(memory.buffer), at, dtype, values);
 }
 
 export function readTensor(memory: Bytes, at: number, dtype: DType, shape: readonly number[]): NDArray {
   const out = ndarray(dtype, shape);
-  const view = new DataView(memory.buffer);
-  const step = bytesOf(dtype);
-  for (let i = 0; i < out.data.length; i++) out.data[i] = readElement(view, dtype, at + i * step);
+  readElements(new Uint8Array(memory.buffer), at, dtype, out.data);
   return out;
 }
