@@ -1,4 +1,4 @@
-import type { DType } from './dtype.js';
+import { bytesOf, type DType } from './dtype.js';
 
 /*
  * Element bytes in the little-endian layout every format here uses (.npy, ONNX raw_data, the chips' memories).
@@ -59,7 +59,6 @@ const TYPED: Partial<Record<DType, { of: TypedOf; width: number }>> = {
 };
 /** Typed arrays are in the host's byte order; every format here is little-endian. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-const WIDTH: Record<DType, number> = { int8: 1, uint8: 1, bool: 1, int16: 2, uint16: 2, int32: 4, uint32: 4, int64: 8, float32: 4, float64: 8 };
 
 /**
  * Reads out.length elements of type `t` stored from byte `at` of `bytes` into `out`, as readElement would each: one
@@ -71,7 +70,7 @@ export function readElements(bytes: Uint8Array, at: number, t: DType, out: Float
   const n = out.length;
   if (!typed) {
     const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    for (let i = 0; i < n; i++) out[i] = readElement(v, t, at + i * WIDTH[t]);
+    for (let i = 0; i < n; i++) out[i] = readElement(v, t, at + i * bytesOf(t));
     return;
   }
   const start = bytes.byteOffset + at;
@@ -82,15 +81,15 @@ export function readElements(bytes: Uint8Array, at: number, t: DType, out: Float
 
 /**
  * Writes `values` as type `t` from byte `at` of `bytes`, as writeElement would each: for an integer type one typed-array
- * copy (its conversion is DataView's: ToInt8, ToUint16, ...); floats element by element (a NaN's bits could differ) as
- * int64 (BigInt).
+ * copy (its conversion is DataView's: ToInt8, ToUint16, ...); floats (a NaN's bits could differ) and int64 (BigInt)
+ * element by element.
  */
 export function writeElements(bytes: Uint8Array, at: number, t: DType, values: ArrayLike<number>): void {
   const typed = LITTLE_ENDIAN && t !== 'float32' && t !== 'float64' ? TYPED[t] : undefined;
   const n = values.length;
   if (!typed) {
     const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    for (let i = 0; i < n; i++) writeElement(v, t, at + i * WIDTH[t], values[i]);
+    for (let i = 0; i < n; i++) writeElement(v, t, at + i * bytesOf(t), values[i]);
     return;
   }
   const start = bytes.byteOffset + at;
