@@ -74,9 +74,10 @@ const MAX_STREAMS = 6;
  * `walk`: the streamed operands and the output walk by post-increment where they can (walkOf); the copies keep their
  * indexed loop (kernels/movement.ts: their charges are fitted around it).
  * `period`: cycles of one element on the platform's cores (its ELEMENT cost, rounded up). The part declares its
- * loop's accesses to the emulator for L1 bank conflicts and L2 latency (docs/timing.md): one per leaf and one store
- * per element, in that order; a loop makes at most one access per cycle, so beyond period - 1 leaves the rest go
- * undeclared (the cost table's element time is already short for such expressions).
+ * loop's accesses to the emulator for L1 bank conflicts and L2 latency (docs/timing.md): one per streamed leaf (the
+ * inner loop moves along it) and one store per element, in that order; a loop makes at most one access per cycle, so
+ * beyond period - 1 leaves the rest go undeclared (the cost table's element time is already short for such
+ * expressions).
  */
 export function renderPart(p: PartSpec, site: { node: string; op: string }, { period = 4, countClips = false, walk = true }: { period?: number; countClips?: boolean; walk?: boolean } = {}): Record<string, unknown> {
   const nest = partNest(p, site);
@@ -113,8 +114,11 @@ export function renderPart(p: PartSpec, site: { node: string; op: string }, { pe
     outField: p.out.field,
     outK: p.leaves.length,
     period,
+    // The streamed leaves only: an invariant one (a requantization's scalars, a per-channel value along an outer loop)
+    // is loaded once per run, and declared as a stream of step 0 it had every core read one word every element.
     streams: [
-      ...p.leaves.slice(0, Math.max(0, Math.min(period, MAX_STREAMS) - 1)).map((l, k) => ({ k, field: l.field, shift: typeNames(l.dtype).shift })),
+      ...p.leaves.map((l, k) => ({ k, field: l.field, shift: typeNames(l.dtype).shift })).filter((x) => nest.strides[x.k][3] !== 0)
+        .slice(0, Math.max(0, Math.min(period, MAX_STREAMS) - 1)),
       { k: p.leaves.length, field: p.out.field, shift: typeNames(p.out.dtype).shift },
     ].map((x, index) => ({ ...x, index, s3: nest.strides[x.k][3] })),
     outAs: typeNames(p.out.dtype).as,

@@ -42,10 +42,13 @@ import { quantizedPromptPass } from '../helpers/tiny-llama-prompt.js';
  * expressions' loops walking their operands by post-increment (the XpulpV2 build's p.lb / p.sb; docs/timing.md
  * "Post-increment elementwise loops"), refitted: 228 on Siracusa, 265 on generic. Then the walked operands' dead index
  * steps taken out of the C (gcc had dropped them: the ISS's cycles the same; the code estimate no longer counts them)
- * and the code ratios refitted: 227 (one layer out), the step 228 -> 229.
+ * and the code ratios refitted: 227 (one layer out), the step 228 -> 229. Then the elementwise loops declaring their
+ * streamed operands only to the bank replay (a requantization's scalars had been declared as streams of step 0, read by
+ * every core every element; docs/timing.md "The streams of an elementwise loop"), refitted: 261 (the rotary joins
+ * 1.15 -> 1.00, the norms' pre-shifts 0.87 -> 0.99).
  * One decoder step: iss-vs-as-step.test.ts.
  */
-const WITHIN_10 = { siracusa: 227, generic: 265 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 261, generic: 265 } as Record<string, number>;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-decoder-'));
 const { model, inputs } = quantizedPromptPass(work);
 const graph = loadOnnxFile(model);
