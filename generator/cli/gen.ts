@@ -26,8 +26,9 @@ export async function gen(argv: string[]): Promise<number | undefined> {
     .description('firmgen: quantized ONNX model -> bare-metal firmware (C for the board, AssemblyScript for the emulator), and an emulator to run it.')
     .version(GENERATOR_VERSION)
     .option('--verbose', 'print stack traces of errors')
-    // Usage errors as every other error: one line (the hint on it), what the user typed escaped.
-    .configureOutput({ outputError: (text, write) => write(`${printable(text.trim(), 400)} (gen --help for usage)\n`) })
+    // Usage errors as every other error: one line (the hint on it), what the user typed escaped. The parser's own
+    // lines (an unknown option, then its "Did you mean") are joined by a space, not shown as an escaped "\n".
+    .configureOutput({ outputError: (text, write) => write(`${printable(text.trim().split('\n').map((l) => l.trim()).join(' '), 400)} (gen --help for usage)\n`) })
     .addHelpText('after', `
 Examples:
   gen firmware --platform siracusa model.onnx -o out/

@@ -22,6 +22,15 @@ function expectCleanFailure(file: string, pattern: RegExp): void {
   assert.not.ok(existsSync(out), 'no output directory');
 }
 
+test('a mistyped option: one line, the suggestion on it, no escaped line break', () => {
+  const r = gen('run', work, '--expected', 'x.npz');
+  assert.is(r.code, 2, `exit code (stderr: ${r.stderr})`);
+  const lines = r.stderr.trim().split('\n');
+  assert.is(lines.length, 1, `one line, got: ${r.stderr}`);
+  assert.match(lines[0], /unknown option '--expected' \(Did you mean --expect\?\) \(gen --help for usage\)/);
+  assert.not.match(lines[0], /\\n/, 'no literal backslash-n');
+});
+
 test('a missing file', () => {
   expectCleanFailure(join(work, 'nope.onnx'), /cannot read model: ENOENT/);
 });
