@@ -1,4 +1,4 @@
-import { bytesOf, type DType } from '../ir/dtype.js';
+import { bytesOf } from '../ir/dtype.js';
 import { writeElement, writeElements } from '../ir/elements.js';
 import type { Graph } from '../ir/graph.js';
 import type { MemoryPlan } from '../midend/plan.js';

@@ -45,17 +45,17 @@ export function writeElement(v: DataView, t: DType, o: number, x: number): void 
 type Typed = ArrayLike<number> & { set(a: ArrayLike<number>): void };
 type TypedOf = (b: ArrayBufferLike, at: number, n: number) => Typed;
 
-/** Typed arrays by element type (int64 has none: BigInt, element by element). */
-const TYPED: Partial<Record<DType, { of: TypedOf; width: number }>> = {
-  int8: { of: (b, o, n) => new Int8Array(b, o, n), width: 1 },
-  uint8: { of: (b, o, n) => new Uint8Array(b, o, n), width: 1 },
-  bool: { of: (b, o, n) => new Uint8Array(b, o, n), width: 1 },
-  int16: { of: (b, o, n) => new Int16Array(b, o, n), width: 2 },
-  uint16: { of: (b, o, n) => new Uint16Array(b, o, n), width: 2 },
-  int32: { of: (b, o, n) => new Int32Array(b, o, n), width: 4 },
-  uint32: { of: (b, o, n) => new Uint32Array(b, o, n), width: 4 },
-  float32: { of: (b, o, n) => new Float32Array(b, o, n), width: 4 },
-  float64: { of: (b, o, n) => new Float64Array(b, o, n), width: 8 },
+/** Typed arrays by element type, each of bytesOf(type) bytes an element (int64 has none: BigInt, element by element). */
+const TYPED: Partial<Record<DType, TypedOf>> = {
+  int8: (b, o, n) => new Int8Array(b, o, n),
+  uint8: (b, o, n) => new Uint8Array(b, o, n),
+  bool: (b, o, n) => new Uint8Array(b, o, n),
+  int16: (b, o, n) => new Int16Array(b, o, n),
+  uint16: (b, o, n) => new Uint16Array(b, o, n),
+  int32: (b, o, n) => new Int32Array(b, o, n),
+  uint32: (b, o, n) => new Uint32Array(b, o, n),
+  float32: (b, o, n) => new Float32Array(b, o, n),
+  float64: (b, o, n) => new Float64Array(b, o, n),
 };
 /** Typed arrays are in the host's byte order; every format here is little-endian. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -68,15 +68,16 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 export function readElements(bytes: Uint8Array, at: number, t: DType, out: Float64Array): void {
   const typed = LITTLE_ENDIAN ? TYPED[t] : undefined;
   const n = out.length;
+  const width = bytesOf(t);
   if (!typed) {
     const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    for (let i = 0; i < n; i++) out[i] = readElement(v, t, at + i * bytesOf(t));
+    for (let i = 0; i < n; i++) out[i] = readElement(v, t, at + i * width);
     return;
   }
   const start = bytes.byteOffset + at;
-  if (start % typed.width === 0) out.set(typed.of(bytes.buffer, start, n));
+  if (start % width === 0) out.set(typed(bytes.buffer, start, n));
   // (a copy by the constructor: a Node Buffer's slice() is a view into its pool, not a copy)
-  else out.set(typed.of(new Uint8Array(bytes.subarray(at, at + n * typed.width)).buffer, 0, n));
+  else out.set(typed(new Uint8Array(bytes.subarray(at, at + n * width)).buffer, 0, n));
 }
 
 /**
@@ -87,17 +88,18 @@ export function readElements(bytes: Uint8Array, at: number, t: DType, out: Float
 export function writeElements(bytes: Uint8Array, at: number, t: DType, values: ArrayLike<number>): void {
   const typed = LITTLE_ENDIAN && t !== 'float32' && t !== 'float64' ? TYPED[t] : undefined;
   const n = values.length;
+  const width = bytesOf(t);
   if (!typed) {
     const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    for (let i = 0; i < n; i++) writeElement(v, t, at + i * bytesOf(t), values[i]);
+    for (let i = 0; i < n; i++) writeElement(v, t, at + i * width, values[i]);
     return;
   }
   const start = bytes.byteOffset + at;
-  if (start % typed.width === 0) {
-    typed.of(bytes.buffer, start, n).set(values);
+  if (start % width === 0) {
+    typed(bytes.buffer, start, n).set(values);
     return;
   }
-  const aligned = new Uint8Array(n * typed.width);
-  typed.of(aligned.buffer, 0, n).set(values);
+  const aligned = new Uint8Array(n * width);
+  typed(aligned.buffer, 0, n).set(values);
   bytes.set(aligned, at);
 }

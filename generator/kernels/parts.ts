@@ -94,8 +94,10 @@ export function renderPart(p: PartSpec, site: { node: string; op: string }, { pe
     throw new GenError('internal', `result range [${emitted.range.min}, ${emitted.range.max}] exceeds the output type ${p.out.dtype}`, site);
   }
   const offsets = [...p.leaves.map((l) => l.offset), p.out.offset];
-  const leafWalks = p.leaves.map((l, k) => walk && walkOf(l.dtype, nest.strides[k][3], LOAD_F3));
-  const outWalk = walk && walkOf(p.out.dtype, nest.strides[p.leaves.length][3], STORE_F3);
+  // Each operand's step along the inner loop (the leaves', then the output's): 0 where the loop does not move along it.
+  const inner = nest.strides.map((s) => s[3]);
+  const leafWalks = p.leaves.map((l, k) => walk && walkOf(l.dtype, inner[k], LOAD_F3));
+  const outWalk = walk && walkOf(p.out.dtype, inner[p.leaves.length], STORE_F3);
   return {
     total: nest.dims.reduce((a, b) => a * b, 1),
     // start <= total: a core past the last element starts at total.
@@ -108,7 +110,7 @@ export function renderPart(p: PartSpec, site: { node: string; op: string }, { pe
     // A leaf the inner loop does not move along (a per-channel scale, a broadcast constant) is loaded once per run:
     // the C hoists it, as the cost model assumes (kernels/elementwise.ts elementOps counts no ELEM_LOAD for it).
     // A streamed leaf and the output walk the inner loop by post-increment where they can (walkOf).
-    leaves: p.leaves.map((l, k) => ({ k, field: l.field, invariant: nest.strides[k][3] === 0, walk: leafWalks[k], ...typeNames(l.dtype) })),
+    leaves: p.leaves.map((l, k) => ({ k, field: l.field, invariant: inner[k] === 0, walk: leafWalks[k], ...typeNames(l.dtype) })),
     outWalk,
     hoisted,
     outField: p.out.field,
@@ -117,10 +119,10 @@ export function renderPart(p: PartSpec, site: { node: string; op: string }, { pe
     // The streamed leaves only: an invariant one (a requantization's scalars, a per-channel value along an outer loop)
     // is loaded once per run, and declared as a stream of step 0 it had every core read one word every element.
     streams: [
-      ...p.leaves.map((l, k) => ({ k, field: l.field, shift: typeNames(l.dtype).shift })).filter((x) => nest.strides[x.k][3] !== 0)
+      ...p.leaves.map((l, k) => ({ k, field: l.field, shift: typeNames(l.dtype).shift })).filter((x) => inner[x.k] !== 0)
         .slice(0, Math.max(0, Math.min(period, MAX_STREAMS) - 1)),
       { k: p.leaves.length, field: p.out.field, shift: typeNames(p.out.dtype).shift },
-    ].map((x, index) => ({ ...x, index, s3: nest.strides[x.k][3] })),
+    ].map((x, index) => ({ ...x, index, s3: inner[x.k] })),
     outAs: typeNames(p.out.dtype).as,
     outC: typeNames(p.out.dtype).c,
     outShift: typeNames(p.out.dtype).shift,

@@ -1,6 +1,6 @@
 /** Tensors in and out of the emulated memory, as the manifest's device type (little-endian, like the chips). */
 import type { DType } from '../../generator/ir/dtype.js';
-import { bytesOf, isIntType, rangeOf } from '../../generator/ir/dtype.js';
+import { isIntType, rangeOf } from '../../generator/ir/dtype.js';
 import { GenError } from '../../generator/errors.js';
 import { ndarray, type NDArray } from '../../generator/ir/ndarray.js';
 import { readElements, writeElements } from '../../generator/ir/elements.js';
