@@ -5,7 +5,7 @@
 
 import { verifyGuards } from "./check";
 import { NUM_CLASSES } from "../../runtime/as/cost";
-import { barrierCycles, costAt, forkCycles, joinCycles, Q } from "./cost";
+import { barrierCycles, costAt, divisionQ, forkCycles, joinCycles, Q } from "./cost";
 import { msgBegin, msgDec, msgText, raise } from "./fault";
 import { msgLayer, recordShare } from "./events";
 import { contentionExtra, npuBusyUntil } from "./npu-contention";
@@ -266,12 +266,44 @@ function computeFault(cls: i32, units: i32): void {
     msgDec(cls);
     raise();
   }
+  workFault("compute", units);
+}
+
+/** A device call of work (`op`: compute, divide) given negative units, or made while no agent runs. */
+function workFault(op: string, units: i32): void {
   if (units < 0) {
-    msgBegin("compute: negative units ");
+    msgBegin(op + ": negative units ");
     msgDec(units);
     raise();
   }
-  faultState("compute", "no agent runs this work: call enter(core) after fork() or barrier()");
+  faultState(op, "no agent runs this work: call enter(core) after fork() or barrier()");
+}
+
+/**
+ * divide(units, divisor): the current agent's `units` divisions by `divisor`, at the chip's division time for it
+ * (cost.ts divisionQ: on a CV32E40P-class core 3 cycles and the divisor's leading zero bits). Not a cost class: the
+ * time is the core's rule, not a fitted table's (the cost fit sees it among the cycles outside compute()).
+ */
+export function divide(units: i32, divisor: i32): void {
+  const a = current;
+  if (units < 0 || a < 0) {
+    workFault("divide", units);
+    return;
+  }
+  charge(a, <i64>units * divisionQ(divisor));
+}
+
+/** The current agent `a` spends `q` Q16 cycles of work: the NPU's contention, the watchdog, its clock and busy time. */
+// @ts-ignore: decorator
+@inline function charge(a: i32, q: i64): void {
+  const off = <usize>a << 3;
+  const clock = load<i64>(CLOCK + off);
+  // A cluster core working while an N-EUREKA job streams through L1 is slowed (npu-contention.ts); one compare
+  // when no job is running. Only Siracusa has jobs, so agents > 0 are its cluster cores.
+  if (npuBusyUntil > clock && a > 0) q += contentionExtra(clock, q);
+  if (clock + q > cycleLimitQ) watchdog(a);
+  store<i64>(CLOCK + off, clock + q);
+  store<i64>(BUSY + off, load<i64>(BUSY + off) + q);
 }
 
 /** compute(cls, units): the current agent spends `units` of cost class `cls`. The hot device call. */
@@ -281,15 +313,7 @@ export function compute(cls: i32, units: i32): void {
     computeFault(cls, units);
     return;
   }
-  let q = <i64>units * costAt(cls);
-  const off = <usize>a << 3;
-  const clock = load<i64>(CLOCK + off);
-  // A cluster core working while an N-EUREKA job streams through L1 is slowed (npu-contention.ts); one compare
-  // when no job is running. Only Siracusa has jobs, so agents > 0 are its cluster cores.
-  if (npuBusyUntil > clock && a > 0) q += contentionExtra(clock, q);
-  if (clock + q > cycleLimitQ) watchdog(a);
-  store<i64>(CLOCK + off, clock + q);
-  store<i64>(BUSY + off, load<i64>(BUSY + off) + q);
+  charge(a, <i64>units * costAt(cls));
   const u = UNITS + (<usize>cls << 3);
   store<i64>(u, load<i64>(u) + <i64>units);
 }

@@ -10,6 +10,7 @@ import {
 } from "../../runtime/as/cost";
 import { GENERIC_MEASURED_64THS } from "./chips/generic-measured";
 import { SIRACUSA_MEASURED_64THS } from "./chips/siracusa-measured";
+import { DIV_BASE } from "./iss/timing";
 
 export const Q: i64 = 16;
 
@@ -27,6 +28,19 @@ const INSTR: i64 = 1;
 const BRANCH_TAKEN: i64 = 3;
 const JUMP: i64 = 2;
 const DIV_WORST: i64 = 35;
+
+/**
+ * Whether the configured chip's cores divide in a time that follows the divisor (CV32E40P: 3 cycles plus the
+ * divisor's leading zero bits, the ISS's rule, iss/timing.ts divExtra; the Siracusa cluster's cores and the generic
+ * RV32 core), for the divisions whose divisor the AS firmware knows (divisionQ). Else a division costs DIV.
+ */
+let divideByDivisor = false;
+
+/** One division by `divisor` on the configured chip's core, in Q16 cycles: the whole instruction (its issue cycle
+ * and the divider's), or DIV's table cost where the chip has no operand-dependent divider. */
+export function divisionQ(divisor: i32): i64 {
+  return divideByDivisor ? <i64>(DIV_BASE + <i32>clz<u32>(<u32>divisor)) << Q : costAt(DIV);
+}
 
 // ASSUMPTION (the only one on cluster synchronisation): HARDWARE.md says the event unit wakes and synchronises
 // cores "in tens of cycles" but publishes no number. We take fork 40 (the fabric controller posts the entry point
@@ -169,6 +183,7 @@ export function join_cycles(): i32 {
 
 /** Siracusa cluster core: CV32E40P + XpulpV2 (SIMD dot products, hardware loops, post-increment loads, p.clip). */
 export function siracusaCosts(): void {
+  divideByDivisor = true;
   // pulp-nn 4x2 matmul inner loop: 32 MACs in 14 instructions (HARDWARE.md "int8 kernel throughput").
   set(MAC_CONV, per(14 * INSTR, 32));
   // Depthwise has no reuse across output channels: per pv.sdotsp.b one activation word and one weight word load.
@@ -228,6 +243,7 @@ export function siracusaCosts(): void {
  * no p.clip / p.max (a compare and a not-taken branch each). Its "cluster" is the core itself: no fork overhead.
  */
 export function genericCosts(measured: bool): void {
+  divideByDivisor = true;
   // Per 4 MACs: 8 lb, 4 mul, 4 add, 2 pointer addi, 1 taken branch.
   const mac = per(8 * INSTR + 4 * INSTR + 4 * INSTR + 2 * INSTR + BRANCH_TAKEN, 4);
   set(MAC_CONV, mac);
@@ -283,6 +299,7 @@ const M4_DIV_WORST: i64 = 12;
  * elementwise layers, copies, softmax, and MACs of operands the MLA cannot take.
  */
 export function spinnaker2Costs(): void {
+  divideByDivisor = false;
   // Per 4 int8 MACs: LDR A word + LDR B word (2 + 1, pipelined), 4 SXTB16 (unpack to 16-bit pairs), 2 SMLAD = 9.
   const mac = per(M4_LOAD + INSTR + 4 * INSTR + 2 * INSTR, 4);
   set(MAC_CONV, mac);

@@ -123,7 +123,7 @@ export {
   region_count, region_chip_base, region_linear_base, region_size, region_name,
 } from "./regions";
 export {
-  fork, enter, barrier, join, compute, cycles, core_count, agent_count, total_cycles, agent_cycles, agent_busy, units_of,
+  fork, enter, barrier, join, compute, divide, cycles, core_count, agent_count, total_cycles, agent_cycles, agent_busy, units_of,
   set_cycle_limit,
 } from "./agents";
 export { check, tile_guard, tile_guard_end } from "./check";

@@ -108,7 +108,20 @@ export function iSoftmaxWords(node: Node, graph: Graph) {
   // measured faster than the mulhu (softmax 64x16 on 8 cores, log2 = 255: 8,408 against 10,195 cycles).
   const z32 = hi - lo <= 2147483647n && log2 <= 2147483647n
     ? { d: String(log2), recip: byteWide(x.dtype) ? false : reciprocalOf(log2, hi - lo) } : false as const;
-  return { A, B, C, log2, n, lo, hi, eMin, eT, sT, z32 };
+  return { A, B, C, log2, n, lo, hi, eMin, eMax, eT, sT, z32 };
+}
+
+/**
+ * The row sum the tiler's estimate takes an iSoftmax's divisions by (Platform.divisionCycles): a row of its entries
+ * all at e's largest value, within 32 bits. ASSUMPTION: the largest sum, so the fewest leading zeros and the
+ * quickest division on a CV32E40P (a decoder step's attention rows, 129 entries of 256: 7.6 cycles a division
+ * measured on the ISS, 6 estimated).
+ */
+export function iSoftmaxSumEstimate(node: Node, graph: Graph): number {
+  const { L } = rowsOf(node, graph);
+  const { eMax } = iSoftmaxWords(node, graph);
+  const sum = BigInt(L) * eMax;
+  return sum <= 0n ? 0 : sum >= 1n << 31n ? 0x7fffffff : Number(sum);
 }
 
 /** The AS's extra classes per entry of an iSoftmax (isoftmax.ts.mustache): the 64-bit chain's, the 64-bit sum's, the reciprocal's. */

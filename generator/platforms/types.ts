@@ -165,6 +165,12 @@ export interface Platform {
   kernels: KernelDef[];
   costs: CoreCosts;
   /**
+   * A division's cycles on the kernel cores for a divisor, on cores whose divider takes a time that follows it (the
+   * emulator's `divide`, emulator/assembly/cost.ts divisionQ): the tiler's estimate of the divisions whose divisor
+   * the firmware computes (an iSoftmax row's sum). Absent: costs.DIV a division.
+   */
+  divisionCycles?: (divisor: number) => number;
+  /**
    * Compiled bytes per byte of a layer's C (comments left out) by the layer's code key (backend/c-image.ts codeKey: the
    * kernel's name, its C path, whether it runs in tiles), `*` for a key not listed: the AS's CODE_BYTE units are the
    * C's bytes times it. Measured by the cost fit on the calibration layers' ELFs; absent, the C's bytes themselves.

@@ -66,6 +66,14 @@ export declare function layer_code_bytes(estimate: i32): i32;
 export declare function compute(cls: i32, units: i32): void;
 
 /**
+ * The current agent's `units` divisions by `divisor`, at the chip's division time for that divisor (a CV32E40P-class
+ * core's divider takes longer the smaller the divisor; emulator cost.ts divisionQ). For divisions whose divisor the
+ * firmware computes; others are charged as DIV.
+ */
+@external("chip", "divide")
+export declare function divide(units: i32, divisor: i32): void;
+
+/**
  * Stream `index` (0, 1, ...) of the current core's inner loop: `count` iterations of `period` cycles, one access at
  * `addr + i * step` each. Timing only (L1 bank conflicts, L2 latency; docs/firmware-abi.md "Memory streams").
  */

@@ -48,6 +48,7 @@ export interface EmulatorExports {
   barrier(): void;
   join(): void;
   compute(cls: number, units: number): void;
+  divide(units: number, divisor: number): void;
   cycles(): bigint;
   check(ptr: number, bytes: number, write: number): void;
   layer_begin(layer: number): void;

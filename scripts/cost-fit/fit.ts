@@ -43,8 +43,9 @@ export interface Fit {
 }
 
 /**
- * Classes held at their given value whatever the calibration: DIV comes only with SOFTMAX_ELEM there (the iSoftmax
- * charges one division per entry), two proportional columns the least squares cannot tell apart.
+ * Classes held at their given value whatever the calibration: DIV, the divider's worst case, charged where the AS does
+ * not know the divisor (an iSoftmax's row sum past 31 bits, the norms' and reductions' divisions); the iSoftmax's
+ * divisions by a known sum are charged at the core's time for it (emulator `divide`), outside the classes.
  */
 const HELD: readonly CostClass[] = ['DIV'];
 

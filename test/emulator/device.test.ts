@@ -42,6 +42,41 @@ test('fractional costs accumulate exactly: 32 conv MACs cost 32 x MAC_CONV cycle
   assert.is(cycles(emu.total_cycles()), 32 * per);
 });
 
+/*
+ * A division's time follows its divisor on the CV32E40P-class cores (the core's user manual: div/rem take 3 to 35
+ * cycles by the divisor's leading zero bits; the ISS's rule, emulator iss/timing.ts divExtra): 3 + clz(divisor).
+ * Elsewhere (SpiNNaker2's Cortex-M4F) every division costs DIV's table entry.
+ */
+for (const platform of ['siracusa', 'generic']) {
+  test(`${platform}: divide(units, divisor) charges 3 cycles plus the divisor's leading zero bits a division`, async () => {
+    const emu = await createEmulator(platform);
+    // divisor -> cycles of one division: no leading zero (a negative divisor's raw bits), 15, 31, and 0 (32)
+    for (const [divisor, each] of [[-2147483648, 3], [-7, 3], [0x10000, 18], [1, 34], [0, 35], [0x7fffffff, 4]]) {
+      const before = cycles(emu.total_cycles());
+      emu.divide(5, divisor);
+      assert.is(cycles(emu.total_cycles()) - before, 5 * each, `divisor ${divisor}`);
+    }
+    // on a cluster core too, as its busy time; and no cost class counts it
+    if (platform === 'siracusa') {
+      emu.fork(2);
+      emu.enter(1);
+      emu.divide(2, 0x100);
+      emu.join();
+      assert.is(cycles(emu.agent_busy(2)), 2 * (3 + 23));
+    }
+    for (let c = 0; c < COST_CLASSES.length; c++) assert.is(Number(emu.units_of(c)), 0, COST_CLASSES[c]);
+  });
+}
+
+test('spinnaker2: divide charges DIV a division, whatever the divisor', async () => {
+  const emu = await createEmulator('spinnaker2');
+  const div = emu.cost_cycles(WORK);
+  assert.ok(div > 0 && Number.isInteger(div));
+  emu.divide(3, 1);
+  emu.divide(3, 0x40000000);
+  assert.is(cycles(emu.total_cycles()), 6 * div);
+});
+
 test('a team smaller than the cluster leaves the other cores idle', async () => {
   const emu = await createEmulator('siracusa');
   assert.is(emu.fork(2), 2);
@@ -63,6 +98,7 @@ test('misuse of fork, barrier, join and markers is a fault with a reason', async
   emu.enter(0);
   emu.barrier();
   assert.match(faultOf(emu, () => emu.compute(WORK, 1)), /call enter\(core\) after fork\(\) or barrier\(\)/);
+  assert.match(faultOf(emu, () => emu.divide(1, 7)), /^divide: no agent runs this work: call enter\(core\)/);
   // the memory model's declarations, with no agent to charge
   const streams = emu as unknown as { mem_stream(a: number, s: number, c: number, p: number, i: number): void; mem_latency(a: number, c: number): void };
   assert.match(faultOf(emu, () => streams.mem_stream(0, 4, 8, 2, 0)), /^mem_stream: no agent runs this loop: call enter\(core\)/);
@@ -70,6 +106,7 @@ test('misuse of fork, barrier, join and markers is a fault with a reason', async
   emu.enter(0);
   assert.match(faultOf(emu, () => emu.compute(COST_CLASSES.length, 1)), new RegExp(`unknown cost class ${COST_CLASSES.length}`));
   assert.match(faultOf(emu, () => emu.compute(WORK, -1)), /negative units -1/);
+  assert.match(faultOf(emu, () => emu.divide(-2, 7)), /^divide: negative units -2/);
   emu.layer_begin(4);
   assert.match(faultOf(emu, () => emu.layer_begin(5)), /layer 4 is still open on agent 1/);
   assert.match(faultOf(emu, () => emu.layer_end(5)), /agent 1 has not begun that layer/);

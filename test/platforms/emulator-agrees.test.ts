@@ -22,6 +22,13 @@ for (const p of Object.values(PLATFORMS)) {
     COST_CLASSES.forEach((c, id) => assert.is(p.costs[c], e.cost_cycles(id), `${c} costs the same in the generator's model and the emulator`));
     assert.equal([p.costs.fork, p.costs.barrier, p.costs.join], [e.fork_cycles(), e.barrier_cycles(), e.join_cycles()]);
     assert.ok(p.home.offset + p.home.size <= p.memories.find((m) => m.name === p.home.memory)!.size, 'the arena lies inside its memory');
+    // A division by each divisor: the emulator's charge (divide) and the tiler's estimate of it (divisionCycles, or DIV).
+    for (const divisor of [1, 7, 0x10000, 0x7fffffff, -5, 0]) {
+      const before = Number(emu.total_cycles());
+      emu.divide(1, divisor);
+      const estimate = p.divisionCycles ? p.divisionCycles(divisor) : p.costs.DIV;
+      assert.is(Number(emu.total_cycles()) - before, estimate, `a division by ${divisor}`);
+    }
   });
 }
 

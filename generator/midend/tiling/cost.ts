@@ -6,7 +6,7 @@ import { valueRange } from '../../kernels/common.js';
 import { elementCharges, elementOps } from '../../kernels/elementwise.js';
 import { pooledInPairs } from '../../kernels/pool.js';
 import { simdOutClass } from '../../kernels/conv.js';
-import { iSoftmaxWideCharges } from '../../kernels/softmax.js';
+import { iSoftmaxSumEstimate, iSoftmaxWideCharges } from '../../kernels/softmax.js';
 import { rmsReciprocal, rmsWideSum } from '../../kernels/norm.js';
 import { wordsPerElement } from '../../kernels/copy-words.js';
 import type { Platform } from '../../platforms/types.js';
@@ -63,7 +63,8 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
     case 'isoftmax': {
       // As the AS charges an entry (isoftmax.ts.mustache), with the extras of its words (the node's, whatever the tile).
       const wide = iSoftmaxWideCharges(node, graph);
-      perOut = c.SOFTMAX_ELEM + c.DIV + (wide.chain ? c.SOFTMAX_WIDE : 0) + (wide.sum ? c.SOFTMAX_SUM_WIDE : 0) + (wide.recip ? c.SOFTMAX_RECIP : 0);
+      const division = p.divisionCycles ? p.divisionCycles(iSoftmaxSumEstimate(node, graph)) : c.DIV;
+      perOut = c.SOFTMAX_ELEM + division + (wide.chain ? c.SOFTMAX_WIDE : 0) + (wide.sum ? c.SOFTMAX_SUM_WIDE : 0) + (wide.recip ? c.SOFTMAX_RECIP : 0);
       break;
     }
     case 'tablesoftmax':

@@ -4,7 +4,7 @@ import { foldBiasAdd } from '../../frontend/passes/fold-bias-add.js';
 import { foldTrueIntegerDivPass } from '../../frontend/passes/fold-true-integer-div.js';
 import { fuseElementwise } from '../../frontend/passes/fuse-elementwise.js';
 import { lowerQuantizedPass } from '../../frontend/passes/lower-quantized.js';
-import { SCALAR_CORE_COSTS } from '../generic/platform.js';
+import { cv32e40pDivision, SCALAR_CORE_COSTS } from '../generic/platform.js';
 import { CORE_KERNELS } from '../kernel-table.js';
 import { oneOf, wholeNumber } from '../options.js';
 import { BSS2_OPTIONS } from './description.js';
@@ -73,6 +73,7 @@ export const brainscales2: Platform = {
   // ASSUMPTION: the digital core (the PPU, or the host for what the PPU does not run) is priced as the generic scalar
   // core (docs/timing.md); the PPU's vector unit is not used.
   costs: SCALAR_CORE_COSTS,
+  divisionCycles: cv32e40pDivision,
   image: {
     memory: 'DRAM', runtimeBytes: 16 * 1024, stackBytes: 8 * 1024, tileReserved: 0, tileLoadImage: false,
     boardFiles: [],

@@ -2,7 +2,7 @@ import { foldBiasAdd } from '../../frontend/passes/fold-bias-add.js';
 import { foldTrueIntegerDivPass } from '../../frontend/passes/fold-true-integer-div.js';
 import { fuseElementwise } from '../../frontend/passes/fuse-elementwise.js';
 import { lowerQuantizedPass } from '../../frontend/passes/lower-quantized.js';
-import { SCALAR_CORE_COSTS } from '../generic/platform.js';
+import { cv32e40pDivision, SCALAR_CORE_COSTS } from '../generic/platform.js';
 import { CORE_KERNELS } from '../kernel-table.js';
 import type { Platform } from '../types.js';
 import { gemminiConvKernel } from './conv-kernel.js';
@@ -56,6 +56,7 @@ export const gemmini: Platform = {
   kernels: [gemminiConvKernel, gemminiMatmulKernel, gemminiMaxPoolArrayKernel, gemminiMaxPoolNhwcKernel, ...CORE_KERNELS],
   // The host core is priced as the generic scalar core (docs/gemmini.md: an in-order Rocket core; docs/timing.md).
   costs: SCALAR_CORE_COSTS,
+  divisionCycles: cv32e40pDivision,
   // The C image: code, data, stack and arena in the DRAM; the rv32 build (host and qemu) runs the products in C.
   image: {
     memory: 'DRAM', runtimeBytes: 16 * 1024, stackBytes: 8 * 1024, tileReserved: 0, tileLoadImage: false,

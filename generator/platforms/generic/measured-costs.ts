@@ -11,7 +11,7 @@ export const MEASURED: Partial<CoreCosts> = {
   ELEMENT: 2.515625, // hand count 5.5
   REQUANT: 0.34375, // hand count 9.25
   COPY_BYTE: 9.171875, // hand count 0.8125
-  SOFTMAX_ELEM: 18.921875, // hand count 23.75
+  SOFTMAX_ELEM: 42.953125, // hand count 23.75
   NORM_ELEM: 30.734375, // hand count 17.75
   MOVE_ELEM: 3.90625, // hand count 5.5
   POOL_TAP: 14.609375, // hand count 5.5
@@ -20,7 +20,7 @@ export const MEASURED: Partial<CoreCosts> = {
   CONV_ROW: 1.671875, // hand count 0
   GATHER_ROW: 40.9375, // hand count 0
   REQUANT_WIDE: 10.5, // hand count 0
-  GEMM_UNIT: 12.34375, // hand count 0
+  GEMM_UNIT: 12.359375, // hand count 0
   POOL_ROW: 4.40625, // hand count 0
   MAC_SCALAR: 25.265625, // hand count 8
   REDUCE_ELEM: 5.9375, // hand count 3.25
@@ -31,7 +31,7 @@ export const MEASURED: Partial<CoreCosts> = {
   POOL_PAIR: 52.15625, // hand count 44
   MAC_GEMM_COL: 3.65625, // hand count 5.25
   GEMM_COL: 58.4375, // hand count 0
-  ROW_EDGE: 1466.078125, // hand count 0
+  ROW_EDGE: 1466.109375, // hand count 0
   ROW_OUT: 6.59375, // hand count 9.25
   GATHER_QUAD: 42.4375, // hand count 0
   REQUANT_SPLIT: 5.96875, // hand count 0
@@ -43,17 +43,17 @@ export const MEASURED: Partial<CoreCosts> = {
   ELEM_LOAD: 1.578125, // hand count 0
   CONV_BLOCK: 0, // hand count 0
   CONV_OUT: 8.890625, // hand count 9.25
-  SHARE: 114.90625, // hand count 0
+  SHARE: 114.890625, // hand count 0
   REDUCE_OUT: 14.15625, // hand count 0
   LANE_SIGN: 2.4375, // hand count 0
   ROW_SIGN: 3.234375, // hand count 0
   CONV_ACC: 82.671875, // hand count 0
   MISALIGNED: 11.4375, // hand count 0
   MAC_GEMM_TAIL: 4.8125, // hand count 5.25
-  SOFTMAX_WIDE: 68.046875, // hand count 0
-  SOFTMAX_SUM_WIDE: 51.578125, // hand count 0
-  SOFTMAX_RECIP: 12.59375, // hand count 0
-  ROW_EDGE_STRIDED: 1756.671875, // hand count 0
+  SOFTMAX_WIDE: 66.3125, // hand count 0
+  SOFTMAX_SUM_WIDE: 55.65625, // hand count 0
+  SOFTMAX_RECIP: 12.03125, // hand count 0
+  ROW_EDGE_STRIDED: 1756.6875, // hand count 0
   ROW_LOOP: 0, // hand count 0
   NORM_ROW: 372.78125, // hand count 0
   ELEM_RUN: 39.703125, // hand count 0

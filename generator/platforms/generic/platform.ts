@@ -103,6 +103,13 @@ export const SCALAR_CORE_COSTS: CoreCosts = {
 };
 
 /**
+ * A division's cycles on a CV32E40P-class core (the generic core's pipeline, Siracusa's cluster cores): 3 and the
+ * divisor's leading zero bits (the CV32E40P user manual: div/rem in 3..35 cycles by the divisor; the ISS's rule,
+ * emulator/assembly/iss/timing.ts divExtra, and the emulator's `divide`).
+ */
+export const cv32e40pDivision = (divisor: number): number => 3 + Math.clz32(divisor);
+
+/**
  * The simplest correct target: one scalar core and one flat RAM. It is the baseline every other platform is
  * compared against. 16 MiB of RAM is this project's choice, not a real chip's.
  */
@@ -120,6 +127,7 @@ export const generic: Platform = {
   kernels: CORE_KERNELS,
   // Measured on its C where the calibration reaches (npm run fit:costs), hand counts elsewhere (docs/timing.md).
   costs: { ...SCALAR_CORE_COSTS, ...MEASURED },
+  divisionCycles: cv32e40pDivision,
   codeRatios: CODE_RATIOS,
   // The C image: code, data, stack and arena share the one RAM. Its board is any bare-metal core with a C compiler;
   // the rv32 build (picolibc + semihosting + HAL: 13 KiB measured, 16 KiB allowed) is the one built and run here.

@@ -11,7 +11,7 @@ export const MEASURED: Partial<CoreCosts> = {
   ELEMENT: 2.359375, // hand count 4
   REQUANT: 8.703125, // hand count 7
   COPY_BYTE: 9.65625, // hand count 0.5
-  SOFTMAX_ELEM: 18.796875, // hand count 18
+  SOFTMAX_ELEM: 42.859375, // hand count 18
   NORM_ELEM: 30.65625, // hand count 14
   MOVE_ELEM: 4.09375, // hand count 4
   POOL_TAP: 12.234375, // hand count 4
@@ -44,9 +44,9 @@ export const MEASURED: Partial<CoreCosts> = {
   CONV_ACC: 23.453125, // hand count 0
   MAC_GEMM_TAIL: 5.84375, // hand count 2
   GEMM_BT_QUAD: 25.96875, // hand count 19
-  SOFTMAX_WIDE: 67.96875, // hand count 0
-  SOFTMAX_SUM_WIDE: 57.828125, // hand count 0
-  SOFTMAX_RECIP: 12.453125, // hand count 0
+  SOFTMAX_WIDE: 66.203125, // hand count 0
+  SOFTMAX_SUM_WIDE: 61.890625, // hand count 0
+  SOFTMAX_RECIP: 11.921875, // hand count 0
   ROW_EDGE_STRIDED: 29.375, // hand count 0
   ROW_LOOP: 0, // hand count 0
   NORM_ROW: 445.109375, // hand count 0

@@ -2,6 +2,7 @@ import { CORE_KERNELS } from '../kernel-table.js';
 import { boundByPosition } from '../../frontend/passes/bound-by-position.js';
 import { CORE_PASSES } from '../passes.js';
 import type { Platform } from '../types.js';
+import { cv32e40pDivision } from '../generic/platform.js';
 import { HAND_COUNTS } from './hand-costs.js';
 import { CODE_RATIOS, MEASURED } from './measured-costs.js';
 import { nMajorWeights } from '../../frontend/passes/n-major-weights.js';
@@ -41,6 +42,7 @@ export const siracusa: Platform = {
   // The emulator's Siracusa cost table: measured on the ISS where the calibration reaches (npm run fit:costs), hand
   // counts elsewhere (docs/timing.md; test/platforms/emulator-agrees.test.ts keeps the two sides equal).
   costs: { ...HAND_COUNTS, ...MEASURED },
+  divisionCycles: cv32e40pDivision,
   codeRatios: CODE_RATIOS,
   // Cluster DMA (mchan v7): 8 bytes/cycle each way, ~14 cycles latency, 17-bit length (HARDWARE.md).
   tiling: { memory: 'L1', dma: { bytesPerCycle: 8, latency: 14, maxTransfer: 131071 } },

@@ -1,5 +1,5 @@
 import { GenError } from '../../errors.js';
-import { SCALAR_CORE_COSTS } from '../generic/platform.js';
+import { cv32e40pDivision, SCALAR_CORE_COSTS } from '../generic/platform.js';
 import { CORE_KERNELS } from '../kernel-table.js';
 import { CORE_PASSES } from '../passes.js';
 import { oneOf, wholeNumber } from '../options.js';
@@ -70,6 +70,7 @@ function tangramPlatform(hw: TangramHardware, strategy: Strategy, batch: number)
     layerGroups: (g) => dataflowOf(g).groups,
     // The control core is priced as the generic scalar core (the emulator's genericCosts(false), docs/timing.md).
     costs: SCALAR_CORE_COSTS,
+    divisionCycles: cv32e40pDivision,
     image: {
       memory: 'DRAM', runtimeBytes: 16 * 1024, stackBytes: 8 * 1024, tileReserved: 0, tileLoadImage: false,
       boardFiles: [],
