@@ -124,10 +124,16 @@ export function iSoftmaxSumEstimate(node: Node, graph: Graph): number {
   return sum <= 0n ? 0 : sum >= 1n << 31n ? 0x7fffffff : Number(sum);
 }
 
-/** The AS's extra classes per entry of an iSoftmax (isoftmax.ts.mustache): the 64-bit chain's, the 64-bit sum's, the reciprocal's. */
-export function iSoftmaxWideCharges(node: Node, graph: Graph): { chain: boolean; sum: boolean; recip: boolean } {
+/**
+ * The AS's extra classes per entry of an iSoftmax (isoftmax.ts.mustache): the 64-bit chain's, the 64-bit sum's, z's
+ * multiply by the reciprocal, or z's division by the constant in 32 bits on an input wider than a byte (`zDiv`: gcc's
+ * shifts and sign fix for a power of two, its multiply-high otherwise; from an 8-bit input it folds the division into
+ * compares, SOFTMAX_ELEM's calibration).
+ */
+export function iSoftmaxWideCharges(node: Node, graph: Graph): { chain: boolean; sum: boolean; recip: boolean; zDiv: boolean } {
   const { eT, sT, z32 } = iSoftmaxWords(node, graph);
-  return { chain: eT.wide, sum: sT.wide, recip: z32 !== false && z32.recip !== false };
+  const wideInput = !byteWide(rowsOf(node, graph).x.dtype);
+  return { chain: eT.wide, sum: sT.wide, recip: z32 !== false && z32.recip !== false, zDiv: z32 !== false && z32.recip === false && wideInput };
 }
 
 /**
@@ -151,7 +157,7 @@ export const iSoftmaxKernel: KernelDef = {
       // floor division equals C's truncating one while numerator and sum are non-negative.
       floorFix: eMin < 0n,
       // The AS's extra charges per entry (isoftmax.ts.mustache): a chain, a row sum in 64-bit words; z by the reciprocal.
-      wideChain: eT.wide, wideSum: sT.wide, z32,
+      wideChain: eT.wide, wideSum: sT.wide, z32, zDiv: iSoftmaxWideCharges(node, graph).zDiv,
     });
     if (pos) v.args.splice(1, 0, { field: 'p', tensor: pos.name, dtype: pos.dtype, write: false });
     return { ...v, macs: 0 };

@@ -362,5 +362,13 @@ export const SKELETON: i32 = 71;
  */
 export const CODE_NEXT: i32 = 72;
 
+/**
+ * The extra of an iSoftmax entry whose z is a division by a constant in 32 bits on an input wider than a byte, without
+ * the reciprocal (log2 a power of two, or its reciprocal not exact over the range): gcc's shifts and sign fix, or its
+ * multiply-high, in both passes. Beside SOFTMAX_ELEM, whose calibration takes z from 8-bit inputs (gcc folds the
+ * division into compares there) and SOFTMAX_RECIP (a mulhu). Per entry (kernels/softmax.ts iSoftmaxWideCharges).
+ */
+export const SOFTMAX_ZDIV: i32 = 73;
+
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 73;
+export const NUM_CLASSES: i32 = 74;

@@ -323,6 +323,18 @@ function softmax16(rows: number, len: number, amp: number, fine = false): Calibr
 }
 
 /**
+ * An iSoftmax of 16-bit scores within +-`amp` with the coefficients of the tiny-llama example's first two layers
+ * (log2 = 1024): a power of two, so z is `-xt / 1024` in the C, gcc's shifts and sign fix (SOFTMAX_ZDIV), no
+ * reciprocal; at +-3000 every word is 32-bit.
+ */
+function softmaxShifts(rows: number, len: number, amp: number): CalibrationLayer {
+  return layer(`softmax int16 ${rows}x${len} z by shifts`, [{ name: 'x', shape: [1, rows, len], int16: amp }], (b) => {
+    b.node('iSoftmax', ['x'], ['y'], { coeffA: float(1), coeffB: float(1999), coeffC: float(2094201), log2: float(1024), n_levels: float(256) });
+    return 'y';
+  });
+}
+
+/**
  * An iRMSNorm of a decoder's form (int16 entries within +-amp, int16 gains, D = 512): NORM_ROW per row (the division
  * by N, the square root, the reciprocal of std) and NORM_ELEM per entry, the divisions by std multiplies (rmsnorm.c).
  */
@@ -513,6 +525,8 @@ export const CALIBRATION: CalibrationLayer[] = [
   // Decoder-like rows of 16-bit scores: 32-bit words, a 64-bit row sum, a 64-bit chain.
   ...[3000, 32000].flatMap((amp) => [softmax16(16, 16, amp), softmax16(8, 64, amp)]),
   softmax16(16, 16, 12000, true), softmax16(8, 64, 12000, true),
+  // Their z by gcc's division by a constant (SOFTMAX_ZDIV): log2 a power of two, no reciprocal.
+  softmaxShifts(16, 16, 3000), softmaxShifts(8, 64, 3000),
   lookup([1, 64, 64]),
   // The QDQ row ops: a TableSoftmax (rows of 24), and a QLayerNorm at two row lengths (24, 384) for its row and entry.
   qdqRow('tablesoftmax 16x24', 'QDQ Softmax'),

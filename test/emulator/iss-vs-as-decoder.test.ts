@@ -45,10 +45,13 @@ import { quantizedPromptPass } from '../helpers/tiny-llama-prompt.js';
  * and the code ratios refitted: 227 (one layer out), the step 228 -> 229. Then the elementwise loops declaring their
  * streamed operands only to the bank replay (a requantization's scalars had been declared as streams of step 0, read by
  * every core every element; docs/timing.md "The streams of an elementwise loop"), refitted: 261 (the rotary joins
- * 1.15 -> 1.00, the norms' pre-shifts 0.87 -> 0.99).
+ * 1.15 -> 1.00, the norms' pre-shifts 0.87 -> 0.99). Then an iSoftmax's divisions charged at their divisor's time and
+ * z by gcc's division by a constant a class of its own (SOFTMAX_ZDIV; docs/timing.md "Divisions by their divisor"),
+ * refitted: Siracusa 261; generic **264** (265): its first layer's softmax, whose z the C takes by shifts, now
+ * at 0.904 (AS over; the next layer's, of the same coefficients, 0.986: layer 0's scores make its ISS 12 % cheaper).
  * One decoder step: iss-vs-as-step.test.ts.
  */
-const WITHIN_10 = { siracusa: 261, generic: 265 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 261, generic: 264 } as Record<string, number>;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-decoder-'));
 const { model, inputs } = quantizedPromptPass(work);
 const graph = loadOnnxFile(model);

@@ -43,9 +43,10 @@ import { quantizedStep } from '../helpers/tiny-llama-prompt.js';
  * 120, beside the elementwise code ratio 0.211 -> 0.177) put the step's 24 small untiled Slices, at 0.86-0.91 of
  * the AS before, at 0.84-0.88. Then the walked operands' dead index steps taken out of the C and the code ratios
  * refitted: 229 on Siracusa (the prompt pass 228 -> 227). Then the elementwise loops declaring their streamed operands
- * only to the bank replay, refitted: 230.
+ * only to the bank replay, refitted: 230. Then an iSoftmax's divisions at their divisor's time and z by gcc's division
+ * by a constant (SOFTMAX_ZDIV), refitted: 232 on Siracusa, 235 on generic (its first two layers' softmaxes 1.17 -> in).
  */
-const WITHIN_10 = { siracusa: 230, generic: 233 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 232, generic: 235 } as Record<string, number>;
 const STEP_BOUND = 1.15;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-step-'));
 const { model, inputs: named } = quantizedStep(work, 128);

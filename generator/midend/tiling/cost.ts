@@ -64,7 +64,7 @@ export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: 
       // As the AS charges an entry (isoftmax.ts.mustache), with the extras of its words (the node's, whatever the tile).
       const wide = iSoftmaxWideCharges(node, graph);
       const division = p.divisionCycles ? p.divisionCycles(iSoftmaxSumEstimate(node, graph)) : c.DIV;
-      perOut = c.SOFTMAX_ELEM + division + (wide.chain ? c.SOFTMAX_WIDE : 0) + (wide.sum ? c.SOFTMAX_SUM_WIDE : 0) + (wide.recip ? c.SOFTMAX_RECIP : 0);
+      perOut = c.SOFTMAX_ELEM + division + (wide.chain ? c.SOFTMAX_WIDE : 0) + (wide.sum ? c.SOFTMAX_SUM_WIDE : 0) + (wide.recip ? c.SOFTMAX_RECIP : 0) + (wide.zDiv ? c.SOFTMAX_ZDIV : 0);
       break;
     }
     case 'tablesoftmax':

@@ -85,6 +85,8 @@ export const HAND_COUNTS: CoreCosts = {
   CODE_SHAPE: 0,
   SKELETON: 0,
   CODE_NEXT: 0,
+  // An iSoftmax entry's z by a division by a constant (gcc's shifts or multiply-high): measured by the fit only.
+  SOFTMAX_ZDIV: 0,
   // The depthwise plane path's bands, rows and words: measured by the fit only (0).
   DW_BAND: 0,
   DW_ROW: 0,
