@@ -114,8 +114,8 @@ export function iSoftmaxWords(node: Node, graph: Graph) {
 /**
  * The row sum the tiler's estimate takes an iSoftmax's divisions by (Platform.divisionCycles): a row of its entries
  * all at e's largest value, within 32 bits. ASSUMPTION: the largest sum, so the fewest leading zeros and the
- * quickest division on a CV32E40P (a decoder step's attention rows, 129 entries of 256: 7.6 cycles a division
- * measured on the ISS, 6 estimated).
+ * quickest division on a CV32E40P: optimistic (a decoder step's attention rows, 129 entries of 256: 7.6 to ~11
+ * cycles a division measured on the ISS by layer, 4 to 6 estimated).
  */
 export function iSoftmaxSumEstimate(node: Node, graph: Graph): number {
   const { L } = rowsOf(node, graph);
@@ -156,7 +156,8 @@ export const iSoftmaxKernel: KernelDef = {
       cA: lit(A, eT), cB: lit(B, eT), cC: lit(C, eT), log2: lit(log2, eT), nm1: lit(n - 1n, sT),
       // floor division equals C's truncating one while numerator and sum are non-negative.
       floorFix: eMin < 0n,
-      // The AS's extra charges per entry (isoftmax.ts.mustache): a chain, a row sum in 64-bit words; z by the reciprocal.
+      // The AS's extra charges per entry (isoftmax.ts.mustache): a chain, a row sum in 64-bit words; z by the
+      // reciprocal or by gcc's division by the constant.
       wideChain: eT.wide, wideSum: sT.wide, z32, zDiv: iSoftmaxWideCharges(node, graph).zDiv,
     });
     if (pos) v.args.splice(1, 0, { field: 'p', tensor: pos.name, dtype: pos.dtype, write: false });
