@@ -21,6 +21,7 @@ import { COST_CLASSES, type CostClass } from '../generator/platforms/types.js';
 import { codeRatiosOf, fitCosts } from './cost-fit/fit.js';
 import { calibrationFor, forFixedCosts, timed } from './cost-fit/layers.js';
 import { measure, measureCode, measureTeam } from './cost-fit/measure.js';
+import { withNpuClasses } from './cost-fit/npu-job.js';
 import { fitSkew, settleSkew, START_SKEW, type SkewFit } from './cost-fit/skew.js';
 import { DOC_FILE, docWithTable, renderDocTable, renderEmulator, renderGenerator } from './cost-fit/render.js';
 import { FIT_TARGETS, fitTarget } from './cost-fit/targets.js';
@@ -69,6 +70,10 @@ try {
     }
     // The code ratios over the timed rows and the code-only layers (layers.ts codeOnly).
     fit = { ...fit, codeRatios: codeRatiosOf([...rows, ...code]) };
+    // Core 0's work in an N-EUREKA tile loop, last: on the NPU layers' team runs with the table found (npu-job.ts).
+    const npu = await withNpuClasses(fit, all, work, t, skew?.skew);
+    fit = npu.fit;
+    for (const r of npu.rows) console.log(`${t.platform}, N-EUREKA layers on the team: ${r.name}: ISS ${r.iss} AS ${r.as} AS/ISS ${(r.as / r.iss).toFixed(3)}`);
     for (const r of fit.ratios) console.log(JSON.stringify({ platform: t.platform, ...r }));
     const w = Math.max(...fit.ratios.map((r) => r.name.length));
     console.log(`${t.platform}:`);

@@ -82,10 +82,10 @@ export interface KernelDef {
   accepts(node: Node, g: Graph): string | null;
   view(ctx: KernelContext): KernelView;
   /**
-   * An accelerator's kernel: one tile's cycles from the engine's own timing model (what the tiler weighs against the
-   * DMA), instead of the cores' cost table.
+   * An accelerator's kernel: one tile's cycles from the engine's own timing model and the driving core's programming
+   * of it (what the tiler weighs against the DMA), instead of the cores' cost table.
    */
-  tileCycles?(tile: { node: Node; graph: Graph }): number;
+  tileCycles?(tile: { node: Node; graph: Graph }, platform: Platform): number;
   /**
    * Work the C kernel does on the cores for a tile of output shape `out` over and above its MACs and outputs (the
    * convolution's SIMD units and im2col gather, kernels/conv.ts gatherWork): the tiler charges it as CONV_UNIT,

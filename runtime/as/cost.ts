@@ -370,5 +370,23 @@ export const CODE_NEXT: i32 = 72;
  */
 export const SOFTMAX_ZDIV: i32 = 73;
 
+/**
+ * Core 0's work of an N-EUREKA layer's further tile between one write-back's wait and the next write-back's issue,
+ * beyond its register accesses (the engine model's, a cycle each) and TRANSFER: the job's programming (the tile
+ * record's words, the weight offset from a table in L2, the job function's calls), the waits' wake-ups and re-checks,
+ * the write-back's issue. Per tile after the first (a layer of one tile is within its fixed costs without it), where
+ * it lies between two write-backs: a layer whose write-backs outlast its jobs runs at that pace (docs/neureka.md
+ * "Tile loop"). Measured by the fit on the N-EUREKA layers of several tiles on the whole team, with NPU_TILE
+ * (scripts/cost-fit/npu-job.ts).
+ */
+export const NPU_JOB: i32 = 74;
+
+/**
+ * Core 0's driving of an N-EUREKA layer's further tile after the write-back's issue: the next tile's record copied to
+ * L1 and waited for, its inputs' transfers programmed (TILE's work on a tile loop of the cores, without the team's
+ * share of it). Per tile after the first, measured with NPU_JOB (scripts/cost-fit/npu-job.ts).
+ */
+export const NPU_TILE: i32 = 75;
+
 /** Number of cost classes; ids are 0 .. NUM_CLASSES-1. */
-export const NUM_CLASSES: i32 = 74;
+export const NUM_CLASSES: i32 = 76;

@@ -38,6 +38,8 @@ export interface Fit {
   onTeam?: boolean;
   /** Of them, the classes measured by difference on the team's pairs of plans (team.ts transferByDifference). */
   fromTransferPairs?: CostClass[];
+  /** Of them, the classes measured on the N-EUREKA layers of several tiles on the team (npu-job.ts). */
+  fromNpuLayers?: CostClass[];
   /** Per calibration row: the AS prediction with the fitted costs over the ISS cycles. */
   ratios: { name: string; predicted: number; iss: number; ratio: number }[];
 }

@@ -52,10 +52,15 @@ export interface CalibrationLayer {
    * the cores still fetch cold.
    */
   codeOnly?: string;
+  /**
+   * An N-EUREKA layer of several tiles, timed on the whole team only, for core 0's programming of a job (NPU_JOB,
+   * npu-job.ts): not among the one-core rows, the few-output rows nor the skew's.
+   */
+  npuJob?: true;
 }
 
 /** The layers whose cycles the fit measures (not a code-only one: layers.ts codeOnly). */
-export const timed = (l: CalibrationLayer): boolean => l.codeOnly === undefined;
+export const timed = (l: CalibrationLayer): boolean => l.codeOnly === undefined && l.npuJob === undefined;
 
 /** The layers whose runs on the whole team the fixed costs are measured on (fit.ts fitCosts). */
 export const forFixedCosts = (l: CalibrationLayer): boolean => l.fewOutputs === true || l.transfers !== undefined;
@@ -165,6 +170,31 @@ function dwRow(c: number, hw: number): CalibrationLayer {
  */
 function npuGemm(k: number, n: number, wide: Wide = false): CalibrationLayer {
   return { ...gemm(1, k, n, wide), name: `gemm 1x${k}x${n}${wideName(wide)} on the NPU`, options: { engines: 'npu' }, codeOnly: 'neureka' };
+}
+
+/**
+ * A pointwise conv on N-EUREKA (`--engines cluster+npu`) in several tiles, for NPU_JOB (npu-job.ts): with a bias and
+ * per-channel multipliers to uint8 (a BN-folded MobileNet's), the engine writes int32 accumulators that the cores
+ * requantize, and the write-backs (four bytes an output) outlast the jobs: the layer runs at the pace of core 0's work
+ * between two write-backs; `fused`, one multiplier, the engine requantizes and writes int8.
+ */
+function npuConv(c: number, co: number, hw: number, fused: boolean): CalibrationLayer {
+  const name = `conv1x1 ${c}->${co} ${hw}x${hw} on the NPU${fused ? ' int8 out' : ' int32 out'}`;
+  const l = layer(name, [{ name: 'x', shape: [1, c, hw, hw], unsigned: true }], (b, rng) => {
+    b.initializer('w', 'int8', [co, c, 1, 1], rng.ints(co * c, -128, 127));
+    if (fused) {
+      b.node('Conv', ['x', 'w'], ['p'], { kernel_shape: [1, 1], pads: [0, 0, 0, 0], strides: [1, 1], group: 1 });
+      requant(b, 'p', 'y');
+      return 'y';
+    }
+    b.initializer('bias', 'int32', [co], rng.ints(co, -4000, 4000));
+    b.node('Conv', ['x', 'w', 'bias'], ['p'], { kernel_shape: [1, 1], pads: [0, 0, 0, 0], strides: [1, 1], group: 1 });
+    b.initializer('y_mul', 'int32', [1, co, 1, 1], rng.ints(co, 8000, 20000));
+    b.initializer('y_add', 'int32', [1], [1 << 21]);
+    b.node('RequantShift', ['p', 'y_mul', 'y_add'], ['y'], { div: float(2 ** 22), n_levels: float(256), signed: float(0) });
+    return 'y';
+  });
+  return { ...l, options: { engines: 'cluster+npu' }, npuJob: true, onlyWhere: (t) => t.npu === true };
 }
 
 /** `bias`: a C term (Gemm's third input), the output stage's load and add (ELEM_OP, kernels/gemm.ts gemmOutputOps). */
@@ -573,6 +603,8 @@ export const CALIBRATION: CalibrationLayer[] = [
   ...[add([1, 4, 1, 1])].map((l) => ({ ...afterAnother(l), name: `${l.name} untiled${AFTER_ANOTHER}`, options: { untiled: true } })),
   // The NPU's driver, for its code only (npuGemm): a projection of a decoder step and a wider one of more tiles.
   ...[npuGemm(64, 64), npuGemm(256, 128), npuGemm(64, 64, 'split')].map((l) => ({ ...l, onlyWhere: (t: FitTarget) => t.npu === true })),
+  // Core 0's programming of an N-EUREKA job (NPU_JOB), on the whole team only: the write-backs' pace and the jobs'.
+  npuConv(32, 32, 24, false), npuConv(64, 64, 16, false), npuConv(32, 32, 24, true),
   // Measured on the scalar core only (on Siracusa they would move its fitted table, whose refit is left):
   ...[
     // uint8 activations (after a ReLU), whose portable lane maximum needs no sign flips (LANE_SIGN): a 2x2 pool; and

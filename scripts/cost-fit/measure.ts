@@ -84,7 +84,7 @@ export function planCostsOf(target: FitTarget): FitTarget['hand'] {
 }
 
 /** The table a calibration layer is planned with: planCostsOf's, and the layer's own over it (CalibrationLayer.plannedWith). */
-const planOf = (l: CalibrationLayer, target: FitTarget): FitTarget['hand'] => ({ ...planCostsOf(target), ...(l.plannedWith ?? {}) });
+export const planOf = (l: CalibrationLayer, target: FitTarget): FitTarget['hand'] => ({ ...planCostsOf(target), ...(l.plannedWith ?? {}) });
 
 /** The one-core rows of `layers`; the pairs for TRANSFER (CalibrationLayer.transfers) run on the team only. */
 export async function measure(layers: CalibrationLayer[], work: string, target: FitTarget): Promise<CalibrationRow[]> {

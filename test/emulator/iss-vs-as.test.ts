@@ -75,7 +75,8 @@ import { layerRatios } from '../helpers/layer-ratios.js';
  * where the layer reaches them) and the estimate follows it (an elementwise layer's unrolled loop counted per copy),
  * refitted: 43 of 45 (96 of 102; out: CNN_Linear1's and miniMobileNet's one-row classifiers at 0.89-0.90), 61 of 65
  * with N-EUREKA (docs/timing.md "Only the code that runs"). Then the elementwise loops by post-increment, refitted:
- * 43 of 45 (97 of 102), 62 of 65 with N-EUREKA.
+ * 43 of 45 (97 of 102), 62 of 65 with N-EUREKA. Then the N-EUREKA tile loop's core work charged where the C does it
+ * (NPU_JOB, NPU_TILE, docs/neureka.md "Tile loop"): 62 of 65 with N-EUREKA still (the bench's 168 -> 171 of 177).
  */
 const MODELS = ['CNN_Linear1', 'CNN_Linear2', 'miniMobileNet', 'miniMobileNetv2', 'EEGFormer'];
 /** Per configuration: its platform and options, the Models' layers it runs, and the ratchet on those within 10 %. */

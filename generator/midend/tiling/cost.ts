@@ -43,7 +43,7 @@ export function busiestShare(kernel: KernelDef, outShape: readonly number[], cor
 
 export function computeCycles(kernel: KernelDef, node: Node, work: TileWork, p: Platform, graph: Graph, tile?: { node: Node; graph: Graph }): number {
   const c = p.costs;
-  if (kernel.tileCycles && tile) return kernel.tileCycles(tile);
+  if (kernel.tileCycles && tile) return kernel.tileCycles(tile, p);
   let perMac = 0;
   let perOut = 0;
   switch (kernel.name) {

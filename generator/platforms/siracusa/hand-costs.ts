@@ -87,6 +87,10 @@ export const HAND_COUNTS: CoreCosts = {
   CODE_NEXT: 0,
   // An iSoftmax entry's z by a division by a constant (gcc's shifts or multiply-high): measured by the fit only.
   SOFTMAX_ZDIV: 0,
+  // Core 0's programming of an N-EUREKA job beyond the register accesses: measured by the fit only.
+  NPU_JOB: 0,
+  // Its driving of a further tile (the next record and inputs): measured by the fit only.
+  NPU_TILE: 0,
   // The depthwise plane path's bands, rows and words: measured by the fit only (0).
   DW_BAND: 0,
   DW_ROW: 0,

@@ -69,6 +69,8 @@ export const MEASURED: Partial<CoreCosts> = {
   TRANSFER: 45, // hand count 0; by difference: layers planned in tiles of few and of many transfers, on the whole team
   CODE_LAYER: 0, // hand count 0; the ISS's waits for the instruction cache of the team's cores that run the kernel alone, on the layers of a few outputs
   CODE_BYTE: 1.390625, // hand count 0; the ISS's waits for the instruction cache of the team's cores that run the kernel alone, on the layers of a few outputs
+  NPU_JOB: 408, // hand count 0; on the N-EUREKA layers of several tiles on the whole team, the other classes held
+  NPU_TILE: 88, // hand count 0; on the N-EUREKA layers of several tiles on the whole team, the other classes held
 };
 
 /** Compiled bytes per byte of a layer's C by its code key (Platform.codeRatios): the calibration's ELFs (cost-fit codeRatiosOf). */

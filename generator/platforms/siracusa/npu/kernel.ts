@@ -4,7 +4,10 @@ import { npuJobCycles } from './cost.js';
 import { npuShapeOf } from './shape.js';
 import type { KernelDef } from '../../../kernels/types.js';
 
-/** Core 0's register writes and trigger per N-EUREKA job: 24 stores, ACQUIRE and TRIGGER, 1 cycle each. */
+/**
+ * Core 0's register writes and trigger per N-EUREKA job: 24 stores, ACQUIRE and TRIGGER, 1 cycle each; the rest of
+ * its programming of the job and of the next tile are the cost table's NPU_JOB and NPU_TILE (runtime/as/cost.ts).
+ */
 const NPU_ISSUE = 26;
 
 /**
@@ -41,6 +44,6 @@ export const neurekaKernel: KernelDef = {
     c: '#include "firmgen_neureka.h"',
     as: "import { neureka_acquire, neureka_set, neureka_trigger, neureka_wait } from './hal/neureka';",
   },
-  tileCycles: (tile) => NPU_ISSUE + npuJobCycles(npuShapeOf(tile.node, tile.graph)),
+  tileCycles: (tile, platform) => NPU_ISSUE + platform.costs.NPU_JOB + platform.costs.NPU_TILE + npuJobCycles(npuShapeOf(tile.node, tile.graph)),
   renderLayer: (l) => renderNpuLayer(l.id, l.fn, l.tiles, l.graph, l.plan, l.platform, l.tableName, l.elsewhere),
 };
