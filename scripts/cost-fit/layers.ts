@@ -53,8 +53,8 @@ export interface CalibrationLayer {
    */
   codeOnly?: string;
   /**
-   * An N-EUREKA layer of several tiles, timed on the whole team only, for core 0's programming of a job (NPU_JOB,
-   * npu-job.ts): not among the one-core rows, the few-output rows nor the skew's.
+   * An N-EUREKA layer of several tiles, timed on the whole team only, for core 0's work in its tile loop (NPU_JOB and
+   * NPU_TILE, npu-job.ts): not among the one-core rows, the few-output rows nor the skew's.
    */
   npuJob?: true;
 }
@@ -173,7 +173,7 @@ function npuGemm(k: number, n: number, wide: Wide = false): CalibrationLayer {
 }
 
 /**
- * A pointwise conv on N-EUREKA (`--engines cluster+npu`) in several tiles, for NPU_JOB (npu-job.ts): with a bias and
+ * A pointwise conv on N-EUREKA (`--engines cluster+npu`) in several tiles, for NPU_JOB and NPU_TILE (npu-job.ts): with a bias and
  * per-channel multipliers to uint8 (a BN-folded MobileNet's), the engine writes int32 accumulators that the cores
  * requantize, and the write-backs (four bytes an output) outlast the jobs: the layer runs at the pace of core 0's work
  * between two write-backs; `fused`, one multiplier, the engine requantizes and writes int8.
@@ -603,7 +603,8 @@ export const CALIBRATION: CalibrationLayer[] = [
   ...[add([1, 4, 1, 1])].map((l) => ({ ...afterAnother(l), name: `${l.name} untiled${AFTER_ANOTHER}`, options: { untiled: true } })),
   // The NPU's driver, for its code only (npuGemm): a projection of a decoder step and a wider one of more tiles.
   ...[npuGemm(64, 64), npuGemm(256, 128), npuGemm(64, 64, 'split')].map((l) => ({ ...l, onlyWhere: (t: FitTarget) => t.npu === true })),
-  // Core 0's programming of an N-EUREKA job (NPU_JOB), on the whole team only: the write-backs' pace and the jobs'.
+  // Core 0's work in an N-EUREKA tile loop (NPU_JOB, NPU_TILE), on the whole team only: int32 write-backs, whose
+  // pace NPU_JOB sets, in two sizes, and int8 ones, whose pace the whole loop sets.
   npuConv(32, 32, 24, false), npuConv(64, 64, 16, false), npuConv(32, 32, 24, true),
   // Measured on the scalar core only (on Siracusa they would move its fitted table, whose refit is left):
   ...[

@@ -84,7 +84,7 @@ export function planCostsOf(target: FitTarget): FitTarget['hand'] {
 }
 
 /** The table a calibration layer is planned with: planCostsOf's, and the layer's own over it (CalibrationLayer.plannedWith). */
-export const planOf = (l: CalibrationLayer, target: FitTarget): FitTarget['hand'] => ({ ...planCostsOf(target), ...(l.plannedWith ?? {}) });
+const planOf = (l: CalibrationLayer, target: FitTarget): FitTarget['hand'] => ({ ...planCostsOf(target), ...(l.plannedWith ?? {}) });
 
 /** The one-core rows of `layers`; the pairs for TRANSFER (CalibrationLayer.transfers) run on the team only. */
 export async function measure(layers: CalibrationLayer[], work: string, target: FitTarget): Promise<CalibrationRow[]> {
@@ -143,6 +143,20 @@ export function measureCode(layers: CalibrationLayer[], work: string, target: Fi
 }
 
 /**
+ * One calibration layer generated into `dir` for the platform's whole team (planned with planOf's table), run on the
+ * ISS and as the AS firmware (its code priced as built), their outputs checked equal.
+ */
+export async function runOnTeam(l: CalibrationLayer, dir: string, target: FitTarget) {
+  const { model, sample, out } = writeLayer(l, dir);
+  const { manifest } = generateFirmware({ model, platform: target.platform, out, ...l.options, sampleInputs: sample, planCosts: planOf(l, target) });
+  const inputs = runInputs(l);
+  const iss = await runIss(out, inputs);
+  const as = await runFirmware(out, inputs, { builtCode: true });
+  checkSameOutputs(l, as.outputs, iss.outputs, ' (whole team)');
+  return { out, inputs, manifest, iss, as };
+}
+
+/**
  * The layers generated for the platform's whole team (planned with planCostsOf's table, as every calibration run) and
  * measured on the ISS once, their AS outputs checked against it: the ISS cycles do not depend on the table being
  * fitted. Read by the fixed costs' fit (the few-output layers, team.ts) and the bank replay's skew (skew.ts).
@@ -150,12 +164,7 @@ export function measureCode(layers: CalibrationLayer[], work: string, target: Fi
 export async function measureTeam(layers: CalibrationLayer[], work: string, target: FitTarget): Promise<TeamRun[]> {
   const runs: TeamRun[] = [];
   for (const [i, l] of layers.entries()) {
-    const { model, sample, out } = writeLayer(l, join(work, `team${i}`));
-    generateFirmware({ model, platform: target.platform, out, ...l.options, sampleInputs: sample, planCosts: planOf(l, target) });
-    const inputs = runInputs(l);
-    const iss = await runIss(out, inputs);
-    const as = await runFirmware(out, inputs, { builtCode: true });
-    checkSameOutputs(l, as.outputs, iss.outputs, ' (whole team)');
+    const { out, inputs, iss, as } = await runOnTeam(l, join(work, `team${i}`), target);
     // Harts 1 .. cores are the cluster's cores (hart 0 the fabric controller): core 0 is hart 1.
     const workers = iss.hartStalls.slice(2).map((s) => s[STALL.fetch]);
     const perCore = as.units[COST_CLASSES.indexOf('CODE_LAYER')];

@@ -10,18 +10,16 @@
  * one class at a time (a coarse scan, then cycle by cycle around the best) until neither moves.
  */
 import { join } from 'node:path';
-import { generateFirmware } from '../../generator/pipeline.js';
 import { COST_CLASSES, type CostClass } from '../../generator/platforms/types.js';
-import { runIss } from '../../runtime/node/iss-run.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import { runInputs, type CalibrationLayer } from './layers.js';
-import { checkSameOutputs, planOf, writeLayer } from './measure.js';
+import { runOnTeam } from './measure.js';
 import type { Fit } from './fit.js';
 import type { FitTarget } from './targets.js';
 
 interface NpuRun { name: string; out: string; inputs: ReturnType<typeof runInputs>; layers: number[]; iss: number }
 
-export const NPU_CLASSES: readonly CostClass[] = ['NPU_JOB', 'NPU_TILE'];
+const NPU_CLASSES: readonly CostClass[] = ['NPU_JOB', 'NPU_TILE'];
 
 /** The values found, and per layer at them the ISS's cycles of its neureka layers and the AS's. */
 export interface NpuFit { costs: Map<CostClass, number>; rows: { name: string; iss: number; as: number }[] }
@@ -41,18 +39,13 @@ async function asCycles(runs: NpuRun[], costs: Record<CostClass, number>, bankSk
   return out;
 }
 
-/** The calibration's N-EUREKA layers generated, run on the ISS and checked against the AS firmware's outputs. */
+/** The calibration's N-EUREKA layers on the whole team (measure.ts runOnTeam), with their neureka layers' ISS cycles. */
 async function npuRuns(layers: CalibrationLayer[], work: string, target: FitTarget): Promise<NpuRun[]> {
   const runs: NpuRun[] = [];
   for (const [i, l] of layers.entries()) {
-    const { model, sample, out } = writeLayer(l, join(work, `npu${i}`));
-    const { manifest } = generateFirmware({ model, platform: target.platform, out, ...l.options, sampleInputs: sample, planCosts: planOf(l, target) });
+    const { out, inputs, manifest, iss } = await runOnTeam(l, join(work, `npu${i}`), target);
     const npu = manifest.layers.filter((m) => m.kernel === 'neureka' && (m.tiling?.tiles ?? 1) > 1).map((m) => m.id);
     if (npu.length === 0) throw new Error(`calibration layer ${l.name}: no N-EUREKA layer of several tiles`);
-    const inputs = runInputs(l);
-    const iss = await runIss(out, inputs);
-    const as = await runFirmware(out, inputs, { builtCode: true });
-    checkSameOutputs(l, as.outputs, iss.outputs, ' (whole team)');
     runs.push({ name: l.name, out, inputs, layers: npu, iss: iss.layers.filter((x) => npu.includes(x.layer)).reduce((s, x) => s + x.cycles, 0) });
   }
   return runs;
@@ -64,17 +57,18 @@ export async function npuOnTeam(layers: CalibrationLayer[], work: string, target
     (await asCycles(runs, costs, bankSkew)).reduce((s, a, i) => s + ((a - runs[i].iss) / runs[i].iss) ** 2, 0);
   let costs: Record<CostClass, number> = { ...fitted, ...Object.fromEntries(NPU_CLASSES.map((c) => [c, 0])) };
   let best = await score(costs);
+  // Class c at each of `values` in turn, keeping the best table found.
+  const scan = async (c: CostClass, values: number[]): Promise<void> => {
+    for (const v of values) {
+      const s = await score({ ...costs, [c]: v });
+      if (s < best) [best, costs] = [s, { ...costs, [c]: v }];
+    }
+  };
   for (let round = 0; round < ROUNDS; round++) {
     const before = { ...costs };
     for (const c of NPU_CLASSES) {
-      const tries = [...Array(LIMIT / COARSE + 1).keys()].map((k) => k * COARSE);
-      for (const stage of [tries, [] as number[]]) {
-        const values = stage.length > 0 ? stage : [...Array(2 * COARSE - 1).keys()].map((k) => costs[c] - COARSE + 1 + k).filter((v) => v >= 0);
-        for (const v of values) {
-          const s = await score({ ...costs, [c]: v });
-          if (s < best) [best, costs] = [s, { ...costs, [c]: v }];
-        }
-      }
+      await scan(c, Array.from({ length: LIMIT / COARSE + 1 }, (_, k) => k * COARSE));
+      await scan(c, Array.from({ length: 2 * COARSE - 1 }, (_, k) => costs[c] - COARSE + 1 + k).filter((v) => v >= 0));
     }
     if (NPU_CLASSES.every((c) => costs[c] === before[c])) break;
   }

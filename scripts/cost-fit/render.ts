@@ -36,7 +36,7 @@ const fixedWhere = (fit: Fit): string => `on the layers of a few outputs${fit.on
 const FROM_COLD_LINES = "; the lines the ISS's instruction cache brought from L2 for each layer";
 /** A class measured on the team's cores' waits for the instruction cache (fit.ts measuredFromWorkerFetch). */
 const FROM_WORKER_FETCH = "; the ISS's waits for the instruction cache of the team's cores that run the kernel alone, on the layers of a few outputs";
-/** NPU_JOB's measurement (npu-job.ts). */
+/** NPU_JOB's and NPU_TILE's measurement (npu-job.ts). */
 const ON_NPU_LAYERS = 'on the N-EUREKA layers of several tiles on the whole team, the other classes held';
 /** How class `c` was measured, `say` putting it in the line's words; '' for the least squares. */
 const how = (fit: Fit, c: CostClass, say: (what: string) => string): string =>

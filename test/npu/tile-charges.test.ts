@@ -12,7 +12,7 @@ import { Rng } from '../helpers/random.js';
 
 /*
  * The N-EUREKA tile loop's core work (docs/neureka.md "Tile loop"): NPU_JOB and NPU_TILE once for every tile after
- * the first, none for a layer of one tile, whatever the buffering; TILE (the cores' tile loop) not at all.
+ * the first, none for a layer of one tile.
  */
 const work = mkdtempSync(join(tmpdir(), 'firmgen-npu-tiles-'));
 const unitsOf = (units: number[], c: (typeof COST_CLASSES)[number]): number => units[COST_CLASSES.indexOf(c)];
