@@ -20,6 +20,10 @@
 // set for L2 to L3; start..end = the copy, setup included. Kind 6 gemmini: one Gemmini command on one of its units
 // (gemmini/timing.ts); agent 0 (the host), detail = bits 0..7 funct, 8..9 unit (0 load, 1 execute, 2 store), 10 issued
 // by the loop unroller, 16..23 rows; start..end = the unit's busy interval (computes: the array's 16-cycle stream).
+// Kind 8 wait (the RV32 core, `gen run --on iss`): hart `agent` (0 the fabric controller or the only hart, k >= 1
+// cluster core k - 1) did not run: detail 1 idle in the event unit (no work dispatched), 2 at a barrier, 3 waiting for
+// the cluster task's end, 4 asleep on the cluster DMA or an L3 copy, 5 asleep on N-EUREKA; layer = the one its marks
+// opened (else -1); start..end = the cycles it lost, on its own clock. Kind 7 bss2: see recordBss2.
 
 import { EVENT_LOG_BASE, EVENT_LOG_LIMIT } from "./layout";
 import { currentAgent, cyclesOf } from "./agents";
@@ -35,6 +39,7 @@ export const KIND_NPU: i32 = 4;
 export const KIND_L3: i32 = 5;
 export const KIND_GEMMINI: i32 = 6;
 export const KIND_BSS2: i32 = 7;
+export const KIND_WAIT: i32 = 8;
 const CAPACITY: i32 = <i32>((EVENT_LOG_LIMIT - EVENT_LOG_BASE) / <usize>EVENT_BYTES);
 const NO_LAYER: i32 = -1;
 
@@ -174,6 +179,16 @@ export function recordBss2(agent: i32, layer: i32, detail: i32, start: i64, end:
 /** One N-EUREKA job (neureka.ts), in whole cycles. */
 export function recordNpu(agent: i32, layer: i32, detail: i32, start: i64, end: i64): void {
   record(KIND_NPU, agent, layer, detail, start, end);
+}
+
+/** A hart of the RV32 core that did not run from `start` to `end` (kind wait, detail: why; see the header). */
+export function recordWait(hart: i32, why: i32, start: i64, end: i64): void {
+  if (end > start) record(KIND_WAIT, hart, openLayerOf(0), why, start, end);
+}
+
+/** The layer the RV32 core's marks opened (setOuterLayer), -1 outside any. */
+export function outerLayer(): i32 {
+  return openLayerOf(0);
 }
 
 // --- runtime exports ---

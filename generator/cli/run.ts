@@ -16,7 +16,7 @@ import { formatHotspots } from '../../runtime/node/iss-hotspots.js';
 import { buildProfile } from '../../runtime/node/profile.js';
 import { formatProfile } from '../../runtime/node/profile-table.js';
 import { formatS2Table, s2Table } from '../../runtime/node/spinnaker2-times.js';
-import { buildTrace } from '../../runtime/node/trace.js';
+import { buildIssTrace, buildTrace } from '../../runtime/node/trace.js';
 import { reportHtml } from '../../runtime/node/report/html.js';
 import { generateCommand, type GenerateFlags } from './generate.js';
 import { spinner } from './progress.js';
@@ -108,6 +108,7 @@ async function runSample(dir: string, manifest: Manifest, inputs: NDArray[], o: 
     if (first) {
       console.log(formatIssProfile(r, manifest.clockHz));
       if (r.hotspots) console.log(`\n${formatHotspots(r.hotspots)}\n`);
+      if (o.trace) writeFileSync(o.trace, JSON.stringify(buildIssTrace(manifest, r)));
       console.log(`Cycles: ${r.networkCycles}`);
     }
     return { outputs: r.outputs, cycles: r.networkCycles };
@@ -200,7 +201,7 @@ export function runCommand(program: Command): void {
     .option('--per-token', 'with --prompt: a profile of a new token, cycles by layer kernel averaged over the steps (drives the steps from the host)')
     .option('-e, --expect <npz>', 'expected outputs (.npz, by output name or in order): prints "Errors: X out of Y", exit 1 if any differs')
     .option('--outputs <npz>', 'write the outputs to this .npz, under the graph\'s output names')
-    .option('--trace <json>', 'write a Chrome/Perfetto trace (open in ui.perfetto.dev): one track per core, layers and kernels as slices')
+    .option('--trace <json>', 'write a Chrome/Perfetto trace (open in ui.perfetto.dev): one track per core, layers and kernels as slices (with --on iss: what each hart ran and waited for, measured on the rv32 ELF)')
     .option('--report <html>', 'write a self-contained HTML page: per-layer table, timeline, memory plan')
     .option('--on <where>', 'emulator (AssemblyScript firmware in the chip emulator), host (the C built with the host compiler), qemu (the C built for bare-metal rv32, run by qemu-system-riscv32) or iss (that rv32 ELF on the emulator\'s cycle-counting RV32 core: per-layer cycles of the C itself)', 'emulator')
     .option('--hotspots', 'with --on iss: where the cycles went, by function and by instruction (every hart, stalls and sleep included)')
@@ -218,9 +219,8 @@ export function runCommand(program: Command): void {
       if (loopFlag) throw new GenError('input', `${loopFlag} goes with --prompt or --prompt-ids (generation with a decoder step firmware)`);
       if (!o.inputs) throw new GenError('input', 'give --inputs <npz> (or --prompt for a decoder step firmware)');
       if (!['emulator', 'host', 'qemu', 'iss'].includes(o.on)) throw new GenError('input', `--on ${printable(o.on, 40)}: expected emulator, host, qemu or iss`);
-      if (o.on !== 'emulator' && (o.trace || o.report)) {
-        throw new GenError('input', `${o.trace ? '--trace' : '--report'} needs --on emulator`);
-      }
+      if (o.trace && o.on !== 'emulator' && o.on !== 'iss') throw new GenError('input', '--trace needs --on emulator or --on iss');
+      if (o.report && o.on !== 'emulator') throw new GenError('input', '--report needs --on emulator');
       if (o.hotspots && o.on !== 'iss') throw new GenError('input', '--hotspots needs --on iss');
       const maxCycles = positive(o.maxCycles, '--max-cycles');
       const timeoutS = positive(o.timeout, '--timeout');

@@ -223,9 +223,10 @@ export interface EmulatorEvent {
    * npu: one N-EUREKA job triggered by `agent`, start..end the engine's busy interval, `detail` decoded by npuDetail();
    * l3: one HyperRAM DMA copy by `agent`, which slept through it; `detail` decoded by l3Detail(); gemmini: one
    * Gemmini command on one of its units, start..end the unit's busy interval, `detail` decoded by gemminiDetail();
-   * bss2: one phase of a BrainScaleS-2 device call on `agent`'s clock, `detail` decoded by bss2Detail().
+   * bss2: one phase of a BrainScaleS-2 device call on `agent`'s clock, `detail` decoded by bss2Detail(); wait (the
+   * RV32 core, `gen run --on iss`): hart `agent` lost start..end, `detail` why (WAIT_REASONS).
    */
-  kind: 'layer' | 'share' | 'dma' | 'mla' | 'npu' | 'l3' | 'gemmini' | 'bss2';
+  kind: 'layer' | 'share' | 'dma' | 'mla' | 'npu' | 'l3' | 'gemmini' | 'bss2' | 'wait';
   /** 0 = master, 1.. = cluster core agent - 1. */
   agent: number;
   /** The layer id (share: the master's open layer, -1 outside any). */
@@ -237,7 +238,15 @@ export interface EmulatorEvent {
 }
 
 const EVENT_BYTES = 32;
-const KINDS = ['layer', 'share', 'dma', 'mla', 'npu', 'l3', 'gemmini', 'bss2'] as const;
+const KINDS = ['layer', 'share', 'dma', 'mla', 'npu', 'l3', 'gemmini', 'bss2', 'wait'] as const;
+
+/** A `wait` event's detail (emulator/assembly/events.ts kind 8): why the hart did not run. */
+export const WAIT_REASONS: Record<number, 'idle' | 'barrier' | 'cluster task' | 'DMA' | 'NPU'> = {
+  1: 'idle', 2: 'barrier', 3: 'cluster task', 4: 'DMA', 5: 'NPU',
+};
+
+/** What reading the event log needs of an emulator instance (the AS path's and the RV32 core's alike). */
+export type EventLogExports = Pick<EmulatorExports, 'memory' | 'events_ptr' | 'events_capacity' | 'events_count' | 'events_first' | 'events_total'>;
 
 /** A `gemmini` event's detail word (emulator/assembly/gemmini/timing.ts, kind 6). */
 export interface GemminiDetail {
@@ -327,7 +336,7 @@ export function npuDetail(detail: number): NpuDetail {
  * The event log, oldest first (layout: emulator/assembly/events.ts), and how many records the ring overwrote; with
  * `since` (an earlier events_total()) only the records written after it that are still held.
  */
-export function readEvents(emu: EmulatorExports, since = 0): { events: EmulatorEvent[]; dropped: number } {
+export function readEvents(emu: EventLogExports, since = 0): { events: EmulatorEvent[]; dropped: number } {
   const view = new DataView(emu.memory.buffer);
   const base = emu.events_ptr();
   const capacity = emu.events_capacity();

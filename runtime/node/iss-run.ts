@@ -23,6 +23,9 @@ import { deviceFaultLine, faultLine, FLAG, ISS_CALL_INSTRUCTIONS, STALL_KINDS, S
 import { readManifest } from './manifest.js';
 import { packInputs, unpackOutputs } from './raw-io.js';
 import { codeSpan, readHotspots, startProfile, type Hotspots } from './iss-hotspots.js';
+import { readEvents, WAIT_REASONS } from './emulator.js';
+import { deviceTimings, type DeviceTimings } from './device-timings.js';
+import { agentLabel } from './trace.js';
 
 /** Instructions a run may execute before it is taken for a hang: about a minute at the core's emulated speed. */
 export const ISS_DEFAULT_MAX_INSTRUCTIONS = 1e10;
@@ -31,6 +34,9 @@ export interface IssLayer {
   layer: number;
   name: string;
   cycles: number;
+  /** The layer's begin and end on the clock of the hart that marks layers (IssTimeline.markHart). */
+  start: number;
+  end: number;
   /** Cluster runs: the layer's instructions and stall cycles by kind, summed over the cluster cores, and its L1
    * bank-conflict cycles (recorded by the event unit at each mark, emulator/assembly/iss/cluster.ts). */
   instructions?: number;
@@ -67,6 +73,28 @@ export interface IssRun {
   ms: number;
   /** Cycles by function and instruction, when asked for (runIss options.hotspots). */
   hotspots?: Hotspots;
+  /** When each hart waited and each device was busy: what `--trace` draws (trace.ts buildIssTrace). */
+  timeline: IssTimeline;
+}
+
+/** One stretch a hart did not run (emulator event kind wait). */
+export interface IssWait {
+  hart: number;
+  why: (typeof WAIT_REASONS)[number];
+  /** The layer the marks had open (-1: none). */
+  layer: number;
+  start: number;
+  end: number;
+}
+
+export interface IssTimeline extends DeviceTimings {
+  waits: IssWait[];
+  /** Each hart's final clock (hart 0 first). */
+  hartCycles: number[];
+  /** The hart whose clock the layer marks read: cluster core 0 on a cluster (hal_iss.c), else the only hart. */
+  markHart: number;
+  /** Event records the emulator's ring overwrote (the oldest): the timeline's start is missing that many. */
+  eventsDropped: number;
 }
 
 export interface IssOptions {
@@ -244,6 +272,19 @@ export async function runIss(outDir: string, inputs: NDArray[], options: IssOpti
     icacheColdCycles: emu.iss_icache_misses(1) * emu.iss_icache_line_cycles(),
     ms,
     hotspots: span ? readHotspots(emu, elf, symbolList, span, profileBuf, options.hotInstructions) : undefined,
+    timeline: timelineOf(emu, manifest.platform, harts),
+  };
+}
+
+function timelineOf(emu: IssExports, platform: string, harts: number): IssTimeline {
+  const { events, dropped } = readEvents(emu);
+  const cores = harts - 1;
+  return {
+    ...deviceTimings(events, (a) => agentLabel(platform, a, cores)),
+    waits: events.filter((e) => e.kind === 'wait').map((e) => ({ hart: e.agent, why: WAIT_REASONS[e.detail] ?? 'idle', layer: e.layer, start: e.start, end: e.end })),
+    hartCycles: Array.from({ length: harts }, (_, h) => emu.iss_cycles(h)),
+    markHart: harts > 1 ? 1 : 0,
+    eventsDropped: dropped,
   };
 }
 
@@ -324,7 +365,7 @@ function layerCycles(emu: IssExports, mapped: { base: number; size: number; line
       const begin = open.get(layer);
       if (begin === undefined) continue;
       open.delete(layer);
-      rows.push({ layer, name: names.get(layer) ?? '', cycles: at - begin });
+      rows.push({ layer, name: names.get(layer) ?? '', cycles: at - begin, start: begin, end: at });
       last = at;
     }
   }

@@ -2,8 +2,9 @@
  * The RV32 core of the emulator (emulator/assembly/iss, docs/iss.md) as the runtime sees it: its exports, stop
  * reasons and region flags, and the one-line text of its fault record.
  */
+import type { EventLogExports } from './emulator.js';
 
-export interface IssExports {
+export interface IssExports extends EventLogExports {
   memory: WebAssembly.Memory;
   iss_reset(): void;
   iss_max_harts(): number;

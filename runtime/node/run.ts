@@ -10,7 +10,7 @@ import { formatShape, sizeOf, type NDArray } from '../../generator/ir/ndarray.js
 import { COST_CLASSES } from '../../generator/platforms/types.js';
 import { buildFirmware, type FirmwareBuild } from './asc-build.js';
 import {
-  agentName as nameOfAgent, bss2Detail, createEmulator, dmaDetail, faultError, gemminiDetail, l3Detail, npuDetail, readEvents, readRegions, type DmaDetail,
+  agentName as nameOfAgent, bss2Detail, createEmulator, faultError, gemminiDetail, readEvents, readRegions, type DmaDetail,
   type Bss2Detail, type EmulatorExports, type NpuDetail, type Region,
 } from './emulator.js';
 import { readManifest, type Manifest, type ManifestImage, type ManifestTensor } from './manifest.js';
@@ -20,6 +20,7 @@ import { wasmerHost, type WasiHost } from './wasi.js';
 import { liteHost, liteSupports } from './wasi-lite.js';
 import { readS2Description, readS2Times, type S2Times } from './spinnaker2-times.js';
 import { builtCodeBytes } from './code-bytes.js';
+import { deviceTimings } from './device-timings.js';
 
 export interface RunOptions {
   /** Cluster cores to model (0: the chip's own count); overrides the manifest's `cores`. */
@@ -291,15 +292,7 @@ export async function runFirmware(outDir: string, inputs: NDArray[], opts: RunOp
     shares: events.filter((e) => e.kind === 'share').map((e) => ({
       layer: e.layer, agent: e.agent, agentName: agentName(e.agent), phase: e.detail, start: e.start, end: e.end,
     })),
-    dma: events.filter((e) => e.kind === 'dma').map((e) => ({
-      ...dmaDetail(e.detail), agent: e.agent, agentName: agentName(e.agent), layer: e.layer, start: e.start, end: e.end,
-    })),
-    npu: events.filter((e) => e.kind === 'npu').map((e) => ({
-      ...npuDetail(e.detail), agent: e.agent, agentName: agentName(e.agent), layer: e.layer, start: e.start, end: e.end,
-    })),
-    l3: events.filter((e) => e.kind === 'l3').map((e) => ({
-      ...l3Detail(e.detail), agent: e.agent, agentName: agentName(e.agent), layer: e.layer, start: e.start, end: e.end,
-    })),
+    ...deviceTimings(events, agentName),
     gemminiArray: events.filter((e) => e.kind === 'gemmini' && gemminiDetail(e.detail).unit === 'execute')
       .map((e) => ({ layer: e.layer, start: e.start, end: e.end })),
     bss2: events.filter((e) => e.kind === 'bss2').map((e) => ({ layer: e.layer, start: e.start, end: e.end, cycles: e.end - e.start, ...bss2Detail(e.detail) })),

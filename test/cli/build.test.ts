@@ -53,7 +53,7 @@ test('gen run --on qemu prints the same Errors line as the other runs', () => {
   }
   const trace = gen('run', out, '--on', 'qemu', ...args, '--trace', join(work, 't.json'));
   assert.is(trace.code, 2);
-  assert.match(trace.stderr, /--trace needs --on emulator/);
+  assert.match(trace.stderr, /--trace needs --on emulator or --on iss/);
 });
 
 test.after(() => rmSync(work, { recursive: true, force: true }));

@@ -63,7 +63,7 @@ test('--report writes one HTML page', () => {
 test('--trace with --on host is a clear error', () => {
   const r = gen('run', out, '--inputs', join(folder, 'inputs.npz'), '--on', 'host', '--trace', join(work, 'x.json'));
   assert.is(r.code, 2);
-  assert.match(r.stderr, /--trace needs --on emulator/);
+  assert.match(r.stderr, /--trace needs --on emulator or --on iss/);
 });
 
 test.after(() => rmSync(work, { recursive: true, force: true }));

@@ -21,6 +21,8 @@ export const SLEEP_BARRIER: i32 = 2;
 export const SLEEP_TASK: i32 = 3;
 
 const SLEEP = memory.data(MAX_HARTS * 4);
+/** Why each hart last slept (kept after its wake, for the trace's wait record: events.ts kind wait). */
+const LAST_WHY = memory.data(MAX_HARTS * 4);
 const WAKE_AT = memory.data(MAX_HARTS * 8);
 
 export function configureCluster(fc: i32, first: i32, n: i32, l1: i32, l2: i32, l2Wait: i32): void {
@@ -31,6 +33,7 @@ export function configureCluster(fc: i32, first: i32, n: i32, l1: i32, l2: i32, 
   l2Region = l2;
   l2ClusterWait = l2Wait;
   memory.fill(SLEEP, 0, MAX_HARTS * 4);
+  memory.fill(LAST_WHY, 0, MAX_HARTS * 4);
   memory.fill(WAKE_AT, 0, MAX_HARTS * 8);
 }
 
@@ -54,6 +57,12 @@ export function sleepOf(hart: i32): i32 {
 
 export function sleep(hart: i32, why: i32): void {
   store<i32>(SLEEP + (<usize>hart << 2), why);
+  if (why != SLEEP_NONE) store<i32>(LAST_WHY + (<usize>hart << 2), why);
+}
+
+/** Why the hart last slept (SLEEP_MAILBOX, SLEEP_BARRIER, SLEEP_TASK; SLEEP_NONE if it never did). */
+export function lastSleepOf(hart: i32): i32 {
+  return load<i32>(LAST_WHY + (<usize>hart << 2));
 }
 
 /** Wakes a sleeping hart: it runs again from cycle `at` (its clock is moved there if behind). */

@@ -5,7 +5,8 @@
 // wake cycle (the sleep is counted as STALL_SYNC).
 
 import { addHartStall, hartCycles, hartInstret, hartPc, hartReg, hartStall, run, MAX_HARTS, STOP_BLOCK, STOP_BUDGET, STOP_FAULT, STOP_SWITCH, STOP_YIELD } from "./core";
-import { configureCluster, cores, firstCore, sleepOf, wakeAt, SLEEP_NONE } from "./cluster-state";
+import { configureCluster, cores, firstCore, lastSleepOf, sleepOf, wakeAt, SLEEP_NONE } from "./cluster-state";
+import { recordWait } from "../events";
 import { markTag, resetEventUnit } from "./cluster-eu";
 import { bankConflictCycles } from "./cluster-banks";
 import { resetMchan } from "./cluster-dma";
@@ -133,7 +134,10 @@ export function iss_cluster_run(harts: i32, budget: f64): i32 {
       return STOP_FAULT;
     }
     const c = hartCycles(best);
-    if (c < bestAt) addHartStall(best, STALL_SYNC, bestAt - c);
+    if (c < bestAt) {
+      addHartStall(best, STALL_SYNC, bestAt - c);
+      recordWait(best, lastSleepOf(best), c, bestAt);
+    }
     const before = hartInstret(best);
     const slice = second == i64.MAX_VALUE ? SOLO : SLICE;
     // A whole slice whatever the budget left: the harts' interleaving (and so the bank model's order and every

@@ -21,6 +21,11 @@ import { consoleFull, consolePut } from "./console";
 import { semihostCall, SEMIHOST_POST, SEMIHOST_PRE, SH_EXIT, SH_FAULT, SH_UNSUPPORTED, shExitCode, shFaultAddr } from "./semihost";
 
 import { MAX_HARTS } from "./harts";
+import { recordWait } from "../events";
+
+/** Why a hart waited on a device (events.ts kind wait: 4 the cluster DMA or an L3 copy, 5 N-EUREKA). */
+const WAIT_DMA: i32 = 4;
+const WAIT_NPU: i32 = 5;
 import { icacheFetch, icacheOn, LINE_LOG2 } from "./icache";
 import { profileCharge, profileHart, profileOn } from "./profile";
 export { MAX_HARTS };
@@ -327,6 +332,10 @@ function slowAccess(addr: u32, size: i32, write: bool, value: i32, pc: u32, reti
     stMemory += <i64>(regionWait(r) + deviceWait);
     stDma += deviceDmaWait;
     stNpu += deviceNpuWait;
+    if (deviceDmaWait > 0 || deviceNpuWait > 0) {
+      const end = cyclesAt(retired - 1); // the waits above are in it already
+      recordWait(hart, deviceDmaWait > 0 ? WAIT_DMA : WAIT_NPU, end - deviceDmaWait - deviceNpuWait, end);
+    }
     const status = deviceStatus;
     if (status == DEV_NO_DEVICE) fault(F.FAULT_NO_DEVICE, pc, addr, size, r);
     else if (status == DEV_BAD_OFFSET) fault(F.FAULT_DEVICE_OFFSET, pc, addr, size, r);

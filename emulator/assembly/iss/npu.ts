@@ -17,12 +17,13 @@
 
 import { deviceSetNpuWait, deviceSetStatus, DEV_BAD_OFFSET } from "./mmio";
 import { Q } from "../cost";
-import { msgLayer } from "../events";
+import { msgLayer, recordNpu } from "../events";
 import { msgBegin, msgText, raise } from "../fault";
-import { setNpuRegions, tcdmLoadQ16 } from "../neureka-job";
+import { jobDetail, setNpuRegions, tcdmLoadQ16 } from "../neureka-job";
 import { npuMemoryIss } from "../neureka-memory";
 import {
-  eventCleared, eventWake, queueFinish, queueRead, queueWrite, resetQueue, triggeredCycles, triggeredEnd, triggeredStart,
+  eventCleared, eventWake, queueFinish, queueRead, queueWrite, resetQueue, triggeredCycles, triggeredEnd, triggeredId, triggeredLayer,
+  triggeredStart,
 } from "../neureka-queue";
 import { addContention, contentionExtra, npuBusyUntil, resetContention } from "../npu-contention";
 import { MAX_HARTS } from "./harts";
@@ -75,6 +76,7 @@ export function npuDevWrite(hart: i32, offset: u32, size: i32, value: i32, now: 
   if (!enabled) noNpu("npu_write");
   if (queueWrite(<i32>offset, <u32>value, hart, (now + NPU_REG_CYCLES) << Q)) {
     addContention(triggeredStart, triggeredEnd, tcdmLoadQ16(triggeredCycles));
+    recordNpu(hart, triggeredLayer, jobDetail(triggeredId), triggeredStart >> Q, triggeredEnd >> Q);
   }
 }
 
