@@ -18,6 +18,7 @@ import { COST_CLASSES } from '../generator/platforms/types.js';
 import { runIss } from '../runtime/node/iss-run.js';
 import { STALL } from '../runtime/node/iss.js';
 import { runFirmware } from '../runtime/node/run.js';
+import { asPhases, issPhases } from '../runtime/node/phases.js';
 
 const USAGE = 'usage: explain-layers <firmware dir> --inputs <npz> [--layers <id,id,...>]';
 
@@ -67,22 +68,13 @@ async function main(out: string, inputsFile: string): Promise<void> {
       console.log(`  ISS: ${l.instructions} instructions, bank conflicts ${l.bankConflicts}, instruction-cache misses ${l.icacheMisses?.join(' (private levels), ')} (lines from L2)`);
       console.log(`  ISS stalls: ${stallNames.map((n, k) => `${n} ${l.stalls?.[k] ?? 0}`).join(', ')}`);
     }
-    const asLayer = as.layers.find((x) => x.layer === l.layer);
-    if (iss.harts > 1 && asLayer) {
-      // Core 0 is hart 1 on the ISS and agent 1 on the AS path; a release is a barrier wait's end, or an AS phase's start.
-      const issCuts = iss.timeline.waits.filter((w) => w.hart === 1 && w.why === 'barrier' && w.start >= l.start && w.end <= l.end).map((w) => w.end);
-      const asCuts = [...new Set(as.shares.filter((x) => x.layer === l.layer && x.agent === 1 && x.phase > 0).map((x) => x.start))];
-      console.log(`  core 0 between barriers: ISS ${phases(l.start, issCuts, l.end)}; AS ${phases(asLayer.start, asCuts, asLayer.end)}`);
+    const asPieces = asPhases(as, l.layer);
+    if (iss.harts > 1 && asPieces) {
+      console.log(`  core 0 between barriers: ISS ${issPhases(iss, l).join(' | ')}; AS ${asPieces.join(' | ')}`);
     }
     const sorted = parts.get(l.layer)!.sort((x, y) => y[1] - x[1]);
     console.log(`  AS by class: ${sorted.map(([c, v]) => `${c} ${v}`).join(', ') || 'none'}; the rest ${a - sorted.reduce((s, [, v]) => s + v, 0)}`);
   }
-}
-
-/** The lengths of [start, end) cut at `cuts`, joined by ' | '. */
-function phases(start: number, cuts: number[], end: number): string {
-  const at = [start, ...cuts.filter((t) => t > start && t < end).sort((a, b) => a - b), end];
-  return at.slice(1).map((t, i) => t - at[i]).join(' | ');
 }
 
 // A firmware folder or inputs that cannot be read, or a layer list that names no layer: one line, exit 2 (as `gen`).

@@ -91,7 +91,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
         ? { view: kernelView(kernel, l.node, graph, platform), as: '', c: '' }
         : renderKernel(kernel, l.node, graph, platform, fn, comment, symbolOf);
     // `cold`: the C each core fetches at its first share (runtime/as/cost.ts CODE_BYTE), where not all of `c`.
-    let code: { as: string; c: string; cold?: string; codePath?: string } = { as: r.as, c: r.c };
+    let code: { as: string; c: string; cold?: string; loop?: { before: string; after: string }; codePath?: string } = { as: r.as, c: r.c };
     if (copy) {
       // No code of its own: the skeleton calls the L3 HAL (copyView).
     } else if (accelerator) {
@@ -99,7 +99,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
     } else if (tl) {
       const t = renderTiledLayer(l.id, fn, tl, graph, plan, platform, tableName(l.id), comment, symbolOf);
       closures.push(...t.closures);
-      code = { as: t.as, c: t.c, cold: t.coldC, codePath: t.codePath };
+      code = { as: t.as, c: t.c, cold: t.coldC, loop: t.loopParts, codePath: t.codePath };
     } else {
       closures.push({ fn, fields: r.view.args.map((a) => a.field), source: r.as });
     }
@@ -119,12 +119,21 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
     // platform's measured ratio for the layer's kernel and the C path of that code (Platform.codeRatios).
     const key = codeKey(kernel.name, code.codePath ?? r.view.codePath, tl !== undefined);
     const sourceBytes = (kernel.liveCode ? compiledShapeBytes : codeBytes)(code.cold ?? code.c);
+    // Of it, the tile loop's parts before and after the kernel in 256ths: their C's share of the cold C's bytes
+    // (ASSUMPTION: gcc makes as many bytes of a byte of either as of the whole; a conv's loop 20 % of the C, 28 % of
+    // the compiled bytes, CNN_Linear1). Fetched where the C runs them (runtime/as/cluster.ts layer_code).
+    const share = (part: string | undefined): number => (part && sourceBytes > 0 ? Math.min(128, Math.round((256 * codeBytes(part)) / sourceBytes)) : 0);
+    const loopShares = { before: share(code.loop?.before), after: share(code.loop?.after) };
     return {
       id: l.id,
       fn,
       kernel: kernel.name,
       macs: r.view.macs,
-      coldCode: { key, sourceBytes, bytes: Math.round(sourceBytes * codeRatio(platform, key)) },
+      coldCode: {
+        key, sourceBytes, bytes: Math.round(sourceBytes * codeRatio(platform, key)),
+        ...(code.loop ? { loop: loopShares } : {}),
+      },
+      loopShares,
       reads: [...new Set(r.view.args.filter((a) => !a.write).map((a) => a.tensor))],
       writes: [...new Set(r.view.args.filter((a) => a.write).map((a) => a.tensor))],
       code,
@@ -163,6 +172,8 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
       after: i > 0,
       // The layer's own C, which its cores fetch cold into the instruction cache (runtime/as/cost.ts CODE_BYTE).
       codeBytes: k.coldCode.bytes,
+      loopBefore: k.loopShares.before,
+      loopAfter: k.loopShares.after,
     })),
     l1Size: cL1ArrayBytes(tiling) || false,
     l1RecordWords: cL1RecordWords(platform, tiling),

@@ -107,7 +107,12 @@ export interface ManifestLayer {
    * The C each core fetches cold for the layer: its code key (backend/c-image.ts codeKey), its bytes without comments,
    * and the compiled bytes the AS charges for them (CODE_BYTE units a core: sourceBytes x the platform's ratio).
    */
-  code?: { key: string; sourceBytes: number; bytes: number };
+  code?: {
+    key: string; sourceBytes: number; bytes: number;
+    /** A tiled layer: its tile loop's parts before and after the kernel, in 256ths of `bytes` (runtime/as/cluster.ts
+     * layer_code: core 0 fetches them, the other cores the kernel's part only at their share). */
+    loop?: { before: number; after: number };
+  };
 }
 
 export interface ManifestLayerTiling {

@@ -18,6 +18,11 @@ export interface RenderedTiledLayer {
    * a further shape's is fetched by the cores that run it (CODE_SHAPE).
    */
   coldC: string;
+  /**
+   * Of coldC, the tile loop's C before the kernel (the cores run it before the first barrier, core 0 while the first
+   * tile's inputs come in) and after it (core 0's write-back of the first tile): runtime/as/cluster.ts layer_code.
+   */
+  loopParts: { before: string; after: string };
   /** The C path of the first shape's kernel (KernelView.codePath): the cold C's, which may differ from the whole layer's. */
   codePath?: string;
 }
@@ -73,8 +78,17 @@ export function renderTiledLayer(
     c: [...instances.map((i) => i.r.c), loopC].join('\n'),
     closures: instances.map((i) => ({ fn: i.fn, fields: i.r.view.args.map((a) => a.field), source: i.r.as })),
     coldC: [instances[0].r.c, loopC].join('\n'),
+    loopParts: loopParts(loopC),
     codePath: instances[0].r.view.codePath,
   };
+}
+
+/** The tile loop's C cut at its markers (tiled-layer.c.mustache `fg:kernel`, `fg:write-back`). */
+function loopParts(loopC: string): { before: string; after: string } {
+  const kernel = loopC.indexOf('/* fg:kernel');
+  const back = loopC.indexOf('/* fg:write-back');
+  if (kernel < 0 || back < kernel) throw new GenError('internal', 'the tile loop\'s C has lost its fg:kernel / fg:write-back markers');
+  return { before: loopC.slice(0, kernel), after: loopC.slice(back) };
 }
 
 /**

@@ -19,6 +19,15 @@ let layerDue = false;
 /** Bytes of the current layer's C (layer_code), and the cores that have fetched it since (bit c: core c). */
 let codeBytes: i32 = 0;
 let codeFetched: u32 = 0;
+/**
+ * Of codeBytes, the tile loop's before the kernel (core 0 fetches it before tile 0's transfers start: tile_loop_code;
+ * the other cores on their way to the first barrier, where they wait for those transfers anyway) and after it (core
+ * 0's first write-back: tile_store_code); neither is fetched at a core's share.
+ */
+let loopBefore: i32 = 0;
+let loopAfter: i32 = 0;
+let beforeDue = false;
+let afterDue = false;
 /** The current layer is tiled and core 0 has not yet fetched its tile loop's HAL code (CODE_TILES). */
 let tilesDue = false;
 /**
@@ -45,11 +54,15 @@ let shapeCount: i32 = 0;
  * tile loop): each core fetches it cold the first time it runs in the layer (CODE_LAYER, CODE_BYTE, CODE_TILES:
  * runtime/as/cost.ts). Called by the network skeleton after layer_begin.
  */
-export function layer_code(bytes: i32, tiled: i32): void {
+export function layer_code(bytes: i32, tiled: i32, before256: i32 = 0, after256: i32 = 0): void {
   // the layer that ends: its first kernel function and tile loop, and each further tile shape's function, taken to be
   // as large (ASSUMPTION: a shape differs from the first by its constants only)
   if (codeSinceTiles >= 0) codeSinceTiles += <f64>codeBytes * <f64>max(1, shapeCount);
   codeBytes = chip.layer_code_bytes(bytes);
+  loopBefore = tiled != 0 ? <i32>(<i64>codeBytes * <i64>min(128, max(0, before256)) / 256) : 0;
+  loopAfter = tiled != 0 ? <i32>(<i64>codeBytes * <i64>min(128, max(0, after256)) / 256) : 0;
+  beforeDue = loopBefore > 0;
+  afterDue = loopAfter > 0;
   codeFetched = 0;
   tilesDue = tiled != 0;
   nextDue = tiled != 0;
@@ -97,7 +110,7 @@ function fetchCode(core: i32): void {
   if (codeBytes > 0 && core < 32 && (codeFetched >> core & 1) == 0) {
     codeFetched |= 1 << core;
     chip.compute(CODE_LAYER, 1);
-    chip.compute(CODE_BYTE, codeBytes);
+    chip.compute(CODE_BYTE, codeBytes - loopBefore - loopAfter);
   }
 }
 
@@ -173,6 +186,20 @@ function tilesEvicted(): i32 {
 }
 /** The parts CODE_TILES charges come in: fine enough for the few hundred cycles of the whole. */
 const TILES_PARTS: i32 = 16;
+
+/** Core 0's cold fetch of the layer's tile loop before the kernel, before tile 0's transfers start (layer_code). */
+export function tile_loop_code(): void {
+  if (!beforeDue) return;
+  beforeDue = false;
+  chip.compute(CODE_BYTE, loopBefore);
+}
+
+/** Core 0's cold fetch of the layer's tile loop after the kernel, at the first tile's write-back (layer_code). */
+export function tile_store_code(): void {
+  if (!afterDue) return;
+  afterDue = false;
+  chip.compute(CODE_BYTE, loopAfter);
+}
 
 /**
  * Core 0's cold fetch of the tile loop's code for the tiles after the first (CODE_NEXT), once per layer of two tiles

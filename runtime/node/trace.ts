@@ -70,8 +70,8 @@ const BSS2_PHASE_NAMES = { in: 'inputs over the link', run: 'analog run', out: '
 interface TraceWriter {
   thread(tid: number, name: string): void;
   slice(tid: number, name: string, cat: string, start: number, end: number, args?: Record<string, unknown>): void;
-  events(): TraceEvent[];
-  hz: number;
+  /** The trace: its events, and the model, platform and clock with `other` as its otherData. */
+  finish(other: Record<string, string | number>): Trace;
 }
 
 function traceWriter(m: Manifest): TraceWriter {
@@ -83,7 +83,6 @@ function traceWriter(m: Manifest): TraceWriter {
   ];
   const slices: TraceEvent[] = [];
   return {
-    hz,
     thread(tid, name) {
       meta.push({ name: 'thread_name', ph: 'M', pid: PID, tid, args: { name } });
       meta.push({ name: 'thread_sort_index', ph: 'M', pid: PID, tid, args: { sort_index: tid } });
@@ -91,7 +90,11 @@ function traceWriter(m: Manifest): TraceWriter {
     slice(tid, name, cat, start, end, args = {}) {
       slices.push({ name, ph: 'X', cat, pid: PID, tid, ts: us(start), dur: Math.round((us(end) - us(start)) * 1e6) / 1e6, args: { ...args, startCycle: start, cycles: end - start } });
     },
-    events: () => [...meta, ...slices],
+    finish: (other) => ({
+      traceEvents: [...meta, ...slices],
+      displayTimeUnit: 'ns',
+      otherData: { model: m.model ?? '', platform: m.platform, clockHz: hz, ...other },
+    }),
   };
 }
 
@@ -155,17 +158,7 @@ export function buildTrace(m: Manifest, r: RunResult): Trace {
   for (const b of bss2) {
     w.slice(bss2Lane(cores), BSS2_PHASE_NAMES[b.phase], 'bss2', b.start, b.end, { layer: b.layer, [b.phase === 'run' ? 'macs' : 'bytes']: b.amount });
   }
-  return {
-    traceEvents: w.events(),
-    displayTimeUnit: 'ns',
-    otherData: {
-      model: m.model ?? '',
-      platform: m.platform,
-      clockHz: w.hz,
-      totalCycles: r.cycles,
-      cyclesFrom: CYCLE_SOURCE,
-    },
-  };
+  return w.finish({ totalCycles: r.cycles, cyclesFrom: CYCLE_SOURCE });
 }
 
 /** What a hart's wait is called on its track (emulator event kind wait). */
@@ -219,19 +212,7 @@ export function buildIssTrace(m: Manifest, r: IssRun): Trace {
     if (t.hartCycles[h] > at) ran(h, at, t.hartCycles[h]);
   }
   drawDevices();
-  return {
-    traceEvents: w.events(),
-    displayTimeUnit: 'ns',
-    otherData: {
-      model: m.model ?? '',
-      platform: m.platform,
-      clockHz: w.hz,
-      totalCycles: r.cycles,
-      networkCycles: r.networkCycles,
-      cyclesFrom: ISS_CYCLE_SOURCE,
-      eventsDropped: t.eventsDropped,
-    },
-  };
+  return w.finish({ totalCycles: r.cycles, networkCycles: r.networkCycles, cyclesFrom: ISS_CYCLE_SOURCE, eventsDropped: t.eventsDropped });
 }
 
 /**

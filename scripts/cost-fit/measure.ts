@@ -12,6 +12,7 @@ import type { ManifestLayer } from '../../generator/backend/manifest.js';
 import { buildC, readImageFile } from '../../runtime/node/c-build.js';
 import { layerFunctionBytes } from '../../runtime/node/code-bytes.js';
 import { runIss } from '../../runtime/node/iss-run.js';
+import { beforeAndAfterFirst, issPhases } from '../../runtime/node/phases.js';
 import { STALL } from '../../runtime/node/iss.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import type { NDArray } from '../../generator/ir/ndarray.js';
@@ -168,10 +169,16 @@ export async function measureTeam(layers: CalibrationLayer[], work: string, targ
     // Harts 1 .. cores are the cluster's cores (hart 0 the fabric controller): core 0 is hart 1.
     const workers = iss.hartStalls.slice(2).map((s) => s[STALL.fetch]);
     const perCore = as.units[COST_CLASSES.indexOf('CODE_LAYER')];
+    // The bytes of each layer's code (its functions as built, the AS's measure: code-bytes.ts), whichever core the AS
+    // charges each part of it to (cluster.ts layer_code): a worker fetches the tile loop's part before the kernel too,
+    // while it waits for core 0 at the first barrier. Averaged over the run's layers.
+    const built = as.codeBytesFrom ? [...layerFunctionBytes(as.codeBytesFrom, 'first').values()] : [];
+    const codeBytes = perCore > 0 && built.length > 0 ? built.reduce((a, b) => a + b, 0) / built.length : 0;
     runs.push({
       name: l.name, out, inputs, issCycles: iss.networkCycles, fewOutputs: l.fewOutputs === true, transfers: l.transfers,
       transferUnits: as.units[COST_CLASSES.indexOf('TRANSFER')],
-      workerFetch: Math.max(0, ...workers), codeBytes: perCore > 0 ? as.units[COST_CLASSES.indexOf('CODE_BYTE')] / perCore : 0,
+      workerFetch: Math.max(0, ...workers), codeBytes,
+      issPieces: iss.layers.map((x) => ({ layer: x.layer, pieces: beforeAndAfterFirst(issPhases(iss, x)) })),
     });
   }
   return runs;

@@ -15,6 +15,7 @@ import { COST_CLASSES, type CostClass } from '../../generator/platforms/types.js
 import { runFirmware } from '../../runtime/node/run.js';
 import type { NDArray } from '../../generator/ir/ndarray.js';
 import { nnls } from './nnls.js';
+import { asPhases, beforeAndAfterFirst } from '../../runtime/node/phases.js';
 
 /** A calibration layer's firmware for the whole team and its ISS cycles (measure.ts measureTeam). */
 export interface TeamRun {
@@ -31,6 +32,13 @@ export interface TeamRun {
   workerFetch: number;
   /** The layer's compiled bytes as the AS charges them (its CODE_BYTE units a core: cold C x the code key's ratio). */
   codeBytes: number;
+  /**
+   * Per layer of the run (its id), core 0's ISS cycles before the team's first barrier released it (the tile driving)
+   * and after (the kernel, the write-back, the join): runtime/node/phases.ts. The fixed costs are fitted to both
+   * pieces, not to their sum: a cost charged in the wrong one (the code a core fetches on its way to the first
+   * barrier, charged at its share) fits the totals as well.
+   */
+  issPieces: { layer: number; pieces: [number, number] }[];
   /** One of a pair for TRANSFER (layers.ts transferPair), and the transfers the AS charged it (its TRANSFER units). */
   transfers?: 'few' | 'many';
   transferUnits?: number;
@@ -68,22 +76,38 @@ async function asCycles(runs: TeamRun[], costs: Record<CostClass, number>, bankS
 }
 
 /**
+ * The AS's pieces of each run under `costs` (TeamRun.issPieces' layers, each before and after the first barrier's
+ * release), flattened in that order; a layer the AS run lacks counts 0 in both.
+ */
+async function asPieces(runs: TeamRun[], costs: Record<CostClass, number>, bankSkew?: number): Promise<number[][]> {
+  const out: number[][] = [];
+  for (const run of runs) {
+    const r = await runFirmware(run.out, run.inputs, { costs: COST_CLASSES.map((c) => costs[c]), bankSkew, builtCode: true });
+    out.push(run.issPieces.flatMap((p) => beforeAndAfterFirst(asPhases(r, p.layer) ?? [0, 0])));
+  }
+  return out;
+}
+
+/**
  * The fixed costs `classes` that, with the other classes at `costs`, bring the team runs' AS cycles closest to their
- * ISS cycles (least squares on relative errors, non-negative), in whole cycles; starting from `costs`' own values.
+ * ISS cycles, each layer's before and after the team's first barrier (least squares on errors relative to the run's
+ * cycles, non-negative), in whole cycles; starting from `costs`' own values.
  * `bankSkew`: the bank replay's start skew the AS runs use (skew.ts; fitted beside the table).
  */
 export async function fixedOnTeam(team: TeamRun[], costs: Record<CostClass, number>, classes: readonly CostClass[], hand: Record<CostClass, number>, bankSkew?: number): Promise<Map<CostClass, number>> {
   const runs = team.filter((r) => r.fewOutputs);
   let current = { ...costs };
+  // One row per piece of each run: its ISS cycles, the run's cycles to weigh it by.
+  const target = runs.flatMap((r) => r.issPieces.flatMap((p) => p.pieces.map((v) => ({ v, scale: r.issCycles }))));
   for (let round = 0; round < 8; round++) {
-    const base = await asCycles(runs, current, bankSkew);
-    const slope: number[][] = runs.map(() => []);
+    const base = (await asPieces(runs, current, bankSkew)).flat();
+    const slope: number[][] = target.map(() => []);
     for (const c of classes) {
-      const moved = await asCycles(runs, { ...current, [c]: current[c] + probeOf(c) }, bankSkew);
+      const moved = (await asPieces(runs, { ...current, [c]: current[c] + probeOf(c) }, bankSkew)).flat();
       moved.forEach((m, i) => slope[i].push((m - base[i]) / probeOf(c)));
     }
-    const A = [...runs.map((r, i) => slope[i].map((s) => s / r.issCycles)), ...classes.map((c, j) => classes.map((__, k) => (k === j ? TIE_BREAK * unitsOf(c) : 0)))];
-    const b = [...runs.map((r, i) => (r.issCycles - base[i] + classes.reduce((s, c, j) => s + slope[i][j] * current[c], 0)) / r.issCycles), ...classes.map((c) => TIE_BREAK * unitsOf(c) * hand[c])];
+    const A = [...target.map((t, i) => slope[i].map((s) => s / t.scale)), ...classes.map((c, j) => classes.map((__, k) => (k === j ? TIE_BREAK * unitsOf(c) : 0)))];
+    const b = [...target.map((t, i) => (t.v - base[i] + classes.reduce((s, c, j) => s + slope[i][j] * current[c], 0)) / t.scale), ...classes.map((c) => TIE_BREAK * unitsOf(c) * hand[c])];
     const x = nnls(A, b);
     const next = { ...current };
     classes.forEach((c, j) => (next[c] = Math.round(x[j] * teamStepOf(c)) / teamStepOf(c)));

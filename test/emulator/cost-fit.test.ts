@@ -125,7 +125,7 @@ test('the code every core of a team fetches: CODE_LAYER + bytes x CODE_BYTE from
   // Waits of 640 cycles a layer + 3/32 a byte, on few-output layers of 1,700 to 10,000 bytes of C; a large layer's
   // repeated misses (not few outputs) and a run without a wait (no instruction cache) do not count.
   const run = (codeBytes: number, fewOutputs = true, wait = 640 + (codeBytes * 3) / 32) =>
-    ({ name: `${codeBytes}`, out: '', inputs: [], issCycles: 0, fewOutputs, workerFetch: wait, codeBytes });
+    ({ name: `${codeBytes}`, out: '', inputs: [], issCycles: 0, fewOutputs, workerFetch: wait, codeBytes, issPieces: [] });
   const code = measuredFromWorkerFetch([run(1700), run(3200), run(4600), run(10000), run(9000, false, 12000), run(5000, true, 0)]);
   assert.equal([...code], [['CODE_LAYER', 640], ['CODE_BYTE', 3 / 32]]);
   assert.is(measuredFromWorkerFetch([run(3000, true, 0)]).size, 0);
@@ -133,7 +133,7 @@ test('the code every core of a team fetches: CODE_LAYER + bytes x CODE_BYTE from
 
 test('TRANSFER by difference: none without pairs; a pair the planner no longer cuts two ways, or without its other half, is an error', async () => {
   const run = (name: string, transfers: 'few' | 'many', transferUnits: number): TeamRun =>
-    ({ name, out: '', inputs: [], issCycles: 9000, fewOutputs: false, workerFetch: 0, codeBytes: 0, transfers, transferUnits });
+    ({ name, out: '', inputs: [], issCycles: 9000, fewOutputs: false, workerFetch: 0, codeBytes: 0, issPieces: [], transfers, transferUnits });
   const costs = HAND_COUNTS as Record<CostClass, number>;
   assert.is(await transferByDifference([], costs), undefined);
   const alike = [run('t', 'few', 21), run(`t${MANY_TRANSFERS}`, 'many', 21)];

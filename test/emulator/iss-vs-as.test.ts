@@ -77,11 +77,15 @@ import { layerRatios } from '../helpers/layer-ratios.js';
  * with N-EUREKA (docs/timing.md "Only the code that runs"). Then the elementwise loops by post-increment, refitted:
  * 43 of 45 (97 of 102), 62 of 65 with N-EUREKA. Then the N-EUREKA tile loop's core work charged where the C does it
  * (NPU_JOB, NPU_TILE, docs/neureka.md "Tile loop"): 62 of 65 with N-EUREKA still (the bench's 168 -> 171 of 177).
+ * Then (2026-12-04) a layer's code charged where the C fetches it (its tile loop's part before the kernel on core
+ * 0 before tile 0's transfers, after it at the first write-back) and the team's fixed costs fitted to each layer's
+ * cycles before and after the first barrier (runtime/node/phases.ts): Siracusa 43 -> 45 of 45 (the two classifier
+ * GEMMs in), 97 -> 98 of 102 with the MLPerf-class models.
  */
 const MODELS = ['CNN_Linear1', 'CNN_Linear2', 'miniMobileNet', 'miniMobileNetv2', 'EEGFormer'];
 /** Per configuration: its platform and options, the Models' layers it runs, and the ratchet on those within 10 %. */
 const CONFIGS = [
-  { name: 'siracusa', platform: 'siracusa', options: {}, layers: 45, within: 43 },
+  { name: 'siracusa', platform: 'siracusa', options: {}, layers: 45, within: 45 },
   { name: 'generic', platform: 'generic', options: {}, layers: 45, within: 45 },
   { name: 'siracusa --engines cluster+npu', platform: 'siracusa', options: { engines: 'cluster+npu' }, layers: 65, within: 62 },
 ];
