@@ -299,12 +299,14 @@ export const NORM_SUM_WIDE: i32 = 61;
  * the layer: every layer's code is its own (specialised to its shapes), so none of it is cached when the layer
  * starts. Its lines are about a fixed part (CODE_LAYER) and a part per compiled byte (CODE_BYTE: the layer's cold C,
  * its kernel or its tile loop and first tile shape, comments left out, times the bytes gcc makes of a byte of that
- * kernel's C path, measured by the fit: Platform.codeRatios, backend/c-image.ts), charged once per core and layer; and for a tiled
- * layer the tile loop's code that every tiled layer shares (the record walkers, runtime/c/include/firmgen_tiles.h
- * FG_TILE_SHARED, and the DMA HAL), on core 0, which drives the tiles: a unit of CODE_TILES is a sixteenth of its cold
- * fetch, charged for the part the code fetched since its last run has evicted from the instruction cache (all of it at
- * a run's first tiled layer; runtime/as/cluster.ts tilesEvicted). The C's cycles for them are the RV32 core's
- * instruction-fetch stalls (emulator/assembly/iss/icache.ts). 0 where the ISS models no instruction cache.
+ * kernel's C path, measured by the fit: Platform.codeRatios, backend/c-image.ts), charged once per core and layer (a
+ * tiled layer's tile loop parts before and after its kernel on core 0 alone, where the C runs them: cluster.ts
+ * layer_code); and for a tiled layer the tile loop's code that every tiled layer shares (the record walkers,
+ * runtime/c/include/firmgen_tiles.h FG_TILE_SHARED, and the DMA HAL), on core 0, which drives the tiles: a unit of
+ * CODE_TILES is a sixteenth of its cold fetch, charged for the part the code fetched since its last run has evicted
+ * from the instruction cache (all of it at a run's first tiled layer; runtime/as/cluster.ts tilesEvicted). The C's
+ * cycles for them are the RV32 core's instruction-fetch stalls (emulator/assembly/iss/icache.ts). 0 where the ISS
+ * models no instruction cache.
  */
 export const CODE_BYTE: i32 = 62;
 export const CODE_LAYER: i32 = 63;
