@@ -154,6 +154,6 @@ export {
   iss_stalls, iss_fault_kind, iss_fault_hart, iss_fault_pc, iss_fault_insn, iss_fault_addr, iss_fault_size,
   iss_fault_region, iss_console_ptr, iss_console_length, iss_console_clear,
   iss_host_input, iss_host_output, iss_host_output_length, iss_cluster_config, iss_icache_config, iss_cluster_run, iss_cluster_stop_hart,
-  iss_bank_conflicts, iss_icache_misses, iss_icache_line_cycles, iss_cluster_marks, iss_cluster_mark_count, iss_cluster_stack, iss_profile, iss_profile_flush, iss_profile_hart,
+  iss_bank_conflicts, iss_icache_misses, iss_icache_line_cycles, iss_cluster_marks, iss_cluster_mark_count, iss_cluster_stack, iss_profile, iss_profile_flush, iss_profile_hart, iss_profile_window,
   iss_npu_config, iss_npu_finish, iss_l3_config, iss_l3_copy_cycles, iss_device_hart,
 } from "./iss/api";

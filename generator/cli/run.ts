@@ -32,7 +32,8 @@ interface RunFlags {
   maxCycles: string;
   timeout: string;
   quant?: string;
-  hotspots?: boolean;
+  /** true, or a layer id (the profile within that layer's cycles). */
+  hotspots?: boolean | string;
 }
 
 /**
@@ -104,10 +105,19 @@ async function runSample(dir: string, manifest: Manifest, inputs: NDArray[], o: 
   if (o.on === 'host') return { outputs: runHostC(dir, inputs) };
   if (o.on === 'qemu') return { outputs: runQemu(dir, inputs).outputs };
   if (o.on === 'iss') {
-    const r = await runIss(dir, inputs, { hotspots: first && o.hotspots === true });
+    const layer = typeof o.hotspots === 'string' ? hotspotLayer(o.hotspots, manifest) : undefined;
+    let r = await runIss(dir, inputs, { hotspots: first && o.hotspots !== undefined && layer === undefined });
+    let within: string | undefined;
+    if (first && layer !== undefined) {
+      // The layer's span from this run's marks, then the same (deterministic) run profiled within it.
+      const span = r.layers.find((l) => l.layer === layer);
+      if (!span) throw new GenError('input', `--hotspots ${layer}: the run marked no such layer`);
+      r = await runIss(dir, inputs, { hotspots: true, hotspotWindow: [span.start, span.end] });
+      within = `within layer ${layer} (cycles ${span.start} .. ${span.end})`;
+    }
     if (first) {
       console.log(formatIssProfile(r, manifest.clockHz));
-      if (r.hotspots) console.log(`\n${formatHotspots(r.hotspots)}\n`);
+      if (r.hotspots) console.log(`\n${formatHotspots(r.hotspots, 15, within)}\n`);
       if (o.trace) writeFileSync(o.trace, JSON.stringify(buildIssTrace(manifest, r)));
       console.log(`Cycles: ${r.networkCycles}`);
     }
@@ -178,6 +188,15 @@ function outputSummary(m: Manifest, outputs: NDArray[]): string[] {
   });
 }
 
+/** `--hotspots <layer>`: a layer id of the firmware's manifest. */
+function hotspotLayer(text: string, manifest: Manifest): number {
+  const id = Number(text);
+  if (!/^\d+$/.test(text) || !manifest.layers.some((l) => l.id === id)) {
+    throw new GenError('input', `--hotspots ${printable(text, 40)}: expected a layer id of the firmware (${manifest.layers.map((l) => l.id).slice(0, 12).join(', ')}${manifest.layers.length > 12 ? ', ...' : ''})`);
+  }
+  return id;
+}
+
 function positive(text: string, flag: string): number {
   const v = Number(text);
   if (!Number.isFinite(v) || v < 0) throw new GenError('input', `${flag} ${printable(text, 40)}: expected a number >= 0 (0: no bound)`);
@@ -204,7 +223,7 @@ export function runCommand(program: Command): void {
     .option('--trace <json>', 'write a Chrome/Perfetto trace (open in ui.perfetto.dev): one track per core, layers and kernels as slices (with --on iss: what each hart ran and waited for, measured on the rv32 ELF)')
     .option('--report <html>', 'write a self-contained HTML page: per-layer table, timeline, memory plan')
     .option('--on <where>', 'emulator (AssemblyScript firmware in the chip emulator), host (the C built with the host compiler), qemu (the C built for bare-metal rv32, run by qemu-system-riscv32) or iss (that rv32 ELF on the emulator\'s cycle-counting RV32 core: per-layer cycles of the C itself)', 'emulator')
-    .option('--hotspots', 'with --on iss: where the cycles went, by function and by instruction (every hart, stalls and sleep included)')
+    .option('--hotspots [layer]', 'with --on iss: where the cycles went, by function and by instruction (every hart, stalls and sleep included); with a layer id, within that layer\'s cycles only')
     .option('--quant <json>', 'quantization of the model (model.quant.json): float inputs are quantized with it (default: the firmware folder\'s model.int8.quant.json, when there is one)')
     .option('--max-cycles <n>', 'emulator watchdog: stop with a fault when any core passes this many cycles (0: none)', String(DEFAULT_MAX_CYCLES))
     .option('--timeout <s>', 'emulator: stop when the emulation runs longer than this many seconds of wall time (0: none)', String(DEFAULT_TIMEOUT_S))
@@ -226,6 +245,7 @@ export function runCommand(program: Command): void {
       const timeoutS = positive(o.timeout, '--timeout');
       // Everything the run reads or writes is checked first: a bad path fails at once, not after the whole run.
       const manifest = readManifest(dir);
+      if (typeof o.hotspots === 'string') hotspotLayer(o.hotspots, manifest);
       const given = quantizeFloatInputs(dir, manifest, inputArrays(o.inputs, manifest), o.quant);
       for (const n of given.notes) console.log(`note: ${n}`);
       const inputs = given.arrays;

@@ -109,9 +109,9 @@ function disassemble(elf: string, pcs: number[]): Map<number, string> {
 }
 
 /** The hotspot tables: functions (share of all harts' cycles), then the hottest instructions. */
-export function formatHotspots(h: Hotspots, functions = 15): string {
+export function formatHotspots(h: Hotspots, functions = 15, within?: string): string {
   const pct = (c: number): string => `${(100 * c / (h.total || 1)).toFixed(1)}%`;
-  const lines = ['Hotspots (cycles of every hart, stalls and sleep included, by function):'];
+  const lines = [`Hotspots (cycles of every hart${within ? ` ${within}` : ''}, stalls and sleep included, by function):`];
   const w = Math.max(8, ...h.functions.slice(0, functions).map((f) => f.name.length));
   lines.push(`${'function'.padEnd(w)}  ${'cycles'.padStart(11)}  ${'share'.padStart(6)}  ${'instrs'.padStart(11)}  cyc/instr`);
   for (const f of h.functions.slice(0, functions)) {

@@ -106,6 +106,8 @@ export interface IssOptions {
   hotspotHart?: number;
   /** How many of the hottest instructions the profile lists (default 12). */
   hotInstructions?: number;
+  /** Profile only the instructions that start in these cycles [from, to) (a layer's span, IssLayer start and end). */
+  hotspotWindow?: [number, number];
 }
 
 interface Mapped { base: number; size: number; linear: number }
@@ -216,6 +218,7 @@ export async function runIss(outDir: string, inputs: NDArray[], options: IssOpti
   const span = options.hotspots ? codeSpan(elf) : undefined;
   const profileBuf = span ? startProfile(emu, span) : 0;
   if (span && options.hotspotHart !== undefined) emu.iss_profile_hart(options.hotspotHart);
+  if (span && options.hotspotWindow) emu.iss_profile_window(options.hotspotWindow[0], options.hotspotWindow[1]);
   const t0 = performance.now();
   let console = '';
   let stop: number;

@@ -53,6 +53,7 @@ export interface IssExports extends EventLogExports {
   iss_profile(buf: number, base: number, size: number): void;
   iss_profile_flush(): void;
   iss_profile_hart(hart: number): void;
+  iss_profile_window(lo: number, hi: number): void;
   iss_npu_config(l1: number, mram: number, sram: number, nms: number): void;
   iss_npu_finish(): number;
   iss_l3_config(l2: number, l3: number): void;

@@ -82,6 +82,21 @@ test('--hotspots: from another folder, the functions and hottest instructions; w
   assert.is(bad.stdout, '', 'nothing ran');
 });
 
+test('--hotspots <layer>: the profile within that layer; a layer the firmware lacks is one line, exit 2', () => {
+  const src = join(DEEPLOY, 'Models', 'CNN_Linear1');
+  const out = relative(cwd, join(work, 'Models_CNN_Linear1-generic'));
+  const inputs = relative(cwd, join(src, 'inputs.npz'));
+  const r = gen('run', out, '--inputs', inputs, '--on', 'iss', '--hotspots', '2');
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /Hotspots \(cycles of every hart within layer 2 \(cycles \d+ \.\. \d+\)/);
+  const fns = [...r.stdout.matchAll(/^(L_\d+)_\w+ +\d+ /gm)].map((m) => m[1]);
+  assert.ok(fns.length > 0 && fns.every((f) => f === 'L_2'), `only layer 2's functions: ${fns.join(', ')}`);
+  const bad = gen('run', out, '--inputs', inputs, '--on', 'iss', '--hotspots', '999');
+  assert.is(bad.code, 2, bad.stderr);
+  assert.match(bad.stderr.trim(), /^error: --hotspots 999: expected a layer id of the firmware \(0, /);
+  assert.is(bad.stderr.trim().split('\n').length, 1);
+});
+
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
 test.run();

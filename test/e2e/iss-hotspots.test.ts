@@ -2,7 +2,7 @@
  * `gen run --on iss --hotspots`: every cycle of every hart is charged to exactly one instruction address (the
  * profile's total equals the harts' own counters, instructions too), the profile does not change the run, and the
  * names come from the ELF: on a conv model the layer functions are where the cluster works and the event unit's
- * barrier load is where it sleeps.
+ * barrier load is where it sleeps; within one layer's span only that layer's functions run.
  */
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -38,6 +38,19 @@ for (const platform of ['siracusa', 'generic']) {
       assert.ok(h.functions.some((x) => x.name === 'hal_barrier' && x.cycles > 0), 'cores wait at barriers');
     }
     assert.match(formatHotspots(h), /Hottest instructions:/);
+
+    // Within one layer's span (`--hotspots <layer>`): that layer's function and none of the others'; its cycles there
+    // are what the whole-run profile gave it, its instructions too (it runs nowhere else).
+    const last = r.layers[r.layers.length - 1];
+    const w = (await runIss(out, inputs, { hotspots: true, hotspotWindow: [last.start, last.end] })).hotspots!;
+    const own = new RegExp(`^L_${last.layer}_`);
+    const names = w.functions.filter((x) => /^L_\d+_/.test(x.name)).map((x) => x.name);
+    assert.ok(names.length > 0 && names.every((n) => own.test(n)), `only layer ${last.layer}'s functions: ${names.join(', ')}`);
+    for (const fn of w.functions.filter((x) => own.test(x.name))) {
+      const whole = h.functions.find((x) => x.name === fn.name)!;
+      assert.is(fn.instructions, whole.instructions, `${fn.name}: its instructions all inside the layer`);
+    }
+    assert.ok(w.total < h.total / 2, 'a part of the run');
   });
 }
 

@@ -22,8 +22,8 @@ import { clearFault } from "../fault";
 export { iss_npu_config, iss_npu_finish } from "./npu";
 export { iss_device_hart } from "./mmio";
 export { iss_l3_config, iss_l3_copy_cycles } from "./l3";
-import { iss_profile, iss_profile_hart } from "./profile";
-export { iss_profile, iss_profile_hart };
+import { iss_profile, iss_profile_hart, iss_profile_window } from "./profile";
+export { iss_profile, iss_profile_hart, iss_profile_window };
 export { iss_cluster_config, iss_icache_config, iss_cluster_mark_count, iss_cluster_marks, iss_cluster_run, iss_cluster_stack, iss_cluster_stop_hart } from "./cluster";
 
 /** Clears regions, code windows, every hart's state, the fault record and the console. */

@@ -259,7 +259,8 @@ export function flushProfile(): void {
   for (let h = 0; h < MAX_HARTS; h++) {
     if (profileHart >= 0 && profileHart != h) continue;
     const pc = load<u32>(hp(h) + H_PROF_PC);
-    profileCharge(pc, hartCycles(h) - load<i64>(hp(h) + H_PROF_CYC), load<i32>(hp(h) + H_PROF_RETIRED));
+    const started = load<i64>(hp(h) + H_PROF_CYC);
+    profileCharge(pc, started, hartCycles(h) - started, load<i32>(hp(h) + H_PROF_RETIRED));
     store<u32>(hp(h) + H_PROF_PC, 1);
     store<i32>(hp(h) + H_PROF_RETIRED, 0);
   }
@@ -555,7 +556,7 @@ export function run(h: i32, budget: i32): i32 {
     if (prof) {
       // the previous instruction's cycles end where this one starts (its stalls, and any sleep since, are charged)
       const now = cyclesAt(n);
-      profileCharge(profPc, now - profCyc, profRetired);
+      profileCharge(profPc, profCyc, now - profCyc, profRetired);
       profPc = pc;
       profCyc = now;
       profRetired = 1;
