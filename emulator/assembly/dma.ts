@@ -29,7 +29,7 @@ import {
 const CMD_TO_L1: i32 = 1 << 17;
 const CMD_2D_EXT: i32 = 1 << 19;
 const CMD_2D_L1: i32 = 1 << 23;
-const INFO_CHANNEL_SHIFT: i32 = 24;
+export const INFO_CHANNEL_SHIFT: i32 = 24;
 // Register accesses on the core's demux port, one cycle each (HARDWARE.md "core timing": load/store 1): alloc reads
 // `cmd`, free writes `status`; a copy writes command, L1 and external address, plus size and stride for each 2-D side
 // (Deeploy mchan_v7.h, mchan_transfer_2d_*). A wait is charged nothing: the core sleeps until the completion event.

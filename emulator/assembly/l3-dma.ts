@@ -10,7 +10,7 @@ import { msgBegin, msgDec, msgText, raise } from "./fault";
 import { msgAddress, region_linear_base, region_size, regionAt } from "./regions";
 
 /** Event detail (events.ts, kind 5): bits 0..23 the bytes, bit 24 the direction (set: L2 to L3). */
-const DETAIL_TO_L3: i32 = 1 << 24;
+export const DETAIL_TO_L3: i32 = 1 << 24;
 
 let enabled = false;
 let l2Region: i32 = -1;

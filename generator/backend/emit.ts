@@ -122,8 +122,7 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
     // Of it, the tile loop's parts before and after the kernel in 256ths: their C's share of the cold C's bytes
     // (ASSUMPTION: gcc makes as many bytes of a byte of either as of the whole; a conv's loop 20 % of the C, 28 % of
     // the compiled bytes, CNN_Linear1). Fetched where the C runs them (runtime/as/cluster.ts layer_code).
-    const share = (part: string | undefined): number => (part && sourceBytes > 0 ? Math.min(128, Math.round((256 * codeBytes(part)) / sourceBytes)) : 0);
-    const loopShares = { before: share(code.loop?.before), after: share(code.loop?.after) };
+    const share = (part: string): number => (sourceBytes > 0 ? Math.min(128, Math.round((256 * codeBytes(part)) / sourceBytes)) : 0);
     return {
       id: l.id,
       fn,
@@ -131,9 +130,8 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
       macs: r.view.macs,
       coldCode: {
         key, sourceBytes, bytes: Math.round(sourceBytes * codeRatio(platform, key)),
-        ...(code.loop ? { loop: loopShares } : {}),
+        ...(code.loop ? { loop: { before: share(code.loop.before), after: share(code.loop.after) } } : {}),
       },
-      loopShares,
       reads: [...new Set(r.view.args.filter((a) => !a.write).map((a) => a.tensor))],
       writes: [...new Set(r.view.args.filter((a) => a.write).map((a) => a.tensor))],
       code,
@@ -172,8 +170,8 @@ export function emitFirmware({ graph, layers, plan, platform, tiling, elsewhere,
       after: i > 0,
       // The layer's own C, which its cores fetch cold into the instruction cache (runtime/as/cost.ts CODE_BYTE).
       codeBytes: k.coldCode.bytes,
-      loopBefore: k.loopShares.before,
-      loopAfter: k.loopShares.after,
+      loopBefore: k.coldCode.loop?.before ?? 0,
+      loopAfter: k.coldCode.loop?.after ?? 0,
     })),
     l1Size: cL1ArrayBytes(tiling) || false,
     l1RecordWords: cL1RecordWords(platform, tiling),

@@ -105,7 +105,8 @@ async function runSample(dir: string, manifest: Manifest, inputs: NDArray[], o: 
   if (o.on === 'host') return { outputs: runHostC(dir, inputs) };
   if (o.on === 'qemu') return { outputs: runQemu(dir, inputs).outputs };
   if (o.on === 'iss') {
-    const layer = typeof o.hotspots === 'string' ? hotspotLayer(o.hotspots, manifest) : undefined;
+    // checked against the manifest before the run (hotspotLayer)
+    const layer = typeof o.hotspots === 'string' ? Number(o.hotspots) : undefined;
     let r = await runIss(dir, inputs, { hotspots: first && o.hotspots !== undefined && layer === undefined });
     let within: string | undefined;
     if (first && layer !== undefined) {

@@ -30,7 +30,7 @@ export interface TeamRun {
    * a core that runs the layer's kernel and nothing else, its code fetched cold. 0 on a team of one.
    */
   workerFetch: number;
-  /** The layer's compiled bytes as the AS charges them (its CODE_BYTE units a core: cold C x the code key's ratio). */
+  /** The layer's compiled bytes as built (its functions in the rv32 image; averaged over a run of several layers). */
   codeBytes: number;
   /**
    * Per layer of the run (its id), core 0's ISS cycles before the team's first barrier released it (the tile driving)
@@ -71,9 +71,13 @@ const unitsOf = (c: CostClass): number => (c === 'CODE_TILES' ? 16 : 1);
  */
 async function asCycles(runs: TeamRun[], costs: Record<CostClass, number>, bankSkew?: number): Promise<number[]> {
   const cycles: number[] = [];
-  for (const run of runs) cycles.push((await runFirmware(run.out, run.inputs, { costs: COST_CLASSES.map((c) => costs[c]), bankSkew, builtCode: true })).cycles);
+  for (const run of runs) cycles.push((await runAs(run, costs, bankSkew)).cycles);
   return cycles;
 }
+
+/** A team run's AS firmware under `costs`, its code priced as built. */
+const runAs = (run: TeamRun, costs: Record<CostClass, number>, bankSkew?: number) =>
+  runFirmware(run.out, run.inputs, { costs: COST_CLASSES.map((c) => costs[c]), bankSkew, builtCode: true });
 
 /**
  * The AS's pieces of each run under `costs` (TeamRun.issPieces' layers, each before and after the first barrier's
@@ -82,7 +86,7 @@ async function asCycles(runs: TeamRun[], costs: Record<CostClass, number>, bankS
 async function asPieces(runs: TeamRun[], costs: Record<CostClass, number>, bankSkew?: number): Promise<number[][]> {
   const out: number[][] = [];
   for (const run of runs) {
-    const r = await runFirmware(run.out, run.inputs, { costs: COST_CLASSES.map((c) => costs[c]), bankSkew, builtCode: true });
+    const r = await runAs(run, costs, bankSkew);
     out.push(run.issPieces.flatMap((p) => beforeAndAfterFirst(asPhases(r, p.layer) ?? [0, 0])));
   }
   return out;

@@ -20,6 +20,7 @@ import { MAX_HARTS } from "./harts";
 import { FAULT_DMA } from "./faults";
 import { extentOf, RECORD_BYTES, Transfer, walk } from "../dma-transfer";
 import { outerLayer, recordDma } from "../events";
+import { INFO_CHANNEL_SHIFT } from "../dma";
 import { DMA_BYTES_PER_CYCLE, DMA_LATENCY_CYCLES, DMA_QUEUE_PER_CORE } from "../chips/siracusa";
 
 export const MCHAN_BASE: u32 = 0x1020_4400;
@@ -188,6 +189,6 @@ function issue(hart: i32, cmd: u32, l1: u32, ext: u32, rest: usize, now: i64): v
   t.end = begin + DMA_LATENCY_CYCLES + walk(t, DMA_BYTES_PER_CYCLE, false);
   if (t.toL1 != 0) freeToL1 = t.end;
   else freeFromL1 = t.end;
-  // The trace's record (events.ts kind dma): the command word's bits with the channel in bits 24..27, as dma.ts's.
-  recordDma(hart, outerLayer(), <i32>(cmd & 0x00ff_ffff) | (ch << 24), begin, t.end);
+  // The trace's record (events.ts kind dma): the command word's bits with the channel above them, as dma.ts's.
+  recordDma(hart, outerLayer(), <i32>(cmd & 0x00ff_ffff) | (ch << INFO_CHANNEL_SHIFT), begin, t.end);
 }

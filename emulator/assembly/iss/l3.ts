@@ -17,7 +17,7 @@ import { deviceSetDmaWait, deviceSetStatus, DEV_BAD_OFFSET } from "./mmio";
 import { regionBase, regionLinear, regionSize } from "./memory";
 import { msgLayer, outerLayer, recordL3 } from "../events";
 import { msgBegin, msgDec, msgHex, msgText, raise } from "../fault";
-import { l3CopyCycles } from "../l3-dma";
+import { DETAIL_TO_L3, l3CopyCycles } from "../l3-dma";
 import { L3_BURST_BYTES, L3_BURST_LATENCY, L3_BYTES_DEN, L3_BYTES_NUM, L3_SETUP } from "../chips/siracusa";
 
 export const L3DMA_BASE: u32 = 0x1a10_2000;
@@ -107,6 +107,6 @@ export function l3DevWrite(hart: i32, offset: u32, size: i32, value: i32, now: i
   else memory.copy(l2, l3, <usize>n);
   const cycles = <i64>iss_l3_copy_cycles(<i32>n);
   deviceSetDmaWait(cycles);
-  // The trace's record (events.ts kind l3: bytes, bit 24 to L3), on the caller's clock as it sleeps through the copy.
-  recordL3(hart, outerLayer(), <i32>n | (toL3 ? 1 << 24 : 0), now, now + cycles);
+  // The trace's record (events.ts kind l3, l3-dma.ts's detail), on the caller's clock as it sleeps through the copy.
+  recordL3(hart, outerLayer(), <i32>n | (toL3 ? DETAIL_TO_L3 : 0), now, now + cycles);
 }
