@@ -1,7 +1,7 @@
 /**
  * `npm run bench:first-layer`: what a layer pays for being a run's first. The cost fit measures its fixed costs on
  * calibration runs of one layer, and a network's later layers find some of the cluster's state warm (the runtime's
- * and the tile loop's shared code in the instruction cache); the calibration also runs four of its few-output
+ * and the tile loop's shared code in the instruction cache); the calibration also runs some of its few-output
  * layers after another (scripts/cost-fit/layers.ts afterAnother). Per such layer, on Siracusa's whole team: the ISS
  * cycles of the layer alone and after another, with core 0's pieces (runtime/node/phases.ts: before the first
  * barrier's release | between the barriers | after) and the lines its cores brought from L2, and the AS cycles of
@@ -14,7 +14,7 @@ import { calibrationFor } from '../scripts/cost-fit/layers.js';
 import { fitTarget } from '../scripts/cost-fit/targets.js';
 import { runOnTeam } from '../scripts/cost-fit/measure.js';
 import { AFTER_ANOTHER } from '../scripts/cost-fit/fit.js';
-import { asPhases, issPhases } from '../runtime/node/phases.js';
+import { issPhases } from '../runtime/node/phases.js';
 
 const target = fitTarget('siracusa');
 const layers = calibrationFor(target);
@@ -27,14 +27,13 @@ async function lastLayer(name: string, dir: string) {
   const { iss, as } = await runOnTeam(l, dir, target);
   const il = iss.layers[iss.layers.length - 1];
   const al = as.layers[as.layers.length - 1];
-  return { iss: il.cycles, pieces: issPhases(iss, il), lines: il.icacheMisses?.[1] ?? 0, as: al.cycles, asPieces: asPhases(as, al.layer) ?? [] };
+  return { iss: il.cycles, pieces: issPhases(iss, il), lines: il.icacheMisses?.[1] ?? 0, as: al.cycles };
 }
 
 try {
   console.log('layer                                   ISS alone (pieces; L2 lines)        ISS after another (pieces; L2 lines)  AS alone  AS after  ISS gap  AS gap');
   const pairs = layers.filter((l) => l.name.endsWith(AFTER_ANOTHER)).map((l) => [l.name.slice(0, -AFTER_ANOTHER.length), l.name]);
   for (const [i, [alone, after]] of pairs.entries()) {
-    if (!layers.some((l) => l.name === alone)) continue;
     const a = await lastLayer(alone, join(work, `a${i}`));
     const b = await lastLayer(after, join(work, `b${i}`));
     const fmt = (r: typeof a) => `${r.iss} (${r.pieces.join('/')}; ${r.lines})`;
