@@ -45,19 +45,23 @@ function exprOps(e: Expr): number {
 }
 
 /**
- * What one element of a fused expression costs on a core whose clamp branches (no p.clip), in the instructions its C
- * runs: its ALU operations less its 32-bit clamps (ELEM_OP units), its operands loaded per element (ELEM_LOAD), and
- * the clamps' tests in instructions (CLIP_TEST units, kernels/common.ts clampTestUnits: none for a clamp the
- * operands' ranges leave out, which the C does not run). On a core with p.clip a clamp is one ELEM_OP, as elementOps counts it
- * (an elided clamp too: left, docs/timing.md).
+ * What one element of a fused expression costs in the instructions its C runs: its ALU operations (ELEM_OP units),
+ * its operands loaded per element (ELEM_LOAD), and on a core whose clamp branches (no p.clip) the clamps' tests in
+ * instructions (CLIP_TEST units, kernels/common.ts clampTestUnits), its 32-bit clamps then not among the ALU
+ * operations. A clamp the operands' ranges leave out is no instruction on either core (backend/expr.ts emits none).
+ * On a core with p.clip an emitted clamp is one ELEM_OP. Until 2026-12-04 the elided clamps counted as ELEM_OPs on
+ * that core: the fit then priced an ALU operation at 0.61 cycles (the calibration's requantized joins elide some of
+ * theirs), and ResNet-8's scaled residual Adds, whose seven operations are seven instructions, ran at 1.11 x their
+ * charge on every tile after the first (rv32 ELF's disassembly: 3 mul, 2 add, sra, p.clipu an element).
  */
 export function elementCharges(e: Expr, leafRanges: readonly IntRange[], leafStrides: readonly number[][], clampBranches: boolean, out: DType): { ops: number; clampTests: number; loads: number } {
-  if (!clampBranches) return elementOps(e, leafStrides);
   const emitted = emitExpr(e, leafRanges.map((range, k) => ({ name: `v${k}`, range })));
+  const loads = streamedLeaves(leafStrides);
+  if (!clampBranches) return { ops: exprOps(e) - emitted.clampsElided, clampTests: 0, loads };
   return {
     ops: exprOps(e) - emitted.clampsElided - emitted.clampsEmitted,
     clampTests: clampTestUnits(emitted, out),
-    loads: streamedLeaves(leafStrides),
+    loads,
   };
 }
 
