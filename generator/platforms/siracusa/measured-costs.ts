@@ -6,65 +6,65 @@ import type { CoreCosts } from '../types.js';
 /** Cycles per unit of the classes the calibration measures; the others are the platform's hand counts. */
 export const MEASURED: Partial<CoreCosts> = {
   MAC_CONV: 0.46875, // hand count 0.4375
-  MAC_DW: 0.5, // hand count 0.75
+  MAC_DW: 0.75, // hand count 0.75
   MAC_GEMM: 0.4375, // hand count 0.625
   ELEMENT: 2.5, // hand count 4
-  REQUANT: 8.703125, // hand count 7
-  COPY_BYTE: 9.625, // hand count 0.5
+  REQUANT: 8.6875, // hand count 7
+  COPY_BYTE: 9.640625, // hand count 0.5
   SOFTMAX_ELEM: 42.84375, // hand count 18
   NORM_ELEM: 30.640625, // hand count 14
   MOVE_ELEM: 4.140625, // hand count 4
   POOL_TAP: 12.234375, // hand count 4
   CONV_UNIT: 85.890625, // hand count 0
   ELEM_OP: 0.796875, // hand count 0
-  CONV_ROW: 7, // hand count 0
+  CONV_ROW: 7.9375, // hand count 0
   GATHER_ROW: 14.046875, // hand count 3
-  REQUANT_WIDE: 10.328125, // hand count 0
-  GEMM_UNIT: 2.3125, // hand count 0
+  REQUANT_WIDE: 10.40625, // hand count 0
+  GEMM_UNIT: 2.390625, // hand count 0
   POOL_ROW: 4.171875, // hand count 0
-  MAC_SCALAR: 21.609375, // hand count 7
+  MAC_SCALAR: 21.625, // hand count 7
   REDUCE_ELEM: 27.25, // hand count 2
-  ROW_WORD: 1.421875, // hand count 0
+  ROW_WORD: 0, // hand count 0
   MAC_GEMM_SCALAR: 5.375, // hand count 3
-  GEMM_BLOCK: 19.53125, // hand count 0
+  GEMM_BLOCK: 19.59375, // hand count 0
   MAC_GEMM_LONE: 0.734375, // hand count 1.25
   POOL_PAIR: 9.125, // hand count 32
   MAC_GEMM_COL: 0.59375, // hand count 0.625
-  GEMM_COL: 16.734375, // hand count 0
-  ROW_EDGE: 97.8125, // hand count 0
-  ROW_OUT: 5.390625, // hand count 7
+  GEMM_COL: 16.703125, // hand count 0
+  ROW_EDGE: 199.234375, // hand count 0
+  ROW_OUT: 4.734375, // hand count 7
   GATHER_QUAD: 19.984375, // hand count 12
-  REQUANT_SPLIT: 4.84375, // hand count 0
+  REQUANT_SPLIT: 4.96875, // hand count 0
   LOOKUP: 9.921875, // hand count 4
   TSOFTMAX_ELEM: 74.125, // hand count 53
-  QNORM_ROW: 979.5, // hand count 0
+  QNORM_ROW: 979.515625, // hand count 0
   QNORM_ELEM: 169.859375, // hand count 49
   ELEM_LOAD: 1.671875, // hand count 0
   CONV_BLOCK: 0, // hand count 0
-  CONV_ACC: 23.171875, // hand count 0
+  CONV_ACC: 23.25, // hand count 0
   MAC_GEMM_TAIL: 5.78125, // hand count 2
-  GEMM_BT_QUAD: 26.40625, // hand count 19
+  GEMM_BT_QUAD: 26.453125, // hand count 19
   SOFTMAX_WIDE: 66.1875, // hand count 0
   SOFTMAX_SUM_WIDE: 61.890625, // hand count 0
   SOFTMAX_RECIP: 11.875, // hand count 0
-  ROW_EDGE_STRIDED: 29.359375, // hand count 0
+  ROW_EDGE_STRIDED: 223.84375, // hand count 0
   ROW_LOOP: 0, // hand count 0
   NORM_ROW: 444.515625, // hand count 0
-  ELEM_RUN: 28.671875, // hand count 0
+  ELEM_RUN: 28.703125, // hand count 0
   NORM_SUM_WIDE: 9.75, // hand count 0
-  DW_BAND: 77.625, // hand count 0
-  DW_ROW: 9.875, // hand count 0
-  DW_WORD: 0.0625, // hand count 0
-  DW_LONE: 13.40625, // hand count 0
+  DW_BAND: 61.640625, // hand count 0
+  DW_ROW: 13.296875, // hand count 0
+  DW_WORD: 2.53125, // hand count 0
+  DW_LONE: 9.65625, // hand count 0
   GATHER_WORD: 19.921875, // hand count 0
   SOFTMAX_ZDIV: 11.4375, // hand count 0
   SKELETON: 206.59375, // hand count 0; apart: the ISS's cycles between the layers of two-layer runs
-  LAYER: 360, // hand count 0; on the layers of a few outputs on the whole team
-  CALL: 100, // hand count 34; on the layers of a few outputs on the whole team
-  TILE: 418, // hand count 0; on the layers of a few outputs on the whole team
+  LAYER: 361, // hand count 0; on the layers of a few outputs on the whole team
+  CALL: 99, // hand count 34; on the layers of a few outputs on the whole team
+  TILE: 419, // hand count 0; on the layers of a few outputs on the whole team
   GEMM_SPLIT: 177, // hand count 0; on the layers of a few outputs on the whole team
-  CODE_SHAPE: 475, // hand count 0; on the layers of a few outputs on the whole team
-  CODE_TILES: 42.15625, // hand count 0; on the layers of a few outputs on the whole team
+  CODE_SHAPE: 465, // hand count 0; on the layers of a few outputs on the whole team
+  CODE_TILES: 42.078125, // hand count 0; on the layers of a few outputs on the whole team
   CODE_NEXT: 0, // hand count 0; on the layers of a few outputs on the whole team
   TRANSFER: 45, // hand count 0; by difference: layers planned in tiles of few and of many transfers, on the whole team
   CODE_LAYER: 0, // hand count 0; the ISS's waits for the instruction cache of the team's cores that run the kernel alone, on the layers of a few outputs
@@ -76,7 +76,7 @@ export const MEASURED: Partial<CoreCosts> = {
 /** Compiled bytes per byte of a layer's C by its code key (Platform.codeRatios): the calibration's ELFs (cost-fit codeRatiosOf). */
 export const CODE_RATIOS: Readonly<Record<string, number>> = {
   "*": 0.2294921875,
-  "conv2d plane": 0.150390625,
+  "conv2d plane": 0.1513671875,
   "conv2d row": 0.1865234375,
   "conv2d scalar": 0.220703125,
   "conv2d simd": 0.1689453125,
