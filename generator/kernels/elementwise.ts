@@ -9,11 +9,12 @@ import { partNest, renderPart } from './parts.js';
 import type { KernelDef } from './types.js';
 
 /**
- * One element of a fused expression without the clamp's tests (a core with p.clip): its operations (a clip, a shift,
- * ...) in ELEM_OP units and its operands that vary over the loop in ELEM_LOAD units (a load and its address each; one
- * that is the same for every element is loaded once a run). The operands were ELEM_OPs until 2026-12-01: a load costs
- * its address too (two instructions on an RV32 core without post-increment), which the tiny-llama's rotary join of
- * four streamed operands, at 1.25x its charge, showed.
+ * One element of a fused expression where the operands' ranges are not known (the planner before it has a tile's
+ * graph), without the clamp's tests (a core with p.clip): its operations (a clip, a shift, ...; every clamp counted,
+ * elementCharges leaves out the ones the ranges elide) in ELEM_OP units and its operands that vary over the loop in
+ * ELEM_LOAD units (a load and its address each; one that is the same for every element is loaded once a run). The
+ * operands were ELEM_OPs until 2026-12-01: a load costs its address too (two instructions on an RV32 core without
+ * post-increment), which the tiny-llama's rotary join of four streamed operands, at 1.25x its charge, showed.
  */
 export function elementOps(e: Expr, leafStrides: readonly number[][]): { ops: number; clampTests: number; loads: number } {
   return { ops: exprOps(e), clampTests: 0, loads: streamedLeaves(leafStrides) };
@@ -56,12 +57,10 @@ function exprOps(e: Expr): number {
  */
 export function elementCharges(e: Expr, leafRanges: readonly IntRange[], leafStrides: readonly number[][], clampBranches: boolean, out: DType): { ops: number; clampTests: number; loads: number } {
   const emitted = emitExpr(e, leafRanges.map((range, k) => ({ name: `v${k}`, range })));
-  const loads = streamedLeaves(leafStrides);
-  if (!clampBranches) return { ops: exprOps(e) - emitted.clampsElided, clampTests: 0, loads };
   return {
-    ops: exprOps(e) - emitted.clampsElided - emitted.clampsEmitted,
-    clampTests: clampTestUnits(emitted, out),
-    loads,
+    ops: exprOps(e) - emitted.clampsElided - (clampBranches ? emitted.clampsEmitted : 0),
+    clampTests: clampBranches ? clampTestUnits(emitted, out) : 0,
+    loads: streamedLeaves(leafStrides),
   };
 }
 
