@@ -5,12 +5,16 @@
  * layers after another (scripts/cost-fit/layers.ts afterAnother). Per such layer, on Siracusa's whole team: the ISS
  * cycles of the layer alone and after another, with core 0's pieces (runtime/node/phases.ts: before the first
  * barrier's release | between the barriers | after) and the lines its cores brought from L2, and the AS cycles of
- * both under the committed table; then the gap each mode sees (docs/timing.md "A run's first layer").
+ * both under the committed table; then the gap each mode sees (docs/timing.md "A run's first layer"). Then the same
+ * layer in a network's state: after six calibration layers of six kernels (conv, pool, softmax, norm, depthwise,
+ * transpose), whose code far exceeds the instruction cache's 4 KiB shared level, so that the tile loop's shared code
+ * goes cold between its uses as in a long network (the decoder step's Transposes: 1,034-1,124 cycles before the first
+ * barrier's release, alone 1,758, after the Add 908).
  */
 import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { calibrationFor } from '../scripts/cost-fit/layers.js';
+import { afterLayers, calibrationFor, type CalibrationLayer } from '../scripts/cost-fit/layers.js';
 import { fitTarget } from '../scripts/cost-fit/targets.js';
 import { runOnTeam } from '../scripts/cost-fit/measure.js';
 import { AFTER_ANOTHER } from '../scripts/cost-fit/fit.js';
@@ -20,10 +24,18 @@ const target = fitTarget('siracusa');
 const layers = calibrationFor(target);
 const work = mkdtempSync(join(tmpdir(), 'firmgen-first-layer-'));
 
-/** The run's last layer (the calibration layer itself) on both modes. */
-async function lastLayer(name: string, dir: string) {
+/** The layers a network's state is made of (run before the layer measured). */
+const NETWORK = ['conv3x3/1 16->32 16x16', 'maxpool2x2 32 16x16', 'softmax 16x64', 'rmsnorm int16 16x64 +-4000', 'dw3x3/1 32->32 16x16', 'transpose 4x64x32 [0,2,1]'];
+
+const layerNamed = (name: string): CalibrationLayer => {
   const l = layers.find((x) => x.name === name);
   if (!l) throw new Error(`no calibration layer '${name}'`);
+  return l;
+};
+
+/** The run's last layer (the calibration layer itself, after `before`'s layers if given) on both modes. */
+async function lastLayer(name: string, dir: string, before?: CalibrationLayer[]) {
+  const l = before ? afterLayers(before, layerNamed(name)) : layerNamed(name);
   const { iss, as } = await runOnTeam(l, dir, target);
   const il = iss.layers[iss.layers.length - 1];
   const al = as.layers[as.layers.length - 1];
@@ -33,11 +45,18 @@ async function lastLayer(name: string, dir: string) {
 try {
   console.log('layer                                   ISS alone (pieces; L2 lines)        ISS after another (pieces; L2 lines)  AS alone  AS after  ISS gap  AS gap');
   const pairs = layers.filter((l) => l.name.endsWith(AFTER_ANOTHER)).map((l) => [l.name.slice(0, -AFTER_ANOTHER.length), l.name]);
+  const fmt = (r: { iss: number; pieces: number[]; lines: number }) => `${r.iss} (${r.pieces.join('/')}; ${r.lines})`;
   for (const [i, [alone, after]] of pairs.entries()) {
     const a = await lastLayer(alone, join(work, `a${i}`));
     const b = await lastLayer(after, join(work, `b${i}`));
-    const fmt = (r: typeof a) => `${r.iss} (${r.pieces.join('/')}; ${r.lines})`;
     console.log(`${alone.padEnd(40)}${fmt(a).padEnd(36)}${fmt(b).padEnd(38)}${String(a.as).padStart(8)}${String(b.as).padStart(10)}${String(a.iss - b.iss).padStart(9)}${String(a.as - b.as).padStart(8)}`);
+  }
+  console.log(`\nin a network's state (after ${NETWORK.join(', ')}):`);
+  console.log('layer                                   ISS (pieces; L2 lines)              AS  ISS/AS');
+  const network = NETWORK.map(layerNamed);
+  for (const [i, [alone]] of pairs.entries()) {
+    const n = await lastLayer(alone, join(work, `n${i}`), network);
+    console.log(`${alone.padEnd(40)}${fmt(n).padEnd(30)}${String(n.as).padStart(8)}${(n.iss / n.as).toFixed(3).padStart(8)}`);
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -422,19 +422,34 @@ function qdqRow(name: string, form: RowForm): CalibrationLayer {
  * 220 for a tile loop's HAL, it priced the models' layers 430 cycles low: Siracusa 91 -> 67 of 102 layers within 10 %).
  */
 function afterAnother(l: CalibrationLayer): CalibrationLayer {
-  const first = add([1, 8, 2, 2]);
-  const a = loadOnnxBytes(first.builder.bytes(), 'first.onnx');
+  return { ...afterLayers([add([1, 8, 2, 2])], l, (_, n) => `first_${n}`), name: `${l.name}${AFTER_ANOTHER}` };
+}
+
+/**
+ * `l` run after the layers `before`, in that order, each on inputs of its own (their tensors renamed by `prefix`, the
+ * layer's index and the name): one run whose last layer is `l`, its name and options kept.
+ */
+export function afterLayers(before: CalibrationLayer[], l: CalibrationLayer, prefix = (i: number, n: string) => `l${i}_${n}`): CalibrationLayer {
+  const graphs = before.map((f) => loadOnnxBytes(f.builder.bytes(), 'first.onnx'));
   const b = loadOnnxBytes(l.builder.bytes(), 'layer.onnx');
-  const own = (n: string): string => (n === '' ? n : `first_${n}`);
+  const renamed = graphs.map((a, i) => {
+    const own = (n: string): string => (n === '' ? n : prefix(i, n));
+    return {
+      tensors: [...a.tensors.values()].map((t): [string, Tensor] => [own(t.name), { ...t, name: own(t.name) }]),
+      nodes: a.nodes.map((n) => ({ ...n, name: own(n.name), inputs: n.inputs.map(own), outputs: n.outputs.map(own) })),
+      inputs: a.inputs.map(own),
+      outputs: a.outputs.map(own),
+    };
+  });
   const g: Graph = {
     name: 'calibration', source: 'calibration.onnx',
-    tensors: new Map([...[...a.tensors.values()].map((t): [string, Tensor] => [own(t.name), { ...t, name: own(t.name) }]), ...b.tensors]),
-    nodes: [...a.nodes.map((n) => ({ ...n, name: own(n.name), inputs: n.inputs.map(own), outputs: n.outputs.map(own) })), ...b.nodes],
-    inputs: [...a.inputs.map(own), ...b.inputs],
-    outputs: [...a.outputs.map(own), ...b.outputs],
+    tensors: new Map([...renamed.flatMap((r) => r.tensors), ...b.tensors]),
+    nodes: [...renamed.flatMap((r) => r.nodes), ...b.nodes],
+    inputs: [...renamed.flatMap((r) => r.inputs), ...b.inputs],
+    outputs: [...renamed.flatMap((r) => r.outputs), ...b.outputs],
   };
   const bytes = encodeModel(g);
-  return { ...l, name: `${l.name}${AFTER_ANOTHER}`, builder: { bytes: () => bytes }, inputs: [...first.inputs, ...l.inputs] };
+  return { ...l, builder: { bytes: () => bytes }, inputs: [...before.flatMap((f) => f.inputs), ...l.inputs] };
 }
 
 export const CALIBRATION: CalibrationLayer[] = [
