@@ -449,7 +449,10 @@ export function afterLayers(before: CalibrationLayer[], l: CalibrationLayer, pre
     outputs: [...renamed.flatMap((r) => r.outputs), ...b.outputs],
   };
   const bytes = encodeModel(g);
-  return { ...l, builder: { bytes: () => bytes }, inputs: [...before.flatMap((f) => f.inputs), ...l.inputs] };
+  // Inputs other than a layer's own (runWith: the zero-input rows) run for it in the composed run too.
+  const all = [...before, l];
+  const runWith = all.some((x) => x.runWith) ? { runWith: all.flatMap((x) => x.runWith ?? x.inputs) } : {};
+  return { ...l, builder: { bytes: () => bytes }, inputs: all.flatMap((x) => x.inputs), ...runWith };
 }
 
 export const CALIBRATION: CalibrationLayer[] = [
