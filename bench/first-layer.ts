@@ -14,7 +14,7 @@
 import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { afterLayers, calibrationFor, type CalibrationLayer } from '../scripts/cost-fit/layers.js';
+import { afterLayers, calibrationFor, NETWORK_STATE, type CalibrationLayer } from '../scripts/cost-fit/layers.js';
 import { fitTarget } from '../scripts/cost-fit/targets.js';
 import { runOnTeam } from '../scripts/cost-fit/measure.js';
 import { AFTER_ANOTHER } from '../scripts/cost-fit/fit.js';
@@ -23,9 +23,6 @@ import { issPhases } from '../runtime/node/phases.js';
 const target = fitTarget('siracusa');
 const layers = calibrationFor(target);
 const work = mkdtempSync(join(tmpdir(), 'firmgen-first-layer-'));
-
-/** The layers a network's state is made of (run before the layer measured). */
-const NETWORK = ['conv3x3/1 16->32 16x16', 'maxpool2x2 32 16x16', 'softmax 16x64', 'rmsnorm int16 16x64 +-4000', 'dw3x3/1 32->32 16x16', 'transpose 4x64x32 [0,2,1]'];
 
 const layerNamed = (name: string): CalibrationLayer => {
   const l = layers.find((x) => x.name === name);
@@ -51,9 +48,9 @@ try {
     const b = await lastLayer(after, join(work, `b${i}`));
     console.log(`${alone.padEnd(40)}${fmt(a).padEnd(36)}${fmt(b).padEnd(38)}${String(a.as).padStart(8)}${String(b.as).padStart(10)}${String(a.iss - b.iss).padStart(9)}${String(a.as - b.as).padStart(8)}`);
   }
-  console.log(`\nin a network's state (after ${NETWORK.join(', ')}):`);
+  console.log(`\nin a network's state (after ${NETWORK_STATE().map((l) => l.name).join(', ')}):`);
   console.log('layer                                   ISS (pieces; L2 lines)              AS  ISS/AS');
-  const network = NETWORK.map(layerNamed);
+  const network = NETWORK_STATE();
   for (const [i, [alone]] of pairs.entries()) {
     const n = await lastLayer(alone, join(work, `n${i}`), network);
     console.log(`${alone.padEnd(40)}${fmt(n).padEnd(30)}${String(n.as).padStart(8)}${(n.iss / n.as).toFixed(3).padStart(8)}`);

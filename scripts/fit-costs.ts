@@ -18,9 +18,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COST_CLASSES, type CostClass } from '../generator/platforms/types.js';
-import { codeRatiosOf, fitCosts } from './cost-fit/fit.js';
-import { calibrationFor, forFixedCosts, timed } from './cost-fit/layers.js';
-import { measure, measureCode, measureTeam } from './cost-fit/measure.js';
+import { codeImageFactor, codeRatiosOf, fitCosts, scaledRatios } from './cost-fit/fit.js';
+import { calibrationFor, timed } from './cost-fit/layers.js';
+import { measure, measureCode, measureFixedCostRuns, measureTeam } from './cost-fit/measure.js';
 import { withNpuClasses } from './cost-fit/npu-job.js';
 import { fitSkew, settleSkew, START_SKEW, type SkewFit } from './cost-fit/skew.js';
 import { DOC_FILE, docWithTable, renderDocTable, renderEmulator, renderGenerator } from './cost-fit/render.js';
@@ -49,7 +49,7 @@ try {
     const code = measureCode(all, work, t);
     // The layers on the whole team, once: the skew sweep takes them all, the fixed costs the few-output ones.
     const sweep = t.bankSkewConst !== undefined && !noSkew;
-    const team = sweep ? await measureTeam(layers, work, t) : t.fixedOnTeam ? await measureTeam(layers.filter(forFixedCosts), work, t) : [];
+    const team = t.fixedOnTeam ? await measureFixedCostRuns(layers, work, t, sweep) : sweep ? await measureTeam(layers, work, t) : [];
     // The skew and the table are fitted together: the fixed costs are measured on the team's AS runs at a skew, the
     // skew on the AS runs under the table; from no skew, in turn until the skew comes again (skew.ts settleSkew).
     let fit = await fitCosts(rows, t.hand, [...keep, ...(t.held ?? [])], t.fixedOnTeam ? team : [], sweep ? START_SKEW : undefined);
@@ -59,7 +59,7 @@ try {
       let at = START_SKEW;
       for (;;) {
         // The pairs for TRANSFER measure it alone (layers.ts transferPair): not the skew's.
-        const s = await fitSkew(team.filter((r) => !r.transfers), COST_CLASSES.map((c) => fit.costs[c]));
+        const s = await fitSkew(team.filter((r) => !r.transfers && !r.later), COST_CLASSES.map((c) => fit.costs[c]));
         tried.set(at, { fit, skew: s });
         console.log(`${t.platform}: table fitted at skew ${at}; under it the skew fits ${s.skew} (score ${s.score.get(s.skew)!.toFixed(4)})`);
         if (tried.has(s.skew)) break;
@@ -69,7 +69,10 @@ try {
       ({ fit, skew } = settleSkew(tried));
     }
     // The code ratios over the timed rows and the code-only layers (layers.ts codeOnly).
-    fit = { ...fit, codeRatios: codeRatiosOf([...rows, ...code]) };
+    // ... as their layers compile in a network's image (fit.ts codeImageFactor).
+    const image = codeImageFactor(team, rows);
+    console.log(`${t.platform}: a network's image compiles a layer's C to ${image.toFixed(3)} x its bytes alone`);
+    fit = { ...fit, codeRatios: scaledRatios(codeRatiosOf([...rows, ...code]), image) };
     // Core 0's work in an N-EUREKA tile loop, last: on the NPU layers' team runs with the table found (npu-job.ts).
     const npu = await withNpuClasses(fit, all, work, t, skew?.skew);
     fit = npu.fit;

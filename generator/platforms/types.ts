@@ -24,8 +24,8 @@ export type Pass = (g: Graph) => Graph;
  * Cycles per unit of each cost class the emulator charges (emulator/assembly/cost.ts, derivations in
  * docs/timing.md). The generator's cost model uses the same figures to choose tiles; a test keeps them equal.
  */
-/** The cost classes in the emulator's numbering (runtime/as/cost.ts: MAC_CONV = 0 .. NPU_TILE = 75). */
-export const COST_CLASSES = ['MAC_CONV', 'MAC_DW', 'MAC_GEMM', 'ELEMENT', 'REQUANT', 'COPY_BYTE', 'SOFTMAX_ELEM', 'NORM_ELEM', 'DIV', 'CALL', 'MOVE_ELEM', 'POOL_TAP', 'CONV_UNIT', 'ELEM_OP', 'CONV_ROW', 'GATHER_ROW', 'REQUANT_WIDE', 'GEMM_UNIT', 'POOL_ROW', 'MAC_SCALAR', 'REDUCE_ELEM', 'ROW_WORD', 'MAC_GEMM_SCALAR', 'MAC_GEMM_KDOT', 'GEMM_BLOCK', 'MAC_GEMM_LONE', 'POOL_PAIR', 'MAC_GEMM_COL', 'GEMM_COL', 'CLIP_TAKEN', 'ROW_EDGE', 'ROW_OUT', 'GATHER_QUAD', 'REQUANT_SPLIT', 'LOOKUP', 'TSOFTMAX_ELEM', 'QNORM_ROW', 'QNORM_ELEM', 'CLIP_TEST', 'ELEM_LOAD', 'CONV_BLOCK', 'CONV_OUT', 'SHARE', 'REDUCE_OUT', 'LANE_SIGN', 'ROW_SIGN', 'CONV_ACC', 'TILE', 'MISALIGNED', 'MAC_GEMM_TAIL', 'LAYER', 'GEMM_BT_QUAD', 'SOFTMAX_WIDE', 'SOFTMAX_SUM_WIDE', 'SOFTMAX_RECIP', 'GEMM_SPLIT', 'TRANSFER', 'ROW_EDGE_STRIDED', 'ROW_LOOP', 'NORM_ROW', 'ELEM_RUN', 'NORM_SUM_WIDE', 'CODE_BYTE', 'CODE_LAYER', 'CODE_TILES', 'DW_BAND', 'DW_ROW', 'DW_WORD', 'DW_LONE', 'GATHER_WORD', 'CODE_SHAPE', 'SKELETON', 'CODE_NEXT', 'SOFTMAX_ZDIV', 'NPU_JOB', 'NPU_TILE'] as const;
+/** The cost classes in the emulator's numbering (runtime/as/cost.ts: MAC_CONV = 0 .. CODE_RUN = 76). */
+export const COST_CLASSES = ['MAC_CONV', 'MAC_DW', 'MAC_GEMM', 'ELEMENT', 'REQUANT', 'COPY_BYTE', 'SOFTMAX_ELEM', 'NORM_ELEM', 'DIV', 'CALL', 'MOVE_ELEM', 'POOL_TAP', 'CONV_UNIT', 'ELEM_OP', 'CONV_ROW', 'GATHER_ROW', 'REQUANT_WIDE', 'GEMM_UNIT', 'POOL_ROW', 'MAC_SCALAR', 'REDUCE_ELEM', 'ROW_WORD', 'MAC_GEMM_SCALAR', 'MAC_GEMM_KDOT', 'GEMM_BLOCK', 'MAC_GEMM_LONE', 'POOL_PAIR', 'MAC_GEMM_COL', 'GEMM_COL', 'CLIP_TAKEN', 'ROW_EDGE', 'ROW_OUT', 'GATHER_QUAD', 'REQUANT_SPLIT', 'LOOKUP', 'TSOFTMAX_ELEM', 'QNORM_ROW', 'QNORM_ELEM', 'CLIP_TEST', 'ELEM_LOAD', 'CONV_BLOCK', 'CONV_OUT', 'SHARE', 'REDUCE_OUT', 'LANE_SIGN', 'ROW_SIGN', 'CONV_ACC', 'TILE', 'MISALIGNED', 'MAC_GEMM_TAIL', 'LAYER', 'GEMM_BT_QUAD', 'SOFTMAX_WIDE', 'SOFTMAX_SUM_WIDE', 'SOFTMAX_RECIP', 'GEMM_SPLIT', 'TRANSFER', 'ROW_EDGE_STRIDED', 'ROW_LOOP', 'NORM_ROW', 'ELEM_RUN', 'NORM_SUM_WIDE', 'CODE_BYTE', 'CODE_LAYER', 'CODE_TILES', 'DW_BAND', 'DW_ROW', 'DW_WORD', 'DW_LONE', 'GATHER_WORD', 'CODE_SHAPE', 'SKELETON', 'CODE_NEXT', 'SOFTMAX_ZDIV', 'NPU_JOB', 'NPU_TILE', 'CODE_RUN'] as const;
 export type CostClass = (typeof COST_CLASSES)[number];
 
 export interface CoreCosts {
@@ -105,6 +105,7 @@ export interface CoreCosts {
   SOFTMAX_ZDIV: number;
   NPU_JOB: number;
   NPU_TILE: number;
+  CODE_RUN: number;
   fork: number;
   barrier: number;
   join: number;

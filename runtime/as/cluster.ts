@@ -7,7 +7,7 @@
 // cluster_end();  -- every share of phase 1 has run before any of phase 2, as on the chip.
 
 import * as chip from "./chip";
-import { CODE_BYTE, CODE_LAYER, CODE_NEXT, CODE_SHAPE, CODE_TILES, LAYER, SHARE } from "./cost";
+import { CODE_BYTE, CODE_LAYER, CODE_NEXT, CODE_RUN, CODE_SHAPE, CODE_TILES, LAYER, SHARE } from "./cost";
 
 /** Team size a fork gets by default: the chip's cluster cores, or 1 (the master) where there is no cluster. */
 const DEFAULT_TEAM: i32 = max(1, chip.core_count());
@@ -16,6 +16,8 @@ let team: i32 = 0;
 let coreId: i32 = -1;
 /** The team's LAYER work is still to be charged: core 0 does it as soon as it first runs (enterCore). */
 let layerDue = false;
+/** The next layer's LAYER comes with CODE_RUN (enterCore): a run's first layer, or one cold as that (layer_cold). */
+let coldStart = true;
 /** Bytes of the current layer's C (layer_code), and the cores that have fetched it since (bit c: core c). */
 let codeBytes: i32 = 0;
 let codeFetched: u32 = 0;
@@ -69,6 +71,16 @@ export function layer_code(bytes: i32, tiled: i32, before256: i32 = 0, after256:
   shapeCount = 0;
 }
 
+/**
+ * The layer that starts now runs the runtime's code on a path of its own, as cold as a run's first layer does
+ * (CODE_RUN): an N-EUREKA layer, driven by core 0 on a team of one (neureka-layer.ts.mustache), whose path the cores'
+ * layers between two of them evict. ASSUMPTION: all of it cold. Priced as a later layer of the cores, a network's
+ * NPU layers ran 11-19 % over their charge on the ISS (docs/timing.md, 2026-12-05).
+ */
+export function layer_cold(): void {
+  coldStart = true;
+}
+
 /** The core running the current share (0 .. num_cores()-1); -1 outside a share. */
 export function core_id(): i32 {
   return coreId;
@@ -97,6 +109,8 @@ function enterCore(core: i32): void {
   if (core == 0 && layerDue) {
     layerDue = false;
     chip.compute(LAYER, 1);
+    if (coldStart) chip.compute(CODE_RUN, 1);
+    coldStart = false;
   }
 }
 

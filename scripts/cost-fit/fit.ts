@@ -90,6 +90,8 @@ export function measuredByDifference(rows: CalibrationRow[]): Map<CostClass, num
 
 /** Marks a calibration row that runs another row's layer after a layer of its own (layers.ts afterAnother). */
 export const AFTER_ANOTHER = ' after another';
+/** Marks a calibration layer run as a network's later layer (layers.ts inNetwork). */
+export const IN_A_NETWORK = ', in a network';
 const SKELETON_ID = COST_CLASSES.indexOf('SKELETON');
 
 /**
@@ -169,6 +171,31 @@ export function codeRatiosOf(rows: { code?: CodeSample }[]): Record<string, numb
 }
 
 /**
+ * What the layers of a network's image compile to against the same layers built alone: the calibration layers of the
+ * runs in a network's state (layers.ts inNetwork; TeamRun.image) over their one-layer rows' compiled bytes, summed.
+ * The same C compiles larger among other layers: a 2x2 pool of 32 planes 16x16 to 642 bytes after five layers, 528
+ * alone, 107 of its 215 instructions 4 bytes long against 75 of 198 (a network's larger arena offsets and constants
+ * fit fewer compressed forms); the code ratios of one-layer rows put a network's layers 13-16 % short
+ * (docs/timing.md, 2026-12-05). 1 without such runs.
+ */
+export function codeImageFactor(team: { image?: { name: string; compiled: number }[] }[], rows: { name: string; code?: CodeSample }[]): number {
+  const alone = new Map(rows.filter((r) => r.code && r.code.compiled > 0).map((r) => [r.name, r.code!.compiled]));
+  let inImage = 0;
+  let single = 0;
+  for (const { name, compiled } of team.flatMap((r) => r.image ?? [])) {
+    const a = alone.get(name);
+    if (a === undefined || compiled === 0) continue;
+    inImage += compiled;
+    single += a;
+  }
+  return single > 0 ? inImage / single : 1;
+}
+
+/** `ratios` (codeRatiosOf) times `factor` (codeImageFactor), in 1/1024ths. */
+export const scaledRatios = (ratios: Record<string, number>, factor: number): Record<string, number> =>
+  Object.fromEntries(Object.entries(ratios).map(([k, r]) => [k, Math.round(r * factor * 1024) / 1024]));
+
+/**
  * A layer's fixed costs: its fork and own set-up (LAYER), a kernel call on each core (CALL, every layer), a tile's
  * driving by core 0 (TILE, a tiled layer's tiles) and, on a team only, a GEMM call's first-unit divisions (GEMM_SPLIT). Measured on the layers of a few outputs (layers.ts fewOutputs), where they are most of the cycles,
  * not by the least squares over all layers: there they took whatever the per-unit classes of the large layers left
@@ -176,7 +203,7 @@ export function codeRatiosOf(rows: { code?: CodeSample }[]): Record<string, numb
  */
 export const FIXED: readonly CostClass[] = ['LAYER', 'CALL', 'TILE', 'GEMM_SPLIT', 'TRANSFER'];
 /** Fixed costs only a team has (charged on more than one core): measured on the team runs alone. */
-const TEAM_ONLY: readonly CostClass[] = ['GEMM_SPLIT', 'CODE_SHAPE'];
+const TEAM_ONLY: readonly CostClass[] = ['GEMM_SPLIT', 'CODE_SHAPE', 'CODE_RUN'];
 
 /**
  * The fixed costs that, with the per-unit classes at `costs`, come closest to the few-output layers' ISS cycles (least
@@ -213,7 +240,10 @@ export async function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, ke
     const codeOnTeam = onTeam && round > 0;
     const fit = fitPerUnit(rows, { ...given, ...Object.fromEntries(fixed) }, [...keep, ...FIXED, ...(codeOnTeam ? CODE_CLASSES : [])], !codeOnTeam);
     const onOne = fixedOnFewOutputs(rows, fit.costs);
-    const code = CODE_CLASSES.filter((c) => !worker.has(c) && (fit.fromColdLines.includes(c) || fixed.has(c)));
+    // Not CODE_NEXT on the team: with layers in a network's state among its rows (a trial after six small layers) it
+    // and CODE_TILES traded places from round to round (41-47 and 122-165 cycles) and did not settle; it stays at its
+    // hand count, 0, where the fit on first layers alone had put it.
+    const code = CODE_CLASSES.filter((c) => c !== 'CODE_NEXT' && !worker.has(c) && (fit.fromColdLines.includes(c) || fixed.has(c)));
     const start = { ...fit.costs, ...Object.fromEntries(round > 0 ? fixed : onOne) };
     // TRANSFER by difference on the team where the calibration has a pair for it (team.ts transferByDifference),
     // held while the other fixed costs are fitted.
@@ -247,7 +277,7 @@ function fitPerUnit(rows: CalibrationRow[], givenCosts: CoreCosts, keepGiven: re
   const cold = coldLines ? measuredFromColdLines(single, keepGiven) : new Map<CostClass, number>();
   const given = { ...givenCosts, ...Object.fromEntries(apart), ...Object.fromEntries(cold) };
   const keep = [...keepGiven, ...apart.keys(), ...cold.keys()];
-  const fitted = COST_CLASSES.filter((c, k) => !keep.includes(c) && !HELD.includes(c) && single.some((r) => r.units[k] > 0));
+  const fitted = COST_CLASSES.filter((c, k) => !keep.includes(c) && !HELD.includes(c) && !TEAM_ONLY.includes(c) && single.some((r) => r.units[k] > 0));
   const A = single.map((r) => fitted.map((c) => r.units[COST_CLASSES.indexOf(c)] / r.issCycles));
   // A class with a floor is fitted as the floor plus a non-negative rest.
   const floor = (c: CostClass): number => FLOOR[c] ?? 0;

@@ -14,7 +14,7 @@ import { typeRange } from '../../generator/frontend/passes/quantized/emit.js';
 import { float, OnnxBuilder } from '../../test/helpers/onnx-builder.js';
 import { rowModel, type RowForm } from '../../test/helpers/qdq-rows.js';
 import { Rng } from '../../test/helpers/random.js';
-import { AFTER_ANOTHER, ZERO_INPUTS } from './fit.js';
+import { AFTER_ANOTHER, IN_A_NETWORK, ZERO_INPUTS } from './fit.js';
 import { MANY_TRANSFERS } from './team.js';
 import type { FitTarget } from './targets.js';
 import type { CoreCosts } from '../../generator/platforms/types.js';
@@ -57,6 +57,8 @@ export interface CalibrationLayer {
    * NPU_TILE, npu-job.ts): not among the one-core rows, the few-output rows nor the skew's.
    */
   npuJob?: true;
+  /** A run of several calibration layers (inNetwork): their names, in the order of the run's layers. */
+  image?: string[];
 }
 
 /** The layers whose cycles the fit measures (not a code-only one: layers.ts codeOnly). */
@@ -454,6 +456,29 @@ export function afterLayers(before: CalibrationLayer[], l: CalibrationLayer, pre
   const runWith = all.some((x) => x.runWith) ? { runWith: all.flatMap((x) => x.runWith ?? x.inputs) } : {};
   return { ...l, builder: { bytes: () => bytes }, inputs: all.flatMap((x) => x.inputs), ...runWith };
 }
+
+/**
+ * The layers a network's state is made of (inNetwork): six calibration layers of six kernels (a conv, a pool, a
+ * softmax, a norm, a depthwise conv, a transpose), whose code far exceeds the instruction cache's 4 KiB shared level,
+ * so that the runtime's and the tile loop's shared code go partly cold between their uses, as in a long network: a
+ * head transpose's first piece after them is the decoder step's (1,084 ISS cycles against 1,034-1,124; alone 1,758,
+ * after a small Add 908). After six small layers of the same kernels the later layers ran ~260 cycles faster than
+ * the step's, and a table fitted there priced the step's layers under the ISS (docs/timing.md, 2026-12-05).
+ */
+export const NETWORK_STATE = (): CalibrationLayer[] => [conv(16, 32, 16, 3), maxpool(32, 16), softmax(16, 64), rmsNorm(16, 64, 4000), conv(32, 32, 16, 3, 1, true), transpose([4, 64, 32], [0, 2, 1])];
+
+/**
+ * `l` as a network's later layer: after NETWORK_STATE's layers. The team's fixed costs are fitted on these runs' last
+ * layer and on the one-layer runs, a run's first layer, which also pays CODE_RUN (runtime/as/cost.ts); the code
+ * ratios are scaled by what these runs' layers compile to in a network's image (fit.ts codeImageFactor).
+ */
+export function inNetwork(l: CalibrationLayer): CalibrationLayer {
+  return { ...afterLayers(NETWORK_STATE(), l), name: `${l.name}${IN_A_NETWORK}`, image: [...NETWORK_STATE(), l].map((x) => x.name) };
+}
+
+/** The few-output layers that also run in a network's state (inNetwork): those planned as the generator plans. */
+export const networkTwins = (layers: CalibrationLayer[]): CalibrationLayer[] =>
+  layers.filter((l) => l.fewOutputs === true && l.options === undefined && !l.name.endsWith(AFTER_ANOTHER)).map(inNetwork);
 
 export const CALIBRATION: CalibrationLayer[] = [
   conv(16, 32, 16, 3),

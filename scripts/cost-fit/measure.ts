@@ -13,10 +13,11 @@ import { buildC, readImageFile } from '../../runtime/node/c-build.js';
 import { layerFunctionBytes } from '../../runtime/node/code-bytes.js';
 import { runIss } from '../../runtime/node/iss-run.js';
 import { beforeAndAfterFirst, issPhases } from '../../runtime/node/phases.js';
+import { IN_A_NETWORK } from './fit.js';
 import { STALL } from '../../runtime/node/iss.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import type { NDArray } from '../../generator/ir/ndarray.js';
-import { runInputs, type CalibrationLayer } from './layers.js';
+import { forFixedCosts, networkTwins, runInputs, type CalibrationLayer } from './layers.js';
 import type { FitTarget } from './targets.js';
 import type { TeamRun } from './team.js';
 
@@ -162,10 +163,33 @@ export async function runOnTeam(l: CalibrationLayer, dir: string, target: FitTar
  * measured on the ISS once, their AS outputs checked against it: the ISS cycles do not depend on the table being
  * fitted. Read by the fixed costs' fit (the few-output layers, team.ts) and the bank replay's skew (skew.ts).
  */
+/**
+ * The compiled bytes of each layer of a run of several calibration layers (CalibrationLayer.image), by the calibration
+ * layer's name: where each is one layer of one kernel function, as the one-layer rows' code (codeSample).
+ */
+function imageBytes(l: CalibrationLayer, layers: ManifestLayer[], out: string): { name: string; compiled: number }[] {
+  if (!l.image || l.image.length !== layers.length) return [];
+  return layers.flatMap((m, k) => (m.code && (m.tiling?.instances ?? 1) === 1 ? [{ name: l.image![k], compiled: compiledBytes(out, m.id) }] : []));
+}
+
+/**
+ * The team runs the fixed costs are fitted on (fit.ts fitCosts): the few-output layers and the pairs for TRANSFER
+ * (`layers` whole where the skew sweep takes them all), then the few-output layers in a network's state (layers.ts
+ * inNetwork), measured after the rest so that the others' directories are as before.
+ */
+export async function measureFixedCostRuns(layers: CalibrationLayer[], work: string, target: FitTarget, all = false): Promise<TeamRun[]> {
+  const team = await measureTeam(all ? layers : layers.filter(forFixedCosts), work, target);
+  return [...team, ...(await measureTeam(networkTwins(layers), join(work, 'network'), target))];
+}
+
 export async function measureTeam(layers: CalibrationLayer[], work: string, target: FitTarget): Promise<TeamRun[]> {
   const runs: TeamRun[] = [];
   for (const [i, l] of layers.entries()) {
-    const { out, inputs, iss, as } = await runOnTeam(l, join(work, `team${i}`), target);
+    const { out, inputs, iss, as, manifest } = await runOnTeam(l, join(work, `team${i}`), target);
+    // A layer in a network's state (layers.ts inNetwork): its own pieces only, weighed by its own cycles; no worker's
+    // fetch (the run's cores waited for seven layers' code).
+    const later = l.name.endsWith(IN_A_NETWORK);
+    const measured = later ? iss.layers.slice(-1) : iss.layers;
     // Harts 1 .. cores are the cluster's cores (hart 0 the fabric controller): core 0 is hart 1.
     const workers = iss.hartStalls.slice(2).map((s) => s[STALL.fetch]);
     const perCore = as.units[COST_CLASSES.indexOf('CODE_LAYER')];
@@ -177,8 +201,9 @@ export async function measureTeam(layers: CalibrationLayer[], work: string, targ
     runs.push({
       name: l.name, out, inputs, issCycles: iss.networkCycles, fewOutputs: l.fewOutputs === true, transfers: l.transfers,
       transferUnits: as.units[COST_CLASSES.indexOf('TRANSFER')],
-      workerFetch: Math.max(0, ...workers), codeBytes,
-      issPieces: iss.layers.map((x) => ({ layer: x.layer, pieces: beforeAndAfterFirst(issPhases(iss, x)) })),
+      workerFetch: later ? 0 : Math.max(0, ...workers), codeBytes: later ? 0 : codeBytes, ...(later ? { later } : {}),
+      ...(later ? { image: imageBytes(l, manifest.layers, out) } : {}),
+      issPieces: measured.map((x) => ({ layer: x.layer, pieces: beforeAndAfterFirst(issPhases(iss, x)), ...(later ? { cycles: x.cycles } : {}) })),
     });
   }
   return runs;

@@ -26,6 +26,15 @@ export interface TeamRun {
   /** A layer of a few outputs (layers.ts fewOutputs): the fixed costs' rows. */
   fewOutputs: boolean;
   /**
+   * A few-output layer run as a network's later layer (layers.ts inNetwork): its pieces are its last layer's, weighed
+   * by that layer's cycles. The one-layer runs are each a run's first layer, whose runtime code core 0 fetches cold
+   * (CODE_RUN); fitted on those alone, LAYER and the tile's costs took that fetch too and priced a network's later
+   * small layers over the ISS.
+   */
+  later?: true;
+  /** A later layer's run: each of its layers' compiled bytes in that network's image, by calibration layer (fit.ts codeImageFactor). */
+  image?: { name: string; compiled: number }[];
+  /**
    * The ISS's longest wait for the instruction cache among the team's cores but core 0 (which also drives the tiles):
    * a core that runs the layer's kernel and nothing else, its code fetched cold. 0 on a team of one.
    */
@@ -38,7 +47,7 @@ export interface TeamRun {
    * pieces, not to their sum: a cost charged in the wrong one (the code a core fetches on its way to the first
    * barrier, charged at its share) fits the totals as well.
    */
-  issPieces: { layer: number; pieces: [number, number] }[];
+  issPieces: { layer: number; pieces: [number, number]; cycles?: number }[];
   /** One of a pair for TRANSFER (layers.ts transferPair), and the transfers the AS charged it (its TRANSFER units). */
   transfers?: 'few' | 'many';
   transferUnits?: number;
@@ -101,8 +110,8 @@ async function asPieces(runs: TeamRun[], costs: Record<CostClass, number>, bankS
 export async function fixedOnTeam(team: TeamRun[], costs: Record<CostClass, number>, classes: readonly CostClass[], hand: Record<CostClass, number>, bankSkew?: number): Promise<Map<CostClass, number>> {
   const runs = team.filter((r) => r.fewOutputs);
   let current = { ...costs };
-  // One row per piece of each run: its ISS cycles, the run's cycles to weigh it by.
-  const target = runs.flatMap((r) => r.issPieces.flatMap((p) => p.pieces.map((v) => ({ v, scale: r.issCycles }))));
+  // One row per piece of each run: its ISS cycles, the run's cycles to weigh it by (a later layer's own).
+  const target = runs.flatMap((r) => r.issPieces.flatMap((p) => p.pieces.map((v) => ({ v, scale: p.cycles ?? r.issCycles }))));
   for (let round = 0; round < 8; round++) {
     const base = (await asPieces(runs, current, bankSkew)).flat();
     const slope: number[][] = target.map(() => []);

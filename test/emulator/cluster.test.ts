@@ -17,6 +17,8 @@ const CALL = 9;
 const SHARE = 42;
 /** The layer's own work (runtime/as/cost.ts LAYER): once per fork, on core 0 before its first share. */
 const LAYER = 50;
+/** A run's first layer's cold start (runtime/as/cost.ts CODE_RUN): with the first fork's LAYER, once a run. */
+const CODE_RUN = 76;
 
 const COPY = `
 import { cluster_fork, share_begin, share_end } from "./hal/cluster";
@@ -78,10 +80,11 @@ test('a cluster fork copies the input to the output, each core one share', async
   assert.equal(r.outputNames, ['y']);
 
   // 8 cores, 8 bytes each: every core pays fork + CALL + SHARE + 8 COPY_BYTE, core 0 the layer's own work (LAYER)
-  // first; the master then join. Clocks are reported in whole cycles, rounded down (docs/timing.md, "Clocks").
+  // and, the run's first layer, CODE_RUN first; the master then join. Clocks are reported in whole cycles, rounded
+  // down (docs/timing.md, "Clocks").
   const share = emu.fork_cycles() + costs[CALL] + costs[SHARE] + 8 * costs[COPY_BYTE];
   const core = Math.floor(share);
-  const lead = Math.floor(share + costs[LAYER]);
+  const lead = Math.floor(share + costs[LAYER] + costs[CODE_RUN]);
   assert.equal(r.coreCycles, [lead, ...new Array(7).fill(core)]);
   assert.equal(r.cycles, lead + emu.join_cycles());
   assert.equal(r.layers.length, 1);
@@ -93,7 +96,7 @@ test('fewer cores from the manifest: shares grow, the team shrinks', async () =>
   assert.equal([...r.outputs[0].data], [...x.data]);
   const emu = await createEmulator('siracusa', 2);
   const share = emu.fork_cycles() + emu.cost_cycles(CALL) + emu.cost_cycles(SHARE) + 32 * emu.cost_cycles(COPY_BYTE);
-  const lead = Math.floor(share + emu.cost_cycles(LAYER));
+  const lead = Math.floor(share + emu.cost_cycles(LAYER) + emu.cost_cycles(CODE_RUN));
   assert.equal(r.coreCycles, [lead, Math.floor(share)]);
   assert.equal(r.cycles, lead + emu.join_cycles());
 });
@@ -150,8 +153,9 @@ test('barrier: phase 2 starts for every core at the slowest phase-1 core plus th
 
   const emu = await createEmulator('siracusa');
   const el = emu.cost_cycles(WORK);
-  const layer = emu.cost_cycles(LAYER);
-  // Core 0 does the layer's own work (LAYER) before phase 1; the slowest phase-1 core is core 7 all the same.
+  const layer = emu.cost_cycles(LAYER) + emu.cost_cycles(CODE_RUN);
+  // Core 0 does the layer's own work (LAYER, and CODE_RUN: the run's first layer) before phase 1; the slowest phase-1
+  // core is core 7 all the same.
   assert.ok(layer + 100 * el < 800 * el);
   const afterBarrier = emu.fork_cycles() + 8 * 100 * el + emu.barrier_cycles();
   assert.equal(r.coreCycles, Array.from({ length: 8 }, (_, c) => afterBarrier + (8 - c) * 10 * el));

@@ -4,7 +4,8 @@
  * class's stated assumption, runtime/as/cost.ts). Measured by moving CODE_SHAPE alone: the AS cycles grow by that much
  * for each further shape of the plan (the planner's instances), and by nothing where there is one shape or one core.
  * Likewise the tile loop's code for the tiles after the first (CODE_NEXT): once per layer of several tiles, on any
- * team, and never in a layer of one tile. And the tile loop's shared code (CODE_TILES) as far as it was evicted.
+ * team, and never in a layer of one tile. And the tile loop's shared code (CODE_TILES) as far as it was evicted, and
+ * a run's first layer's cold start (CODE_RUN) once a run.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -87,6 +88,26 @@ test('CODE_TILES: whole at the first tiled layer, the evicted part at the later 
   const run = await runFirmware(out, [...readNpz(join(model, 'inputs.npz')).values()]);
   assert.is(run.units[COST_CLASSES.indexOf('CODE_TILES')], expected);
 });
+
+/**
+ * A run's first layer's cold start (CODE_RUN): once a run, with its first layer's LAYER, on core 0, whatever the
+ * team: moved alone, a network's cycles grow by one charge and only its first layer's.
+ */
+for (const cores of [8, 1]) {
+  test(`CODE_RUN: once a run, at its first layer, ${cores} core(s)`, async () => {
+    const model = join(DEEPLOY, 'Models', 'miniMobileNet');
+    const out = join(work, `run-${cores}`);
+    const { manifest } = generateFirmware({ model: join(model, 'network.onnx'), platform: 'siracusa', out, cores });
+    assert.ok(manifest.layers.length > 2);
+    const modelInputs = [...readNpz(join(model, 'inputs.npz')).values()];
+    const runWith = async (v: number) => runFirmware(out, modelInputs, { costs: COST_CLASSES.map((c) => (c === 'CODE_RUN' ? v : base[c])) });
+    const [low, high] = [await runWith(0), await runWith(MOVED)];
+    assert.is(high.units[COST_CLASSES.indexOf('CODE_RUN')], 1);
+    assert.is(high.cycles - low.cycles, MOVED);
+    assert.is(high.layers[0].cycles - low.layers[0].cycles, MOVED);
+    high.layers.slice(1).forEach((l, i) => assert.is(l.cycles, low.layers[i + 1].cycles, `layer ${l.layer}`));
+  });
+}
 
 test.after(() => rmSync(work, { recursive: true, force: true }));
 test.run();

@@ -10,9 +10,9 @@ import { FIT_TARGETS, fitTarget } from '../../scripts/cost-fit/targets.js';
 import { createEmulator } from '../../runtime/node/emulator.js';
 import { HAND_COUNTS } from '../../generator/platforms/siracusa/hand-costs.js';
 import { withNpuClasses } from '../../scripts/cost-fit/npu-job.js';
-import { AFTER_ANOTHER, codeRatiosOf, fitCosts, measuredBetweenLayers, measuredFromWorkerFetch } from '../../scripts/cost-fit/fit.js';
+import { AFTER_ANOTHER, codeImageFactor, codeRatiosOf, fitCosts, measuredBetweenLayers, measuredFromWorkerFetch, scaledRatios } from '../../scripts/cost-fit/fit.js';
 import { CALIBRATION, calibrationFor, forFixedCosts, timed } from '../../scripts/cost-fit/layers.js';
-import { measure, measureCode, measureTeam, type CalibrationRow } from '../../scripts/cost-fit/measure.js';
+import { measure, measureCode, measureFixedCostRuns, measureTeam, type CalibrationRow } from '../../scripts/cost-fit/measure.js';
 import { nnls } from '../../scripts/cost-fit/nnls.js';
 import { fitSkew, settleSkew, SKEWS, type SkewFit } from '../../scripts/cost-fit/skew.js';
 import { MANY_TRANSFERS, transferByDifference, type TeamRun } from '../../scripts/cost-fit/team.js';
@@ -164,6 +164,15 @@ test('compiled bytes per byte of C: each code key\'s rows summed, `*` the keys\'
   assert.equal(codeRatiosOf([...rows, row('gather', 1000, 300)])['*'], 307 / 1024);
 });
 
+test('a network image\'s code: its layers\' compiled bytes over the same layers\' alone, by name; 1 without such runs', () => {
+  const rows = [{ name: 'a', code: { key: 'k', sourceBytes: 1000, compiled: 200 } }, { name: 'b', code: { key: 'k', sourceBytes: 500, compiled: 100 } }, { name: 'c' }];
+  assert.is(codeImageFactor([], rows), 1);
+  // a and b in two runs (a once in each): (240 + 230 + 120) / (200 + 200 + 100); c (no code alone) and d (no row) left out
+  const team = [{ image: [{ name: 'a', compiled: 240 }, { name: 'b', compiled: 120 }, { name: 'c', compiled: 50 }] }, { image: [{ name: 'a', compiled: 230 }, { name: 'd', compiled: 70 }] }, {}];
+  assert.ok(Math.abs(codeImageFactor(team, rows) - 590 / 500) < 1e-12);
+  assert.equal(scaledRatios({ k: 0.25, j: 0.5 }, 1.18), { k: 0.294921875, j: 0.58984375 });
+});
+
 test('measure: a conv layer on one core, the AS units are the layer\'s MACs and outputs, the ISS ran the same C', async () => {
   const work = mkdtempSync(join(tmpdir(), 'firmgen-costfit-'));
   try {
@@ -189,11 +198,12 @@ for (const t of FIT_TARGETS) {
       const layers = all.filter(timed);
       const rows = await measure(layers, work, t);
       // The N-EUREKA tile loop's classes as the script measures them, after the rest (npu-job.ts).
-      const { fit } = await withNpuClasses(await fitCosts(rows, t.hand, t.held, t.fixedOnTeam ? await measureTeam(layers.filter(forFixedCosts), work, t) : []), all, work, t);
+      const team = t.fixedOnTeam ? await measureFixedCostRuns(layers, work, t) : [];
+      const { fit } = await withNpuClasses(await fitCosts(rows, t.hand, t.held, team), all, work, t);
       const measured = Object.fromEntries(fit.fitted.map((c) => [c, fit.costs[c]]));
       assert.equal(measured, MEASURED_TABLES[t.platform], 'run `npm run fit:costs -- --write` and rebuild: the C or the calibration changed');
       // The compiled bytes per byte of C too, the code-only layers' included (an NPU's driver: layers.ts codeOnly).
-      assert.equal(codeRatiosOf([...rows, ...measureCode(all, work, t)]), CODE_RATIO_TABLES[t.platform], 'code ratios: refit');
+      assert.equal(scaledRatios(codeRatiosOf([...rows, ...measureCode(all, work, t)]), codeImageFactor(team, rows)), CODE_RATIO_TABLES[t.platform], 'code ratios: refit');
       // And the emulator charges them (its table is generated from the same fit).
       const emu = await createEmulator(t.platform);
       for (const [c, v] of Object.entries(MEASURED_TABLES[t.platform])) assert.is(emu.cost_cycles(COST_CLASSES.indexOf(c as CostClass)), v, c);

@@ -85,6 +85,7 @@ export const SCALAR_CORE_COSTS: CoreCosts = {
   SOFTMAX_ZDIV: 0,
   NPU_JOB: 0,
   NPU_TILE: 0,
+  CODE_RUN: 0,
   // The depthwise plane path's bands, rows and words: measured by the fit only (0).
   DW_BAND: 0,
   DW_ROW: 0,

@@ -91,6 +91,7 @@ export const HAND_COUNTS: CoreCosts = {
   NPU_JOB: 0,
   // Its driving of a further tile (the next record and inputs): measured by the fit only.
   NPU_TILE: 0,
+  CODE_RUN: 0,
   // The depthwise plane path's bands, rows and words: measured by the fit only (0).
   DW_BAND: 0,
   DW_ROW: 0,
