@@ -13,10 +13,10 @@ import { buildC, readImageFile } from '../../runtime/node/c-build.js';
 import { layerFunctionBytes } from '../../runtime/node/code-bytes.js';
 import { runIss } from '../../runtime/node/iss-run.js';
 import { beforeAndAfterFirst, issPhases } from '../../runtime/node/phases.js';
-import { IN_A_NETWORK } from './fit.js';
 import { STALL } from '../../runtime/node/iss.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import type { NDArray } from '../../generator/ir/ndarray.js';
+import { IN_A_NETWORK } from './fit.js';
 import { forFixedCosts, networkTwins, runInputs, type CalibrationLayer } from './layers.js';
 import type { FitTarget } from './targets.js';
 import type { TeamRun } from './team.js';
@@ -159,11 +159,6 @@ export async function runOnTeam(l: CalibrationLayer, dir: string, target: FitTar
 }
 
 /**
- * The layers generated for the platform's whole team (planned with planCostsOf's table, as every calibration run) and
- * measured on the ISS once, their AS outputs checked against it: the ISS cycles do not depend on the table being
- * fitted. Read by the fixed costs' fit (the few-output layers, team.ts) and the bank replay's skew (skew.ts).
- */
-/**
  * The compiled bytes of each layer of a run of several calibration layers (CalibrationLayer.image), by the calibration
  * layer's name: where each is one layer of one kernel function, as the one-layer rows' code (codeSample).
  */
@@ -182,6 +177,11 @@ export async function measureFixedCostRuns(layers: CalibrationLayer[], work: str
   return [...team, ...(await measureTeam(networkTwins(layers), join(work, 'network'), target))];
 }
 
+/**
+ * The layers generated for the platform's whole team (planned with planCostsOf's table, as every calibration run) and
+ * measured on the ISS once, their AS outputs checked against it: the ISS cycles do not depend on the table being
+ * fitted. Read by the fixed costs' fit (the few-output layers, team.ts) and the bank replay's skew (skew.ts).
+ */
 export async function measureTeam(layers: CalibrationLayer[], work: string, target: FitTarget): Promise<TeamRun[]> {
   const runs: TeamRun[] = [];
   for (const [i, l] of layers.entries()) {
