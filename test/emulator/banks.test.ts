@@ -13,10 +13,15 @@ import { join } from 'node:path';
 import { REPO } from '../helpers/deeploy.js';
 
 const CALL = 9;
-/** The layer's own work, once per fork on core 0 (runtime/as/cost.ts LAYER): set to 0 here, so the cores' loops start together. */
+/**
+ * The layer's own work, once per fork on core 0 (runtime/as/cost.ts LAYER), and a run's first layer's cold start with
+ * it (CODE_RUN): set to 0 here, so the cores' loops start together.
+ */
 const LAYER = 50;
+const CODE_RUN = 76;
 const NO_LAYER_WORK: number[] = [];
 NO_LAYER_WORK[LAYER] = 0;
+NO_LAYER_WORK[CODE_RUN] = 0;
 
 /**
  * Each of `cores` cores declares `streams` (per stream: region, base as `BASE + core * CORE_STRIDE`, step) for a loop
