@@ -202,7 +202,11 @@ export const scaledRatios = (ratios: Record<string, number>, factor: number): Re
  * (with one CALL for both, 846 cycles, which put an untiled reduction of four values at 1.42 of its ISS cycles).
  */
 export const FIXED: readonly CostClass[] = ['LAYER', 'CALL', 'TILE', 'GEMM_SPLIT', 'TRANSFER'];
-/** Fixed costs only a team has (charged on more than one core): measured on the team runs alone. */
+/**
+ * Fixed costs measured on the team runs alone, held in the one-core least squares: GEMM_SPLIT and CODE_SHAPE are
+ * charged on more than one core only; CODE_RUN on one core too, but there every row is a run's first layer, so the
+ * one-core rows cannot tell it from LAYER.
+ */
 const TEAM_ONLY: readonly CostClass[] = ['GEMM_SPLIT', 'CODE_SHAPE', 'CODE_RUN'];
 
 /**

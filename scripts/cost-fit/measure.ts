@@ -16,7 +16,6 @@ import { beforeAndAfterFirst, issPhases } from '../../runtime/node/phases.js';
 import { STALL } from '../../runtime/node/iss.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import type { NDArray } from '../../generator/ir/ndarray.js';
-import { IN_A_NETWORK } from './fit.js';
 import { forFixedCosts, networkTwins, runInputs, type CalibrationLayer } from './layers.js';
 import type { FitTarget } from './targets.js';
 import type { TeamRun } from './team.js';
@@ -51,11 +50,16 @@ export interface CodeSample { key: string; sourceBytes: number; compiled: number
  * the C build's ELF under `out`, read from its symbol table (code-bytes.ts layerFunctionBytes, every tile shape's).
  */
 export function compiledBytes(out: string, layer?: number): number {
+  const bytes = compiledByLayer(out);
+  return layer === undefined ? [...bytes.values()].reduce((s, b) => s + b, 0) : bytes.get(layer) ?? 0;
+}
+
+/** compiledBytes of every layer of the build under `out`, by layer id: its ELF read once. */
+function compiledByLayer(out: string): Map<number, number> {
   const dir = join(out, 'c');
   const elf = readdirSync(dir).find((f) => f.endsWith('.elf'));
   if (!elf) throw new Error(`no ELF in ${dir}`);
-  const bytes = layerFunctionBytes(join(dir, elf), 'all');
-  return layer === undefined ? [...bytes.values()].reduce((s, b) => s + b, 0) : bytes.get(layer) ?? 0;
+  return layerFunctionBytes(join(dir, elf), 'all');
 }
 
 /** A row counts only when the AS firmware and the C on the ISS computed the same bytes. */
@@ -164,7 +168,8 @@ export async function runOnTeam(l: CalibrationLayer, dir: string, target: FitTar
  */
 function imageBytes(l: CalibrationLayer, layers: ManifestLayer[], out: string): { name: string; compiled: number }[] {
   if (!l.image || l.image.length !== layers.length) return [];
-  return layers.flatMap((m, k) => (m.code && (m.tiling?.instances ?? 1) === 1 ? [{ name: l.image![k], compiled: compiledBytes(out, m.id) }] : []));
+  const built = compiledByLayer(out);
+  return layers.flatMap((m, k) => (m.code && (m.tiling?.instances ?? 1) === 1 ? [{ name: l.image![k], compiled: built.get(m.id) ?? 0 }] : []));
 }
 
 /**
@@ -186,9 +191,9 @@ export async function measureTeam(layers: CalibrationLayer[], work: string, targ
   const runs: TeamRun[] = [];
   for (const [i, l] of layers.entries()) {
     const { out, inputs, iss, as, manifest } = await runOnTeam(l, join(work, `team${i}`), target);
-    // A layer in a network's state (layers.ts inNetwork): its own pieces only, weighed by its own cycles; no worker's
-    // fetch (the run's cores waited for seven layers' code).
-    const later = l.name.endsWith(IN_A_NETWORK);
+    // A layer in a network's state (layers.ts inNetwork, the one kind of run with an image): its own pieces only,
+    // weighed by its own cycles; no worker's fetch (the run's cores waited for seven layers' code).
+    const later = l.image !== undefined;
     const measured = later ? iss.layers.slice(-1) : iss.layers;
     // Harts 1 .. cores are the cluster's cores (hart 0 the fabric controller): core 0 is hart 1.
     const workers = iss.hartStalls.slice(2).map((s) => s[STALL.fetch]);
