@@ -5,6 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ndarray } from '../../generator/ir/ndarray.js';
+import { COST_CLASSES } from '../../generator/platforms/types.js';
 import { createEmulator } from '../../runtime/node/emulator.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import { makeFirmware } from './fixture.js';
@@ -12,13 +13,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO } from '../helpers/deeploy.js';
 
-const CALL = 9;
+const CALL = COST_CLASSES.indexOf('CALL');
 /**
  * The layer's own work, once per fork on core 0 (runtime/as/cost.ts LAYER), and a run's first layer's cold start with
  * it (CODE_RUN): set to 0 here, so the cores' loops start together.
  */
-const LAYER = 50;
-const CODE_RUN = 76;
+const LAYER = COST_CLASSES.indexOf('LAYER');
+const CODE_RUN = COST_CLASSES.indexOf('CODE_RUN');
 const NO_LAYER_WORK: number[] = [];
 NO_LAYER_WORK[LAYER] = 0;
 NO_LAYER_WORK[CODE_RUN] = 0;

@@ -7,18 +7,18 @@ import { createEmulator } from '../../runtime/node/emulator.js';
 import { runFirmware } from '../../runtime/node/run.js';
 import { makeFirmware } from './fixture.js';
 
-// Cost class ids (runtime/as/cost.ts).
+// Cost class ids (runtime/as/cost.ts), by name from COST_CLASSES, its numbering (test/emulator/cost.test checks they agree).
 // A class with a whole number of cycles per unit on every chip (DIV: its table entry is a hand count), so the
 // expected clocks need no rounding.
-const WORK = 8;
-const COPY_BYTE = 5;
-const CALL = 9;
+const WORK = COST_CLASSES.indexOf('DIV');
+const COPY_BYTE = COST_CLASSES.indexOf('COPY_BYTE');
+const CALL = COST_CLASSES.indexOf('CALL');
 /** A share's bounds (runtime/as/cost.ts SHARE), charged by share_end. */
-const SHARE = 42;
+const SHARE = COST_CLASSES.indexOf('SHARE');
 /** The layer's own work (runtime/as/cost.ts LAYER): once per fork, on core 0 before its first share. */
-const LAYER = 50;
+const LAYER = COST_CLASSES.indexOf('LAYER');
 /** A run's first layer's cold start (runtime/as/cost.ts CODE_RUN): with the first fork's LAYER, once a run. */
-const CODE_RUN = 76;
+const CODE_RUN = COST_CLASSES.indexOf('CODE_RUN');
 
 const COPY = `
 import { cluster_fork, share_begin, share_end } from "./hal/cluster";
