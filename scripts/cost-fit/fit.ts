@@ -6,6 +6,7 @@
 import { COST_CLASSES, type CoreCosts, type CostClass } from '../../generator/platforms/types.js';
 import type { CalibrationRow, CodeSample } from './measure.js';
 import { nnls } from './nnls.js';
+import { closeLoop, type RoundCosts } from './settle.js';
 import { fixedOnTeam, teamStepOf, transferByDifference, type TeamRun } from './team.js';
 import { DW_LOOP, DW_STRIDED_LOOP, type MacShape } from '../../generator/kernels/streams.js';
 
@@ -238,6 +239,7 @@ export async function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, ke
   const given: CoreCosts = { ...givenCosts, ...Object.fromEntries(worker) };
   const keep = [...keepGiven, ...worker.keys()];
   let fixed = new Map<CostClass, number>();
+  const history: RoundCosts[] = [];
   for (let round = 0; round < 20; round++) {
     // On the team the rest of the layer's cold code (CODE_*) is measured with the fixed costs: from the cold lines in
     // the first round only, as where the team's fit starts.
@@ -259,9 +261,14 @@ export async function fitCosts(rows: CalibrationRow[], givenCosts: CoreCosts, ke
     // a one-tile layer's) can trade places from one round to the next, each round's least squares starting where the
     // last ended: from the fourth round each moves half way, until they stay.
     if (round >= 3) next = new Map([...next].map(([c, v]) => [c, Math.round((((fixed.get(c) ?? v) + v) / 2) * teamStepOf(c)) / teamStepOf(c)]));
+    // Halving by whole steps can still close a loop of a few rounds: settled on its mean (settle.ts).
+    const loop = closeLoop(history, next, teamStepOf);
+    next = loop.costs;
+    history.push(next);
     // Settled when no fixed cost moves by more than its step (a cycle; on the team the whole cycles of the AS runs can
-    // make one alternate by a step between rounds): the per-unit classes are then fitted once more with the last ones.
-    if (round > 0 && [...next].every(([c, v]) => Math.abs(fixed.get(c)! - v) <= 1 / teamStepOf(c))) {
+    // make one alternate by a step between rounds), or after a loop: the per-unit classes are then fitted once more
+    // with the last ones.
+    if (round > 0 && (loop.looped || [...next].every(([c, v]) => Math.abs(fixed.get(c)! - v) <= 1 / teamStepOf(c)))) {
       const last = [...next].every(([c, v]) => fixed.get(c) === v) ? fit : fitPerUnit(rows, { ...given, ...Object.fromEntries(next) }, [...keep, ...FIXED, ...(onTeam ? CODE_CLASSES : [])], !onTeam);
       return { ...last, fitted: [...last.fitted, ...next.keys(), ...worker.keys()], onFewOutputs: [...next.keys()].filter((c) => !apart.includes(c)), onTeam, fromWorkerFetch: [...worker.keys()], fromTransferPairs: apart };
     }

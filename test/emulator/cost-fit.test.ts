@@ -14,6 +14,7 @@ import { AFTER_ANOTHER, codeImageFactor, codeRatiosOf, fitCosts, measuredBetween
 import { CALIBRATION, calibrationFor, forFixedCosts, timed } from '../../scripts/cost-fit/layers.js';
 import { measure, measureCode, measureFixedCostRuns, measureTeam, type CalibrationRow } from '../../scripts/cost-fit/measure.js';
 import { nnls } from '../../scripts/cost-fit/nnls.js';
+import { closeLoop } from '../../scripts/cost-fit/settle.js';
 import { fitSkew, settleSkew, SKEWS, type SkewFit } from '../../scripts/cost-fit/skew.js';
 import { MANY_TRANSFERS, transferByDifference, type TeamRun } from '../../scripts/cost-fit/team.js';
 import { readFileSync } from 'node:fs';
@@ -23,6 +24,21 @@ import { REPO } from '../helpers/deeploy.js';
  * The cost fit (scripts/fit-costs.ts): the solver, the fit on rows whose answer is known, and the measurement on real
  * calibration layers (the AS firmware's units of work per class, the ISS cycles of the same C).
  */
+
+test('closeLoop: a round met before settles on the mean of the loop since, by steps; a new round stands', () => {
+  const step = (c: CostClass): number => (c === 'CODE_TILES' ? 64 : 1);
+  const round = (tiles: number, layer = 134): Map<CostClass, number> => new Map<CostClass, number>([['LAYER', layer], ['CODE_TILES', tiles]]);
+  // The rounds of a Siracusa fit that did not settle: CODE_TILES 44, 44 + 5/64, 44 + 2/64, then 44 again.
+  const history = [round(45), round(44), round(44 + 5 / 64), round(44 + 2 / 64)];
+  const closed = closeLoop(history, round(44), step);
+  assert.ok(closed.looped);
+  // (0 + 5 + 2) / 3 = 2.33 sixty-fourths over 44: two.
+  assert.is(closed.costs.get('CODE_TILES'), 44 + 2 / 64);
+  assert.is(closed.costs.get('LAYER'), 134);
+  const fresh = closeLoop(history, round(44, 135), step);
+  assert.not.ok(fresh.looped);
+  assert.is(fresh.costs.get('LAYER'), 135);
+});
 
 test('nnls: an exactly consistent system is solved; a variable the data wants negative is held at zero', () => {
   const A = [[1, 0, 2], [0, 1, 1], [1, 1, 0], [2, 1, 1]];
