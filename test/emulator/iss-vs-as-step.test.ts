@@ -52,8 +52,9 @@ import { quantizedStep } from '../helpers/tiny-llama-prompt.js';
  * ratios as a network's image compiles (docs/timing.md "A network's state for the fixed costs"): **lowered** to 218
  * on Siracusa, a trade for the prompt pass (258 -> 266 of 267), the CNNs (99 -> 100 of 102) and N-EUREKA (173 of 177
  * -> 176 of 179): the step's Concats and GEMV projections at 1.10-1.16, the AS under (priced as built 235, from 188).
+ * Then the SIMD conv's word gather in a loop of its own, refitted (no conv in the step; the refit's small moves): 219.
  */
-const WITHIN_10 = { siracusa: 218, generic: 235 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 219, generic: 235 } as Record<string, number>;
 const STEP_BOUND = 1.15;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-step-'));
 const { model, inputs: named } = quantizedStep(work, 128);

@@ -10,62 +10,62 @@ export const MEASURED: Partial<CoreCosts> = {
   MAC_GEMM: 0.4375, // hand count 0.625
   ELEMENT: 2.484375, // hand count 4
   REQUANT: 8.6875, // hand count 7
-  COPY_BYTE: 9.609375, // hand count 0.5
+  COPY_BYTE: 8.65625, // hand count 0.5
   SOFTMAX_ELEM: 42.828125, // hand count 18
   NORM_ELEM: 30.625, // hand count 14
   MOVE_ELEM: 4.234375, // hand count 4
   POOL_TAP: 12.234375, // hand count 4
-  CONV_UNIT: 84.9375, // hand count 0
+  CONV_UNIT: 84.921875, // hand count 0
   ELEM_OP: 0.8125, // hand count 0
   CONV_ROW: 8.109375, // hand count 0
   GATHER_ROW: 14.015625, // hand count 3
   REQUANT_WIDE: 10.40625, // hand count 0
-  GEMM_UNIT: 2.171875, // hand count 0
+  GEMM_UNIT: 2.15625, // hand count 0
   POOL_ROW: 4.0625, // hand count 0
   MAC_SCALAR: 21.609375, // hand count 7
   REDUCE_ELEM: 27.234375, // hand count 2
   ROW_WORD: 0, // hand count 0
   MAC_GEMM_SCALAR: 5.375, // hand count 3
-  GEMM_BLOCK: 19.53125, // hand count 0
+  GEMM_BLOCK: 19.546875, // hand count 0
   MAC_GEMM_LONE: 0.71875, // hand count 1.25
   POOL_PAIR: 9.09375, // hand count 32
   MAC_GEMM_COL: 0.578125, // hand count 0.625
-  GEMM_COL: 17.140625, // hand count 0
-  ROW_EDGE: 199.859375, // hand count 0
+  GEMM_COL: 17.125, // hand count 0
+  ROW_EDGE: 199.796875, // hand count 0
   ROW_OUT: 4.734375, // hand count 7
   GATHER_QUAD: 20.03125, // hand count 12
   REQUANT_SPLIT: 4.96875, // hand count 0
   LOOKUP: 9.921875, // hand count 4
   TSOFTMAX_ELEM: 74.046875, // hand count 53
-  QNORM_ROW: 977.765625, // hand count 0
+  QNORM_ROW: 977.734375, // hand count 0
   QNORM_ELEM: 169.84375, // hand count 49
   ELEM_LOAD: 1.65625, // hand count 0
   CONV_BLOCK: 0, // hand count 0
-  CONV_ACC: 23, // hand count 0
+  CONV_ACC: 22.984375, // hand count 0
   MAC_GEMM_TAIL: 5.71875, // hand count 2
   GEMM_BT_QUAD: 26.828125, // hand count 19
   SOFTMAX_WIDE: 66.1875, // hand count 0
   SOFTMAX_SUM_WIDE: 61.890625, // hand count 0
-  SOFTMAX_RECIP: 11.8125, // hand count 0
-  ROW_EDGE_STRIDED: 223.5, // hand count 0
+  SOFTMAX_RECIP: 11.796875, // hand count 0
+  ROW_EDGE_STRIDED: 223.453125, // hand count 0
   ROW_LOOP: 0, // hand count 0
   NORM_ROW: 443.765625, // hand count 0
-  ELEM_RUN: 23.859375, // hand count 0
+  ELEM_RUN: 23.90625, // hand count 0
   NORM_SUM_WIDE: 9.75, // hand count 0
-  DW_BAND: 60.09375, // hand count 0
+  DW_BAND: 60.125, // hand count 0
   DW_ROW: 13.296875, // hand count 0
   DW_WORD: 2.546875, // hand count 0
   DW_LONE: 9.765625, // hand count 0
-  GATHER_WORD: 19.9375, // hand count 0
+  GATHER_WORD: 13.953125, // hand count 0
   SOFTMAX_ZDIV: 11.375, // hand count 0
   SKELETON: 206.59375, // hand count 0; apart: the ISS's cycles between the layers of two-layer runs
-  LAYER: 134, // hand count 0; on the layers of a few outputs on the whole team
+  LAYER: 135, // hand count 0; on the layers of a few outputs on the whole team
   CALL: 125, // hand count 34; on the layers of a few outputs on the whole team
-  TILE: 413, // hand count 0; on the layers of a few outputs on the whole team
+  TILE: 412, // hand count 0; on the layers of a few outputs on the whole team
   GEMM_SPLIT: 152, // hand count 0; on the layers of a few outputs on the whole team
-  CODE_SHAPE: 417, // hand count 0; on the layers of a few outputs on the whole team
+  CODE_SHAPE: 413, // hand count 0; on the layers of a few outputs on the whole team
   CODE_RUN: 206, // hand count 0; on the layers of a few outputs on the whole team
-  CODE_TILES: 44.015625, // hand count 0; on the layers of a few outputs on the whole team
+  CODE_TILES: 44.046875, // hand count 0; on the layers of a few outputs on the whole team
   TRANSFER: 45, // hand count 0; by difference: layers planned in tiles of few and of many transfers, on the whole team
   CODE_LAYER: 0, // hand count 0; the ISS's waits for the instruction cache of the team's cores that run the kernel alone, on the layers of a few outputs
   CODE_BYTE: 1.390625, // hand count 0; the ISS's waits for the instruction cache of the team's cores that run the kernel alone, on the layers of a few outputs
@@ -79,7 +79,7 @@ export const CODE_RATIOS: Readonly<Record<string, number>> = {
   "conv2d plane": 0.1689453125,
   "conv2d row": 0.2080078125,
   "conv2d scalar": 0.24609375,
-  "conv2d simd": 0.1884765625,
+  "conv2d simd": 0.1826171875,
   "conv2d simd 1x1": 0.216796875,
   "copy": 0.265625,
   "elementwise": 0.21875,
