@@ -36,10 +36,11 @@ function weigh(text: string): number {
   return n;
 }
 
-/** The loop's trip count when its header is `type v = A; v < B; v++` (or `v += 1`) with literal A and B. */
+/** The loop's trip count when its header is `type v = A; v < B; v++` (or `v += K`) with literal A, B and K. */
 function tripCount(header: string): number | undefined {
-  const m = /^\s*(?:[\w ]+\s)?(\w+)\s*=\s*(-?\d+)\s*;\s*\1\s*<\s*(-?\d+)\s*;\s*(?:\1\s*\+\+|\+\+\s*\1|\1\s*\+=\s*1)\s*$/.exec(header);
-  return m ? Math.max(0, Number(m[3]) - Number(m[2])) : undefined;
+  const m = /^\s*(?:[\w ]+\s)?(\w+)\s*=\s*(-?\d+)\s*;\s*\1\s*<\s*(-?\d+)\s*;\s*(?:\1\s*\+\+|\+\+\s*\1|\1\s*\+=\s*(\d+))\s*$/.exec(header);
+  const step = m ? Number(m[4] ?? 1) : 0;
+  return m && step > 0 ? Math.max(0, Math.ceil((Number(m[3]) - Number(m[2])) / step)) : undefined;
 }
 
 /** The bracketed span starting at `open` (its index), or undefined when unbalanced. */

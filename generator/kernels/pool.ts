@@ -19,6 +19,7 @@ function everyWindowInside(out: number, inp: number, k: number, s: number, p: nu
  */
 export const maxPoolKernel: KernelDef = {
   name: 'maxpool',
+  liveCode: true,
   template: 'maxpool',
   engine: 'cores',
   accepts(node, g) {

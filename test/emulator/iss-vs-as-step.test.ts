@@ -53,8 +53,9 @@ import { quantizedStep } from '../helpers/tiny-llama-prompt.js';
  * on Siracusa, a trade for the prompt pass (258 -> 266 of 267), the CNNs (99 -> 100 of 102) and N-EUREKA (173 of 177
  * -> 176 of 179): the step's Concats and GEMV projections at 1.10-1.16, the AS under (priced as built 235, from 188).
  * Then the SIMD conv's word gather in a loop of its own, refitted (no conv in the step; the refit's small moves): 219.
+ * Then the max pool's code estimate by its unrolled steps, refitted (the keys' median code ratio 0.256 -> 0.239): 220.
  */
-const WITHIN_10 = { siracusa: 219, generic: 235 } as Record<string, number>;
+const WITHIN_10 = { siracusa: 220, generic: 235 } as Record<string, number>;
 const STEP_BOUND = 1.15;
 const work = mkdtempSync(join(tmpdir(), 'firmgen-iss-vs-as-step-'));
 const { model, inputs: named } = quantizedStep(work, 128);

@@ -96,12 +96,14 @@ import { layerRatios } from '../helpers/layer-ratios.js';
  * apart"): Siracusa 44 of 45, 101 of 102 (MobileNetV1's first conv 1.12 -> in); with N-EUREKA **lowered** to 64 of 67,
  * a trade: miniMobileNetv2's Conv_22 on the engine runs after a conv whose code changed, and its ISS cycles went
  * 1,938 -> 2,072 on the same charge (1.055 -> 1.127: the cached state it finds); over every network the bench stays
- * at 176 of 179 (MobileNetV1's Conv_0 in, that layer out).
+ * at 176 of 179 (MobileNetV1's Conv_0 in, that layer out). Then the max pool's flat loop counted once per unrolled
+ * step in the code estimate (KernelDef.liveCode; compiled-shape.ts reads `ox += 2`), refitted: Siracusa 45 of 45,
+ * 102 of 102 (CNN_Linear1's first pool 1.11 -> in).
  */
 const MODELS = ['CNN_Linear1', 'CNN_Linear2', 'miniMobileNet', 'miniMobileNetv2', 'EEGFormer'];
 /** Per configuration: its platform and options, the Models' layers it runs, and the ratchet on those within 10 %. */
 const CONFIGS = [
-  { name: 'siracusa', platform: 'siracusa', options: {}, layers: 45, within: 44 },
+  { name: 'siracusa', platform: 'siracusa', options: {}, layers: 45, within: 45 },
   { name: 'generic', platform: 'generic', options: {}, layers: 45, within: 45 },
   { name: 'siracusa --engines cluster+npu', platform: 'siracusa', options: { engines: 'cluster+npu' }, layers: 67, within: 64 },
 ];

@@ -85,7 +85,7 @@ export const CODE_RATIOS: Readonly<Record<string, number>> = {
   "gemm untiled": 0.302734375,
   "irmsnorm untiled": 0.61328125,
   "isoftmax untiled": 0.3173828125,
-  "maxpool untiled": 0.9228515625,
+  "maxpool untiled": 0.6162109375,
   "qlayernorm untiled": 0.87109375,
   "reduce untiled": 0.2724609375,
   "tablesoftmax untiled": 0.4130859375,

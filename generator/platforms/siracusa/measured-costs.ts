@@ -75,7 +75,7 @@ export const MEASURED: Partial<CoreCosts> = {
 
 /** Compiled bytes per byte of a layer's C by its code key (Platform.codeRatios): the calibration's ELFs (cost-fit codeRatiosOf). */
 export const CODE_RATIOS: Readonly<Record<string, number>> = {
-  "*": 0.255859375,
+  "*": 0.2392578125,
   "conv2d plane": 0.1689453125,
   "conv2d row": 0.2080078125,
   "conv2d scalar": 0.24609375,
@@ -89,7 +89,7 @@ export const CODE_RATIOS: Readonly<Record<string, number>> = {
   "gemm untiled": 0.1455078125,
   "irmsnorm": 0.4580078125,
   "isoftmax": 0.2861328125,
-  "maxpool": 0.2666015625,
+  "maxpool": 0.2314453125,
   "neureka": 0.2880859375,
   "qlayernorm": 0.619140625,
   "reduce untiled": 0.296875,
