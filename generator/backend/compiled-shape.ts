@@ -2,8 +2,9 @@
  * The bytes of C a layer's compiled code follows, for a kernel whose template renders only code that runs
  * (KernelDef.liveCode): its source without comments (c-image.ts codeBytes), the body of a loop under
  * `#pragma GCC unroll N` counted as often as gcc copies it (N times, or the trip count when the loop's bounds are
- * literals and it runs fewer). Counted once, an elementwise expression of 17 operations unrolled 4 times weighed like
- * one of a single operation: the tiny-llama's rotary join compiled to 1.2x its estimate, a lone multiply to 1.0x.
+ * literals, stepping by 1 or a literal K, and it runs fewer). Counted once, an elementwise expression of 17
+ * operations unrolled 4 times weighed like one of a single operation: the tiny-llama's rotary join compiled to 1.2x
+ * its estimate, a lone multiply to 1.0x.
  * (Measured on the 640 layers of the Models, MLPerf-class and decoder networks built for Siracusa: the elementwise
  * layers' compiled bytes per byte of this count lie within 0.92-1.07 of one ratio, 0.90-1.10 per byte of their C.
  * Templates with sections gcc finds dead, the GEMM's and the conv's, are counted by their C's bytes: weighted so,

@@ -23,6 +23,13 @@ test('a loop of literal bounds runs no more copies than its trips; a comment in 
   assert.is(compiledShapeBytes(commented), codeBytes(commented) + 3 * codeBytes('{   y[j] = 0; }'));
 });
 
+test('a loop stepping by a literal K runs ceil((B - A) / K) copies: the max pool\'s flat row of 16 columns, 8', () => {
+  const src = `#pragma GCC unroll 16\nfor (int32_t ox = 0; ox < 16; ox += 2) ${body}\n`;
+  assert.is(compiledShapeBytes(src), codeBytes(src) + 7 * codeBytes(body));
+  const odd = `#pragma GCC unroll 16\nfor (int32_t ox = 0; ox < 5; ox += 2) ${body}\n`;
+  assert.is(compiledShapeBytes(odd), codeBytes(odd) + 2 * codeBytes(body));
+});
+
 test('nested unrolled loops multiply; a body without braces is its one statement', () => {
   const inner = 'for (int32_t c = 0; c < 2; c++) acc[c] += x[c];';
   const src = `#pragma GCC unroll 4\nfor (int32_t j = 0; j < n; j++) {\n#pragma GCC unroll 4\n${inner}\n}\n`;
