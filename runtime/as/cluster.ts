@@ -16,8 +16,13 @@ let team: i32 = 0;
 let coreId: i32 = -1;
 /** The team's LAYER work is still to be charged: core 0 does it as soon as it first runs (enterCore). */
 let layerDue = false;
-/** The next layer's LAYER comes with CODE_RUN (enterCore): a run's first layer, or one cold as that (layer_cold). */
-let coldStart = true;
+/**
+ * Units of CODE_RUN the next layer's LAYER comes with (enterCore): one for a run's first layer (the shared level of the
+ * instruction cache is empty), one for an N-EUREKA layer (layer_cold: core 0's path of its own). A run whose first
+ * layer is an N-EUREKA one pays both: EEGFormer's MatMul_19 ran 12 % over one unit on the ISS, 66 lines from L2 against
+ * its later N-EUREKA layers' 32 (docs/timing.md "N-EUREKA (Siracusa NPU)").
+ */
+let coldStarts: i32 = 1;
 /** Bytes of the current layer's C (layer_code), and the cores that have fetched it since (bit c: core c). */
 let codeBytes: i32 = 0;
 let codeFetched: u32 = 0;
@@ -78,7 +83,7 @@ export function layer_code(bytes: i32, tiled: i32, before256: i32 = 0, after256:
  * NPU layers ran 11-19 % over their charge on the ISS (docs/timing.md, 2026-12-05).
  */
 export function layer_cold(): void {
-  coldStart = true;
+  coldStarts++;
 }
 
 /** The core running the current share (0 .. num_cores()-1); -1 outside a share. */
@@ -109,8 +114,8 @@ function enterCore(core: i32): void {
   if (core == 0 && layerDue) {
     layerDue = false;
     chip.compute(LAYER, 1);
-    if (coldStart) chip.compute(CODE_RUN, 1);
-    coldStart = false;
+    if (coldStarts > 0) chip.compute(CODE_RUN, coldStarts);
+    coldStarts = 0;
   }
 }
 

@@ -394,7 +394,8 @@ export const NPU_TILE: i32 = 75;
  * What a run's first layer pays beside LAYER for being the first: the runtime's code on core 0's path (the fork's wake
  * of the cores, the barriers, the layer marks, the DMA HAL) fetched into an empty instruction cache. Charged once a
  * run, on core 0 with its first layer's LAYER (runtime/as/cluster.ts enterCore), and at every N-EUREKA layer, whose
- * path is its own (cluster.ts layer_cold): LAYER and the team's other fixed costs price a later layer, which finds
+ * path is its own (cluster.ts layer_cold; two units where the run's first layer is an N-EUREKA one, which has both
+ * causes): LAYER and the team's other fixed costs price a later layer, which finds
  * part of that code cached. Measured by the fit on the few-output layers run alone and after six layers of six
  * kernels (scripts/cost-fit/layers.ts inNetwork). Fitted on first layers only, LAYER priced a network's later small
  * layers over the ISS (docs/timing.md "A network's state for the fixed costs").
