@@ -1,6 +1,6 @@
 /**
  * `npm run bench:code-footprint`: how far the AS's per-layer cycles on Siracusa's cores would come with the code
- * footprint the ISS measures, to judge a footprint model before building one (docs/timing.md "The code footprint").
+ * footprint the ISS measures, to judge a footprint model before building one (docs/timing-journal.md "The code footprint").
  *
  * The AS charges a layer's cold code as CODE_BYTE x the bytes it estimates gcc makes of the layer's C (the C's bytes
  * x the code key's ratio, backend/c-image.ts) and the fit's LAYER, which the one-layer calibration runs make carry the

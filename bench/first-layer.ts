@@ -5,7 +5,7 @@
  * layers after another (scripts/cost-fit/layers.ts afterAnother). Per such layer, on Siracusa's whole team: the ISS
  * cycles of the layer alone and after another, with core 0's pieces (runtime/node/phases.ts: before the first
  * barrier's release | between the barriers | after) and the lines its cores brought from L2, and the AS cycles of
- * both under the committed table; then the gap each mode sees (docs/timing.md "A run's first layer"). Then the same
+ * both under the committed table; then the gap each mode sees (docs/timing-journal.md "A run's first layer"). Then the same
  * layer in a network's state: after six calibration layers of six kernels (conv, pool, softmax, norm, depthwise,
  * transpose), whose code far exceeds the instruction cache's 4 KiB shared level, so that the tile loop's shared code
  * goes cold between its uses as in a long network (the decoder step's Transposes: 1,034-1,124 cycles before the first

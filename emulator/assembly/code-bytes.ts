@@ -1,7 +1,7 @@
 // The compiled bytes of each layer's code as the C build made them (its rv32 ELF's layer functions: the tile loop and
 // the first tile shape's kernel), handed over by the runner when the output directory's C is built and up to date
 // (runtime/node/code-bytes.ts). The firmware's layer_code charges them in place of the generator's estimate from the
-// C's bytes (docs/timing.md "The code footprint"); a layer without one keeps the estimate.
+// C's bytes (docs/timing-journal.md "The code footprint"); a layer without one keeps the estimate.
 
 import { currentLayer } from "./events";
 

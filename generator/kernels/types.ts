@@ -65,8 +65,8 @@ export interface KernelDef {
    * its C's bytes. Only for a template with no section gcc finds dead (the elementwise kernel's), or whose only
    * unrolled loop is on a path that runs whole (the max pool's flat 2x2 rows: CNN_Linear1's first pool of 8 steps a
    * row compiled to 758 bytes, its last of one step to 550, from the same C but for the trip count). The copy kernel
-   * renders the same template but keeps the C's count: its other charges were measured with that count (docs/timing.md
-   * "Only the code that runs").
+   * renders the same template but keeps the C's count: its other charges were measured with that count
+   * (docs/timing-journal.md "Only the code that runs").
    */
   liveCode?: boolean;
   /**

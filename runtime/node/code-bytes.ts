@@ -3,7 +3,7 @@
  * CODE_BYTE): where the output directory's rv32 image (the one `gen run --on iss` runs and `gen build --target rv32`
  * or `rv32-xpulp` makes) is built and up to date, each layer's functions in its symbol table (the skeleton names them
  * L_<id>_...: the tile loop and the first tile shape's kernel; a further shape's, L_<id>_..._t<k> with k > 0, is
- * CODE_SHAPE's) replace the generator's estimate from the C's bytes (docs/timing.md "The code footprint"). Nothing is
+ * CODE_SHAPE's) replace the generator's estimate from the C's bytes (docs/timing-journal.md "The code footprint"). Nothing is
  * built here: without a build the estimate stands.
  */
 import { readImageFile, upToDateBuild } from './c-build.js';

@@ -177,7 +177,7 @@ export function codeRatiosOf(rows: { code?: CodeSample }[]): Record<string, numb
  * The same C compiles larger among other layers: a 2x2 pool of 32 planes 16x16 to 642 bytes after five layers, 528
  * alone, 107 of its 215 instructions 4 bytes long against 75 of 198 (a network's larger arena offsets and constants
  * fit fewer compressed forms); the code ratios of one-layer rows put a network's layers 13-16 % short
- * (docs/timing.md, 2026-12-05). 1 without such runs.
+ * (docs/timing-journal.md "A network's state for the fixed costs"). 1 without such runs.
  */
 export function codeImageFactor(team: { image?: { name: string; compiled: number }[] }[], rows: { name: string; code?: CodeSample }[]): number {
   const alone = new Map(rows.filter((r) => r.code && r.code.compiled > 0).map((r) => [r.name, r.code!.compiled]));

@@ -463,7 +463,8 @@ export function afterLayers(before: CalibrationLayer[], l: CalibrationLayer, pre
  * so that the runtime's and the tile loop's shared code go partly cold between their uses, as in a long network: a
  * head transpose's first piece after them is the decoder step's (1,084 ISS cycles against 1,034-1,124; alone 1,758,
  * after a small Add 908). After six small layers of the same kernels the later layers ran ~260 cycles faster than
- * the step's, and a table fitted there priced the step's layers under the ISS (docs/timing.md, 2026-12-05).
+ * the step's, and a table fitted there priced the step's layers under the ISS (docs/timing-journal.md "A network's
+ * state for the fixed costs").
  */
 export const NETWORK_STATE = (): CalibrationLayer[] => [conv(16, 32, 16, 3), maxpool(32, 16), softmax(16, 64), rmsNorm(16, 64, 4000), conv(32, 32, 16, 3, 1, true), transpose([4, 64, 32], [0, 2, 1])];
 

@@ -96,7 +96,7 @@ test('uint8 activations on the array: offset by 128, 128 times the weights\' col
 });
 
 test('profile: the array\'s busy cycles are its computes\' 16-cycle streams, in the product\'s layer only', async () => {
-  // 64x256x128: 4 x 8 x 16 = 512 blocks of 16x16x16, one compute each (docs/gemmini.md "Measured").
+  // 64x256x128: 4 x 8 x 16 = 512 blocks of 16x16x16, one compute each (docs/gemmini.md "Timing", measured).
   const rng = new Rng(99);
   const b = new OnnxBuilder('mm').input('a', 'int8', [64, 256]);
   b.initializer('b', 'int8', [256, 128], randomValues(rng, 'int8', [256, 128]).data);

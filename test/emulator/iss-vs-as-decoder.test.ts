@@ -17,7 +17,7 @@ import { quantizedPromptPass } from '../helpers/tiny-llama-prompt.js';
  * twelve operands short of registers, and one SwiGLU product at 0.89), generic 258 of 267 (its head transposes fold
  * into the products since its MatMuls take B n-major; out: the mask's join at 0.87, the embedding's Gather at 2.0).
  * Then (2026-12-02) the ISS's instruction cache: each of the pass's 267 layers starts cold, and Siracusa has 177 of 267
- * within 10 % (the pass within 6 %; docs/timing.md "The instruction cache"). Then the refit after the depthwise plane
+ * within 10 % (the pass within 6 %; docs/timing-journal.md "The instruction cache"). Then the refit after the depthwise plane
  * path moved the 64-bit output stage's class (REQUANT_WIDE 12.0 -> 10.7 a value) and the projections' MatMuls from
  * 1.05-1.09 to 1.07-1.12: 166 of 267 (the pass within 7 %). Then the refit after the plane path's misaligned words
  * were counted (its depthwise rows aligned, MobileNetV1's 6x6 depthwise layers within 10 %: 83 of 102 on the
@@ -36,21 +36,21 @@ import { quantizedPromptPass } from '../helpers/tiny-llama-prompt.js';
  * line, charged as far as the instruction cache lost it, and `*` the median code ratio: 229 (the bench's 227), 1.01;
  * with TRANSFER measured apart (44 a transfer, it had fallen to 0) and the refit beside it: 215 (the bench's 218), 1.00.
  * Then the C rendering only the code a layer runs, the elementwise layers' code counted per unrolled copy and the refit
- * beside them (docs/timing.md "Only the code that runs"): 225 -> 224 (the bench's 225 -> 226), traded for Siracusa's
+ * beside them (docs/timing-journal.md "Only the code that runs"): 225 -> 224 (the bench's 225 -> 226), traded for Siracusa's
  * CNNs 89 -> 96 of 102 and the step's 246 -> 248: the pre-shifts of the norms sit at 0.89-0.91 (AS over by ~350
  * cycles of fixed costs), the rotary joins at 1.16-1.19 (their per-element work, left). Then the elementwise
- * expressions' loops walking their operands by post-increment (the XpulpV2 build's p.lb / p.sb; docs/timing.md
+ * expressions' loops walking their operands by post-increment (the XpulpV2 build's p.lb / p.sb; docs/timing-journal.md
  * "Post-increment elementwise loops"), refitted: 228 on Siracusa, 265 on generic. Then the walked operands' dead index
  * steps taken out of the C (gcc had dropped them: the ISS's cycles the same; the code estimate no longer counts them)
  * and the code ratios refitted: 227 (one layer out), the step 228 -> 229. Then the elementwise loops declaring their
  * streamed operands only to the bank replay (a requantization's scalars had been declared as streams of step 0, read by
- * every core every element; docs/timing.md "The streams of an elementwise loop"), refitted: 261 (the rotary joins
+ * every core every element; docs/timing-journal.md "The streams of an elementwise loop"), refitted: 261 (the rotary joins
  * 1.15 -> 1.00, the norms' pre-shifts 0.87 -> 0.99). Then an iSoftmax's divisions charged at their divisor's time and
- * z by gcc's division by a constant a class of its own (SOFTMAX_ZDIV; docs/timing.md "Divisions by their divisor"),
+ * z by gcc's division by a constant a class of its own (SOFTMAX_ZDIV; docs/timing-journal.md "Divisions by their divisor"),
  * refitted: Siracusa 261; generic **264** (265): its first layer's softmax, whose z the C takes by shifts, now
  * at 0.904 (AS over; the next layer's, of the same coefficients, 0.986: layer 0's scores make its ISS 12 % cheaper).
  * One decoder step: iss-vs-as-step.test.ts.
- * Then (2026-12-04) the fixed costs fitted per phase (docs/timing.md "Per phase"): **lowered** to 260 on Siracusa, a
+ * Then (2026-12-04) the fixed costs fitted per phase (docs/timing-journal.md "Per phase"): **lowered** to 260 on Siracusa, a
  * trade for the Models' 45 of 45 (two more of its transposes at 0.89-0.90).
  */
 const WITHIN_10 = { siracusa: 260, generic: 264 } as Record<string, number>;

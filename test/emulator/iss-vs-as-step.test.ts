@@ -12,7 +12,7 @@ import { quantizedStep } from '../helpers/tiny-llama-prompt.js';
  * 256, at position 128 over seeded caches: the per-token work of generation) on Siracusa's 8 cluster cores and on
  * the generic core: the AS firmware's and the ISS's outputs (logits and every cache) equal the reference
  * interpreter's, and a ratchet on what this version reaches (`npm run bench:iss-vs-as` prints every layer): the whole
- * step within 15 % (Siracusa 1.11: its many layers of 64 values sit at 1.11-1.14, docs/timing.md "The small language
+ * step within 15 % (Siracusa 1.11: its many layers of 64 values sit at 1.11-1.14, docs/timing-journal.md "The small language
  * model's step"; generic 0.95), at least as many layers within 10 % as now (Siracusa 138 of 278, generic 234 of 278).
  * Before this test the step's score products were paired across heads (2.3x their charge on generic) and its cache
  * writes charged no L2 latency (2x on Siracusa). Then (2026-12-02) the ISS's instruction cache: each of the 278
@@ -36,8 +36,8 @@ import { quantizedStep } from '../helpers/tiny-llama-prompt.js';
  * step at 1.05. Then TRANSFER measured apart (44 a transfer; it had fallen to 0) and the refit beside it (LAYER 397,
  * TILE 529): its rotary joins, cache-write Concats and projections 1.16-1.29 -> 0.98-1.09, 238, the whole step 1.02.
  * Then the C rendering only the code a layer runs and the elementwise layers' code counted per unrolled copy, refitted
- * (docs/timing.md "Only the code that runs"): 248 on Siracusa, 234 on generic. Then the elementwise expressions'
- * loops walking their operands by post-increment, refitted (docs/timing.md "Post-increment elementwise loops"):
+ * (docs/timing-journal.md "Only the code that runs"): 248 on Siracusa, 234 on generic. Then the elementwise expressions'
+ * loops walking their operands by post-increment, refitted (docs/timing-journal.md "Post-increment elementwise loops"):
  * **lowered** to 228 on Siracusa and 233 on generic, a trade: the board's Adds and Muls run ~10 % faster and the
  * prompt pass gained (224 -> 228, generic 258 -> 265), while the refit's fixed costs (LAYER 335 -> 363, CALL 106 ->
  * 120, beside the elementwise code ratio 0.211 -> 0.177) put the step's 24 small untiled Slices, at 0.86-0.91 of
@@ -45,7 +45,7 @@ import { quantizedStep } from '../helpers/tiny-llama-prompt.js';
  * refitted: 229 on Siracusa (the prompt pass 228 -> 227). Then the elementwise loops declaring their streamed operands
  * only to the bank replay, refitted: 230. Then an iSoftmax's divisions at their divisor's time and z by gcc's division
  * by a constant (SOFTMAX_ZDIV), refitted: 232 on Siracusa, 235 on generic (its first two layers' softmaxes 1.17 -> in).
- * Then the fixed costs fitted per phase and the code charged where the C fetches it (docs/timing.md "Per phase"):
+ * Then the fixed costs fitted per phase and the code charged where the C fetches it (docs/timing-journal.md "Per phase"):
  * **lowered** to 225 on Siracusa, a trade for the Models' 45 of 45: the step's one-row MatMuls (gate, up and v
  * projections) and its Concats went out at 1.11-1.16, the AS under, beside CALL 121 -> 100 and GEMM_SPLIT 249 -> 177.
  * Then (2026-12-05) the fixed costs fitted in a network's state beside a run's first layer (CODE_RUN) and the code

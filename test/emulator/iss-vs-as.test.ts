@@ -37,7 +37,7 @@ import { layerRatios } from '../helpers/layer-ratios.js';
  * and per layer (CODE_BYTE, CODE_LAYER, CODE_TILES); the C's bytes measure the compiled code poorly (constant-folded
  * paths), so small layers are 10-20 % either way: Siracusa 31 of 45 (77 of 102 with the MLPerf-class models; out:
  * CNN_Linear's pools and first conv, miniMobileNetv2's pointwise convs at 0.87-0.90, EEGFormer's projections at
- * 1.11-1.13), the networks within 1.01-1.09 (docs/timing.md "The instruction cache"). Then the depthwise layers took
+ * 1.11-1.13), the networks within 1.01-1.09 (docs/timing-journal.md "The instruction cache"). Then the depthwise layers took
  * the plane path (kernels/dw-plane.ts: no edge pairs, a unit's code inside a core's 512 bytes) and the split
  * requantization fg_mulsplit (p.extractu, p.mac): Siracusa 34 of 45 (72 of 102: MobileNetV1's depthwise layers now at
  * 1.11-1.21 on the team, their cold code more than the C's bytes say, while one core's calibration fits them within
@@ -70,11 +70,11 @@ import { layerRatios } from '../helpers/layer-ratios.js';
  * calibrated: 48 of its 65 layers (out: EEGFormer's first NPU layer, cold, at 1.32, miniMobileNet's Gemm_9 at 1.13,
  * layout transposes at 0.88-0.90 and 1.13-1.19, and the cores' layers out on Siracusa above).
  * Then the fit's AS runs price the code as built (RunOptions.builtCode; `gen run` and this test keep the estimate):
- * 39 of 45 on Siracusa (89 of 102), 58 of 65 with N-EUREKA (docs/timing.md "The code footprint").
+ * 39 of 45 on Siracusa (89 of 102), 58 of 65 with N-EUREKA (docs/timing-journal.md "The code footprint").
  * Then the C renders only the code a layer runs (the GEMM's 4-column step, the SIMD conv's tails and border gathers
  * where the layer reaches them) and the estimate follows it (an elementwise layer's unrolled loop counted per copy),
  * refitted: 43 of 45 (96 of 102; out: CNN_Linear1's and miniMobileNet's one-row classifiers at 0.89-0.90), 61 of 65
- * with N-EUREKA (docs/timing.md "Only the code that runs"). Then the elementwise loops by post-increment, refitted:
+ * with N-EUREKA (docs/timing-journal.md "Only the code that runs"). Then the elementwise loops by post-increment, refitted:
  * 43 of 45 (97 of 102), 62 of 65 with N-EUREKA. Then the N-EUREKA tile loop's core work charged where the C does it
  * (NPU_JOB, NPU_TILE, docs/neureka.md "Tile loop"): 62 of 65 with N-EUREKA still (the bench's 168 -> 171 of 177).
  * Then (2026-12-04) a layer's code charged where the C fetches it (its tile loop's part before the kernel on core
@@ -85,14 +85,14 @@ import { layerRatios } from '../helpers/layer-ratios.js';
  * row's last bytes were copied straight (faster C: MobileNetV1's 3x3 depthwise layer 16,043 -> 14,726 ISS cycles, in;
  * the refit moved the depthwise classes): 99 of 102, the mean |log ISS/AS| over the 102 layers 0.0387 -> 0.0355, but
  * Siracusa 45 -> 44 of 45: miniMobileNet's classifier Gemm_9 0.9095 -> 0.9089 (2 AS cycles; a few-output GEMM's
- * fixed costs are ~300 cycles over in every piece, docs/timing.md "A band row's last bytes straight", left). With
+ * fixed costs are ~300 cycles over in every piece, docs/timing-journal.md "A band row's last bytes straight", left). With
  * N-EUREKA 62 of 65 still (bench 170 -> 173 of 177).
  * Then (2026-12-05) the fixed costs fitted in a network's state beside a run's first layer (CODE_RUN), the code ratios
  * as a network's image compiles and N-EUREKA's layers starting cold (docs/timing.md "A network's state for the fixed
  * costs"): Siracusa 44 of 45 (the classifier GEMMs in, CNN_Linear1's first pool out at 1.11), 100 of 102. With N-EUREKA
  * the planner now runs CNN_Linear1's classifier on the cores and miniMobileNetv2's Conv_22 on the engine (two layout
  * transposes more): 65 of 67 (bench 173 of 177 -> 176 of 179).
- * Then (2026-12-05) the SIMD conv's word gather in a loop of its own, refitted (docs/timing.md "The gather's word path
+ * Then (2026-12-05) the SIMD conv's word gather in a loop of its own, refitted (docs/timing-journal.md "The gather's word path
  * apart"): Siracusa 44 of 45, 101 of 102 (MobileNetV1's first conv 1.12 -> in); with N-EUREKA **lowered** to 64 of 67,
  * a trade: miniMobileNetv2's Conv_22 on the engine runs after a conv whose code changed, and its ISS cycles went
  * 1,938 -> 2,072 on the same charge (1.055 -> 1.127: the cached state it finds); over every network the bench stays

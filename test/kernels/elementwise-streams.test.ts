@@ -3,7 +3,7 @@
  * one per leaf the inner loop moves along, then the output, at most period - 1 leaves. A leaf the inner loop does not
  * move along (a requantization's scalar, a value per outer index) is loaded once per run, so it is no stream: declared
  * at step 0 it had every core read one word every element, which priced a norm's pre-shift 13 % over the ISS and left
- * the rotary joins' streamed tables undeclared (13 % under; docs/timing.md "The streams of an elementwise loop").
+ * the rotary joins' streamed tables undeclared (13 % under; docs/timing-journal.md "The streams of an elementwise loop").
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -27,9 +27,9 @@ function fit(actual: number[], ideal: number[]): [number, number] {
 }
 
 /**
- * Emulator-in-the-loop calibration of the analog layers (docs/brainscales2.md "Calibration"): layer after layer, the
- * calibration samples run through the emulated chip (the reference of the lowered graph, which the firmware equals)
- * with the layers before already corrected; each column's analog outputs are fitted to what a chip without fixed
+ * Emulator-in-the-loop calibration of the analog layers (docs/brainscales2.md "Emulator-in-the-loop calibration"):
+ * layer after layer, the calibration samples run through the emulated chip (the reference of the lowered graph, which
+ * the firmware equals) with the layers before already corrected; each column's analog outputs are fitted to what a chip without fixed
  * pattern or noise gives on the same 5-bit inputs, `ideal ~ a * actual + b`; the corrections fold into the layers'
  * digital rescale (lower-analog.ts), free at run time. The fit uses the chip without its temporal noise (its mean
  * response, as averaging repeated runs on a chip gives). It recovers the chip's per-neuron gain and offset and the

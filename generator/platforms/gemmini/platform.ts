@@ -40,9 +40,9 @@ export const gemmini: Platform = {
   // docs/gemmini.md "Memory": the host's DRAM at 0x8000_0000; ASSUMPTION: 64 MiB modelled.
   memories: [{ name: 'DRAM', chipBase: 0x8000_0000, size: 64 * 1024 * 1024 }],
   home: { memory: 'DRAM', offset: 0, size: 64 * 1024 * 1024 },
-  // The DMA splits its requests at 64-byte boundaries (Configs.scala dma_maxbytes 64; docs/gemmini.md "DMA"): a row
-  // of 64 bytes off that boundary takes two requests, and with 16 in flight the reads are latency-bound, so every
-  // tensor starts on one (gemmini.h aligns its matrices the same way: row_align, MAX_BYTES 64).
+  // The DMA splits its requests at 64-byte boundaries (Configs.scala dma_maxbytes 64; docs/gemmini.md "Timing",
+  // DMA): a row of 64 bytes off that boundary takes two requests, and with 16 in flight the reads are latency-bound, so
+  // every tensor starts on one (gemmini.h aligns its matrices the same way: row_align, MAX_BYTES 64).
   tensorAlign: 64,
   passes: passes('cost', true),
   options: GEMMINI_OPTIONS,

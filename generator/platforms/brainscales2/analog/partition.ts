@@ -1,6 +1,6 @@
 /**
- * A matrix product on the analog core, partitioned as the firmware partitions it (docs/brainscales2.md
- * "Partitioning"): the input dimension in blocks of 128 signed rows, the outputs in blocks of 256 columns; block t of
+ * A matrix product on the analog core, partitioned as the firmware partitions it (docs/brainscales2.md "Mapping",
+ * Partitioning): the input dimension in blocks of 128 signed rows, the outputs in blocks of 256 columns; block t of
  * the layer (column blocks outer, row blocks inner) is written to array (firstArray + t) mod 2 at row 0, column 0, then
  * every input vector runs on it in order; the int8 results of a column's row blocks are summed digitally and clipped
  * to int8. The emulated firmware makes the same calls in the same order, so with the same chip it gives the same values.
