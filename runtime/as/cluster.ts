@@ -20,7 +20,7 @@ let layerDue = false;
  * Units of CODE_RUN the next layer's LAYER comes with (enterCore): one for a run's first layer (the shared level of the
  * instruction cache is empty), one for an N-EUREKA layer (layer_cold: core 0's path of its own). A run whose first
  * layer is an N-EUREKA one pays both: EEGFormer's MatMul_19 ran 12 % over one unit on the ISS, 66 lines from L2 against
- * its later N-EUREKA layers' 32 (docs/timing.md "N-EUREKA (Siracusa NPU)").
+ * its later N-EUREKA layers' 32 (docs/timing-journal.md "A run's first layer on N-EUREKA: both cold starts").
  */
 let coldStarts: i32 = 1;
 /** Bytes of the current layer's C (layer_code), and the cores that have fetched it since (bit c: core c). */
@@ -80,7 +80,7 @@ export function layer_code(bytes: i32, tiled: i32, before256: i32 = 0, after256:
  * The layer that starts now runs the runtime's code on a path of its own, as cold as a run's first layer does
  * (CODE_RUN): an N-EUREKA layer, driven by core 0 on a team of one (neureka-layer.ts.mustache), whose path the cores'
  * layers between two of them evict. ASSUMPTION: all of it cold. Priced as a later layer of the cores, a network's
- * NPU layers ran 11-19 % over their charge on the ISS (docs/timing.md, 2026-12-05).
+ * NPU layers ran 11-19 % over their charge on the ISS (docs/timing.md "A network's state for the fixed costs").
  */
 export function layer_cold(): void {
   coldStarts++;
