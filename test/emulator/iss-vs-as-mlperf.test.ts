@@ -11,14 +11,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { generateFirmware } from '../../generator/pipeline.js';
 import { loadOnnxFile } from '../../generator/onnx/load.js';
 import { readNpz } from '../../generator/onnx/npy.js';
 import { runReference } from '../../generator/reference/interpreter.js';
-import { compareOutputs } from '../../runtime/node/compare.js';
-import { runIss } from '../../runtime/node/iss-run.js';
-import { runFirmware } from '../../runtime/node/run.js';
-import { layerRatios } from '../helpers/layer-ratios.js';
+import { bothExact } from '../helpers/decoder-vs-iss.js';
 import { TINY_MODELS, writeTinyModel } from '../helpers/tiny-models.js';
 
 /** Per platform: the MLPerf-class layers it runs and the ratchet on those within 10 %. */
@@ -40,15 +36,9 @@ for (const { platform, layers: expectedLayers, within: atLeast } of CONFIGS) {
   let within = 0;
   for (const { name, model, inputs, expected } of models) {
     test(`${name} on ${platform}: both exact, AS cycles within 0.83 .. 1.2 of the ISS's`, async () => {
-      const out = join(work, `${name}-${platform}`);
-      generateFirmware({ model, platform, out });
-      const as = await runFirmware(out, inputs);
-      const iss = await runIss(out, inputs);
-      assert.is(compareOutputs(as.outputNames, as.outputs, expected).errors, 0, 'AS outputs');
-      assert.is(compareOutputs(as.outputNames, iss.outputs, expected).errors, 0, 'ISS outputs');
+      const { as, iss, per } = await bothExact(model, platform, join(work, `${name}-${platform}`), inputs, expected);
       const ratio = as.cycles / iss.networkCycles;
       assert.ok(ratio >= 0.83 && ratio <= 1.2, `AS ${as.cycles} / ISS ${iss.networkCycles} = ${ratio.toFixed(2)}`);
-      const per = layerRatios(as.layers, iss.layers);
       layers += per.layers.length;
       within += per.within;
     });
