@@ -8,24 +8,16 @@
  * are dropped before the quoted text is read. Scans the repository's .ts, .md, .mustache, .c and .h files, the
  * dependencies and the build outputs left out.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { REPO_ROOT } from '../../runtime/node/paths.js';
+import { filesUnder } from '../helpers/files-under.js';
 
 /** Directories that hold no sources of the repository's own (dependencies, build outputs, caches). */
 const SKIPPED = new Set(['node_modules', 'dist', 'build', 'out', '.git', '.cache']);
 const SUFFIXES = ['.ts', '.md', '.mustache', '.c', '.h'];
-
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (e.isDirectory() && !SKIPPED.has(e.name)) out.push(...sources(join(dir, e.name)));
-    else if (e.isFile() && SUFFIXES.some((s) => e.name.endsWith(s))) out.push(join(dir, e.name));
-  }
-  return out;
-}
 
 /** The text a citation is compared in: emphasis and code marks dropped, white space collapsed. */
 const normal = (s: string): string => s.replace(/[`*]/g, '').replace(/\s+/g, ' ').trim();
@@ -105,7 +97,7 @@ test('every cited section of a document under docs/ is one of its headings', () 
   const headings = new Map<string, string[] | undefined>();
   const broken: string[] = [];
   let count = 0;
-  for (const path of sources(REPO_ROOT)) {
+  for (const path of filesUnder(REPO_ROOT, SUFFIXES, SKIPPED)) {
     const file = relative(REPO_ROOT, path);
     for (const c of citationsIn(file, readFileSync(path, 'utf8'))) {
       count++;
